@@ -1,0 +1,17 @@
+"""neomx: the MXNet 1.x programming model on PyTorch.
+
+``import neomx as mx`` gives MXNet's API: ``mx.nd``, ``mx.autograd``, ``mx.sym``,
+``mx.gluon``, ``mx.kv``, ``mx.optimizer``...
+"""
+__version__ = '1.9.1'
+
+from . import base
+from .base import MXNetError
+from . import context
+from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus
+from . import name
+from . import autograd
+from . import ndarray
+from . import ndarray as nd
+from . import random
+from . import test_utils

@@ -1,0 +1,302 @@
+"""Automatic differentiation with MXNet's semantics, on torch autograd.
+
+* Nothing is recorded outside :func:`record`: neomx switches torch's grad mode off for the
+  importing thread and turns it on only inside ``record()``. (Code that mixes raw torch
+  training into the same thread should use ``torch.enable_grad()``.)
+* :func:`is_training` is a separate flag that layers such as Dropout and BatchNorm read.
+* ``attach_grad(grad_req)`` gives an array a persistent gradient buffer: ``x.grad`` stays
+  the same NDArray across steps. A backward pass writes (``'write'``) or adds (``'add'``)
+  into the buffers of the variables it reaches; the others keep their old gradients.
+"""
+import threading
+
+import torch
+
+from .base import MXNetError
+
+__all__ = ['record', 'pause', 'train_mode', 'predict_mode', 'is_recording', 'is_training',
+           'set_recording', 'set_training', 'backward', 'grad', 'mark_variables', 'Function',
+           'get_symbol']
+
+
+class _State(threading.local):
+    def __init__(self):
+        self.recording = False
+        self.training = False
+
+
+_STATE = _State()
+torch.set_grad_enabled(False)
+
+
+def is_recording():
+    """Whether operations are being recorded for differentiation."""
+    return _STATE.recording
+
+
+def is_training():
+    """Whether layers run in training mode (Dropout active, BatchNorm on batch statistics)."""
+    return _STATE.training
+
+
+def set_recording(is_recording):  # pylint: disable=redefined-outer-name
+    """Turn recording on or off; returns the previous state."""
+    prev = _STATE.recording
+    _STATE.recording = bool(is_recording)
+    torch.set_grad_enabled(bool(is_recording))
+    return prev
+
+
+def set_training(train_mode):  # pylint: disable=redefined-outer-name
+    """Turn training mode on or off; returns the previous state."""
+    prev = _STATE.training
+    _STATE.training = bool(train_mode)
+    return prev
+
+
+class _RecordingStateScope:
+    """Scope that sets recording and/or training and restores both on exit."""
+
+    def __init__(self, is_record, train_mode):
+        self._enter_record, self._enter_train = is_record, train_mode
+        self._prev_record = self._prev_train = None
+        self._prev_grad = None
+
+    def __enter__(self):
+        self._prev_grad = torch.is_grad_enabled()
+        if self._enter_record is not None:
+            self._prev_record = set_recording(self._enter_record)
+        if self._enter_train is not None:
+            self._prev_train = set_training(self._enter_train)
+        return self
+
+    def __exit__(self, *exc):
+        if self._enter_record is not None:
+            _STATE.recording = self._prev_record
+        if self._enter_train is not None:
+            _STATE.training = self._prev_train
+        torch.set_grad_enabled(self._prev_grad)
+
+
+def record(train_mode=True):  # pylint: disable=redefined-outer-name
+    """Scope in which operations are recorded; ``train_mode`` also sets training mode."""
+    return _RecordingStateScope(True, train_mode)
+
+
+def pause(train_mode=False):  # pylint: disable=redefined-outer-name
+    """Scope in which recording is paused (inside a ``record()`` scope)."""
+    return _RecordingStateScope(False, train_mode)
+
+
+def train_mode():
+    """Scope with training mode on, recording unchanged."""
+    return _RecordingStateScope(None, True)
+
+
+def predict_mode():
+    """Scope with training mode off, recording unchanged."""
+    return _RecordingStateScope(None, False)
+
+
+# ----------------------------------------------------------------- variables
+def _make_hook(slot):
+    def hook(tensor):
+        g = tensor.grad
+        tensor.grad = None
+        buf = slot.buf._t
+        if slot.req == 'add':
+            buf.add_(g.detach())
+        else:
+            buf.copy_(g.detach())
+    return hook
+
+
+def attach(arr, grad_req='write', grad_buf=None):
+    """Make ``arr`` a variable with gradient buffer ``grad_buf`` (zeros if None)."""
+    from .ndarray.ndarray import _GradSlot, _new
+    if grad_req not in ('write', 'add', 'null'):
+        raise MXNetError("attach_grad: grad_req must be 'write', 'add' or 'null', got %r" % (grad_req,))
+    old = arr._grad
+    if old is not None and old.hook is not None:
+        old.hook.remove()
+    t = arr._t
+    if t.grad_fn is not None:      # a recorded result becomes a new leaf
+        t = arr._t = t.detach()
+    if grad_req == 'null':
+        if t.requires_grad:
+            t.requires_grad_(False)
+        arr._grad = None
+        return
+    if grad_buf is None:
+        grad_buf = _new(torch.zeros_like(t), arr._ctx)
+    else:
+        grad_buf._t.zero_()
+    if not t.requires_grad:
+        t.requires_grad_(True)
+    slot = _GradSlot(grad_buf, grad_req, None)
+    slot.hook = t.register_post_accumulate_grad_hook(_make_hook(slot))
+    arr._grad = slot
+
+
+def set_grad_req(arr, grad_req):
+    """Change how backward writes into ``arr``'s existing gradient buffer."""
+    slot = arr._grad
+    if slot is None:
+        if grad_req != 'null':
+            attach(arr, grad_req)
+        return
+    if grad_req == 'null':
+        attach(arr, 'null')
+    else:
+        slot.req = grad_req
+
+
+def mark_variables(variables, gradients, grad_reqs='write'):
+    """Mark arrays as variables whose gradients go into the given buffers."""
+    from .ndarray.ndarray import NDArray
+    if isinstance(variables, NDArray):
+        variables, gradients = [variables], [gradients]
+    if isinstance(grad_reqs, str):
+        grad_reqs = [grad_reqs] * len(variables)
+    for var, g, req in zip(variables, gradients, grad_reqs):
+        attach(var, req, g)
+
+
+# ------------------------------------------------------------------ backward
+def _heads_and_grads(heads, head_grads):
+    from .ndarray.ndarray import NDArray
+    if isinstance(heads, NDArray):
+        heads = [heads]
+        if head_grads is not None and isinstance(head_grads, NDArray):
+            head_grads = [head_grads]
+    tensors, grads = [], []
+    for i, h in enumerate(heads):
+        t = h._t
+        if not t.requires_grad:
+            raise MXNetError('backward: head %d (shape %s) is not part of a recorded graph: compute it '
+                             'inside autograd.record() from arrays that called attach_grad()'
+                             % (i, tuple(t.shape)))
+        hg = None if head_grads is None else head_grads[i]
+        tensors.append(t)
+        grads.append(torch.ones_like(t) if hg is None else hg._t.to(t.dtype))
+    return tensors, grads
+
+
+def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # pylint: disable=redefined-outer-name
+    """Compute the gradients of ``heads`` with respect to the marked variables.
+
+    Parameters
+    ----------
+    heads : NDArray or list of NDArray
+    head_grads : NDArray or list of (NDArray or None), optional
+        Gradients flowing into each head; ones where omitted.
+    retain_graph : bool
+        Keep the graph for another backward pass.
+    train_mode : bool
+        Whether the backward pass runs in training mode.
+    """
+    tensors, grads = _heads_and_grads(heads, head_grads)
+    prev_train = set_training(train_mode)
+    try:
+        torch.autograd.backward(tensors, grads, retain_graph=retain_graph)
+    except RuntimeError as err:
+        if isinstance(err, MXNetError):
+            raise
+        raise MXNetError('backward: %s' % str(err).split('\n')[0]) from None
+    finally:
+        _STATE.training = prev_train
+
+
+def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False, train_mode=True):  # pylint: disable=redefined-outer-name
+    """Gradients of ``heads`` with respect to ``variables``, returned rather than stored.
+
+    With ``create_graph=True`` the returned gradients are themselves recorded, so they can
+    be differentiated again (higher-order gradients).
+
+    Returns
+    -------
+    list of NDArray
+    """
+    from .ndarray.ndarray import NDArray, _new
+    tensors, grads = _heads_and_grads(heads, head_grads)
+    single = isinstance(variables, NDArray)
+    if single:
+        variables = [variables]
+    if retain_graph is None:
+        retain_graph = create_graph
+    prev_train = set_training(train_mode)
+    try:
+        with torch.set_grad_enabled(create_graph or torch.is_grad_enabled()):
+            res = torch.autograd.grad(tensors, [v._t for v in variables], grads,
+                                      retain_graph=retain_graph, create_graph=create_graph,
+                                      allow_unused=True)
+    except RuntimeError as err:
+        raise MXNetError('grad: %s' % str(err).split('\n')[0]) from None
+    finally:
+        _STATE.training = prev_train
+    return [_new(torch.zeros_like(v._t) if r is None else r, v._ctx) for r, v in zip(res, variables)]
+
+
+def get_symbol(x):
+    """The recorded computation of ``x`` as a Symbol (not supported: torch keeps no graph IR)."""
+    raise MXNetError('autograd.get_symbol is not supported by neomx; use HybridBlock.hybridize() and '
+                     'export() to obtain a Symbol graph')
+
+
+# ------------------------------------------------------------------ Function
+class _TorchBridge(torch.autograd.Function):
+    """Runs a user's :class:`Function` forward/backward (on NDArrays) inside torch autograd."""
+
+    @staticmethod
+    def forward(ctx, func, *tensors):  # pylint: disable=arguments-differ
+        from .ndarray.ndarray import _new
+        ctx.func = func
+        with pause():
+            outs = func.forward(*[_new(t, c) for t, c in zip(tensors, func._in_ctx)])
+        func._single = not isinstance(outs, (list, tuple))
+        outs = [outs] if func._single else list(outs)
+        func._out_ctx = [o._ctx for o in outs]
+        return tuple(o._t for o in outs)
+
+    @staticmethod
+    def backward(ctx, *grads):  # pylint: disable=arguments-differ
+        from .ndarray.ndarray import _new
+        func = ctx.func
+        with pause():
+            res = func.backward(*[_new(g if g is not None else torch.zeros(()), c)
+                                  for g, c in zip(grads, func._out_ctx)])
+        if not isinstance(res, (list, tuple)):
+            res = [res]
+        return (None,) + tuple(None if r is None else r._t for r in res)
+
+
+class Function:
+    """A custom differentiable operation, written with NDArrays.
+
+    Subclass it and define ``forward(self, *inputs)`` and ``backward(self, *output_grads)``;
+    ``save_for_backward`` keeps arrays for ``backward`` in ``self.saved_tensors``.
+    """
+
+    def __init__(self):
+        self.saved_tensors = ()
+        self._in_ctx = ()
+        self._out_ctx = ()
+        self._single = True
+
+    def save_for_backward(self, *args):
+        self.saved_tensors = args
+
+    def __call__(self, *inputs):
+        from .ndarray.ndarray import _new
+        self._in_ctx = [x._ctx for x in inputs]
+        outs = _TorchBridge.apply(self, *[x._t for x in inputs])
+        if not isinstance(outs, tuple):
+            outs = (outs,)
+        wrapped = [_new(t, c) for t, c in zip(outs, self._out_ctx)]
+        return wrapped[0] if self._single else wrapped
+
+    def forward(self, *inputs):
+        raise NotImplementedError
+
+    def backward(self, *output_grads):
+        raise NotImplementedError

@@ -1,0 +1,134 @@
+"""Devices: ``mx.cpu(i)``, ``mx.gpu(i)``, ``with ctx:`` default-context scopes.
+
+Several CPU contexts (``cpu(0)``, ``cpu(1)``...) all compute on torch's CPU device, but an
+NDArray remembers which one it lives on and copies between them are real copies, so
+multi-device code (KVStore aggregation, ``split_and_load``) behaves the same on a laptop
+as on a GPU server.
+"""
+import threading
+
+import torch
+
+from .base import MXNetError
+
+__all__ = ['Context', 'cpu', 'gpu', 'cpu_pinned', 'current_context', 'num_gpus', 'gpu_memory_info']
+
+
+class Context:
+    """A device: type ('cpu', 'gpu', 'cpu_pinned', 'cpu_shared') and id.
+
+    Parameters
+    ----------
+    device_type : str or Context
+        Device kind, or another Context to copy.
+    device_id : int, default 0
+        Device ordinal.
+    """
+    __slots__ = ('device_typeid', 'device_id', '_old_ctx', '_torch_device')
+    devtype2str = {1: 'cpu', 2: 'gpu', 3: 'cpu_pinned', 5: 'cpu_shared'}
+    devstr2type = {v: k for k, v in devtype2str.items()}
+    _default = threading.local()
+
+    def __init__(self, device_type, device_id=0):
+        if isinstance(device_type, Context):
+            self.device_typeid, self.device_id = device_type.device_typeid, device_type.device_id
+        else:
+            if device_type not in self.devstr2type:
+                raise MXNetError('unknown device type %r; expected one of %s'
+                                 % (device_type, sorted(self.devstr2type)))
+            self.device_typeid, self.device_id = self.devstr2type[device_type], int(device_id)
+        self._old_ctx = None
+        self._torch_device = None
+
+    @property
+    def device_type(self):
+        return self.devtype2str[self.device_typeid]
+
+    @property
+    def torch_device(self):
+        """The torch device this context computes on (checked on first use)."""
+        dev = self._torch_device
+        if dev is None:
+            if self.device_typeid == 2:
+                if self.device_id >= num_gpus():
+                    raise MXNetError('gpu(%d) is not available: this machine has %d GPU(s) visible to '
+                                     'torch' % (self.device_id, num_gpus()))
+                dev = torch.device('cuda', self.device_id)
+            else:
+                dev = _CPU
+            self._torch_device = dev
+        return dev
+
+    def __hash__(self):
+        return hash((self.device_typeid, self.device_id))
+
+    def __eq__(self, other):
+        return (isinstance(other, Context) and self.device_typeid == other.device_typeid
+                and self.device_id == other.device_id)
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __str__(self):
+        return '%s(%d)' % (self.device_type, self.device_id)
+
+    __repr__ = __str__
+
+    def __enter__(self):
+        self._old_ctx = current_context()
+        Context._default.value = self
+        return self
+
+    def __exit__(self, *exc):
+        Context._default.value = self._old_ctx
+
+    def empty_cache(self):
+        """Release cached GPU memory of this device back to the driver."""
+        if self.device_typeid == 2 and torch.cuda.is_available():
+            with torch.cuda.device(self.device_id):
+                torch.cuda.empty_cache()
+
+
+_CPU = torch.device('cpu')
+
+
+def cpu(device_id=0):
+    """CPU context ``cpu(device_id)``; distinct ids are distinct logical devices."""
+    return Context('cpu', device_id)
+
+
+def cpu_pinned(device_id=0):
+    """Page-locked host memory context (computes on the CPU)."""
+    return Context('cpu_pinned', device_id)
+
+
+def gpu(device_id=0):
+    """GPU context ``gpu(device_id)``; using it on a machine without that GPU raises MXNetError."""
+    return Context('gpu', device_id)
+
+
+def num_gpus():
+    """Number of CUDA devices torch can see."""
+    return torch.cuda.device_count() if torch.cuda.is_available() else 0
+
+
+def gpu_memory_info(device_id=0):
+    """(free, total) bytes of a GPU."""
+    if device_id >= num_gpus():
+        raise MXNetError('gpu(%d) is not available' % device_id)
+    return torch.cuda.mem_get_info(device_id)
+
+
+def current_context():
+    """The default context of this thread: ``cpu(0)`` unless inside ``with ctx:``."""
+    ctx = getattr(Context._default, 'value', None)
+    if ctx is None:
+        ctx = Context._default.value = Context('cpu', 0)
+    return ctx
+
+
+def context_of_device(device):
+    """The Context naming a torch device (cuda:i -> gpu(i), cpu -> cpu(0))."""
+    if device.type == 'cuda':
+        return Context('gpu', device.index or 0)
+    return Context('cpu', 0)

@@ -1,0 +1,51 @@
+"""Automatic names for Symbols and Gluon blocks (``fullyconnected0``, ``dense1_``...)."""
+import threading
+
+__all__ = ['NameManager', 'Prefix']
+
+
+class NameManager:
+    """Hands out names ``<hint><counter>`` with one counter per hint.
+
+    Used as a context manager, a new manager starts its own counters, which is how tests
+    get reproducible names (``with mx.name.NameManager(): ...``).
+    """
+    _current = threading.local()
+
+    def __init__(self):
+        self._counter = {}
+        self._old_manager = None
+
+    def get(self, name, hint):
+        """Return ``name`` if given, else the next automatic name for ``hint``."""
+        if name:
+            return name
+        n = self._counter.get(hint, 0)
+        self._counter[hint] = n + 1
+        return '%s%d' % (hint, n)
+
+    def __enter__(self):
+        self._old_manager = NameManager.current()
+        NameManager._current.value = self
+        return self
+
+    def __exit__(self, *exc):
+        NameManager._current.value = self._old_manager
+
+    @staticmethod
+    def current():
+        mgr = getattr(NameManager._current, 'value', None)
+        if mgr is None:
+            mgr = NameManager._current.value = NameManager()
+        return mgr
+
+
+class Prefix(NameManager):
+    """A NameManager that prepends ``prefix`` to every name it returns."""
+
+    def __init__(self, prefix):
+        super().__init__()
+        self._prefix = prefix
+
+    def get(self, name, hint):
+        return self._prefix + super().get(name, hint)

@@ -1,0 +1,105 @@
+"""MXNet's Python-level NDArray functions that choose an operator by argument type.
+
+``mx.nd.add(a, b)`` picks ``broadcast_add`` for two arrays and ``_plus_scalar`` for an
+array and a number (``_rminus_scalar`` etc. when the number comes first), as MXNet does.
+"""
+import numbers
+
+import numpy as np
+
+from . import op
+from .ndarray import NDArray, array
+
+__all__ = ['add', 'subtract', 'multiply', 'divide', 'true_divide', 'modulo', 'power', 'maximum',
+           'minimum', 'hypot', 'equal', 'not_equal', 'greater', 'greater_equal', 'lesser',
+           'lesser_equal', 'logical_and', 'logical_or', 'logical_xor', 'concatenate', 'moveaxis',
+           'onehot_encode', 'linspace', 'eye', 'imdecode', 'histogram']
+
+
+def _ufunc(lhs, rhs, array_op, scalar_op, rscalar_op, py_fn):
+    if isinstance(lhs, numbers.Number) and isinstance(rhs, numbers.Number):
+        return py_fn(lhs, rhs)
+    if isinstance(lhs, NDArray) and isinstance(rhs, NDArray):
+        return array_op(lhs, rhs)
+    if isinstance(lhs, NDArray):
+        return scalar_op(lhs, scalar=rhs)
+    if isinstance(rhs, NDArray):
+        return rscalar_op(rhs, scalar=lhs)
+    raise TypeError('type %s and %s not supported' % (type(lhs).__name__, type(rhs).__name__))
+
+
+def _make(name, array_op, scalar_op, rscalar_op, py_fn):
+    def fn(lhs, rhs):
+        return _ufunc(lhs, rhs, getattr(op, array_op), getattr(op, scalar_op),
+                      getattr(op, rscalar_op), py_fn)
+    fn.__name__ = name
+    fn.__doc__ = ('%s of two arrays (broadcasting) or of an array and a scalar; returns an NDArray.'
+                  % name)
+    return fn
+
+
+add = _make('add', 'broadcast_add', '_plus_scalar', '_plus_scalar', lambda a, b: a + b)
+subtract = _make('subtract', 'broadcast_sub', '_minus_scalar', '_rminus_scalar', lambda a, b: a - b)
+multiply = _make('multiply', 'broadcast_mul', '_mul_scalar', '_mul_scalar', lambda a, b: a * b)
+divide = _make('divide', 'broadcast_div', '_div_scalar', '_rdiv_scalar', lambda a, b: a / b)
+true_divide = divide
+modulo = _make('modulo', 'broadcast_mod', '_mod_scalar', '_rmod_scalar', lambda a, b: a % b)
+power = _make('power', 'broadcast_power', '_power_scalar', '_rpower_scalar', lambda a, b: a ** b)
+maximum = _make('maximum', 'broadcast_maximum', '_maximum_scalar', '_maximum_scalar', max)
+minimum = _make('minimum', 'broadcast_minimum', '_minimum_scalar', '_minimum_scalar', min)
+hypot = _make('hypot', 'broadcast_hypot', '_hypot_scalar', '_hypot_scalar', np.hypot)
+equal = _make('equal', 'broadcast_equal', '_equal_scalar', '_equal_scalar', lambda a, b: a == b)
+not_equal = _make('not_equal', 'broadcast_not_equal', '_not_equal_scalar', '_not_equal_scalar',
+                  lambda a, b: a != b)
+greater = _make('greater', 'broadcast_greater', '_greater_scalar', '_lesser_scalar', lambda a, b: a > b)
+greater_equal = _make('greater_equal', 'broadcast_greater_equal', '_greater_equal_scalar',
+                      '_lesser_equal_scalar', lambda a, b: a >= b)
+lesser = _make('lesser', 'broadcast_lesser', '_lesser_scalar', '_greater_scalar', lambda a, b: a < b)
+lesser_equal = _make('lesser_equal', 'broadcast_lesser_equal', '_lesser_equal_scalar',
+                     '_greater_equal_scalar', lambda a, b: a <= b)
+logical_and = _make('logical_and', 'broadcast_logical_and', '_logical_and_scalar',
+                    '_logical_and_scalar', lambda a, b: a and b)
+logical_or = _make('logical_or', 'broadcast_logical_or', '_logical_or_scalar', '_logical_or_scalar',
+                   lambda a, b: a or b)
+logical_xor = _make('logical_xor', 'broadcast_logical_xor', '_logical_xor_scalar',
+                    '_logical_xor_scalar', lambda a, b: bool(a) != bool(b))
+
+
+def concatenate(arrays, axis=0, always_copy=True):
+    """Join arrays along an existing axis (deprecated MXNet helper; use ``concat``)."""
+    return op.concat(*arrays, dim=axis)
+
+
+def moveaxis(tensor, source, destination):
+    """Move axis ``source`` to position ``destination``."""
+    axes = list(range(tensor.ndim))
+    src = source % tensor.ndim
+    axes.pop(src)
+    axes.insert(destination % tensor.ndim, src)
+    return op.transpose(tensor, axes=tuple(axes))
+
+
+def onehot_encode(indices, out):
+    """One-hot encode ``indices`` into ``out`` (depth = out.shape[1])."""
+    return op.one_hot(indices, depth=out.shape[1], out=out, dtype=out.dtype)
+
+
+def linspace(start, stop, num, endpoint=True, ctx=None, dtype=None):
+    """``num`` evenly spaced values from start to stop."""
+    return array(np.linspace(start, stop, num, endpoint=endpoint), ctx=ctx, dtype=dtype)
+
+
+def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs):
+    """2-D array with ones on diagonal ``k``."""
+    return array(np.eye(N, M or N, k), ctx=ctx, dtype=dtype)
+
+
+def imdecode(*args, **kwargs):
+    raise NotImplementedError('mx.nd.imdecode: use mx.image.imdecode (needs Pillow)')
+
+
+def histogram(a, bins=10, range=None):  # pylint: disable=redefined-builtin
+    """Histogram of ``a``: (counts as int64, bin edges)."""
+    counts, edges = np.histogram(a.asnumpy(), bins=bins if not isinstance(bins, NDArray) else bins.asnumpy(),
+                                 range=range)
+    return array(counts, ctx=a.context, dtype='int64'), array(edges, ctx=a.context)

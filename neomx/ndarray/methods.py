@@ -1,0 +1,34 @@
+"""NDArray methods that forward to ``mx.nd`` functions (``x.sum(axis=0)``, ``x.exp()``...)."""
+from . import op
+from .ndarray import NDArray
+
+# method name -> nd function name (MXNet 1.9.1's NDArray methods)
+METHODS = {name: name for name in (
+    'abs', 'sign', 'round', 'rint', 'ceil', 'floor', 'trunc', 'fix', 'square', 'sqrt', 'rsqrt',
+    'cbrt', 'rcbrt', 'exp', 'expm1', 'log', 'log10', 'log2', 'log1p', 'sin', 'cos', 'tan',
+    'arcsin', 'arccos', 'arctan', 'sinh', 'cosh', 'tanh', 'arcsinh', 'arccosh', 'arctanh',
+    'degrees', 'radians', 'relu', 'sigmoid', 'reciprocal', 'softmax', 'log_softmax', 'softmin',
+    'sum', 'nansum', 'prod', 'nanprod', 'mean', 'max', 'min', 'norm', 'argmax', 'argmin',
+    'argmax_channel', 'argsort', 'sort', 'topk', 'clip', 'flatten', 'expand_dims', 'squeeze',
+    'tile', 'transpose', 'swapaxes', 'flip', 'split', 'split_v2', 'slice', 'slice_axis',
+    'slice_like', 'take', 'pick', 'one_hot', 'pad', 'repeat', 'reshape_like', 'broadcast_to',
+    'broadcast_like', 'broadcast_axes', 'zeros_like', 'ones_like', 'diag', 'depth_to_space',
+    'space_to_depth', 'shape_array', 'size_array', 'cumsum', 'dot', 'where')}
+
+
+def _forwarder(fn_name):
+    def method(self, *args, **kwargs):
+        return getattr(op, fn_name)(self, *args, **kwargs)
+    method.__name__ = fn_name
+    method.__doc__ = 'Same as ``mx.nd.%s(self, ...)``.' % fn_name
+    return method
+
+
+def attach():
+    for meth, fn_name in METHODS.items():
+        if hasattr(op, fn_name) and not hasattr(NDArray, meth):
+            setattr(NDArray, meth, _forwarder(fn_name))
+
+    def broadcast_to(self, shape):
+        return op.broadcast_to(self, shape=shape)
+    NDArray.broadcast_to = broadcast_to

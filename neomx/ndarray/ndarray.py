@@ -1,0 +1,622 @@
+"""NDArray: MXNet's mutable n-dimensional array, as a thin wrapper over a ``torch.Tensor``.
+
+An NDArray holds a tensor ``_t`` and the :class:`~neomx.context.Context` it lives on.
+Slicing returns views (``b = a[1:3]; b[:] = 5`` writes into ``a``), in-place operators
+write into the tensor, and the arithmetic dunders call torch directly: they are the hot
+path of every imperative program, so they avoid the generic operator wrapper.
+"""
+import numpy as np
+import torch
+
+from .. import autograd
+from ..base import MXNetError, np_dtype, numpy_dtype, torch_dtype
+from ..context import Context, current_context
+
+__all__ = ['NDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange', 'from_torch',
+           'waitall', 'from_numpy', 'from_dlpack', 'to_dlpack_for_read', 'to_dlpack_for_write']
+
+_object_new = object.__new__
+_Tensor = torch.Tensor
+_SCALAR_TYPES = (int, float)
+
+
+def _new(tensor, ctx):
+    """Wrap ``tensor`` without argument parsing: the constructor of every result."""
+    arr = _object_new(NDArray)
+    arr._t = tensor
+    arr._ctx = ctx
+    arr._grad = None
+    return arr
+
+
+def from_torch(tensor, ctx=None):
+    """Wrap a torch tensor (no copy). ``ctx`` defaults to the tensor's device."""
+    if ctx is None:
+        from ..context import context_of_device
+        ctx = context_of_device(tensor.device)
+    return _new(tensor, ctx)
+
+
+class _GradSlot:
+    """The gradient buffer attached to an NDArray and how backward writes into it."""
+    __slots__ = ('buf', 'req', 'hook')
+
+    def __init__(self, buf, req, hook):
+        self.buf, self.req, self.hook = buf, req, hook
+
+
+def _is_scalar(x):
+    return type(x) in _SCALAR_TYPES or isinstance(x, (np.generic, bool, int, float))
+
+
+def _shape_str(t):
+    return 'x'.join(str(d) for d in t.shape) if t.dim() else '()'
+
+
+def _binary_error(op, lhs, rhs, err):
+    return MXNetError('%s: operands could not be broadcast together with shapes %s %s (%s)'
+                      % (op, tuple(lhs.shape), tuple(rhs.shape), str(err).split('\n')[0]))
+
+
+def _check_dtypes(op, t, o):
+    if t.dtype is not o.dtype:
+        raise MXNetError('%s: operands have different dtypes %s and %s; use astype() to convert '
+                         '(shapes %s and %s)' % (op, np_dtype(t.dtype).__name__, np_dtype(o.dtype).__name__,
+                                                 tuple(t.shape), tuple(o.shape)))
+
+
+def _scalar_for(t, scalar):
+    """MXNet casts a scalar to the array's dtype first: ``int32_array + 1.9`` adds 1."""
+    if type(scalar) is not int and not t.dtype.is_floating_point:
+        return int(scalar)
+    return scalar
+
+
+def _check_inplace(arr):
+    if arr._t.requires_grad and autograd._STATE.recording:
+        raise MXNetError('Inplace operations (+=, -=, x[:]=, etc) are not supported when recording '
+                         'with autograd: the array of shape %s is part of the recorded graph'
+                         % (tuple(arr._t.shape),))
+
+
+def _binary(op_name, torch_fn, int_fn=None):
+    """An arithmetic dunder: array op array (broadcasting) or array op scalar."""
+    def method(self, other):
+        t = self._t
+        if isinstance(other, NDArray):
+            o = other._t
+            if t.dtype is not o.dtype:
+                _check_dtypes(op_name, t, o)
+            fn = int_fn if (int_fn is not None and not t.dtype.is_floating_point) else torch_fn
+            try:
+                return _new(fn(t, o), self._ctx)
+            except RuntimeError as err:
+                raise _binary_error(op_name, t, o, err) from None
+        if _is_scalar(other):
+            fn = int_fn if (int_fn is not None and not t.dtype.is_floating_point) else torch_fn
+            return _new(fn(t, _scalar_for(t, other)), self._ctx)
+        if isinstance(other, np.ndarray):
+            return method(self, array(other, ctx=self._ctx, dtype=other.dtype))
+        return NotImplemented
+    method.__name__ = op_name
+    return method
+
+
+def _reflected(op_name, torch_fn, int_fn=None):
+    """``scalar op array`` (``10 - a``, ``2 ** a``)."""
+    def method(self, other):
+        if _is_scalar(other):
+            t = self._t
+            fn = int_fn if (int_fn is not None and not t.dtype.is_floating_point) else torch_fn
+            return _new(fn(_scalar_for(t, other), t), self._ctx)
+        if isinstance(other, np.ndarray):
+            return getattr(array(other, ctx=self._ctx, dtype=other.dtype), op_name.replace('__r', '__'))(self)
+        return NotImplemented
+    method.__name__ = op_name
+    return method
+
+
+def _inplace(op_name, method_name, int_method_name=None):
+    def method(self, other):
+        _check_inplace(self)
+        t = self._t
+        name = int_method_name if (int_method_name and not t.dtype.is_floating_point) else method_name
+        if isinstance(other, NDArray):
+            o = other._t
+            if t.dtype is not o.dtype:
+                _check_dtypes(op_name, t, o)
+        elif _is_scalar(other):
+            o = _scalar_for(t, other)
+        else:
+            return NotImplemented
+        try:
+            if name == 'div_trunc':
+                t.div_(o, rounding_mode='trunc')
+            else:
+                getattr(t, name)(o)
+        except RuntimeError as err:
+            raise _binary_error(op_name, t, o if isinstance(o, torch.Tensor) else t, err) from None
+        return self
+    method.__name__ = op_name
+    return method
+
+
+def _compare(op_name, torch_fn):
+    """Comparisons return 0/1 in the input dtype (float32 for float inputs), as MXNet does."""
+    def method(self, other):
+        t = self._t
+        if isinstance(other, NDArray):
+            o = other._t
+            if t.dtype is not o.dtype:
+                _check_dtypes(op_name, t, o)
+            try:
+                return _new(torch_fn(t, o).to(t.dtype), self._ctx)
+            except RuntimeError as err:
+                raise _binary_error(op_name, t, o, err) from None
+        if _is_scalar(other):
+            return _new(torch_fn(t, other).to(t.dtype), self._ctx)
+        if isinstance(other, np.ndarray):
+            return method(self, array(other, ctx=self._ctx, dtype=other.dtype))
+        return NotImplemented
+    method.__name__ = op_name
+    return method
+
+
+def _trunc_div(a, b):
+    return torch.div(a, b, rounding_mode='trunc')
+
+
+def _rpow(a, b):
+    return torch.pow(a, b)
+
+
+class NDArray:
+    """An n-dimensional array on a device, MXNet's ``mx.nd.NDArray``.
+
+    Create arrays with :func:`array`, :func:`zeros`, :func:`ones`... rather than the
+    constructor. ``NDArray(tensor, ctx)`` wraps an existing torch tensor without copying.
+
+    Attributes
+    ----------
+    shape : tuple of int
+    dtype : numpy scalar type (``np.float32``...)
+    context, ctx : Context
+    grad : NDArray or None
+        The gradient buffer after :meth:`attach_grad`.
+    """
+    __slots__ = ('_t', '_ctx', '_grad', '__weakref__')
+    __array_priority__ = 1000.0
+
+    def __init__(self, tensor, ctx=None):
+        if not isinstance(tensor, torch.Tensor):
+            raise TypeError('NDArray wraps a torch.Tensor; use mx.nd.array() to create arrays from data')
+        self._t = tensor
+        self._ctx = ctx if ctx is not None else current_context()
+        self._grad = None
+
+    # ------------------------------------------------------------ properties
+    @property
+    def shape(self):
+        return tuple(self._t.shape)
+
+    @property
+    def size(self):
+        return self._t.numel()
+
+    @property
+    def ndim(self):
+        return self._t.dim()
+
+    @property
+    def dtype(self):
+        return np_dtype(self._t.dtype)
+
+    @property
+    def context(self):
+        return self._ctx
+
+    ctx = context
+
+    @property
+    def stype(self):
+        return 'default'
+
+    @property
+    def grad(self):
+        slot = self._grad
+        return None if slot is None else slot.buf
+
+    @property
+    def T(self):
+        if self._t.dim() < 2:
+            return self
+        return _new(self._t.permute(*range(self._t.dim() - 1, -1, -1)).contiguous(), self._ctx)
+
+    @property
+    def writable(self):
+        return True
+
+    @property
+    def handle(self):
+        """The torch tensor behind this array (neomx has no C handles)."""
+        return self._t
+
+    def __len__(self):
+        if self._t.dim() == 0:
+            raise TypeError('len() of a 0-d NDArray')
+        return self._t.shape[0]
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def __hash__(self):
+        return id(self) // 16
+
+    def __bool__(self):
+        n = self._t.numel()
+        if n == 1:
+            return bool(self._t.item())
+        if n == 0:
+            return False
+        raise ValueError('The truth value of an NDArray with more than one element is ambiguous.')
+
+    __nonzero__ = __bool__
+
+    def __repr__(self):
+        shape_info = 'x'.join(str(d) for d in self._t.shape)
+        return '\n%s\n<%s %s @%s>' % (str(self.asnumpy()), type(self).__name__, shape_info, self._ctx)
+
+    def __str__(self):
+        return self.__repr__()
+
+    def __reduce__(self):
+        # Pickling sends the values (used for worker processes), never files: see nd.save.
+        return (_rebuild, (self.asnumpy(), str(self._ctx.device_type), self._ctx.device_id,
+                           'bfloat16' if self._t.dtype is torch.bfloat16 else None))
+
+    # --------------------------------------------------------- host interop
+    def asnumpy(self):
+        """A numpy copy of the values (bfloat16 is widened to float32)."""
+        t = self._t.detach()
+        if t.dtype is torch.bfloat16:
+            t = t.float()
+        if t.device.type != 'cpu':
+            return t.cpu().numpy()
+        return t.numpy().copy()
+
+    def __array__(self, dtype=None, copy=None):
+        out = self.asnumpy()
+        return out if dtype is None else out.astype(dtype)
+
+    def asscalar(self):
+        """The value of a one-element array as a numpy scalar."""
+        if self._t.numel() != 1:
+            raise ValueError('The current array is not a scalar (shape %s)' % (self.shape,))
+        return self.asnumpy().reshape(())[()]
+
+    def item(self):
+        return self.asscalar()
+
+    def tolist(self):
+        return self.asnumpy().tolist()
+
+    def asnumpy_view(self):
+        """A numpy array sharing memory with this CPU array (no copy)."""
+        return self._t.detach().numpy()
+
+    def __dlpack__(self, stream=None):
+        return self._t.detach().__dlpack__(stream=stream) if stream is not None else self._t.detach().__dlpack__()
+
+    def __dlpack_device__(self):
+        return self._t.__dlpack_device__()
+
+    def to_dlpack_for_read(self):
+        return to_dlpack_for_read(self)
+
+    def to_dlpack_for_write(self):
+        return to_dlpack_for_write(self)
+
+    def as_torch(self):
+        """The torch tensor behind this array (shares memory and autograd history)."""
+        return self._t
+
+    # -------------------------------------------------------- copies/devices
+    def copy(self):
+        return _new(self._t.clone(), self._ctx)
+
+    def copyto(self, other):
+        """Copy into ``other`` (an NDArray: returns it) or onto a Context (returns a new array)."""
+        if isinstance(other, NDArray):
+            if other is self:
+                return other
+            if other._t.shape != self._t.shape:
+                raise MXNetError('copyto: shape mismatch: source %s, target %s'
+                                 % (self.shape, other.shape))
+            _check_inplace(other)
+            other._t.copy_(self._t)
+            return other
+        if isinstance(other, Context):
+            dev = other.torch_device
+            t = self._t
+            return _new(t.clone() if t.device == dev else t.to(dev, copy=True), other)
+        raise TypeError('copyto does not support type %s' % type(other).__name__)
+
+    def as_in_context(self, context):
+        """This array on ``context``: itself if already there, else a copy."""
+        if context == self._ctx:
+            return self
+        return self.copyto(context)
+
+    as_in_ctx = as_in_context
+
+    def astype(self, dtype, copy=True):
+        tdt = torch_dtype(dtype)
+        if tdt is self._t.dtype:
+            return self.copy() if copy else self
+        return _new(self._t.to(tdt), self._ctx)
+
+    def tostype(self, stype):
+        if stype != 'default':
+            raise MXNetError('tostype: neomx stores every array densely; %r is not supported' % stype)
+        return self
+
+    def wait_to_read(self):
+        """Block until the values are computed (torch runs eagerly; GPU work is synchronised)."""
+        if self._t.is_cuda:
+            torch.cuda.current_stream(self._t.device).synchronize()
+
+    def wait_to_write(self):
+        self.wait_to_read()
+
+    # --------------------------------------------------------------- autograd
+    def attach_grad(self, grad_req='write', stype=None):
+        """Allocate a gradient buffer (zeros) and mark this array as a variable to differentiate.
+
+        ``grad_req``: 'write' (backward overwrites the buffer), 'add' (accumulates), 'null'.
+        """
+        autograd.attach(self, grad_req)
+
+    def detach(self):
+        return _new(self._t.detach(), self._ctx)
+
+    def backward(self, out_grad=None, retain_graph=False, train_mode=True):
+        autograd.backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
+
+    # ---------------------------------------------------------------- reshape
+    def reshape(self, *shape, **kwargs):
+        """View with a new shape; MXNet's codes 0, -1, -2, -3, -4 and ``reverse=True`` apply."""
+        from ..operator.shape import infer_reshape
+        reverse = kwargs.pop('reverse', False)
+        if 'shape' in kwargs:
+            shape = kwargs.pop('shape')
+        elif len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
+            shape = shape[0]
+        if kwargs:
+            raise TypeError('reshape() got unexpected keyword arguments %s' % ', '.join(kwargs))
+        target = infer_reshape(tuple(self._t.shape), tuple(shape), reverse)
+        return _new(self._t.reshape(target), self._ctx)
+
+    # ------------------------------------------------------------- indexing
+    def __getitem__(self, key):
+        t = self._t
+        if type(key) is int:
+            if t.dim() == 1:
+                n = t.shape[0]
+                if not -n <= key < n:
+                    raise IndexError('index %d is out of bounds for axis 0 with size %d' % (key, n))
+                k = key % n
+                return _new(t[k:k + 1], self._ctx)
+            return _new(t[key], self._ctx)
+        key = _torch_index(key, t)
+        try:
+            r = t[key]
+        except IndexError as err:
+            raise IndexError('%s (array shape %s)' % (err, tuple(t.shape))) from None
+        if r.dim() == 0:
+            r = r.reshape(1)
+        return _new(r, self._ctx)
+
+    def __setitem__(self, key, value):
+        _check_inplace(self)
+        t = self._t
+        if isinstance(value, NDArray):
+            v = value._t
+            if v.dtype is not t.dtype or v.device != t.device:
+                v = v.to(device=t.device, dtype=t.dtype)
+        elif _is_scalar(value):
+            v = _scalar_for(t, value)
+        else:
+            v = torch.as_tensor(np.asarray(value), dtype=t.dtype, device=t.device)
+        if isinstance(key, slice) and key == slice(None):
+            if isinstance(v, torch.Tensor):
+                try:
+                    t.copy_(v)
+                except RuntimeError as err:
+                    raise MXNetError('__setitem__: cannot assign a value of shape %s to an array of shape %s'
+                                     ' (%s)' % (tuple(v.shape), tuple(t.shape), err)) from None
+            else:
+                t.fill_(v)
+            return
+        key = _torch_index(key, t)
+        try:
+            t[key] = v
+        except (RuntimeError, IndexError) as err:
+            raise MXNetError('__setitem__: cannot assign a value of shape %s to index %r of an array of '
+                             'shape %s (%s)' % (getattr(v, 'shape', ()), key, tuple(t.shape), err)) from None
+
+    # ------------------------------------------------------------ arithmetic
+    __add__ = _binary('__add__', torch.add)
+    __sub__ = _binary('__sub__', torch.sub)
+    __mul__ = _binary('__mul__', torch.mul)
+    __truediv__ = _binary('__truediv__', torch.div, _trunc_div)
+    __div__ = __truediv__
+    __mod__ = _binary('__mod__', torch.remainder)
+    __pow__ = _binary('__pow__', torch.pow)
+    __radd__ = _reflected('__radd__', lambda s, t: torch.add(t, s))
+    __rsub__ = _reflected('__rsub__', lambda s, t: torch.rsub(t, s))
+    __rmul__ = _reflected('__rmul__', lambda s, t: torch.mul(t, s))
+    __rtruediv__ = _reflected('__rtruediv__', lambda s, t: s / t, lambda s, t: torch.div(torch.full_like(t, s), t, rounding_mode='trunc'))
+    __rdiv__ = __rtruediv__
+    __rmod__ = _reflected('__rmod__', lambda s, t: torch.remainder(torch.full_like(t, s), t))
+    __rpow__ = _reflected('__rpow__', _rpow)
+    __iadd__ = _inplace('__iadd__', 'add_')
+    __isub__ = _inplace('__isub__', 'sub_')
+    __imul__ = _inplace('__imul__', 'mul_')
+    __itruediv__ = _inplace('__itruediv__', 'div_', 'div_trunc')
+    __idiv__ = __itruediv__
+    __imod__ = _inplace('__imod__', 'remainder_')
+    __ipow__ = _inplace('__ipow__', 'pow_')
+    __eq__ = _compare('__eq__', torch.eq)
+    __ne__ = _compare('__ne__', torch.ne)
+    __gt__ = _compare('__gt__', torch.gt)
+    __ge__ = _compare('__ge__', torch.ge)
+    __lt__ = _compare('__lt__', torch.lt)
+    __le__ = _compare('__le__', torch.le)
+
+    def __neg__(self):
+        return _new(torch.neg(self._t), self._ctx)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _new(torch.abs(self._t), self._ctx)
+
+    def __matmul__(self, other):
+        from . import op
+        return op.dot(self, other)
+
+    def __float__(self):
+        raise TypeError('float() is not supported on NDArray (as in MXNet 1.9.1); use asscalar()')
+
+    def __int__(self):
+        raise TypeError('int() is not supported on NDArray (as in MXNet 1.9.1); use asscalar()')
+
+    def __index__(self):
+        if self._t.numel() == 1 and not self._t.dtype.is_floating_point:
+            return int(self._t.item())
+        raise TypeError('only integer scalar arrays can be converted to a scalar index')
+
+
+def _rebuild(values, dev_type, dev_id, special):
+    arr = array(values, ctx=Context(dev_type, dev_id), dtype=values.dtype)
+    return arr.astype('bfloat16') if special == 'bfloat16' else arr
+
+
+def _index_tensor(x, device):
+    if isinstance(x, NDArray):
+        x = x._t
+        return x if x.dtype in (torch.int64, torch.bool) else x.long()
+    if isinstance(x, np.ndarray):
+        return torch.as_tensor(x if x.dtype == np.bool_ else x.astype(np.int64), device=device)
+    return torch.as_tensor(x, dtype=torch.int64, device=device)
+
+
+def _torch_index(key, t):
+    """Translate an MXNet/numpy index (NDArrays and lists as index arrays) for torch."""
+    if isinstance(key, (NDArray, np.ndarray, list)):
+        return _index_tensor(key, t.device)
+    if isinstance(key, tuple):
+        if any(isinstance(k, (NDArray, np.ndarray, list)) for k in key):
+            return tuple(_index_tensor(k, t.device) if isinstance(k, (NDArray, np.ndarray, list)) else k
+                         for k in key)
+    return key
+
+
+# ------------------------------------------------------------------ creation
+def _ctx_or_default(ctx):
+    return current_context() if ctx is None else ctx
+
+
+def array(source_array, ctx=None, dtype=None):
+    """An NDArray from a list, numpy array, NDArray, scalar or torch tensor.
+
+    Lists and numpy arrays give float32 unless ``dtype`` is given (MXNet 1.9.1 ignores a
+    numpy source's dtype); an NDArray or torch source keeps its dtype.
+    """
+    ctx = _ctx_or_default(ctx)
+    dev = ctx.torch_device
+    if isinstance(source_array, NDArray):
+        t = source_array._t.detach()
+        tdt = t.dtype if dtype is None else torch_dtype(dtype)
+        return _new(t.to(device=dev, dtype=tdt, copy=True), ctx)
+    if isinstance(source_array, torch.Tensor):
+        tdt = source_array.dtype if dtype is None else torch_dtype(dtype)
+        return _new(source_array.detach().to(device=dev, dtype=tdt, copy=True), ctx)
+    tdt = torch_dtype(dtype)
+    try:
+        host = np.array(source_array, dtype=numpy_dtype(tdt))
+    except ValueError as err:
+        raise TypeError('source_array must be array like: %s' % err) from None
+    if tdt is torch.bfloat16:
+        return _new(torch.from_numpy(host).to(device=dev, dtype=tdt), ctx)
+    return _new(torch.from_numpy(host).to(dev), ctx)
+
+
+def from_numpy(ndarray, zero_copy=True):
+    """An NDArray sharing memory with a numpy array (keeps its dtype)."""
+    t = torch.from_numpy(ndarray) if zero_copy else torch.from_numpy(np.array(ndarray))
+    return _new(t, Context('cpu', 0))
+
+
+def _shape_tuple(shape):
+    return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+
+
+def empty(shape, ctx=None, dtype=None):
+    ctx = _ctx_or_default(ctx)
+    return _new(torch.empty(_shape_tuple(shape), dtype=torch_dtype(dtype), device=ctx.torch_device), ctx)
+
+
+def zeros(shape, ctx=None, dtype=None, **kwargs):
+    ctx = _ctx_or_default(ctx)
+    return _new(torch.zeros(_shape_tuple(shape), dtype=torch_dtype(dtype), device=ctx.torch_device), ctx)
+
+
+def ones(shape, ctx=None, dtype=None, **kwargs):
+    ctx = _ctx_or_default(ctx)
+    return _new(torch.ones(_shape_tuple(shape), dtype=torch_dtype(dtype), device=ctx.torch_device), ctx)
+
+
+def full(shape, val, ctx=None, dtype=None, out=None):
+    ctx = _ctx_or_default(ctx)
+    arr = _new(torch.full(_shape_tuple(shape), val, dtype=torch_dtype(dtype), device=ctx.torch_device), ctx)
+    if out is not None:
+        out[:] = arr
+        return out
+    return arr
+
+
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=None):
+    """Evenly spaced values in [start, stop), each repeated ``repeat`` times (float32 by default)."""
+    if stop is None:
+        start, stop = 0, start
+    ctx = _ctx_or_default(ctx)
+    tdt = torch_dtype(dtype)
+    n = int(np.ceil((stop - start) / step))
+    values = start + np.arange(max(n, 0), dtype=np.float64) * step
+    t = torch.from_numpy(values).to(device=ctx.torch_device, dtype=tdt)
+    if repeat != 1:
+        t = t.repeat_interleave(int(repeat))
+    return _new(t, ctx)
+
+
+def waitall():
+    """Wait for all pending work (GPU streams); CPU work in torch is already done."""
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        torch.cuda.synchronize()
+
+
+def from_dlpack(dlpack):
+    """An NDArray sharing memory with a DLPack capsule or a ``__dlpack__`` producer."""
+    t = torch.from_dlpack(dlpack)
+    return from_torch(t)
+
+
+def to_dlpack_for_read(data):
+    return torch.utils.dlpack.to_dlpack(data._t.detach())
+
+
+def to_dlpack_for_write(data):
+    return torch.utils.dlpack.to_dlpack(data._t.detach())

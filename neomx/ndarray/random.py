@@ -1,0 +1,1 @@
+"""``mx.nd.random``: samplers (filled in by the random-operator family)."""

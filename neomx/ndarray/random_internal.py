@@ -1,0 +1,1 @@
+"""Registry samplers ('_random_*', '_sample_*'), wrapped by ``mx.nd.random``."""

@@ -1,0 +1,165 @@
+"""Generates ``mx.nd.<Op>`` functions from the operator registry.
+
+Each generated function takes the operator's inputs first (positionally or by name), then
+its attributes in declaration order, plus ``out=`` and ``name=`` as MXNet's do. Argument
+handling is precomputed per operator at import time so a call costs one attribute parse,
+one implementation call and one wrap.
+"""
+import torch
+
+from ..base import MXNetError
+from ..context import current_context
+from ..operator import registry
+from .ndarray import NDArray, _new, _check_inplace
+
+__all__ = ['make_function', 'populate']
+
+
+def _shapes_of(arrays):
+    return ', '.join(str(tuple(a._t.shape)) if isinstance(a, NDArray) else 'None' for a in arrays)
+
+
+def _op_error(spec, arrays, names, err):
+    shapes = ', '.join('%s=%s' % (n, tuple(a._t.shape)) for n, a in zip(names, arrays)
+                       if isinstance(a, NDArray))
+    msg = str(err).split('\n')[0]
+    return MXNetError('%s: %s (inputs: %s)' % (spec.name, msg, shapes or 'none'))
+
+
+def _write_out(out, results):
+    """Write results into user-given ``out`` arrays (by copy, keeping their memory)."""
+    outs = out if isinstance(out, (list, tuple)) else [out]
+    for o, r in zip(outs, results):
+        _check_inplace(o)
+        if r.requires_grad:
+            o._t = r
+        else:
+            o._t.copy_(r)
+    return out
+
+
+def make_function(spec, func_name):
+    """Build the nd function for ``spec`` under the public name ``func_name``."""
+    inputs = spec.inputs
+    n_in = len(inputs)
+    input_pos = {n: i for i, n in enumerate(inputs)}
+    attr_names = spec.attr_names
+    impl = spec.impl
+    parse = spec.parse_attrs
+    variadic = spec.variadic
+    ctx_attrs = spec.ctx_attrs
+    fixed_visible = spec.num_visible_outputs if not callable(spec.num_visible_outputs) else None
+    count_visible = spec.count_visible
+    fixed_outputs = spec.num_outputs if not callable(spec.num_outputs) else None
+    arg_names = ('data',) if variadic else inputs
+
+    def nd_function(*args, out=None, name=None, **kwargs):
+        if variadic:
+            arrays = args
+            if len(args) == 1 and isinstance(args[0], (list, tuple)):
+                arrays = args[0]
+            kwargs.setdefault(variadic, len(arrays))
+            names = ['arg%d' % i for i in range(len(arrays))]
+        else:
+            arrays = list(args[:n_in])
+            if len(arrays) < n_in:
+                arrays.extend([None] * (n_in - len(arrays)))
+            if len(args) > n_in:
+                extra = args[n_in:]
+                if len(extra) > len(attr_names):
+                    raise MXNetError('%s: takes %d inputs and %d attributes, got %d positional arguments'
+                                     % (spec.name, n_in, len(attr_names), len(args)))
+                for k, v in zip(attr_names, extra):
+                    kwargs[k] = v
+            if kwargs:
+                for k in [k for k in kwargs if k in input_pos]:
+                    arrays[input_pos[k]] = kwargs.pop(k)
+            names = inputs
+        attrs = parse(kwargs)
+        tensors = []
+        ctx = None
+        for i, a in enumerate(arrays):
+            if a is None:
+                tensors.append(None)
+            elif isinstance(a, NDArray):
+                tensors.append(a._t)
+                if ctx is None:
+                    ctx = a._ctx
+            else:
+                raise TypeError('%s: argument %s must be an NDArray, got %s'
+                                % (spec.name, names[i] if i < len(names) else i, type(a).__name__))
+        if ctx_attrs:
+            c = attrs.get('ctx')
+            if c is None or isinstance(c, str):
+                c = _ctx_from_str(c) if c else (ctx or current_context())
+            attrs['ctx'] = c
+            ctx = c
+        elif ctx is None:
+            ctx = current_context()
+        try:
+            res = impl(*tensors, **attrs)
+        except MXNetError:
+            raise
+        except (RuntimeError, ValueError, IndexError, TypeError) as err:
+            raise _op_error(spec, arrays, names, err) from None
+        if type(res) is torch.Tensor:
+            if out is not None:
+                return _write_out(out, (res,))
+            return _new(res, ctx)
+        nvis = fixed_visible if fixed_visible is not None else (
+            fixed_outputs if spec.num_visible_outputs is None and fixed_outputs is not None
+            else count_visible(attrs))
+        res = res[:nvis]
+        if out is not None:
+            return _write_out(out, res)
+        if nvis == 1:
+            return _new(res[0], ctx)
+        return [_new(r, ctx) for r in res]
+
+    nd_function.__name__ = func_name
+    nd_function.__qualname__ = func_name
+    nd_function.__doc__ = _docstring(spec, arg_names)
+    nd_function.spec = spec
+    return nd_function
+
+
+def _ctx_from_str(s):
+    from ..context import Context
+    dev, _, rest = s.partition('(')
+    return Context(dev, int(rest.rstrip(')') or 0))
+
+
+def _docstring(spec, arg_names):
+    lines = [(spec.doc or spec.name).strip(), '', 'Parameters', '----------']
+    for n in arg_names:
+        lines.append('%s : NDArray' % n)
+    for k, a in spec.attrs.items():
+        default = '' if a.default is registry.REQUIRED else ', default=%r' % (a.default,)
+        lines.append('%s : %s%s' % (k, a.kind, default))
+    lines += ['out : NDArray, optional', '    The output array to write into.']
+    return '\n'.join(lines)
+
+
+_NAMESPACE_PREFIXES = (('_contrib_', 'contrib'), ('_linalg_', 'linalg'), ('_image_', 'image'),
+                       ('_random_', 'random_internal'), ('_sample_', 'random_internal'),
+                       ('_sparse_', 'sparse'))
+
+
+def populate(modules):
+    """Put a function for every registered operator name into ``modules``.
+
+    ``modules`` maps 'op', '_internal', 'contrib', 'linalg', 'image', 'random_internal',
+    'sparse' to module objects; '_contrib_X' goes to contrib as X, '_X' to _internal, and
+    plain names to op (the caller re-exports op into ``mx.nd``).
+    """
+    for fname, spec in registry.all_ops().items():
+        func = make_function(spec, fname)
+        for prefix, mod in _NAMESPACE_PREFIXES:
+            if fname.startswith(prefix):
+                setattr(modules[mod], fname[len(prefix):], func)
+                setattr(modules['_internal'], fname, func)
+                break
+        else:
+            if fname.startswith('_'):
+                setattr(modules['_internal'], fname, func)
+            setattr(modules['op'], fname, func)

@@ -1,0 +1,310 @@
+"""Element-wise operators: unary math, binary (same-shape, broadcasting and scalar forms),
+comparisons and logic, and a few element-wise utilities (clip, cast, add_n...).
+
+MXNet semantics kept here: comparisons and logical ops return 0/1 in the input dtype;
+integer division truncates toward zero; a scalar is cast to an integer array's dtype
+first; ``maximum``/``minimum`` give the gradient to the first argument at ties; ``round``
+rounds halves away from zero and ``rint`` rounds halves down.
+"""
+import math
+
+import torch
+
+from .registry import BOOL, DTYPE, FLOAT, INT, OPT_INT, check, register
+
+# ------------------------------------------------------------------- unary
+
+
+def _round_half_away(x):
+    return torch.sign(x) * torch.floor(torch.abs(x) + 0.5)
+
+
+def _rint_half_down(x):
+    return torch.ceil(x - 0.5)
+
+
+def _cbrt(x):
+    return torch.sign(x) * torch.abs(x).pow(1.0 / 3)
+
+
+def _gamma(x):
+    # Reflection for negative arguments: Gamma(x) = pi / (sin(pi x) Gamma(1 - x)).
+    pos = torch.exp(torch.lgamma(x))
+    neg = math.pi / (torch.sin(math.pi * x) * torch.exp(torch.lgamma(1 - x)))
+    return torch.where(x > 0, pos, neg)
+
+
+def _float_only(fn):
+    """Integer inputs to a float function compute in float32 and cast back, as MXNet does."""
+    def impl(x):
+        if x.dtype.is_floating_point:
+            return fn(x)
+        return fn(x.float()).to(x.dtype)
+    return impl
+
+
+UNARY = {
+    'abs': torch.abs, 'sign': torch.sign, 'round': _round_half_away, 'rint': _rint_half_down,
+    'ceil': torch.ceil, 'floor': torch.floor, 'trunc': torch.trunc, 'fix': torch.trunc,
+    'square': torch.square, 'negative': torch.neg, 'reciprocal': torch.reciprocal,
+    'relu': torch.relu, 'sigmoid': torch.sigmoid, 'softsign': torch.nn.functional.softsign,
+    'erf': torch.erf, 'erfinv': torch.erfinv, 'exp': torch.exp, 'expm1': torch.expm1,
+    'log': torch.log, 'log1p': torch.log1p, 'log2': torch.log2, 'log10': torch.log10,
+    'sqrt': torch.sqrt, 'rsqrt': torch.rsqrt, 'cbrt': _cbrt, 'rcbrt': lambda x: 1.0 / _cbrt(x),
+    'sin': torch.sin, 'cos': torch.cos, 'tan': torch.tan, 'arcsin': torch.asin,
+    'arccos': torch.acos, 'arctan': torch.atan, 'sinh': torch.sinh, 'cosh': torch.cosh,
+    'tanh': torch.tanh, 'arcsinh': torch.asinh, 'arccosh': torch.acosh, 'arctanh': torch.atanh,
+    'degrees': torch.rad2deg, 'radians': torch.deg2rad, 'gamma': _gamma, 'gammaln': torch.lgamma,
+    'log_sigmoid': torch.nn.functional.logsigmoid, 'mish': torch.nn.functional.mish,
+}
+_INT_OK = {'abs', 'sign', 'square', 'negative', 'relu', 'ceil', 'floor', 'trunc', 'fix', 'round', 'rint'}
+
+
+def _register_unary(name, fn):
+    impl = fn if name in _INT_OK else _float_only(fn)
+
+    def unary(data):
+        return impl(data)
+    unary.__doc__ = 'Element-wise %s of the input; output has the input\'s shape and dtype.' % name
+    register(name, inputs=('data',))(unary)
+
+
+for _name, _fn in UNARY.items():
+    _register_unary(_name, _fn)
+
+
+@register('logical_not', inputs=('data',))
+def logical_not(data):
+    """1 where the input is zero, else 0, in the input dtype."""
+    return (data == 0).to(data.dtype)
+
+
+# ------------------------------------------------------------------ binary
+def _trunc_div(a, b):
+    if a.dtype.is_floating_point:
+        return torch.div(a, b)
+    return torch.div(a, b, rounding_mode='trunc')
+
+
+def _maximum(a, b):
+    return torch.where(a >= b, a, b)
+
+
+def _minimum(a, b):
+    return torch.where(a <= b, a, b)
+
+
+def _cmp(fn):
+    def compare(a, b):
+        return fn(a, b).to(a.dtype)
+    return compare
+
+
+def _logic(fn):
+    def logic(a, b):
+        return fn(a != 0, b != 0).to(a.dtype)
+    return logic
+
+
+# name: (torch function, same-shape op name and aliases, broadcast op name and aliases)
+BINARY = {
+    'add': (torch.add, ('_plus', 'elemwise_add', '_add'), ('broadcast_add', 'broadcast_plus')),
+    'sub': (torch.sub, ('_minus', 'elemwise_sub', '_sub'), ('broadcast_sub', 'broadcast_minus')),
+    'mul': (torch.mul, ('_mul', 'elemwise_mul'), ('broadcast_mul',)),
+    'div': (_trunc_div, ('_div', 'elemwise_div'), ('broadcast_div',)),
+    'mod': (torch.remainder, ('_mod',), ('broadcast_mod',)),
+    'power': (torch.pow, ('_power', '_Power'), ('broadcast_power',)),
+    'maximum': (_maximum, ('_maximum', '_Maximum'), ('broadcast_maximum',)),
+    'minimum': (_minimum, ('_minimum', '_Minimum'), ('broadcast_minimum',)),
+    'hypot': (torch.hypot, ('_hypot',), ('broadcast_hypot',)),
+    'equal': (_cmp(torch.eq), ('_equal',), ('broadcast_equal',)),
+    'not_equal': (_cmp(torch.ne), ('_not_equal',), ('broadcast_not_equal',)),
+    'greater': (_cmp(torch.gt), ('_greater',), ('broadcast_greater',)),
+    'greater_equal': (_cmp(torch.ge), ('_greater_equal',), ('broadcast_greater_equal',)),
+    'lesser': (_cmp(torch.lt), ('_lesser',), ('broadcast_lesser',)),
+    'lesser_equal': (_cmp(torch.le), ('_lesser_equal',), ('broadcast_lesser_equal',)),
+    'logical_and': (_logic(torch.logical_and), ('_logical_and',), ('broadcast_logical_and',)),
+    'logical_or': (_logic(torch.logical_or), ('_logical_or',), ('broadcast_logical_or',)),
+    'logical_xor': (_logic(torch.logical_xor), ('_logical_xor',), ('broadcast_logical_xor',)),
+}
+
+
+def _check_dtype(op, lhs, rhs):
+    check(lhs.dtype == rhs.dtype, op, 'operands have different dtypes %s and %s (shapes %s and %s)',
+          lhs.dtype, rhs.dtype, tuple(lhs.shape), tuple(rhs.shape))
+
+
+def _register_binary(fn, same_names, bcast_names):
+    same_op = same_names[0]
+
+    def elemwise(lhs, rhs):
+        check(lhs.shape == rhs.shape, same_op, 'shapes of lhs %s and rhs %s must be equal',
+              tuple(lhs.shape), tuple(rhs.shape))
+        _check_dtype(same_op, lhs, rhs)
+        return fn(lhs, rhs)
+    elemwise.__doc__ = 'Element-wise %s of two arrays of the same shape.' % same_op
+    register(same_op, inputs=('lhs', 'rhs'), aliases=same_names[1:])(elemwise)
+
+    bcast_op = bcast_names[0]
+
+    def broadcast(lhs, rhs):
+        _check_dtype(bcast_op, lhs, rhs)
+        try:
+            torch.broadcast_shapes(lhs.shape, rhs.shape)
+        except RuntimeError:
+            check(False, bcast_op, 'operands could not be broadcast together with shapes %s %s',
+                  tuple(lhs.shape), tuple(rhs.shape))
+        return fn(lhs, rhs)
+    broadcast.__doc__ = 'Element-wise %s with numpy-style broadcasting.' % bcast_op
+    register(bcast_op, inputs=('lhs', 'rhs'), aliases=bcast_names[1:])(broadcast)
+
+
+for _fn, _same, _bcast in BINARY.values():
+    _register_binary(_fn, _same, _bcast)
+
+
+# ------------------------------------------------------------------ scalar
+def _cast_scalar(data, scalar):
+    if data.dtype.is_floating_point:
+        return scalar
+    return int(scalar)
+
+
+def _rsub(x, s):
+    return torch.rsub(x, s)
+
+
+def _rdiv(x, s):
+    if x.dtype.is_floating_point:
+        return s / x
+    return torch.div(torch.full_like(x, s), x, rounding_mode='trunc')
+
+
+def _rmod(x, s):
+    return torch.remainder(torch.full_like(x, s), x)
+
+
+def _rpow(x, s):
+    return torch.pow(s, x)
+
+
+SCALAR = {
+    '_plus_scalar': torch.add, '_minus_scalar': torch.sub, '_rminus_scalar': _rsub,
+    '_mul_scalar': torch.mul, '_div_scalar': _trunc_div, '_rdiv_scalar': _rdiv,
+    '_mod_scalar': torch.remainder, '_rmod_scalar': _rmod, '_power_scalar': torch.pow,
+    '_rpower_scalar': _rpow, '_maximum_scalar': _maximum, '_minimum_scalar': _minimum,
+    '_hypot_scalar': lambda x, s: torch.hypot(x, torch.full_like(x, s)),
+    '_equal_scalar': _cmp(torch.eq), '_not_equal_scalar': _cmp(torch.ne),
+    '_greater_scalar': _cmp(torch.gt), '_greater_equal_scalar': _cmp(torch.ge),
+    '_lesser_scalar': _cmp(torch.lt), '_lesser_equal_scalar': _cmp(torch.le),
+    '_logical_and_scalar': lambda x, s: torch.logical_and(x != 0, torch.tensor(s != 0)).to(x.dtype),
+    '_logical_or_scalar': lambda x, s: torch.logical_or(x != 0, torch.tensor(s != 0)).to(x.dtype),
+    '_logical_xor_scalar': lambda x, s: torch.logical_xor(x != 0, torch.tensor(s != 0)).to(x.dtype),
+}
+_NEEDS_TENSOR_SCALAR = {'_maximum_scalar', '_minimum_scalar'}
+
+
+def _register_scalar(name, fn):
+    tensor_scalar = name in _NEEDS_TENSOR_SCALAR
+
+    def scalar_op(data, scalar, is_int):
+        s = _cast_scalar(data, scalar)
+        if tensor_scalar:
+            s = torch.tensor(s, dtype=data.dtype, device=data.device)
+        return fn(data, s)
+    scalar_op.__doc__ = 'Element-wise %s of an array and a scalar.' % name[1:]
+    register(name, inputs=('data',), attrs=[('scalar', FLOAT, 1.0), ('is_int', BOOL, True)])(scalar_op)
+
+
+for _name, _fn in SCALAR.items():
+    _register_scalar(_name, _fn)
+
+
+# --------------------------------------------------------------- utilities
+@register('clip', inputs=('data',), attrs=[('a_min', FLOAT), ('a_max', FLOAT)])
+def clip(data, a_min, a_max):
+    """Clip values to [a_min, a_max]; the gradient passes at the bounds."""
+    return torch.clamp(data, _cast_scalar(data, a_min), _cast_scalar(data, a_max))
+
+
+@register('hard_sigmoid', inputs=('data',), attrs=[('alpha', FLOAT, 0.2), ('beta', FLOAT, 0.5)])
+def hard_sigmoid(data, alpha, beta):
+    """``clip(alpha * x + beta, 0, 1)``."""
+    return torch.clamp(data * alpha + beta, 0.0, 1.0)
+
+
+@register('smooth_l1', inputs=('data',), attrs=[('scalar', FLOAT, 1.0)])
+def smooth_l1(data, scalar):
+    """Smooth L1: ``0.5 (sigma x)^2`` where ``|x| < 1/sigma^2``, else ``|x| - 0.5/sigma^2``."""
+    s2 = scalar * scalar
+    absx = torch.abs(data)
+    return torch.where(absx < 1.0 / s2, 0.5 * s2 * data * data, absx - 0.5 / s2)
+
+
+@register('add_n', variadic='num_args', attrs=[('num_args', INT)],
+          aliases=('ElementWiseSum', '_sum_n'))
+def add_n(*args, num_args):
+    """Sum of any number of arrays of the same shape."""
+    out = args[0]
+    for a in args[1:]:
+        check(a.shape == out.shape, 'add_n', 'all inputs must have the same shape, got %s and %s',
+              tuple(out.shape), tuple(a.shape))
+        out = out + a
+    return out
+
+
+@register('Cast', inputs=('data',), attrs=[('dtype', DTYPE)], aliases=('cast',))
+def cast(data, dtype):
+    """Convert to ``dtype``."""
+    return data.to(dtype)
+
+
+@register('amp_cast', inputs=('data',), attrs=[('dtype', DTYPE)])
+def amp_cast(data, dtype):
+    """Cast used by automatic mixed precision; casts floating inputs only."""
+    return data.to(dtype) if data.dtype.is_floating_point else data
+
+
+@register('_copy', inputs=('data',), aliases=('identity',))
+def copy(data):
+    """A copy of the input."""
+    return data.clone()
+
+
+@register('BlockGrad', inputs=('data',), aliases=('stop_gradient',))
+def block_grad(data):
+    """The input unchanged, with no gradient flowing back."""
+    return data.detach()
+
+
+@register('zeros_like', inputs=('data',))
+def zeros_like(data):
+    """Zeros of the input's shape and dtype."""
+    return torch.zeros_like(data)
+
+
+@register('ones_like', inputs=('data',))
+def ones_like(data):
+    """Ones of the input's shape and dtype."""
+    return torch.ones_like(data)
+
+
+@register('reshape_like', inputs=('lhs', 'rhs'),
+          attrs=[('lhs_begin', OPT_INT, None), ('lhs_end', OPT_INT, None),
+                 ('rhs_begin', OPT_INT, None), ('rhs_end', OPT_INT, None)])
+def reshape_like(lhs, rhs, lhs_begin, lhs_end, rhs_begin, rhs_end):
+    """Reshape ``lhs`` (or its dims [lhs_begin, lhs_end)) to the shape of ``rhs``'s dims."""
+    ls, rs = list(lhs.shape), list(rhs.shape)
+    lb, le = _range(lhs_begin, lhs_end, len(ls))
+    rb, re = _range(rhs_begin, rhs_end, len(rs))
+    shape = ls[:lb] + rs[rb:re] + ls[le:]
+    check(math.prod(shape) == lhs.numel(), 'reshape_like', 'cannot reshape %s to %s',
+          tuple(ls), tuple(shape))
+    return lhs.reshape(shape)
+
+
+def _range(begin, end, n):
+    b = 0 if begin is None else (begin + n if begin < 0 else begin)
+    e = n if end is None else (end + n if end < 0 else end)
+    return b, e
+

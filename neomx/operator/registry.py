@@ -1,0 +1,349 @@
+"""The operator registry: every operator is defined once, here, and every frontend reads it.
+
+An :class:`OpSpec` holds what MXNet knows about an operator -- input names (``data``,
+``weight``, ``bias``), auxiliary states, typed attributes with defaults, the number of
+outputs, argument-shape inference -- together with its torch implementation. From one
+spec neomx generates ``mx.nd.<Op>`` (see ``neomx/ndarray/register.py``), ``mx.sym.<Op>``
+and the calls that compiled graphs make.
+
+Writing an operator::
+
+    @register('FullyConnected', inputs=('data', 'weight', 'bias'),
+              attrs=[('num_hidden', INT), ('no_bias', BOOL, False), ('flatten', BOOL, True)],
+              optional_inputs=lambda a: ('bias',) if a['no_bias'] else ())
+    def fully_connected(data, weight, bias, num_hidden, no_bias, flatten):
+        ...
+
+The implementation receives torch tensors (``None`` for an absent optional input) and the
+parsed attributes as keyword arguments, and returns a tensor or a tuple of tensors.
+"""
+import ast
+
+import numpy as np
+
+from ..base import MXNetError, torch_dtype
+
+__all__ = ['Attr', 'OpSpec', 'register', 'get', 'all_ops', 'REQUIRED', 'check',
+           'INT', 'FLOAT', 'BOOL', 'STR', 'SHAPE', 'OPT_INT', 'OPT_FLOAT', 'OPT_SHAPE', 'DTYPE',
+           'OPT_DTYPE', 'FLOATS', 'CTX', 'ANY', 'OPT_BOOL', 'choice']
+
+
+class _Required:
+    def __repr__(self):
+        return 'required'
+
+
+REQUIRED = _Required()
+
+
+def _literal(value):
+    """Parse MXNet's string form of an attribute ('(2, 2)', 'True', 'None', '1e-3')."""
+    s = value.strip()
+    if s in ('None', ''):
+        return None
+    low = s.lower()
+    if low == 'true':
+        return True
+    if low == 'false':
+        return False
+    try:
+        return ast.literal_eval(s)
+    except (ValueError, SyntaxError):
+        if s.startswith('[') or s.startswith('('):    # '(2,2L)' or '[2 2]' from old files
+            return tuple(int(float(x)) for x in s.strip('[]()').replace(',', ' ').replace('L', '').split())
+        return s
+
+
+def _to_int(v):
+    if isinstance(v, str):
+        v = _literal(v)
+    if isinstance(v, (bool, np.bool_)):
+        return int(v)
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    if isinstance(v, (float, np.floating)) and float(v).is_integer():
+        return int(v)
+    raise ValueError('expected an integer, got %r' % (v,))
+
+
+def _to_float(v):
+    if isinstance(v, str):
+        v = _literal(v)
+    return float(v)
+
+
+def _to_bool(v):
+    if isinstance(v, str):
+        v = _literal(v)
+    if isinstance(v, (bool, np.bool_, int, np.integer)):
+        return bool(v)
+    raise ValueError('expected a boolean, got %r' % (v,))
+
+
+def _to_shape(v):
+    if isinstance(v, str):
+        v = _literal(v)
+    if isinstance(v, (int, np.integer)):
+        return (int(v),)
+    return tuple(None if x is None else int(x) for x in v)
+
+
+def _to_floats(v):
+    if isinstance(v, str):
+        v = _literal(v)
+    if isinstance(v, (int, float, np.number)):
+        return (float(v),)
+    return tuple(float(x) for x in v)
+
+
+def _to_str(v):
+    return str(v)
+
+
+def _to_dtype(v):
+    if isinstance(v, str) and v == 'None':
+        return None
+    return torch_dtype(v)
+
+
+def _optional(parse):
+    def parse_opt(v):
+        if v is None or (isinstance(v, str) and v.strip() in ('None', '')):
+            return None
+        return parse(v)
+    return parse_opt
+
+
+def _to_any(v):
+    return _literal(v) if isinstance(v, str) else v
+
+
+def _identity(v):
+    return v
+
+
+class Attr:
+    """One typed operator attribute: how to parse it and its default.
+
+    Parameters
+    ----------
+    parse : callable
+        Converts a Python value or MXNet's string form to the typed value; raises
+        ``ValueError``/``TypeError`` on bad input.
+    default : object
+        The default, or ``REQUIRED``.
+    choices : tuple of str, optional
+        Allowed values for enumerations (``act_type``...).
+    """
+    __slots__ = ('parse', 'default', 'choices', 'kind')
+
+    def __init__(self, kind, parse, default=REQUIRED, choices=None):
+        self.kind, self.parse, self.default, self.choices = kind, parse, default, choices
+
+    def __call__(self, default=REQUIRED):
+        return Attr(self.kind, self.parse, default, self.choices)
+
+
+INT = Attr('int', _to_int)
+FLOAT = Attr('float', _to_float)
+BOOL = Attr('boolean', _to_bool)
+STR = Attr('string', _to_str)
+SHAPE = Attr('Shape(tuple)', _to_shape)
+FLOATS = Attr('tuple of float', _to_floats)
+OPT_INT = Attr('int or None', _optional(_to_int))
+OPT_FLOAT = Attr('float or None', _optional(_to_float))
+OPT_BOOL = Attr('boolean or None', _optional(_to_bool))
+OPT_SHAPE = Attr('Shape or None', _optional(_to_shape))
+DTYPE = Attr('dtype', _to_dtype)
+OPT_DTYPE = Attr('dtype or None', _optional(_to_dtype))
+CTX = Attr('Context', _identity)
+ANY = Attr('any', _to_any)
+
+
+def choice(*values):
+    """An enumeration attribute ('relu', 'sigmoid'...)."""
+    return Attr("{%s}" % ', '.join("'%s'" % v for v in values), _to_str, REQUIRED, tuple(values))
+
+
+def check(condition, op, message, *fmt):
+    """Raise ``MXNetError`` naming operator ``op`` unless ``condition`` holds."""
+    if not condition:
+        raise MXNetError('%s: %s' % (op, message % fmt if fmt else message))
+
+
+class OpSpec:
+    """Everything neomx knows about one operator.
+
+    Attributes
+    ----------
+    name : str
+        MXNet's operator name (``FullyConnected``).
+    impl : callable
+        ``impl(*input_tensors, **attrs) -> Tensor or tuple of Tensors``.
+    inputs : tuple of str
+        Input names in order; auxiliary states included, at the end.
+    aux : tuple of str
+        The inputs that are auxiliary states (``moving_mean``...): updated, not learned.
+    attrs : dict of str -> Attr
+        Attributes in MXNet's declaration order (positional arguments follow the inputs).
+    variadic : str or None
+        For operators taking any number of inputs (``concat``), the attribute that counts
+        them (``num_args``); the inputs are named ``arg0, arg1...`` then.
+    num_outputs : int or callable(attrs) -> int
+        Number of outputs the implementation returns.
+    num_visible_outputs : int or callable(attrs) -> int or None
+        How many of those the user sees (BatchNorm hides its batch statistics).
+    output_names : tuple of str or callable(attrs) -> tuple
+        Names of the outputs (``output``; ``mean``/``var``...) used by Symbol.
+    optional_inputs : callable(attrs) -> iterable of str
+        Inputs absent for these attributes (``bias`` when ``no_bias``).
+    infer_args : callable(shapes, attrs) -> dict
+        Given known input shapes (a dict; unknown ones are None), the shapes of the other
+        inputs (weights from data): how deferred initialization and ``infer_shape`` work.
+    ctx_attrs : bool
+        The operator creates arrays (``ctx``/``dtype``/``shape`` attributes, no inputs).
+    """
+
+    def __init__(self, name, impl, inputs=(), aux=(), attrs=(), variadic=None, num_outputs=1,
+                 num_visible_outputs=None, output_names=None, optional_inputs=None,
+                 infer_args=None, key_var_num_args=None, doc=None):
+        self.name = name
+        self.impl = impl
+        self.inputs = tuple(inputs)
+        self.aux = tuple(aux)
+        self.attrs = {}
+        for entry in attrs:
+            aname, attr = entry[0], entry[1]
+            self.attrs[aname] = attr(entry[2]) if len(entry) > 2 else attr
+        self.attr_names = tuple(self.attrs)
+        self.defaults = {k: a.default for k, a in self.attrs.items() if a.default is not REQUIRED}
+        self.required = tuple(k for k, a in self.attrs.items() if a.default is REQUIRED)
+        self.variadic = variadic
+        self.num_outputs = num_outputs
+        self.num_visible_outputs = num_visible_outputs
+        self.output_names = output_names
+        self.optional_inputs = optional_inputs
+        self.infer_args = infer_args
+        self.ctx_attrs = 'ctx' in self.attrs
+        self.doc = doc or (impl.__doc__ if impl is not None else None)
+
+    # ------------------------------------------------------------ attributes
+    def parse_attrs(self, kwargs):
+        """Typed attributes from user keywords (Python values or MXNet strings), defaults filled.
+
+        Raises ``MXNetError`` for unknown or missing attributes and unparsable values, naming
+        the operator and the argument.
+        """
+        attrs = dict(self.defaults)
+        spec_attrs = self.attrs
+        for key, value in kwargs.items():
+            attr = spec_attrs.get(key)
+            if attr is None:
+                if key.startswith('__') and key.endswith('__'):   # Symbol's '__shape__' etc.
+                    continue
+                raise MXNetError("%s: cannot find argument '%s'; possible arguments are: %s"
+                                 % (self.name, key, ', '.join(self.attr_names) or '(none)'))
+            try:
+                value = attr.parse(value)
+            except (ValueError, TypeError, SyntaxError) as err:
+                raise MXNetError("%s: invalid value %r for argument '%s' (expected %s): %s"
+                                 % (self.name, value, key, attr.kind, err)) from None
+            if attr.choices is not None and value not in attr.choices:
+                raise MXNetError("%s: invalid value '%s' for argument '%s'; expected one of %s"
+                                 % (self.name, value, key, ', '.join(attr.choices)))
+            attrs[key] = value
+        if len(attrs) != len(spec_attrs):
+            missing = [k for k in self.required if k not in attrs]
+            if missing:
+                raise MXNetError("%s: required argument '%s' is missing" % (self.name, missing[0]))
+        return attrs
+
+    def format_attrs(self, attrs):
+        """Attributes as MXNet's JSON strings (only those given, as MXNet stores them)."""
+        out = {}
+        for k, v in attrs.items():
+            if v is None:
+                out[k] = 'None'
+            elif isinstance(v, tuple):
+                out[k] = '(' + ', '.join(str(x) for x in v) + (',)' if len(v) == 1 else ')')
+            elif hasattr(v, 'is_floating_point') or type(v).__name__ == 'dtype':
+                from ..base import dtype_name
+                out[k] = dtype_name(v)
+            else:
+                out[k] = str(v)
+        return out
+
+    # --------------------------------------------------------------- inputs
+    def input_names(self, attrs, num_args=None):
+        """The inputs present for these attributes (variadic ones named ``arg0..``)."""
+        if self.variadic:
+            n = attrs.get(self.variadic, num_args) if num_args is None else num_args
+            return tuple('arg%d' % i for i in range(n))
+        if self.optional_inputs is None:
+            return self.inputs
+        drop = set(self.optional_inputs(attrs))
+        return tuple(n for n in self.inputs if n not in drop)
+
+    def count_outputs(self, attrs):
+        n = self.num_outputs
+        return n(attrs) if callable(n) else n
+
+    def count_visible(self, attrs):
+        n = self.num_visible_outputs
+        if n is None:
+            return self.count_outputs(attrs)
+        return n(attrs) if callable(n) else n
+
+    def list_outputs(self, attrs):
+        names = self.output_names
+        if names is None:
+            n = self.count_outputs(attrs)
+            return ('output',) if n == 1 else tuple('output%d' % i for i in range(n))
+        return names(attrs) if callable(names) else names
+
+    def __repr__(self):
+        return '<OpSpec %s(%s)>' % (self.name, ', '.join(self.inputs + self.attr_names))
+
+
+_REGISTRY = {}
+_ALIASES = {}
+
+
+def register(name, aliases=(), **spec_kwargs):
+    """Decorator: register the decorated torch implementation as operator ``name``.
+
+    ``aliases`` are further names (``elemwise_add`` for ``_plus``) under which the same
+    spec is reachable. Returns the implementation unchanged, with ``.spec`` attached.
+    """
+    def deco(impl):
+        if name in _REGISTRY:
+            raise MXNetError('operator %s is registered twice' % name)
+        spec = OpSpec(name, impl, **spec_kwargs)
+        _REGISTRY[name] = spec
+        for alias in aliases:
+            _ALIASES[alias] = name
+        impl.spec = spec
+        return impl
+    return deco
+
+
+def alias(name, *aliases):
+    """Add further names for an already registered operator."""
+    for a in aliases:
+        _ALIASES[a] = name
+
+
+def get(name):
+    """The OpSpec of ``name`` (or of an alias); MXNetError if unknown."""
+    spec = _REGISTRY.get(name) or _REGISTRY.get(_ALIASES.get(name, ''))
+    if spec is None:
+        raise MXNetError('operator %s is not registered' % name)
+    return spec
+
+
+def all_ops():
+    """{name: OpSpec} including aliases (alias -> the spec it names)."""
+    out = dict(_REGISTRY)
+    for a, target in _ALIASES.items():
+        out.setdefault(a, _REGISTRY[target])
+    return out
