@@ -15,3 +15,12 @@ from . import ndarray
 from . import ndarray as nd
 from . import random
 from . import test_utils
+from . import lr_scheduler
+from . import optimizer
+from . import kvstore
+from . import kvstore as kv
+from . import initializer
+from . import initializer as init
+from . import metric
+from . import io
+from . import gluon

@@ -1,0 +1,1 @@
+"""``neomx.compat``: run scripts that ``import mxnet`` on neomx."""

@@ -1,0 +1,1 @@
+"""``mx.gluon``: the imperative/hybrid neural-network library."""

@@ -1,0 +1,1 @@
+"""``mx.init``: parameter initializers."""

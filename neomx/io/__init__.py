@@ -1,0 +1,1 @@
+"""``mx.io``: data iterators."""

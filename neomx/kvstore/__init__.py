@@ -1,0 +1,1 @@
+"""``mx.kv``: key-value stores for parameter synchronisation."""

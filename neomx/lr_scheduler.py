@@ -1,0 +1,1 @@
+"""``mx.lr_scheduler``: learning-rate schedules."""

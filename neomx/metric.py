@@ -1,0 +1,1 @@
+"""``mx.metric``: evaluation metrics."""

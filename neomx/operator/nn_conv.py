@@ -1,0 +1,1 @@
+"""Operators: nn_conv family."""

@@ -1,0 +1,1 @@
+"""Operators: nn_norm family."""

@@ -1,0 +1,1 @@
+"""Operators: optimizer_ops family."""

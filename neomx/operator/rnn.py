@@ -1,0 +1,1 @@
+"""Operators: rnn family."""

@@ -1,0 +1,1 @@
+"""``mx.optimizer``: optimizers and updaters."""
