@@ -1,0 +1,2 @@
+"""``gluon.contrib``."""
+from . import nn

@@ -1,0 +1,1 @@
+"""``gluon.contrib.nn``."""

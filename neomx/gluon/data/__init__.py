@@ -1,0 +1,1 @@
+"""``gluon.data``: datasets, samplers and loaders."""

@@ -1,0 +1,1 @@
+"""``gluon.model_zoo``."""

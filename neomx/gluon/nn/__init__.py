@@ -1,0 +1,1 @@
+"""``gluon.nn``: neural-network layers."""

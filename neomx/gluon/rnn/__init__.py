@@ -1,0 +1,1 @@
+"""``gluon.rnn``: recurrent layers and cells."""
