@@ -1,1 +1,582 @@
-"""Gluon blocks."""
+"""Gluon blocks: :class:`Block` (imperative ``forward``) and :class:`HybridBlock`.
+
+A HybridBlock writes its computation once, as ``hybrid_forward(F, x, *args, **params)``,
+against an operator namespace ``F``: ``mx.nd`` when called on NDArrays, ``mx.sym`` when
+called on Symbols. Layers therefore never touch torch; the registry operators do.
+
+Naming follows MXNet 1.9.1 so ``.params`` files map onto blocks: a top-level block takes
+the next per-kind counter of the current :class:`~neomx.name.NameManager` (``dense0_``);
+a block created inside ``parent.name_scope()`` takes the parent's prefix and the parent's
+own counters (``hybridsequential0_dense0_``).
+"""
+import itertools
+import re
+import threading
+import weakref
+from collections import OrderedDict, defaultdict
+
+from .. import initializer, name as _name, ndarray
+from ..base import MXNetError
+from ..ndarray import NDArray
+from .parameter import (DeferredInitializationError, Parameter, ParameterDict, _brief_print_list,
+                        shape_is_known)
+
+__all__ = ['Block', 'HybridBlock', 'HookHandle']
+
+
+class _BlockScope:
+    """The naming scope a block opens with ``name_scope()``: prefixes and child counters."""
+    _current = threading.local()
+
+    def __init__(self, block):
+        self._block = block
+        self._counter = {}
+        self._old_scope = None
+        self._name_scope = None
+
+    @staticmethod
+    def create(prefix, params, hint):
+        """The prefix and ParameterDict of a new block of kind ``hint`` in the current scope."""
+        current = getattr(_BlockScope._current, 'value', None)
+        if current is None:
+            if prefix is None:
+                prefix = _name.NameManager.current().get(None, hint) + '_'
+            params = ParameterDict(prefix) if params is None else ParameterDict(params.prefix, params)
+            return prefix, params
+        if prefix is None:
+            count = current._counter.get(hint, 0)
+            prefix = '%s%d_' % (hint, count)
+            current._counter[hint] = count + 1
+        if params is None:
+            parent = current._block.params
+            params = ParameterDict(parent.prefix + prefix, parent._shared)
+        else:
+            params = ParameterDict(params.prefix, params)
+        return current._block.prefix + prefix, params
+
+    def __enter__(self):
+        if self._block._empty_prefix:
+            return self
+        self._old_scope = getattr(_BlockScope._current, 'value', None)
+        _BlockScope._current.value = self
+        # Symbols created inside the scope are named under the block's prefix too.
+        self._name_scope = _name.Prefix(self._block.prefix)
+        self._name_scope.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        if self._block._empty_prefix:
+            return
+        self._name_scope.__exit__(*exc)
+        self._name_scope = None
+        _BlockScope._current.value = self._old_scope
+
+
+class HookHandle:
+    """Returned by ``register_forward_hook``: ``detach()`` removes the hook again."""
+    _ids = itertools.count()
+
+    def __init__(self):
+        self._hooks_dict_ref = None
+        self._id = None
+
+    def attach(self, hooks_dict, hook):
+        """Add ``hook`` to ``hooks_dict`` under this handle's id."""
+        assert self._hooks_dict_ref is None, 'The same handle cannot be attached twice.'
+        self._id = next(HookHandle._ids)
+        hooks_dict[self._id] = hook
+        self._hooks_dict_ref = weakref.ref(hooks_dict)
+
+    def detach(self):
+        """Remove the hook (a no-op when already removed)."""
+        hooks_dict = self._hooks_dict_ref() if self._hooks_dict_ref is not None else None
+        if hooks_dict is not None:
+            hooks_dict.pop(self._id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.detach()
+
+
+def _indent(text, spaces):
+    """Indent every line of ``text`` but the first by ``spaces``."""
+    lines = text.split('\n')
+    return '\n'.join(lines[:1] + [' ' * spaces + line for line in lines[1:]])
+
+
+def _flatten(args):
+    """Nested lists of arrays -> (flat list, format to rebuild the nesting)."""
+    if not isinstance(args, (list, tuple)):
+        return [args], 0
+    flat, fmt = [], []
+    for arg in args:
+        items, sub = _flatten(arg)
+        flat.extend(items)
+        fmt.append(sub)
+    return flat, fmt
+
+
+def _regroup(flat, fmt):
+    """Inverse of :func:`_flatten`: (nested structure, unused rest of ``flat``)."""
+    if fmt == 0:
+        return flat[0], flat[1:]
+    out = []
+    for sub in fmt:
+        item, flat = _regroup(flat, sub)
+        out.append(item)
+    return out, flat
+
+
+def _shape_str(args):
+    """Shapes of (nested) arrays as the summary table prints them."""
+    flat, fmt = _flatten(args)
+    shapes = _regroup([a.shape if isinstance(a, NDArray) else a for a in flat], fmt)[0]
+    return str(shapes)[1:-1] if isinstance(shapes, list) else str(shapes)
+
+
+class Block:
+    """Base class of all layers and models: children, parameters, naming, persistence.
+
+    Subclasses create children and parameters in ``__init__`` (inside ``self.name_scope()``
+    for MXNet's names) and define ``forward``.
+
+    Parameters
+    ----------
+    prefix : str, optional
+        Prefix of the names of this block's parameters and children; automatic by default.
+    params : ParameterDict, optional
+        Share the parameters of another block (``other.collect_params()``).
+    """
+
+    def __init__(self, prefix=None, params=None):
+        self._empty_prefix = prefix == ''
+        self._prefix, self._params = _BlockScope.create(prefix, params, self._alias())
+        self._name = self._prefix[:-1] if self._prefix.endswith('_') else self._prefix
+        self._scope = _BlockScope(self)
+        self._children = OrderedDict()
+        self._reg_params = {}
+        self._forward_hooks = OrderedDict()
+        self._forward_pre_hooks = OrderedDict()
+
+    def _alias(self):
+        """The kind used for automatic names (``dense`` in ``dense0_``)."""
+        return self.__class__.__name__.lower()
+
+    def __repr__(self):
+        children = ['  ({key}): {block}'.format(key=key, block=_indent(repr(block), 2))
+                    for key, block in self.__dict__.items() if isinstance(block, Block)]
+        return '{name}(\n{children}\n)'.format(name=self.__class__.__name__,
+                                              children='\n'.join(children))
+
+    def __setattr__(self, name, value):
+        """Register Block and Parameter attributes as children and parameters."""
+        existing = self.__dict__.get(name)
+        if isinstance(existing, (Parameter, Block)) and not isinstance(value, type(existing)):
+            raise TypeError('Changing attribute type for {name} from {type1} to {type2}is not '
+                            'allowed.'.format(name=name, type1=type(existing), type2=type(value)))
+        if isinstance(value, Block):
+            self.register_child(value, name)
+        elif isinstance(value, Parameter):
+            assert name not in self._reg_params, (
+                "Overriding Parameter attribute %s is not allowed. If you want to share parameters "
+                "between blocks, please set 'params' at Block construction instead." % name)
+            self._reg_params[name] = value
+        super().__setattr__(name, value)
+
+    # ----------------------------------------------------------------- naming
+    @property
+    def prefix(self):
+        """The prefix of this block's names (``dense0_``)."""
+        return self._prefix
+
+    @property
+    def name(self):
+        """The prefix without its trailing underscore (``dense0``)."""
+        return self._name
+
+    @property
+    def params(self):
+        """This block's own ParameterDict (children's parameters are not included)."""
+        return self._params
+
+    def name_scope(self):
+        """Scope in which new blocks and symbols are named under this block's prefix."""
+        return self._scope
+
+    # --------------------------------------------------------------- children
+    def register_child(self, block, name=None):
+        """Add ``block`` as a child under ``name`` (its position by default)."""
+        if name is None:
+            name = str(len(self._children))
+        self._children[name] = block
+
+    def collect_params(self, select=None):
+        """A ParameterDict of this block's and all descendants' parameters.
+
+        Parameters
+        ----------
+        select : str, optional
+            Regular expression (``'.*weight|.*bias'``) the full names must match.
+        """
+        ret = ParameterDict(self._params.prefix)
+        if not select:
+            ret.update(self.params)
+        else:
+            pattern = re.compile(select)
+            ret.update({key: p for key, p in self.params.items() if pattern.match(key)})
+        for child in self._children.values():
+            ret.update(child.collect_params(select=select))
+        return ret
+
+    def _collect_params_with_prefix(self, prefix=''):
+        """Parameters by structural name (``0.weight``, ``features.1.bias``)."""
+        if prefix:
+            prefix += '.'
+        ret = {prefix + key: p for key, p in self._reg_params.items()}
+        for key, child in self._children.items():
+            ret.update(child._collect_params_with_prefix(prefix + key))
+        return ret
+
+    def apply(self, fn):
+        """Call ``fn(block)`` on every descendant (children first), then on this block."""
+        for child in self._children.values():
+            child.apply(fn)
+        fn(self)
+        return self
+
+    # ------------------------------------------------------------ parameters
+    def initialize(self, init=initializer.Uniform(), ctx=None, verbose=False, force_reinit=False):
+        """Initialize all parameters; ``init`` serves those without an initializer of their own."""
+        self.collect_params().initialize(init, ctx, verbose, force_reinit)
+
+    def cast(self, dtype):
+        """Convert every parameter to ``dtype``."""
+        for child in self._children.values():
+            child.cast(dtype)
+        for param in self.params.values():
+            param.cast(dtype)
+
+    def zero_grad(self):
+        """Set every gradient buffer to 0."""
+        self.collect_params().zero_grad()
+
+    def reset_ctx(self, ctx):
+        """Move every parameter to ``ctx``."""
+        self.collect_params().reset_ctx(ctx)
+
+    def hybridize(self, active=True, **kwargs):
+        """Pass the hybridize flags down to the HybridBlocks among the descendants."""
+        for child in self._children.values():
+            child.hybridize(active, **kwargs)
+
+    def save_parameters(self, filename, deduplicate=False):
+        """Save the parameters under their structural names (``0.weight``), MXNet's format.
+
+        Parameters
+        ----------
+        filename : str
+        deduplicate : bool
+            Save a shared parameter once, under its last structural name.
+        """
+        params = self._collect_params_with_prefix()
+        if deduplicate:
+            names_of = {param: key for key, param in params.items()}
+            params = {key: param for param, key in names_of.items()}
+        ndarray.save(filename, {key: param._reduce() for key, param in params.items()})
+
+    def load_parameters(self, filename, ctx=None, allow_missing=False, ignore_extra=False,
+                        cast_dtype=False, dtype_source='current'):
+        """Load parameters saved by :meth:`save_parameters` (or by ``collect_params().save``).
+
+        Raises
+        ------
+        AssertionError
+            A parameter is missing from the file (unless ``allow_missing``), or a saved shape
+            does not fit.
+        ValueError
+            The file has a parameter this block lacks (unless ``ignore_extra``).
+        """
+        loaded = ndarray.load(filename)
+        params = self._collect_params_with_prefix()
+        if not loaded and not params:
+            return
+        if not any('.' in key for key in loaded):
+            # Full names (collect_params().save, or a single layer): match them by prefix.
+            self.collect_params().load_dict(loaded, ctx, allow_missing, ignore_extra, self.prefix,
+                                            filename, cast_dtype, dtype_source)
+            return
+        if not allow_missing:
+            keys_of = defaultdict(list)          # a shared parameter is saved under one name
+            for key, param in params.items():
+                keys_of[param].append(key)
+            for key, param in params.items():
+                assert any(k in loaded for k in keys_of[param]), (
+                    "Parameter '%s' is missing in file '%s', which contains parameters: %s. Set "
+                    "allow_missing=True to ignore missing parameters."
+                    % (key, filename, _brief_print_list(loaded.keys())))
+        for key, value in loaded.items():
+            if key not in params:
+                if ignore_extra:
+                    continue
+                raise ValueError(
+                    "Parameter '%s' loaded from file '%s' is not present in ParameterDict, which "
+                    "contains parameters %s. Set ignore_extra=True to ignore. "
+                    % (key, filename, _brief_print_list(params.keys())))
+            params[key]._load_init(value, ctx, cast_dtype=cast_dtype, dtype_source=dtype_source)
+
+    def save_params(self, filename):
+        """Deprecated: :meth:`collect_params` ``.save`` with this block's prefix stripped."""
+        self.collect_params().save(filename, strip_prefix=self.prefix)
+
+    def load_params(self, filename, ctx=None, allow_missing=False, ignore_extra=False):
+        """Deprecated alias of :meth:`load_parameters`."""
+        self.load_parameters(filename, ctx, allow_missing, ignore_extra)
+
+    # ---------------------------------------------------------------- calling
+    def register_forward_pre_hook(self, hook):
+        """Call ``hook(block, inputs)`` before every forward; returns a :class:`HookHandle`."""
+        handle = HookHandle()
+        handle.attach(self._forward_pre_hooks, hook)
+        return handle
+
+    def register_forward_hook(self, hook):
+        """Call ``hook(block, inputs, outputs)`` after every forward; returns a :class:`HookHandle`."""
+        handle = HookHandle()
+        handle.attach(self._forward_hooks, hook)
+        return handle
+
+    def __call__(self, *args):
+        for hook in self._forward_pre_hooks.values():
+            hook(self, args)
+        out = self.forward(*args)
+        for hook in self._forward_hooks.values():
+            hook(self, args, out)
+        return out
+
+    def forward(self, *args):
+        """The computation; subclasses override it."""
+        raise NotImplementedError
+
+    def summary(self, *inputs):
+        """Run ``inputs`` through the block and print MXNet's table of layers, output shapes
+        and parameter counts (not for hybridized blocks)."""
+        from .nn.basic_layers import Sequential, HybridSequential
+        rows = OrderedDict()
+        rows['Input'] = {'output_shape': _shape_str(inputs), 'n_params': 0, 'trainable': 0,
+                         'shared': 0}
+        seen = set()
+        handles = []
+
+        def record_row(block, _, outputs):
+            key = '%s-%i' % (block.__class__.__name__, len(rows))
+            row = rows[key] = {'output_shape': _shape_str(outputs), 'n_params': 0,
+                               'trainable': 0, 'shared': 0}
+            for param in block.params.values():
+                size = param.data().size
+                row['n_params'] += size
+                row['trainable'] += 0 if param.grad_req == 'null' else size
+                if param in seen:
+                    row['shared'] += size
+                seen.add(param)
+
+        def add_hook(block):
+            assert not getattr(block, '_active', False), \
+                '"{}" must not be hybridized to print summary.'.format(block.name)
+            if not isinstance(block, (Sequential, HybridSequential)):
+                handles.append(block.register_forward_hook(record_row))
+
+        try:
+            self.apply(add_hook)
+            self(*inputs)
+            _print_summary(rows)
+        finally:
+            for handle in handles:
+                handle.detach()
+
+
+def _print_summary(rows):
+    line = '{:>20}  {:>42} {:>15}'
+    print('-' * 80)
+    print(line.format('Layer (type)', 'Output Shape', 'Param #'))
+    print('=' * 80)
+    for key, row in rows.items():
+        print(line.format(key, str(row['output_shape']), row['n_params']))
+    total = sum(row['n_params'] for row in rows.values())
+    trainable = sum(row['trainable'] for row in rows.values())
+    shared = sum(row['shared'] for row in rows.values())
+    print('=' * 80)
+    print('Parameters in forward computation graph, duplicate included')
+    print('   Total params: ' + str(total))
+    print('   Trainable params: ' + str(trainable))
+    print('   Non-trainable params: ' + str(total - trainable))
+    print('Shared params in forward computation graph: ' + str(shared))
+    print('Unique parameters in model: ' + str(total - shared))
+    print('-' * 80)
+
+
+class LayerForwardError(MXNetError):
+    """An operator error re-raised with the layer that called the operator."""
+
+
+class HybridBlock(Block):
+    """A block written as ``hybrid_forward(F, x, *args, **params)``.
+
+    ``forward`` passes the parameters registered as attributes (``self.weight = ...``)
+    as keyword arguments, as NDArrays on the context of ``x``. Parameters of unknown shape
+    are completed at the first call from the operators they feed (deferred initialization).
+    ``hybridize()`` records its flags; execution stays imperative until graphs exist.
+    """
+
+    def __init__(self, prefix=None, params=None):
+        super().__init__(prefix=prefix, params=params)
+        self._active = False
+        self._flags = []
+
+    def hybridize(self, active=True, backend=None, clear=True, static_alloc=False,
+                  static_shape=False, inline_limit=2, forward_bulk_size=None,
+                  backward_bulk_size=None, **kwargs):
+        """Mark the block (and its descendants) for graph execution with these flags."""
+        self._active = active
+        self._backend = backend
+        self._flags = list(kwargs.items()) + [('static_alloc', static_alloc),
+                                              ('static_shape', static_shape),
+                                              ('inline_limit', inline_limit)]
+        if forward_bulk_size is not None:
+            self._flags.append(('forward_bulk_size', forward_bulk_size))
+        if backward_bulk_size is not None:
+            self._flags.append(('backward_bulk_size', backward_bulk_size))
+        super().hybridize(active, backend=backend, clear=clear, static_alloc=static_alloc,
+                          static_shape=static_shape, inline_limit=inline_limit,
+                          forward_bulk_size=forward_bulk_size,
+                          backward_bulk_size=backward_bulk_size, **kwargs)
+
+    def register_child(self, block, name=None):
+        if not isinstance(block, HybridBlock):
+            raise ValueError(
+                "Children of HybridBlock must also be HybridBlock, but %s has type %s. If you "
+                "are using Sequential, please try HybridSequential instead."
+                % (str(block), str(type(block))))
+        super().register_child(block, name)
+
+    def forward(self, x, *args):
+        """Call ``hybrid_forward`` with ``F = mx.nd`` for NDArrays, ``mx.sym`` for Symbols."""
+        if not isinstance(x, NDArray):
+            return self._forward_symbolic(x, args)
+        ctx = x.context
+        try:
+            params = {key: p.data(ctx) for key, p in self._reg_params.items()}
+        except DeferredInitializationError:
+            return self._forward_deferred(x, args)
+        return self._call_hybrid_forward(ndarray, x, args, params)
+
+    def _call_hybrid_forward(self, F, x, args, params):
+        try:
+            return self.hybrid_forward(F, x, *args, **params)
+        except MXNetError as err:
+            if type(err) is not MXNetError:        # already named, or a specific error type
+                raise
+            shapes = [a.shape for a in (x,) + args if isinstance(a, NDArray)]
+            raise LayerForwardError("Error in layer '%s' (%s) with input shapes %s: %s"
+                              % (self.name, type(self).__name__, shapes, err)) from None
+
+    def _forward_deferred(self, x, args):
+        """The first call with parameters of unknown shape: the operators that receive them
+        complete their shapes (``infer_args``) and initialize them, then compute."""
+        ctx = x.context
+        params = {}
+        for key, param in self._reg_params.items():
+            if param._data is None and param._deferred_init and shape_is_known(param.shape):
+                param._finish_deferred_init()
+            params[key] = param.data(ctx) if param._data is not None else _PendingParam(param, ctx)
+        return self._call_hybrid_forward(_ShapeInferringOps(ndarray), x, args, params)
+
+    def _forward_symbolic(self, x, args):
+        from .. import symbol
+        params = {key: p.var() for key, p in self._reg_params.items()}
+        with self.name_scope():
+            return self.hybrid_forward(symbol, x, *args, **params)
+
+    def hybrid_forward(self, F, x, *args, **kwargs):
+        """The computation, written with ``F.<operator>``; subclasses override it."""
+        raise NotImplementedError
+
+
+# --------------------------------------------------------- deferred shapes
+class _PendingParam:
+    """Stands for a parameter of unknown shape in the first call of ``hybrid_forward``."""
+    __slots__ = ('param', 'ctx')
+
+    def __init__(self, param, ctx):
+        self.param, self.ctx = param, ctx
+
+    def __repr__(self):
+        return '<pending %r>' % self.param
+
+
+class _ShapeInferringOps:
+    """An ``F`` namespace wrapping ``mx.nd``: an operator that receives pending parameters
+    completes their shapes with its ``infer_args``, initializes them and then runs."""
+
+    def __init__(self, namespace):
+        self._namespace = namespace
+
+    def __getattr__(self, attr):
+        value = getattr(self._namespace, attr)
+        spec = getattr(value, 'spec', None)
+        if spec is not None:
+            return _inferring_op(value, spec)
+        if type(value).__name__ == 'module':
+            return _ShapeInferringOps(value)
+        return value
+
+
+def _inferring_op(op, spec):
+    def call(*args, **kwargs):
+        args, kwargs = list(args), dict(kwargs)
+        pending = _pending_inputs(spec, args, kwargs)
+        if pending:
+            _complete_shapes(spec, args, kwargs, pending)
+        return op(*args, **kwargs)
+    return call
+
+
+def _input_slots(spec, args, kwargs):
+    """(container, index or key, input name) of every input given to an op call."""
+    n_in = len(spec.inputs)
+    slots = [(args, i, spec.inputs[i]) for i in range(min(n_in, len(args)))]
+    slots += [(kwargs, k, k) for k in spec.inputs if k in kwargs]
+    return slots
+
+
+def _pending_inputs(spec, args, kwargs):
+    return [slot for slot in _input_slots(spec, args, kwargs)
+            if isinstance(slot[0][slot[1]], _PendingParam)]
+
+
+def _complete_shapes(spec, args, kwargs, pending):
+    """Infer, initialize and substitute the pending parameters among an op's inputs."""
+    n_in = len(spec.inputs)
+    attrs = dict(zip(spec.attr_names, args[n_in:]))
+    attrs.update((k, v) for k, v in kwargs.items() if k not in spec.inputs and k not in ('name', 'out'))
+    shapes = {name: (value.shape if isinstance(value, NDArray) else None)
+              for holder, key, name in _input_slots(spec, args, kwargs)
+              for value in (holder[key],)}
+    if spec.infer_args is None:
+        names = ', '.join(holder[key].param.name for holder, key, _ in pending)
+        raise DeferredInitializationError(
+            'Cannot infer the shape of %s: operator %s does not infer argument shapes; give '
+            'the parameter a complete shape (in_units, in_channels...)' % (names, spec.name))
+    inferred = spec.infer_args(shapes, spec.parse_attrs(attrs))
+    for holder, key, name in pending:
+        pending_param = holder[key]
+        param = pending_param.param
+        shape = inferred.get(name)
+        if shape is None:
+            raise DeferredInitializationError(
+                "Operator %s could not infer the shape of input '%s' (Parameter '%s') from input "
+                "shapes %s" % (spec.name, name, param.name, shapes))
+        param.shape = tuple(shape)
+        param._finish_deferred_init()
+        holder[key] = param.data(pending_param.ctx)

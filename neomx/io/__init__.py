@@ -1,1 +1,4 @@
-"""``mx.io``: data iterators."""
+"""``mx.io``: data iterators (``NDArrayIter``) and their batch/description types."""
+from .io import DataDesc, DataBatch, DataIter, NDArrayIter, ResizeIter, PrefetchingIter
+
+__all__ = ['DataDesc', 'DataBatch', 'DataIter', 'NDArrayIter', 'ResizeIter', 'PrefetchingIter']

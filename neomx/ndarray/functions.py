@@ -13,7 +13,7 @@ from .ndarray import NDArray, array
 __all__ = ['add', 'subtract', 'multiply', 'divide', 'true_divide', 'modulo', 'power', 'maximum',
            'minimum', 'hypot', 'equal', 'not_equal', 'greater', 'greater_equal', 'lesser',
            'lesser_equal', 'logical_and', 'logical_or', 'logical_xor', 'concatenate', 'moveaxis',
-           'onehot_encode', 'linspace', 'eye', 'imdecode', 'histogram']
+           'onehot_encode', 'linspace', 'eye', 'imdecode', 'histogram', 'split_v2']
 
 
 def _ufunc(lhs, rhs, array_op, scalar_op, rscalar_op, py_fn):
@@ -103,3 +103,33 @@ def histogram(a, bins=10, range=None):  # pylint: disable=redefined-builtin
     counts, edges = np.histogram(a.asnumpy(), bins=bins if not isinstance(bins, NDArray) else bins.asnumpy(),
                                  range=range)
     return array(counts, ctx=a.context, dtype='int64'), array(edges, ctx=a.context)
+
+
+def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
+    """Split ``ary`` along ``axis`` into equal sections (an int) or at the given indices (a tuple).
+
+    Parameters
+    ----------
+    ary : NDArray
+    indices_or_sections : int or tuple of int
+        The number of equal sections, or the positions where new sections start
+        (``(2, 5)`` gives ``ary[:2], ary[2:5], ary[5:]`` along ``axis``).
+    axis : int
+    squeeze_axis : bool
+        Drop ``axis`` from every part (each must have size 1 along it).
+
+    Returns
+    -------
+    list of NDArray, or one NDArray when there is a single part.
+    """
+    if isinstance(indices_or_sections, int):
+        if ary.shape[axis] % indices_or_sections:
+            raise ValueError('array split does not result in an equal division: axis %d of size %d '
+                             'into %d sections' % (axis, ary.shape[axis], indices_or_sections))
+        return op._split_v2(ary, indices=(), axis=axis, squeeze_axis=squeeze_axis,
+                            sections=indices_or_sections)
+    if isinstance(indices_or_sections, tuple):
+        return op._split_v2(ary, indices=(0,) + indices_or_sections, axis=axis,
+                            squeeze_axis=squeeze_axis)
+    raise ValueError('indices_or_sections must be an int or a tuple of ints, got %s'
+                     % type(indices_or_sections).__name__)

@@ -13,7 +13,7 @@ METHODS = {name: name for name in (
     'tile', 'transpose', 'swapaxes', 'flip', 'split', 'split_v2', 'slice', 'slice_axis',
     'slice_like', 'take', 'pick', 'one_hot', 'pad', 'repeat', 'reshape_like', 'broadcast_to',
     'broadcast_like', 'broadcast_axes', 'zeros_like', 'ones_like', 'diag', 'depth_to_space',
-    'space_to_depth', 'shape_array', 'size_array', 'cumsum', 'dot', 'where')}
+    'space_to_depth', 'shape_array', 'size_array')}
 
 
 def _forwarder(fn_name):

@@ -399,51 +399,54 @@ class NDArray:
 
     # ------------------------------------------------------------- indexing
     def __getitem__(self, key):
+        """MXNet indexing: basic indexes give views where the result is contiguous (copies
+        otherwise, as MXNet does); index arrays (NDArray, list, numpy; any dtype, truncated to
+        int) give copies; a result with no dims has shape ``(1,)``."""
         t = self._t
         if type(key) is int:
-            if t.dim() == 1:
-                n = t.shape[0]
-                if not -n <= key < n:
-                    raise IndexError('index %d is out of bounds for axis 0 with size %d' % (key, n))
-                k = key % n
-                return _new(t[k:k + 1], self._ctx)
-            return _new(t[key], self._ctx)
-        key = _torch_index(key, t)
+            if t.dim() != 1:
+                return _new(t[key], self._ctx)
+            n = t.shape[0]
+            if not -n <= key < n:
+                raise IndexError('index %d is out of bounds for axis 0 with size %d' % (key, n))
+            k = key % n
+            return _new(t[k:k + 1], self._ctx)
+        key, flip_dims, basic = _torch_index(key, t)
         try:
-            r = t[key]
+            r = (t.flip(flip_dims) if flip_dims else t)[key]
         except IndexError as err:
             raise IndexError('%s (array shape %s)' % (err, tuple(t.shape))) from None
         if r.dim() == 0:
             r = r.reshape(1)
+        elif basic and not r.is_contiguous():
+            r = r.contiguous()
         return _new(r, self._ctx)
 
     def __setitem__(self, key, value):
+        """Write ``value`` (NDArray, numpy, list or scalar; broadcast to the indexed region and
+        cast to this array's dtype) into the region ``key`` selects."""
         _check_inplace(self)
         t = self._t
-        if isinstance(value, NDArray):
-            v = value._t
-            if v.dtype is not t.dtype or v.device != t.device:
-                v = v.to(device=t.device, dtype=t.dtype)
-        elif _is_scalar(value):
-            v = _scalar_for(t, value)
-        else:
-            v = torch.as_tensor(np.asarray(value), dtype=t.dtype, device=t.device)
-        if isinstance(key, slice) and key == slice(None):
-            if isinstance(v, torch.Tensor):
-                try:
-                    t.copy_(v)
-                except RuntimeError as err:
-                    raise MXNetError('__setitem__: cannot assign a value of shape %s to an array of shape %s'
-                                     ' (%s)' % (tuple(v.shape), tuple(t.shape), err)) from None
-            else:
-                t.fill_(v)
-            return
-        key = _torch_index(key, t)
+        v = _setitem_value(value, t)
         try:
-            t[key] = v
-        except (RuntimeError, IndexError) as err:
-            raise MXNetError('__setitem__: cannot assign a value of shape %s to index %r of an array of '
-                             'shape %s (%s)' % (getattr(v, 'shape', ()), key, tuple(t.shape), err)) from None
+            if isinstance(key, slice) and key == slice(None):
+                if isinstance(v, torch.Tensor):
+                    t.copy_(v)
+                else:
+                    t.fill_(v)
+                return
+            index, flip_dims, _ = _torch_index(key, t)
+            if not flip_dims:
+                t[index] = v
+                return
+            # Negative steps index a flipped copy: write into it, then flip it back.
+            flipped = t.flip(flip_dims)
+            flipped[index] = v
+            t.copy_(flipped.flip(flip_dims))
+        except RuntimeError as err:
+            raise ValueError('cannot assign a value of shape %s to index %r of an array of shape %s '
+                             '(%s)' % (tuple(getattr(v, 'shape', ())), key, tuple(t.shape),
+                                       str(err).split('\n')[0])) from None
 
     # ------------------------------------------------------------ arithmetic
     __add__ = _binary('__add__', torch.add)
@@ -504,24 +507,56 @@ def _rebuild(values, dev_type, dev_id, special):
     return arr.astype('bfloat16') if special == 'bfloat16' else arr
 
 
+_INDEX_ARRAYS = (NDArray, np.ndarray, list)
+
+
 def _index_tensor(x, device):
+    """An index array as int64: MXNet truncates float indices and reads booleans as 0 and 1."""
     if isinstance(x, NDArray):
         x = x._t
-        return x if x.dtype in (torch.int64, torch.bool) else x.long()
-    if isinstance(x, np.ndarray):
-        return torch.as_tensor(x if x.dtype == np.bool_ else x.astype(np.int64), device=device)
-    return torch.as_tensor(x, dtype=torch.int64, device=device)
+        return x if x.dtype is torch.int64 and x.device == device else x.to(device, torch.int64)
+    return torch.as_tensor(np.asarray(x).astype(np.int64, copy=False), device=device)
 
 
 def _torch_index(key, t):
-    """Translate an MXNet/numpy index (NDArrays and lists as index arrays) for torch."""
-    if isinstance(key, (NDArray, np.ndarray, list)):
-        return _index_tensor(key, t.device)
-    if isinstance(key, tuple):
-        if any(isinstance(k, (NDArray, np.ndarray, list)) for k in key):
-            return tuple(_index_tensor(k, t.device) if isinstance(k, (NDArray, np.ndarray, list)) else k
-                         for k in key)
-    return key
+    """Translate an MXNet index of ``t`` for torch.
+
+    Returns
+    -------
+    key : tuple
+        The index with index arrays as int64 tensors.
+    flip_dims : list of int
+        Dims of ``t`` to flip before indexing with ``key`` (torch has no negative steps; see
+        :func:`neomx.operator.shape.flip_negative_steps`).
+    basic : bool
+        Whether ``key`` has no index arrays (then the result is a view of ``t``).
+    """
+    if not isinstance(key, tuple):
+        key = (key,)
+    basic = True
+    if any(isinstance(k, _INDEX_ARRAYS) for k in key):
+        basic = False
+        key = tuple(_index_tensor(k, t.device) if isinstance(k, _INDEX_ARRAYS) else k for k in key)
+    if any(isinstance(k, slice) and k.step is not None and k.step < 0 for k in key):
+        from ..operator.shape import flip_negative_steps
+        flip_dims, key = flip_negative_steps(key, tuple(t.shape))
+        return key, flip_dims, basic
+    return key, (), basic
+
+
+def _setitem_value(value, t):
+    """``value`` as something torch can write into ``t``: a tensor of ``t``'s dtype and device
+    (copied if it shares ``t``'s memory, so overlapping writes stay correct) or a scalar."""
+    if isinstance(value, NDArray):
+        v = value._t
+        if v.dtype is not t.dtype or v.device != t.device:
+            return v.to(device=t.device, dtype=t.dtype)
+        if v.untyped_storage().data_ptr() == t.untyped_storage().data_ptr():
+            return v.clone()
+        return v
+    if _is_scalar(value):
+        return _scalar_for(t, value.item() if isinstance(value, np.generic) else value)
+    return torch.as_tensor(np.asarray(value), dtype=t.dtype, device=t.device)
 
 
 # ------------------------------------------------------------------ creation

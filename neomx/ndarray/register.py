@@ -52,6 +52,7 @@ def make_function(spec, func_name):
     count_visible = spec.count_visible
     fixed_outputs = spec.num_outputs if not callable(spec.num_outputs) else None
     arg_names = ('data',) if variadic else inputs
+    has_optional_inputs = spec.optional_inputs is not None and not variadic
 
     def nd_function(*args, out=None, name=None, **kwargs):
         if variadic:
@@ -76,6 +77,8 @@ def make_function(spec, func_name):
                     arrays[input_pos[k]] = kwargs.pop(k)
             names = inputs
         attrs = parse(kwargs)
+        if has_optional_inputs:
+            arrays = _to_present_inputs(spec, attrs, arrays)
         tensors = []
         ctx = None
         for i, a in enumerate(arrays):
@@ -121,6 +124,21 @@ def make_function(spec, func_name):
     nd_function.__doc__ = _docstring(spec, arg_names)
     nd_function.spec = spec
     return nd_function
+
+
+def _to_present_inputs(spec, attrs, arrays):
+    """Give the arrays passed, in order, to the inputs present for these attributes.
+
+    MXNet drops absent (None) arguments first: ``RNN(x, params, h, lengths, mode='gru',
+    use_sequence_length=True)`` passes ``lengths`` as sequence_length (a GRU has no
+    state_cell), and ``ctc_loss(x, label, label_lengths, use_label_lengths=True)`` likewise.
+    """
+    given = [a for a in arrays if a is not None]
+    present = spec.input_names(attrs)
+    if len(given) > len(present):
+        return arrays
+    placed = dict(zip(present, given))
+    return [placed.get(n) for n in spec.inputs]
 
 
 def _ctx_from_str(s):

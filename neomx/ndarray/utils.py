@@ -1,13 +1,311 @@
-"""``mx.nd.save`` / ``mx.nd.load`` (filled in by the serialization work)."""
+"""``mx.nd.save`` / ``mx.nd.load`` / ``mx.nd.load_frombuffer``: MXNet's binary ``.params`` format.
+
+The layout (little-endian), byte for byte what MXNet 1.9.1 writes::
+
+    u64 0x112 (list magic) | u64 0 (reserved) | u64 number of arrays | arrays... |
+    u64 number of names | per name: u64 byte length, UTF-8 bytes
+
+and per dense array (version 2)::
+
+    u32 0xF993FAC9 | i32 storage type (0 dense) | i32 ndim | i64 dims[ndim] |
+    i32 device type | i32 device id | i32 type flag | raw data (C order)
+
+A list is saved with no names; a dict with one name per array. Readers also accept
+version 1 (no storage type), the legacy layout (u32 ndim and u32 dims, no magic),
+version 3 (NumPy shape semantics: 0-d and zero-size arrays, which neomx writes that way
+as MXNet does) and sparse arrays (densified). Nothing is ever pickled.
+"""
+import math
+import os
+import struct
+import uuid
+
+import numpy as np
+import torch
+
+from ..base import MXNetError, TORCH_OF_TYPE_FLAG, TYPE_FLAG_OF_TORCH
+from ..context import cpu
+from .ndarray import NDArray, _new
+
+__all__ = ['save', 'load', 'load_frombuffer']
+
+_LIST_MAGIC = 0x112
+_V1_MAGIC = 0xF993FAC8
+_V2_MAGIC = 0xF993FAC9
+_V3_MAGIC = 0xF993FACA
+_DENSE, _ROW_SPARSE, _CSR = 0, 1, 2
+_AUX_COUNT = {_DENSE: 0, _ROW_SPARSE: 1, _CSR: 2}
+
+_U32 = struct.Struct('<I')
+_I32 = struct.Struct('<i')
+_U64 = struct.Struct('<Q')
+_LIST_HEADER = struct.Struct('<QQQ')
+_ARRAY_HEADER = struct.Struct('<Iii')        # magic, storage type, ndim
+_ARRAY_PLACEMENT = struct.Struct('<iii')     # device type, device id, type flag
+
+
+# ------------------------------------------------------------------- writing
+def _entries(data):
+    """``data`` as (names, arrays); names is empty for a list. Checks types as MXNet does."""
+    if isinstance(data, NDArray):
+        return [], [data]
+    if isinstance(data, dict):
+        names, arrays = list(data.keys()), list(data.values())
+        if not all(isinstance(k, str) for k in names) or not all(isinstance(v, NDArray) for v in arrays):
+            raise TypeError('save only accept dict str->NDArray or list of NDArray')
+        return names, arrays
+    if isinstance(data, list):
+        if not all(isinstance(v, NDArray) for v in data):
+            raise TypeError('save only accept dict str->NDArray or list of NDArray')
+        return [], data
+    raise ValueError('data needs to either be a NDArray, dict of str, NDArray pairs or a list of NDarrays.')
+
+
+def _array_chunks(arr):
+    """The serialised bytes of one NDArray, as a list of buffers.
+
+    Zero-size and 0-d arrays only exist under MXNet's NumPy shape semantics, whose files
+    carry the version-3 magic; all others are written as version 2, as plain MXNet does.
+    """
+    tensor = arr._t.detach()
+    shape = tuple(tensor.shape)
+    magic = _V2_MAGIC if shape and all(shape) else _V3_MAGIC
+    ctx = arr._ctx
+    header = (_ARRAY_HEADER.pack(magic, _DENSE, len(shape)) + struct.pack('<%dq' % len(shape), *shape)
+              + _ARRAY_PLACEMENT.pack(ctx.device_typeid, ctx.device_id, TYPE_FLAG_OF_TORCH[tensor.dtype]))
+    raw = tensor.to('cpu').contiguous().reshape(-1).view(torch.uint8).numpy()
+    return [header, raw]
+
+
+def _names_chunks(names):
+    chunks = [_U64.pack(len(names))]
+    for name in names:
+        encoded = name.encode('utf-8')
+        chunks += [_U64.pack(len(encoded)), encoded]
+    return chunks
+
+
+def _write_atomically(fname, chunks):
+    """Write ``chunks`` to ``fname`` through a temporary file in the same folder.
+
+    The final ``os.replace`` is atomic: a reader sees the old file or the complete new
+    one, and a failure midway leaves the old file untouched.
+    """
+    folder, base = os.path.split(os.path.abspath(fname))
+    tmp = os.path.join(folder, '.%s.%s.tmp' % (base, uuid.uuid4().hex[:12]))
+    try:
+        f = open(tmp, 'xb')
+    except OSError as err:
+        raise MXNetError('cannot write %s: %s' % (fname, err.strerror or err)) from None
+    try:
+        with f:
+            for chunk in chunks:
+                f.write(chunk)
+        os.replace(tmp, fname)
+    except BaseException as err:
+        os.remove(tmp)
+        if isinstance(err, OSError):
+            raise MXNetError('cannot write %s: %s' % (fname, err.strerror or err)) from err
+        raise
+
+
+def _serialise(names, arrays):
+    """Generate the buffers of a whole ``.params`` file, one array at a time."""
+    yield _LIST_HEADER.pack(_LIST_MAGIC, 0, len(arrays))
+    for arr in arrays:
+        yield from _array_chunks(arr)
+    yield from _names_chunks(names)
 
 
 def save(fname, data):
-    raise NotImplementedError
+    """Save NDArrays to ``fname`` in MXNet's ``.params`` format.
+
+    Parameters
+    ----------
+    fname : str or os.PathLike
+        Destination; replaced atomically.
+    data : NDArray, list of NDArray or dict of str to NDArray
+        A single NDArray is saved as a one-element list.
+
+    Raises
+    ------
+    TypeError
+        For non-str dict keys or non-NDArray values.
+    ValueError
+        When ``data`` is none of the accepted containers.
+    """
+    names, arrays = _entries(data)      # bad input is rejected before touching the file system
+    _write_atomically(os.fspath(fname), _serialise(names, arrays))
+
+
+# ------------------------------------------------------------------- reading
+class _Reader:
+    """Sequential little-endian reads from a buffer; errors name the source and byte offset."""
+
+    def __init__(self, buf, source):
+        self.buf = buf
+        self.offset = 0
+        self.source = source
+
+    def fail(self, message, offset=None):
+        raise MXNetError('%s: %s (at byte offset %d)'
+                         % (self.source, message, self.offset if offset is None else offset))
+
+    def take(self, size, what):
+        start = self.offset
+        if size < 0 or start + size > len(self.buf):
+            self.fail('truncated or corrupt .params data: %s needs %d bytes but only %d remain'
+                      % (what, size, len(self.buf) - start))
+        self.offset = start + size
+        return start
+
+    def unpack(self, fmt, what):
+        return fmt.unpack_from(self.buf, self.take(fmt.size, what))[0]
+
+    def ints(self, count, code, what):
+        fmt = struct.Struct('<%d%s' % (count, code))
+        return fmt.unpack_from(self.buf, self.take(fmt.size, what))
+
+    def tensor(self, dtype, shape, what):
+        nbytes = math.prod(shape) * torch.empty((), dtype=dtype).element_size()
+        start = self.take(nbytes, what)
+        if nbytes == 0:
+            return torch.empty(shape, dtype=dtype)
+        # A copy of the bytes: owned, aligned memory, independent of the buffer.
+        raw = np.frombuffer(self.buf, dtype=np.uint8, count=nbytes, offset=start).copy()
+        return torch.from_numpy(raw).view(dtype).reshape(shape)
+
+
+def _read_shape(reader, what):
+    """A shape: i32 ndim then i64 dims; None for an unknown shape."""
+    ndim = reader.unpack(_I32, what + ' ndim')
+    if ndim < 0:            # unknown shape (version 3): an empty ("none") array
+        return None
+    if ndim > 32:
+        reader.fail('%s has an implausible ndim %d' % (what, ndim), reader.offset - 4)
+    return reader.ints(ndim, 'q', what + ' dims')
+
+
+def _read_type(reader, what):
+    start = reader.offset
+    flag = reader.unpack(_I32, what + ' type flag')
+    dtype = TORCH_OF_TYPE_FLAG.get(flag)
+    if dtype is None:
+        reader.fail('%s has unknown type flag %d' % (what, flag), start)
+    return dtype
+
+
+def _densify(reader, stype, shape, dtype, what):
+    """Read a sparse array's aux types/shapes, values and indices; return it dense."""
+    aux = []
+    for i in range(_AUX_COUNT[stype]):
+        aux.append((_read_type(reader, '%s aux %d' % (what, i)),
+                    _read_shape(reader, '%s aux %d shape' % (what, i))))
+    if stype == _ROW_SPARSE:
+        # The rows present are counted by the index array (the storage shape may be stale).
+        values = reader.tensor(dtype, (aux[0][1][0],) + tuple(shape[1:]), what + ' values')
+        rows = reader.tensor(aux[0][0], aux[0][1], what + ' row indices').long()
+        dense = torch.zeros(shape, dtype=dtype)
+        dense[rows] = values
+        return dense
+    values = reader.tensor(dtype, (aux[1][1][0],), what + ' values')
+    indptr = reader.tensor(aux[0][0], aux[0][1], what + ' indptr').long()
+    indices = reader.tensor(aux[1][0], aux[1][1], what + ' indices').long()
+    rows = torch.repeat_interleave(torch.arange(shape[0]), indptr[1:] - indptr[:-1])
+    dense = torch.zeros(shape, dtype=dtype)
+    dense[rows, indices] = values
+    return dense
+
+
+def _read_array(reader, index):
+    """One NDArray in any of MXNet's layouts, as a tensor (None for an empty "none" array)."""
+    what = 'array %d' % index
+    start = reader.offset
+    magic = reader.unpack(_U32, what + ' magic')
+    stype = _DENSE
+    if magic in (_V2_MAGIC, _V3_MAGIC):
+        stype_at = reader.offset
+        stype = reader.unpack(_I32, what + ' storage type')
+        if stype not in _AUX_COUNT:
+            reader.fail('%s has unknown storage type %d' % (what, stype), stype_at)
+        if stype != _DENSE:     # not needed: the aux shapes give the stored sizes
+            _read_shape(reader, what + ' storage shape')
+        shape = _read_shape(reader, what + ' shape')
+    elif magic == _V1_MAGIC:
+        shape = _read_shape(reader, what + ' shape')
+    else:
+        # Legacy layout: no magic; the word read is the ndim, followed by u32 dims.
+        if magic > 32:
+            reader.fail('%s does not start with an NDArray magic number (found 0x%08X)' % (what, magic), start)
+        shape = reader.ints(magic, 'I', what + ' dims')
+    if shape is None or (magic != _V3_MAGIC and not shape):
+        return None          # an empty array, saved without device, type or data
+    reader.ints(2, 'i', what + ' device')      # the device it was saved from; loaded on cpu(0)
+    dtype = _read_type(reader, what)
+    if stype != _DENSE:
+        return _densify(reader, stype, shape, dtype, what)
+    return reader.tensor(dtype, shape, what + ' data')
+
+
+def _parse(buf, source):
+    reader = _Reader(buf, source)
+    magic = reader.unpack(_U64, 'file header')
+    if magic != _LIST_MAGIC:
+        reader.fail('not an NDArray .params file: header 0x%X is not 0x%X' % (magic, _LIST_MAGIC), 0)
+    reader.unpack(_U64, 'reserved header word')
+    count = reader.unpack(_U64, 'array count')
+    tensors = [_read_array(reader, i) for i in range(count)]
+    names_at = reader.offset
+    num_names = reader.unpack(_U64, 'name count')
+    if num_names not in (0, count):
+        reader.fail('the file holds %d arrays but %d names' % (count, num_names), names_at)
+    names = []
+    for i in range(num_names):
+        length = reader.unpack(_U64, 'length of name %d' % i)
+        start = reader.take(length, 'name %d' % i)
+        try:
+            names.append(bytes(buf[start:start + length]).decode('utf-8'))
+        except UnicodeDecodeError:
+            reader.fail('name %d is not valid UTF-8' % i, start)
+    ctx = cpu(0)
+    arrays = [_new(torch.empty(0) if t is None else t, ctx) for t in tensors]
+    return dict(zip(names, arrays)) if names else arrays
 
 
 def load(fname):
-    raise NotImplementedError
+    """Load NDArrays saved by :func:`save` or by MXNet.
+
+    Parameters
+    ----------
+    fname : str or os.PathLike
+
+    Returns
+    -------
+    list of NDArray or dict of str to NDArray
+        A dict when the file has names; arrays are on cpu(0). An empty ("none") array
+        that MXNet saved loads as a float32 array of shape (0,).
+
+    Raises
+    ------
+    MXNetError
+        When the file is missing, unreadable, truncated or corrupt (naming the byte offset).
+    """
+    fname = os.fspath(fname)
+    try:
+        with open(fname, 'rb') as f:
+            buf = f.read()
+    except OSError as err:
+        raise MXNetError('cannot open %s: %s' % (fname, err.strerror or err)) from None
+    return _parse(buf, fname)
 
 
 def load_frombuffer(buf):
-    raise NotImplementedError
+    """Load NDArrays from the bytes of a ``.params`` file (see :func:`load`).
+
+    Parameters
+    ----------
+    buf : bytes, bytearray or memoryview
+    """
+    if not isinstance(buf, (bytes, bytearray, memoryview)):
+        raise TypeError('buf required to be bytes, got %s' % type(buf).__name__)
+    return _parse(buf, '.params buffer')

@@ -2,4 +2,4 @@
 from . import registry
 # Each module registers one family of operators (registration side effects).
 from . import (elemwise, reduce, linalg, shape, indexing, random, optimizer_ops,  # noqa: F401
-               nn_conv, nn_activation, nn_norm, nn_output, sequence, rnn)
+               nn_conv, nn_activation, nn_norm, nn_output, sequence, rnn, image)

@@ -28,24 +28,38 @@ def _cbrt(x):
 
 
 def _gamma(x):
-    # Reflection for negative arguments: Gamma(x) = pi / (sin(pi x) Gamma(1 - x)).
-    pos = torch.exp(torch.lgamma(x))
-    neg = math.pi / (torch.sin(math.pi * x) * torch.exp(torch.lgamma(1 - x)))
-    return torch.where(x > 0, pos, neg)
+    # |Gamma(x)| = exp(lgamma(x)); for negative x the sign alternates between the poles,
+    # being (-1)**floor(x). At the poles (non-positive integers) the result is NaN, except
+    # at 0 where it is +inf, as C's tgamma gives.
+    magnitude = torch.exp(torch.lgamma(x))
+    negative_odd = (x < 0) & (torch.remainder(torch.floor(x), 2) == 1)
+    signed = torch.where(negative_odd, -magnitude, magnitude)
+    return torch.where((x < 0) & (x == torch.floor(x)), torch.full_like(x, math.nan), signed)
 
 
 def _float_only(fn):
-    """Integer inputs to a float function compute in float32 and cast back, as MXNet does."""
+    """Integer inputs to a float function compute in float64 and truncate back, as MXNet does
+    (so ``exp(int32 20)`` is 485165195 and ``erf(int32 5)`` is 0)."""
     def impl(x):
         if x.dtype.is_floating_point:
             return fn(x)
-        return fn(x.float()).to(x.dtype)
+        return fn(x.double()).to(x.dtype)
+    return impl
+
+
+def _float_rounding(fn):
+    """Integer inputs to a rounding function are already whole: they come back unchanged."""
+    def impl(x):
+        if x.dtype.is_floating_point:
+            return fn(x)
+        return x.clone()
     return impl
 
 
 UNARY = {
-    'abs': torch.abs, 'sign': torch.sign, 'round': _round_half_away, 'rint': _rint_half_down,
-    'ceil': torch.ceil, 'floor': torch.floor, 'trunc': torch.trunc, 'fix': torch.trunc,
+    'abs': torch.abs, 'sign': torch.sign, 'round': _float_rounding(_round_half_away),
+    'rint': _float_rounding(_rint_half_down), 'ceil': torch.ceil, 'floor': torch.floor,
+    'trunc': torch.trunc, 'fix': torch.trunc,
     'square': torch.square, 'negative': torch.neg, 'reciprocal': torch.reciprocal,
     'relu': torch.relu, 'sigmoid': torch.sigmoid, 'softsign': torch.nn.functional.softsign,
     'erf': torch.erf, 'erfinv': torch.erfinv, 'exp': torch.exp, 'expm1': torch.expm1,
@@ -55,8 +69,8 @@ UNARY = {
     'arccos': torch.acos, 'arctan': torch.atan, 'sinh': torch.sinh, 'cosh': torch.cosh,
     'tanh': torch.tanh, 'arcsinh': torch.asinh, 'arccosh': torch.acosh, 'arctanh': torch.atanh,
     'degrees': torch.rad2deg, 'radians': torch.deg2rad, 'gamma': _gamma, 'gammaln': torch.lgamma,
-    'log_sigmoid': torch.nn.functional.logsigmoid, 'mish': torch.nn.functional.mish,
 }
+# Operators that work on integer arrays directly (the rest compute in float, see _float_only).
 _INT_OK = {'abs', 'sign', 'square', 'negative', 'relu', 'ceil', 'floor', 'trunc', 'fix', 'round', 'rint'}
 
 
@@ -307,4 +321,3 @@ def _range(begin, end, n):
     b = 0 if begin is None else (begin + n if begin < 0 else begin)
     e = n if end is None else (end + n if end < 0 else end)
     return b, e
-

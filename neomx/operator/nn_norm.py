@@ -1,1 +1,281 @@
-"""Operators: nn_norm family."""
+"""Normalisation operators: BatchNorm, LayerNorm, InstanceNorm, GroupNorm, L2Normalization, LRN.
+
+MXNet semantics kept here:
+
+* ``BatchNorm`` defaults to ``fix_gamma=True``: gamma is overwritten with ones (MXNet writes
+  them into the array) and gets a zero gradient.
+  In training it normalises with the batch mean and the biased batch variance, and updates
+  ``moving_mean``/``moving_var`` in place during the *backward* pass, as MXNet 1.9.1 does:
+  ``running = momentum * running + (1 - momentum) * batch``. Its hidden outputs are the mean
+  used and the inverse standard deviation ``1 / sqrt(var + eps)`` (MXNet calls it ``var``).
+* ``LayerNorm``/``GroupNorm`` with ``output_mean_var`` also return the mean and the standard
+  deviation ``sqrt(var + eps)``; ``GroupNorm``'s gamma and beta hold one value per *group*.
+* ``LRN`` sums squares over ``2 * ((nsize - 1) // 2) + 1`` channels but divides ``alpha`` by
+  ``nsize``: the two differ for even sizes, where MXNet's window is the next smaller odd one.
+"""
+import torch
+import torch.nn.functional as F
+
+from .. import autograd
+from .registry import BOOL, FLOAT, INT, OPT_FLOAT, check, choice, register
+
+
+def _broadcast_shape(ndim, axis):
+    """Shape that broadcasts a per-channel vector along ``axis`` of an ``ndim``-d array."""
+    shape = [1] * ndim
+    shape[axis] = -1
+    return shape
+
+
+def _check_channel_params(op, data, axis, params):
+    channels = data.shape[axis]
+    for name, tensor in params.items():
+        check(tuple(tensor.shape) == (channels,), op,
+              '%s must have shape (%d,) for data of shape %s on axis %d, got %s',
+              name, channels, tuple(data.shape), axis, tuple(tensor.shape))
+
+
+def _fix_gamma(gamma):
+    """Set gamma to ones in place, as MXNet does with ``fix_gamma``; while recording, return
+    ones that are still connected to gamma so that it receives a (zero) gradient."""
+    if gamma.grad_fn is None:
+        with torch.no_grad():
+            gamma.fill_(1)
+    return gamma.mul(0).add_(1) if gamma.requires_grad else gamma
+
+
+def _moving_stats_updater(data, reduce_dims, moving_mean, moving_var, momentum):
+    """A hook for the output's gradient that folds the batch statistics into the moving ones.
+
+    MXNet updates the moving statistics in backward, so forward-only passes leave them alone.
+    """
+    batch = data.detach()
+
+    def update(grad):
+        with torch.no_grad():
+            var, mean = torch.var_mean(batch, reduce_dims, correction=0)
+            moving_mean.mul_(momentum).add_(mean.to(moving_mean.dtype), alpha=1 - momentum)
+            moving_var.mul_(momentum).add_(var.to(moving_var.dtype), alpha=1 - momentum)
+    return update
+
+
+def _batch_norm_channels_first(data, gamma, beta, moving_mean, moving_var, eps, momentum,
+                               use_batch_stats, use_global_stats):
+    """BatchNorm of ``(N, C, ...)`` data; returns (output, mean used, 1 / sqrt(var + eps))."""
+    if use_batch_stats:
+        out, mean, inv_std = torch.native_batch_norm(data, gamma, beta, None, None, True, 0.0, eps)
+        if out.requires_grad:
+            reduce_dims = (0,) + tuple(range(2, data.dim()))
+            out.register_hook(_moving_stats_updater(data, reduce_dims, moving_mean, moving_var,
+                                                    momentum))
+        return out, mean, inv_std
+    if data.requires_grad and not use_global_stats:
+        out = _moving_stats_norm_as_if_batch(data, gamma, beta, moving_mean, moving_var, eps)
+    else:
+        out = torch.batch_norm(data, gamma, beta, moving_mean, moving_var, False, 0.0, eps, False)
+    return out, moving_mean, torch.rsqrt(moving_var + eps)
+
+
+def _moving_stats_norm_as_if_batch(data, gamma, beta, moving_mean, moving_var, eps):
+    """Normalise with the moving statistics but differentiate as MXNet 1.9.1 does.
+
+    Unless ``use_global_stats``, MXNet's backward treats the statistics as functions of the
+    batch even when forward used the moving ones: ``dx = gamma / std * (dy - mean(dy) -
+    x_hat * mean(dy * x_hat))``, with x_hat and std from the moving statistics. Proxies
+    whose values are the moving statistics and whose derivatives are those of the batch
+    mean and of ``mean((x - moving_mean) ** 2)`` give exactly that gradient.
+    """
+    reduce_dims = (0,) + tuple(range(2, data.dim()))
+    shape = _broadcast_shape(data.dim(), 1)
+    mean_const = moving_mean.view(shape)
+    batch_mean = data.mean(reduce_dims, keepdim=True)
+    mean = batch_mean - batch_mean.detach() + mean_const
+    spread = (data - mean_const).square().mean(reduce_dims, keepdim=True)
+    var = spread - spread.detach() + moving_var.view(shape)
+    out = (data - mean) * torch.rsqrt(var + eps)
+    if gamma is not None:
+        out = out * gamma.view(shape)
+    return out + beta.view(shape)
+
+
+def _infer_batch_norm(shapes, attrs):
+    data = shapes.get('data')
+    if data is None:
+        return {}
+    channel = (data[attrs['axis'] % len(data)],)
+    return {'gamma': channel, 'beta': channel, 'moving_mean': channel, 'moving_var': channel}
+
+
+@register('BatchNorm', inputs=('data', 'gamma', 'beta', 'moving_mean', 'moving_var'),
+          aux=('moving_mean', 'moving_var'),
+          attrs=[('eps', FLOAT, 1e-3), ('momentum', FLOAT, 0.9), ('fix_gamma', BOOL, True),
+                 ('use_global_stats', BOOL, False), ('output_mean_var', BOOL, False),
+                 ('axis', INT, 1), ('cudnn_off', BOOL, False),
+                 ('min_calib_range', OPT_FLOAT, None), ('max_calib_range', OPT_FLOAT, None)],
+          num_outputs=3, num_visible_outputs=lambda a: 3 if a['output_mean_var'] else 1,
+          output_names=('output', 'mean', 'var'), infer_args=_infer_batch_norm)
+def batch_norm(data, gamma, beta, moving_mean, moving_var, eps, momentum, fix_gamma,
+               use_global_stats, output_mean_var, axis, cudnn_off, min_calib_range,
+               max_calib_range):
+    """Batch normalisation over every axis but ``axis``.
+
+    Parameters
+    ----------
+    data : Tensor, shape (N, ..., C, ...), at least 2-D
+    gamma, beta, moving_mean, moving_var : Tensor, shape (C,)
+        C is ``data.shape[axis]``. The moving statistics are updated in place by the backward
+        pass of a training-mode call.
+
+    Returns
+    -------
+    (output, mean, inv_std) : output has data's shape; mean and ``1 / sqrt(var + eps)`` are (C,)
+    """
+    check(data.dim() >= 2, 'BatchNorm', 'data must be at least 2-D, got shape %s',
+          tuple(data.shape))
+    check(-data.dim() <= axis < data.dim(), 'BatchNorm', 'axis %d out of range for data of shape %s',
+          axis, tuple(data.shape))
+    axis %= data.dim()
+    _check_channel_params('BatchNorm', data, axis, {'gamma': gamma, 'beta': beta,
+                                                    'moving_mean': moving_mean,
+                                                    'moving_var': moving_var})
+    if fix_gamma:
+        gamma = _fix_gamma(gamma)
+    use_batch_stats = autograd.is_training() and not use_global_stats
+    channels_first = data.movedim(axis, 1) if axis != 1 else data
+    out, mean, inv_std = _batch_norm_channels_first(channels_first, gamma, beta, moving_mean,
+                                                    moving_var, eps, momentum, use_batch_stats,
+                                                    use_global_stats)
+    return (out.movedim(1, axis) if axis != 1 else out), mean, inv_std
+
+
+# ------------------------------------------------------- per-sample norms
+def _mean_std(data, dims, eps, keepdim):
+    var, mean = torch.var_mean(data, dims, correction=0, keepdim=keepdim)
+    return mean, torch.sqrt(var + eps)
+
+
+def _infer_affine(size_of):
+    """infer_args for a (gamma, beta) pair of shape ``(size_of(data_shape, attrs),)``."""
+    def infer(shapes, attrs):
+        data = shapes.get('data')
+        if data is None:
+            return {}
+        size = (size_of(data, attrs),)
+        return {'gamma': size, 'beta': size}
+    return infer
+
+
+def _mean_std_outputs(attrs):
+    return 3 if attrs['output_mean_var'] else 1
+
+
+_MEAN_STD_NAMES = ('output', 'mean', 'std')
+
+
+@register('LayerNorm', inputs=('data', 'gamma', 'beta'),
+          attrs=[('axis', INT, -1), ('eps', FLOAT, 1e-5), ('output_mean_var', BOOL, False)],
+          num_outputs=_mean_std_outputs, output_names=_MEAN_STD_NAMES,
+          infer_args=_infer_affine(lambda shape, a: shape[a['axis'] % len(shape)]))
+def layer_norm(data, gamma, beta, axis, eps, output_mean_var):
+    """Normalise each sample over ``axis`` alone, then scale and shift.
+
+    Parameters
+    ----------
+    data : Tensor, any shape with C = ``data.shape[axis]``
+    gamma, beta : Tensor, shape (C,)
+
+    Returns
+    -------
+    output, data's shape; with ``output_mean_var`` also mean and std, data's shape with
+    ``axis`` reduced to 1.
+    """
+    check(-data.dim() <= axis < data.dim(), 'LayerNorm', 'axis %d out of range for data of shape %s',
+          axis, tuple(data.shape))
+    axis %= data.dim()
+    _check_channel_params('LayerNorm', data, axis, {'gamma': gamma, 'beta': beta})
+    last = data.movedim(axis, -1)
+    out = F.layer_norm(last, (last.shape[-1],), gamma, beta, eps).movedim(-1, axis)
+    if not output_mean_var:
+        return out
+    return (out,) + _mean_std(data, axis, eps, keepdim=True)
+
+
+@register('InstanceNorm', inputs=('data', 'gamma', 'beta'), attrs=[('eps', FLOAT, 1e-3)],
+          infer_args=_infer_affine(lambda shape, a: shape[1]))
+def instance_norm(data, gamma, beta, eps):
+    """Normalise each (sample, channel) over the spatial axes, then scale and shift.
+
+    Parameters
+    ----------
+    data : Tensor, shape (N, C, spatial...), at least 3-D
+    gamma, beta : Tensor, shape (C,)
+    """
+    check(data.dim() >= 3, 'InstanceNorm', 'data must be at least 3-D (N, C, spatial...), got shape %s',
+          tuple(data.shape))
+    _check_channel_params('InstanceNorm', data, 1, {'gamma': gamma, 'beta': beta})
+    return F.instance_norm(data, weight=gamma, bias=beta, eps=eps)
+
+
+@register('GroupNorm', inputs=('data', 'gamma', 'beta'),
+          attrs=[('num_groups', INT, 1), ('eps', FLOAT, 1e-5), ('output_mean_var', BOOL, False)],
+          num_outputs=_mean_std_outputs, output_names=_MEAN_STD_NAMES,
+          infer_args=_infer_affine(lambda shape, a: a['num_groups']))
+def group_norm(data, gamma, beta, num_groups, eps, output_mean_var):
+    """Normalise each sample over groups of channels, then scale and shift per group.
+
+    Parameters
+    ----------
+    data : Tensor, shape (N, C, ...), C divisible by ``num_groups``
+    gamma, beta : Tensor, shape (num_groups,), as in MXNet 1.9.1
+
+    Returns
+    -------
+    output, data's shape; with ``output_mean_var`` also mean and std of shape (N, num_groups).
+    """
+    check(data.dim() >= 2 and num_groups > 0 and data.shape[1] % num_groups == 0, 'GroupNorm',
+          'the channel axis of data %s must divide into num_groups=%d', tuple(data.shape), num_groups)
+    check(tuple(gamma.shape) == (num_groups,) and tuple(beta.shape) == (num_groups,), 'GroupNorm',
+          'gamma and beta must have shape (num_groups,) = (%d,), got %s and %s',
+          num_groups, tuple(gamma.shape), tuple(beta.shape))
+    per_group = data.shape[1] // num_groups
+    out = F.group_norm(data, num_groups, torch.repeat_interleave(gamma, per_group),
+                       torch.repeat_interleave(beta, per_group), eps)
+    if not output_mean_var:
+        return out
+    grouped = data.reshape(data.shape[0], num_groups, -1)
+    return (out,) + _mean_std(grouped, -1, eps, keepdim=False)
+
+
+# ---------------------------------------------------------- other norms
+def _l2_dims(mode, ndim):
+    """The axes L2Normalization sums over in each mode."""
+    if mode == 'instance':
+        return tuple(range(1, ndim))
+    if mode == 'channel':
+        return (1,)
+    return tuple(range(2, ndim))
+
+
+@register('L2Normalization', inputs=('data',),
+          attrs=[('eps', FLOAT, 1e-10), ('mode', choice('channel', 'instance', 'spatial'), 'instance')])
+def l2_normalization(data, eps, mode):
+    """Divide by ``sqrt(sum(x ** 2) + eps)`` over all axes but the batch axis ('instance'),
+    over the channel axis ('channel', data at least 3-D) or over the spatial axes ('spatial',
+    data at least 3-D). The output has data's shape."""
+    check(mode == 'instance' or data.dim() >= 3, 'L2Normalization',
+          'mode %s needs data of at least 3 dimensions, got shape %s', mode, tuple(data.shape))
+    norm = torch.sqrt(data.square().sum(_l2_dims(mode, data.dim()), keepdim=True) + eps)
+    return data / norm
+
+
+@register('LRN', inputs=('data',),
+          attrs=[('alpha', FLOAT, 1e-4), ('beta', FLOAT, 0.75), ('knorm', FLOAT, 2.0), ('nsize', INT)])
+def lrn(data, alpha, beta, knorm, nsize):
+    """Local response normalisation across channels of (N, C, ...) data:
+    ``x / (knorm + alpha / nsize * sum of x ** 2 over the channel window) ** beta``."""
+    check(data.dim() >= 3, 'LRN', 'data must be at least 3-D (N, C, spatial...), got shape %s',
+          tuple(data.shape))
+    check(nsize > 0, 'LRN', 'nsize must be positive, got %d', nsize)
+    window = 2 * ((nsize - 1) // 2) + 1
+    # torch divides the window sum by its size: rescale alpha so the divisor is nsize.
+    return F.local_response_norm(data, window, alpha=alpha * window / nsize, beta=beta, k=knorm)

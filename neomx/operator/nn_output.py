@@ -1,1 +1,282 @@
-"""Operators: nn_output family."""
+"""Output (loss) layers: SoftmaxOutput, the regression outputs, MakeLoss/make_loss,
+softmax_cross_entropy and CTCLoss.
+
+MXNet's output layers end a network: their backward pass does not use the head gradient
+but writes the gradient of an implied loss (``softmax - one_hot(label)`` for SoftmaxOutput,
+``out - label`` for LinearRegressionOutput...). :class:`_HeadIgnoringOutput` reproduces
+that on torch autograd. ``softmax_cross_entropy`` and ``CTCLoss`` are ordinary
+differentiable losses: their gradients do scale with the head gradient.
+"""
+import torch
+import torch.nn.functional as F
+
+from .registry import BOOL, FLOAT, check, choice, register
+
+
+class _HeadIgnoringOutput(torch.autograd.Function):
+    """Output layer node: ``forward(data)`` forward, ``gradient(out)`` for data backward."""
+
+    @staticmethod
+    def forward(ctx, data, forward, gradient):  # pylint: disable=arguments-differ
+        out = forward(data)
+        ctx.gradient = gradient
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, head_grad):  # pylint: disable=arguments-differ
+        out, = ctx.saved_tensors
+        return ctx.gradient(out), None, None
+
+
+def _output_layer(data, forward, gradient):
+    """Apply ``forward`` to data; when recorded, backward yields ``gradient(output)``."""
+    if data.requires_grad and torch.is_grad_enabled():
+        return _HeadIgnoringOutput.apply(data, forward, gradient)
+    return forward(data)
+
+
+# ------------------------------------------------------------- SoftmaxOutput
+def _as_rows(data, multi_output, preserve_shape):
+    """View data as (rows, classes) with the classes last.
+
+    Returns the rows and a function that brings an array of the rows' shape back to data's.
+    multi_output: classes on axis 1, one row per (sample, position); preserve_shape: classes
+    on the last axis; otherwise each sample's flattened values form one row.
+    """
+    if multi_output:
+        moved = data.movedim(1, -1)
+        return moved.reshape(-1, data.shape[1]), lambda rows: rows.reshape(moved.shape).movedim(-1, 1)
+    if preserve_shape:
+        return data.reshape(-1, data.shape[-1]), lambda rows: rows.reshape(data.shape)
+    return data.reshape(data.shape[0], -1), lambda rows: rows.reshape(data.shape)
+
+
+def _label_rows(label, data, num_rows, multi_output, preserve_shape):
+    """One class label per softmax row, or per-class probabilities when label has data's shape."""
+    if label.shape == data.shape:
+        return _as_rows(label, multi_output, preserve_shape)[0]
+    if multi_output or preserve_shape:
+        check(label.numel() == num_rows, 'SoftmaxOutput',
+              'label of shape %s does not match data of shape %s (expected %d labels)',
+              tuple(label.shape), tuple(data.shape), num_rows)
+        return label.reshape(-1)
+    # MXNet expects label shape data.shape[:-1] here but only reads the first N entries.
+    check(label.numel() >= num_rows and label.shape[0] == num_rows, 'SoftmaxOutput',
+          'label of shape %s does not match data of shape %s (expected (%d,))',
+          tuple(label.shape), tuple(data.shape), num_rows)
+    return label.reshape(-1)[:num_rows]
+
+
+def _softmax_target(labels, probs, smooth_alpha):
+    """The distribution the softmax is pulled towards: one-hot labels, optionally smoothed.
+
+    Labels are truncated to integers; out-of-range labels give an all-zero row, as in MXNet.
+    """
+    if labels.dim() == 2:
+        return labels
+    classes = probs.shape[1]
+    target = (labels.to(torch.int64)[:, None] == torch.arange(classes, device=probs.device))
+    target = target.to(probs.dtype)
+    if smooth_alpha:
+        target = target * (1 - smooth_alpha) + (1 - target) * (smooth_alpha / (classes - 1))
+    return target
+
+
+def _softmax_output_gradient(labels, data, attrs):
+    """Backward of SoftmaxOutput: ``(softmax - target) * grad_scale / normalizer`` per row."""
+    multi_output, preserve_shape = attrs['multi_output'], attrs['preserve_shape']
+
+    def gradient(out):
+        probs, restore = _as_rows(out, multi_output, preserve_shape)
+        grad = probs - _softmax_target(labels, probs, attrs['smooth_alpha'])
+        if attrs['out_grad']:
+            # MXNet 1.9.1 scales by the layer's own output here, not by the head gradient.
+            grad = grad * probs
+        num_rows = probs.shape[0]
+        normalization = attrs['normalization']
+        if attrs['use_ignore'] and labels.dim() == 1:
+            keep = (labels != attrs['ignore_label']).to(grad.dtype)
+            grad = grad * keep[:, None]
+            valid = keep.sum().clamp(min=1)
+        else:
+            valid = num_rows
+        if normalization == 'batch':
+            grad = grad / num_rows
+        elif normalization == 'valid':
+            grad = grad / valid
+        elif multi_output:
+            grad = grad / (num_rows // data.shape[0])   # 'null' still averages over positions
+        return restore(grad * attrs['grad_scale'])
+    return gradient
+
+
+_SOFTMAX_OUTPUT_ATTRS = [
+    ('grad_scale', FLOAT, 1.0), ('ignore_label', FLOAT, -1.0), ('multi_output', BOOL, False),
+    ('use_ignore', BOOL, False), ('preserve_shape', BOOL, False),
+    ('normalization', choice('batch', 'null', 'valid'), 'null'), ('out_grad', BOOL, False),
+    ('smooth_alpha', FLOAT, 0.0)]
+
+
+@register('SoftmaxOutput', aliases=('Softmax',), inputs=('data', 'label'),
+          attrs=_SOFTMAX_OUTPUT_ATTRS)
+def softmax_output(data, label, **attrs):
+    """Softmax forward; backward gives the cross-entropy gradient w.r.t. the label.
+
+    Parameters
+    ----------
+    data : Tensor, shape (N, C) or (N, ...) flattened per sample; (N, C, positions...) with
+        ``multi_output``; (..., C) with ``preserve_shape``
+    label : Tensor, shape (N,), (N, positions...) or data.shape[:-1] respectively, or data's
+        shape for probability labels
+
+    Returns
+    -------
+    Tensor, data's shape: the softmax probabilities.
+    """
+    rows, restore = _as_rows(data, attrs['multi_output'], attrs['preserve_shape'])
+    labels = _label_rows(label, data, rows.shape[0], attrs['multi_output'], attrs['preserve_shape'])
+
+    def forward(x):
+        return restore(torch.softmax(_as_rows(x, attrs['multi_output'], attrs['preserve_shape'])[0], -1))
+    return _output_layer(data, forward, _softmax_output_gradient(labels, data, attrs))
+
+
+# ------------------------------------------------------ regression outputs
+def _per_sample_outputs(data):
+    return data.numel() // data.shape[0] if data.dim() else 1
+
+
+def _regression_output(name, forward, residual_gradient):
+    """Register a regression output layer: forward ``forward(data)``; backward
+    ``residual_gradient(out, label) * grad_scale / outputs per sample``."""
+    def regression_output(data, label, grad_scale):
+        check(label.numel() == data.numel(), name,
+              'label of shape %s does not match data of shape %s', tuple(label.shape), tuple(data.shape))
+        label = label.reshape(data.shape).to(data.dtype)
+        scale = grad_scale / _per_sample_outputs(data)
+
+        def gradient(out):
+            return residual_gradient(out, label) * scale
+        return _output_layer(data, forward, gradient)
+    regression_output.__doc__ = (
+        'Regression output layer (data and label of the same shape (N, ...)): forward is %s; '
+        'backward ignores the head gradient.' % forward.__doc__)
+    register(name, inputs=('data', 'label'), attrs=[('grad_scale', FLOAT, 1.0)])(regression_output)
+
+
+def _identity(data):
+    """the identity"""
+    return data.clone()
+
+
+def _sigmoid(data):
+    """the logistic sigmoid"""
+    return torch.sigmoid(data)
+
+
+_regression_output('LinearRegressionOutput', _identity, torch.sub)
+_regression_output('LogisticRegressionOutput', _sigmoid, torch.sub)
+_regression_output('MAERegressionOutput', _identity, lambda out, label: torch.sign(out - label))
+
+
+# ---------------------------------------------------------------- MakeLoss
+def _make_loss_normalizer(out, normalization, valid_thresh):
+    if normalization == 'batch':
+        # MXNet flattens to 2-D keeping the last axis, and divides by the number of rows.
+        return out.numel() // out.shape[-1]
+    if normalization == 'valid':
+        return (out > valid_thresh).sum().clamp(min=1)
+    return 1
+
+
+@register('MakeLoss', inputs=('data',),
+          attrs=[('grad_scale', FLOAT, 1.0), ('valid_thresh', FLOAT, 0.0),
+                 ('normalization', choice('batch', 'null', 'valid'), 'null')])
+def make_loss_layer(data, grad_scale, valid_thresh, normalization):
+    """Mark data as a loss: forward copies it; backward gives ``grad_scale / normalizer``
+    everywhere, the normalizer being 1 ('null'), the rows of data flattened to 2-D ('batch')
+    or the number of outputs above ``valid_thresh`` ('valid')."""
+    def gradient(out):
+        return torch.full_like(out, grad_scale) / _make_loss_normalizer(out, normalization, valid_thresh)
+    return _output_layer(data, _identity, gradient)
+
+
+@register('make_loss', inputs=('data',), output_names=('loss',))
+def make_loss(data):
+    """Mark data as a loss: forward copies it; backward gives ones, ignoring the head gradient."""
+    return _output_layer(data, _identity, torch.ones_like)
+
+
+# ------------------------------------------------------------------ losses
+@register('softmax_cross_entropy', inputs=('data', 'label'))
+def softmax_cross_entropy(data, label):
+    """Summed cross-entropy of softmax(data) against integer labels.
+
+    Parameters
+    ----------
+    data : Tensor, shape (N, C)
+    label : Tensor, shape (N,), class indices
+
+    Returns
+    -------
+    Tensor, shape (1,)
+    """
+    check(data.dim() == 2 and label.dim() == 1 and label.shape[0] == data.shape[0],
+          'softmax_cross_entropy', 'expects data (N, C) and label (N,), got %s and %s',
+          tuple(data.shape), tuple(label.shape))
+    return F.cross_entropy(data, label.to(torch.int64), reduction='sum').reshape(1)
+
+
+def _absent_ctc_lengths(attrs):
+    absent = []
+    if not attrs['use_data_lengths']:
+        absent.append('data_lengths')
+    if not attrs['use_label_lengths']:
+        absent.append('label_lengths')
+    return absent
+
+
+def _label_lengths(labels, padding):
+    """Each label sequence ends at the first padding value (or spans the whole row)."""
+    is_pad = labels == padding
+    first_pad = is_pad.to(torch.int8).argmax(1)
+    return torch.where(is_pad.any(1), first_pad, torch.full_like(first_pad, labels.shape[1]))
+
+
+@register('CTCLoss', aliases=('ctc_loss', '_contrib_CTCLoss', '_contrib_ctc_loss'),
+          inputs=('data', 'label', 'data_lengths', 'label_lengths'),
+          attrs=[('use_data_lengths', BOOL, False), ('use_label_lengths', BOOL, False),
+                 ('blank_label', choice('first', 'last'), 'first')],
+          optional_inputs=_absent_ctc_lengths, output_names=('output0',))
+def ctc_loss(data, label, data_lengths, label_lengths, use_data_lengths, use_label_lengths,
+             blank_label):
+    """Connectionist temporal classification loss of unnormalised activations.
+
+    Parameters
+    ----------
+    data : Tensor, shape (T, N, alphabet), softmax is applied over the alphabet
+    label : Tensor, shape (N, L); with ``blank_label='first'`` the blank is 0, labels are
+        1..alphabet-1 and 0 pads; with 'last' the blank is alphabet-1 and -1 pads.
+    data_lengths : Tensor, shape (N,), used with ``use_data_lengths`` (default T)
+    label_lengths : Tensor, shape (N,), used with ``use_label_lengths`` (default: up to the
+        first padding value)
+
+    Returns
+    -------
+    Tensor, shape (N,): the negative log-likelihood per sample; 0 where the label cannot be
+    aligned within the data length (as MXNet).
+    """
+    check(data.dim() == 3 and label.dim() == 2 and label.shape[0] == data.shape[1], 'CTCLoss',
+          'expects data (T, N, alphabet) and label (N, L), got %s and %s',
+          tuple(data.shape), tuple(label.shape))
+    steps, batch, alphabet = data.shape
+    blank, padding = (0, 0) if blank_label == 'first' else (alphabet - 1, -1)
+    labels = label.to(torch.int64)
+    target_lengths = (label_lengths.to(torch.int64) if use_label_lengths
+                      else _label_lengths(labels, padding))
+    input_lengths = (data_lengths.to(torch.int64) if use_data_lengths
+                     else torch.full((batch,), steps, dtype=torch.int64, device=data.device))
+    log_probs = torch.log_softmax(data, -1)
+    return F.ctc_loss(log_probs, labels.clamp(min=0), input_lengths, target_lengths, blank=blank,
+                      reduction='none', zero_infinity=True)

@@ -1,1 +1,651 @@
-"""Operators: optimizer_ops family."""
+"""Optimizer update operators (``mx.nd.sgd_update``, ``adam_update``...) and their kernels.
+
+Every update rule is written once, as a *multi-tensor kernel*: a function that updates a
+list of weights (and their states) in place with the ``torch._foreach_*`` family, so one
+call updates a whole model in a few fused passes over memory. The kernels serve twice:
+
+* ``mx.optimizer`` calls them with all the parameters of a step at once (its fused path),
+  or with a list of one (``Optimizer.update``);
+* the registered operators below expose them with MXNet's names and arguments. As in
+  MXNet, an operator returns the new weight (write it back with ``out=weight``) and
+  updates its state inputs (``mom``, ``mean``, ``var``, ``weight32``...) in place.
+
+Conventions shared by all kernels: ``lrs``/``wds`` hold one float per tensor;
+``rescale`` multiplies the raw gradient; ``clip`` < 0 means no clipping (MXNet's -1
+default), otherwise gradients are clipped to ``[-clip, clip]``. Gradients given by the
+caller are never modified. Where a rule is linear in the gradient, the rescale factor is
+folded into a scalar instead of spending a pass over memory on it.
+"""
+import torch
+
+from .registry import (register, check, FLOAT, FLOATS, INT, BOOL)
+
+__all__ = ['sgd_', 'sgd_mom_', 'nag_mom_', 'adam_', 'adamw_', 'rmsprop_', 'rmspropalex_', 'ftrl_',
+           'ftml_', 'signsgd_', 'signum_', 'lamb_phase1', 'lamb_phase2_', 'adagrad_', 'adadelta_',
+           'adamax_', 'nadam_', 'dcasgd_', 'sgld_', 'add_scaled_', 'effective_grads']
+
+# ----------------------------------------------------------------- helpers
+def add_scaled_(ys, xs, alphas):
+    """``ys[i] += alphas[i] * xs[i]`` in place, one foreach call per distinct alpha.
+
+    Per-parameter learning rates are nearly always equal (or take a few values), so
+    grouping by value keeps the update fused without a temporary ``alpha * x``.
+    """
+    first = alphas[0]
+    if all(a == first for a in alphas):
+        if first != 0:
+            torch._foreach_add_(ys, xs, alpha=first)
+        return
+    groups = {}
+    for i, a in enumerate(alphas):
+        groups.setdefault(a, []).append(i)
+    for a, idx in groups.items():
+        if a != 0:
+            torch._foreach_add_([ys[i] for i in idx], [xs[i] for i in idx], alpha=a)
+
+
+def _scale_(ys, factors):
+    """``ys[i] *= factors[i]`` in place, skipped where every factor is 1."""
+    if any(f != 1 for f in factors):
+        torch._foreach_mul_(ys, list(factors))
+
+
+def effective_grads(grads, rescale, clip, like, weights=None, wds=None, fold=False):
+    """The gradients an update rule sees: ``clip(rescale * grad [+ wd * weight])``.
+
+    Parameters
+    ----------
+    grads : list of Tensor
+        Raw gradients (never modified).
+    rescale : float
+    clip : float
+        Clip bound; negative means no clipping.
+    like : list of Tensor
+        Tensors whose dtype the result must have (float32 masters for float16 grads).
+    weights, wds : list of Tensor, list of float, optional
+        When given, ``wd * weight`` is added before clipping (Adam's, RMSProp's order).
+    fold : bool
+        If the caller is linear in the gradient and there is no clipping, leave the
+        rescaling to it: the returned factor is then ``rescale`` instead of 1.
+
+    Returns
+    -------
+    (list of Tensor, float)
+        The gradients and the factor still to apply to them.
+    """
+    fresh = False
+    g = grads
+    if g[0].dtype != like[0].dtype:
+        g = [x.to(w.dtype) for x, w in zip(g, like)]
+        fresh = True
+    with_wd = weights is not None and any(wd != 0 for wd in wds)
+    if fold and clip < 0 and not with_wd:
+        return g, rescale
+    if rescale != 1:
+        if fresh:
+            torch._foreach_mul_(g, rescale)
+        else:
+            g = torch._foreach_mul(g, rescale)
+            fresh = True
+    if with_wd:
+        if not fresh:
+            g = [x.clone() for x in g]
+            fresh = True
+        add_scaled_(g, weights, wds)
+    if clip >= 0:
+        if not fresh:
+            g = torch._foreach_clamp_min(g, -clip)
+        else:
+            torch._foreach_clamp_min_(g, -clip)
+        torch._foreach_clamp_max_(g, clip)
+    return g, 1.0
+
+
+def _denominator(vs, eps, eps_inside=False):
+    """``sqrt(v) + eps`` (or ``sqrt(v + eps)``) as new tensors."""
+    if eps_inside:
+        d = torch._foreach_add(vs, eps)
+        torch._foreach_sqrt_(d)
+        return d
+    d = torch._foreach_sqrt(vs)
+    torch._foreach_add_(d, eps)
+    return d
+
+
+def _ema_(avgs, xs, decay):
+    """``avg = decay * avg + (1 - decay) * x`` in place."""
+    torch._foreach_mul_(avgs, decay)
+    torch._foreach_add_(avgs, xs, alpha=1.0 - decay)
+
+
+def _ema_sq_(avgs, xs, decay):
+    """``avg = decay * avg + (1 - decay) * x * x`` in place."""
+    torch._foreach_mul_(avgs, decay)
+    torch._foreach_addcmul_(avgs, xs, xs, value=1.0 - decay)
+
+
+def _weight_decay_(weights, lrs, wds):
+    """``w *= 1 - lr * wd`` (decoupled weight decay)."""
+    _scale_(weights, [1.0 - lr * wd for lr, wd in zip(lrs, wds)])
+
+
+# ------------------------------------------------------------------ kernels
+def sgd_(weights, grads, lrs, wds, rescale=1.0, clip=-1.0):
+    """SGD: ``w = (1 - lr * wd) * w - lr * g``."""
+    g, f = effective_grads(grads, rescale, clip, weights, fold=True)
+    _weight_decay_(weights, lrs, wds)
+    add_scaled_(weights, g, [-lr * f for lr in lrs])
+
+
+def sgd_mom_(weights, grads, moms, lrs, wds, momentum, rescale=1.0, clip=-1.0):
+    """SGD with momentum: ``mom = momentum * mom - lr * wd * w - lr * g; w += mom``."""
+    g, f = effective_grads(grads, rescale, clip, weights, fold=True)
+    torch._foreach_mul_(moms, momentum)
+    if any(wd != 0 for wd in wds):
+        add_scaled_(moms, weights, [-lr * wd for lr, wd in zip(lrs, wds)])
+    add_scaled_(moms, g, [-lr * f for lr in lrs])
+    torch._foreach_add_(weights, moms)
+
+
+def nag_mom_(weights, grads, moms, lrs, wds, momentum, rescale=1.0, clip=-1.0):
+    """Nesterov momentum, as MXNet 1.9.1 computes it in place.
+
+    ``step = -lr * (g + wd * w)``; ``w += momentum * (momentum * mom + step) + step``; then
+    ``mom = momentum * mom - lr * (g + wd * w)`` with the *updated* ``w`` (MXNet's kernel
+    writes the weight before it reads it again for the momentum).
+    """
+    g, _ = effective_grads(grads, rescale, clip, weights)
+    step = torch._foreach_mul(g, [-lr for lr in lrs])
+    decays = [-lr * wd for lr, wd in zip(lrs, wds)]
+    full_step = step
+    if any(d != 0 for d in decays):
+        full_step = [s.clone() for s in step]
+        add_scaled_(full_step, weights, decays)
+    lookahead = torch._foreach_mul(moms, momentum)
+    torch._foreach_add_(lookahead, full_step)
+    torch._foreach_add_(weights, lookahead, alpha=momentum)
+    torch._foreach_add_(weights, full_step)
+    torch._foreach_mul_(moms, momentum)
+    torch._foreach_add_(moms, step)
+    add_scaled_(moms, weights, decays)
+
+
+def adam_(weights, grads, means, variances, lrs, wds, beta1, beta2, epsilon, rescale=1.0, clip=-1.0):
+    """Adam step (bias correction is the caller's, folded into ``lrs``).
+
+    ``g = clip(rescale * grad + wd * w)``; ``m``, ``v`` moving averages of ``g``, ``g**2``;
+    ``w -= lr * m / (sqrt(v) + eps)``.
+    """
+    g, _ = effective_grads(grads, rescale, clip, weights, weights, wds)
+    _ema_(means, g, beta1)
+    _ema_sq_(variances, g, beta2)
+    torch._foreach_addcdiv_(weights, means, _denominator(variances, epsilon), [-lr for lr in lrs])
+
+
+def adamw_(weights, grads, means, variances, lrs, wds, etas, beta1, beta2, epsilon, rescale=1.0,
+           clip=-1.0):
+    """AdamW (decoupled weight decay): ``w -= eta * (lr * m / (sqrt(v) + eps) + wd * w)``."""
+    g, _ = effective_grads(grads, rescale, clip, weights)
+    _ema_(means, g, beta1)
+    _ema_sq_(variances, g, beta2)
+    _weight_decay_(weights, etas, wds)
+    torch._foreach_addcdiv_(weights, means, _denominator(variances, epsilon),
+                          [-eta * lr for eta, lr in zip(etas, lrs)])
+
+
+def _clip_weights_(weights, bound):
+    if bound >= 0:
+        torch._foreach_clamp_min_(weights, -bound)
+        torch._foreach_clamp_max_(weights, bound)
+
+
+def rmsprop_(weights, grads, ns, lrs, wds, gamma1, epsilon, rescale=1.0, clip=-1.0, clip_weights=-1.0):
+    """RMSProp (Tieleman & Hinton): ``n = gamma1 * n + (1 - gamma1) * g**2; w -= lr * g / sqrt(n + eps)``."""
+    g, _ = effective_grads(grads, rescale, clip, weights, weights, wds)
+    _ema_sq_(ns, g, gamma1)
+    torch._foreach_addcdiv_(weights, g, _denominator(ns, epsilon, eps_inside=True), [-lr for lr in lrs])
+    _clip_weights_(weights, clip_weights)
+
+
+def rmspropalex_(weights, grads, ns, gs, deltas, lrs, wds, gamma1, gamma2, epsilon, rescale=1.0, clip=-1.0,
+                 clip_weights=-1.0):
+    """Centered RMSProp (Graves 2013).
+
+    ``n``, ``gbar`` moving averages of ``g**2`` and ``g`` (decay ``gamma1``);
+    ``delta = gamma2 * delta - lr * g / sqrt(n - gbar**2 + eps)``; ``w += delta``.
+    """
+    g, _ = effective_grads(grads, rescale, clip, weights, weights, wds)
+    _ema_sq_(ns, g, gamma1)
+    _ema_(gs, g, gamma1)
+    var = torch._foreach_addcmul(ns, gs, gs, value=-1.0)
+    torch._foreach_add_(var, epsilon)
+    torch._foreach_sqrt_(var)
+    torch._foreach_mul_(deltas, gamma2)
+    torch._foreach_addcdiv_(deltas, g, var, [-lr for lr in lrs])
+    torch._foreach_add_(weights, deltas)
+    _clip_weights_(weights, clip_weights)
+
+
+def ftrl_(weights, grads, zs, ns, lrs, wds, lamda1, beta, rescale=1.0, clip=-1.0):
+    """FTRL-Proximal (McMahan et al. 2013).
+
+    ``z += g - (sqrt(n + g**2) - sqrt(n)) * w / lr``; ``n += g**2``;
+    ``w = (sign(z) * lamda1 - z) / ((beta + sqrt(n)) / lr + wd)`` where ``|z| > lamda1``, else 0.
+    """
+    g, _ = effective_grads(grads, rescale, clip, weights)
+    old_sqrt_n = torch._foreach_sqrt(ns)
+    torch._foreach_addcmul_(ns, g, g)
+    sigma = torch._foreach_sqrt(ns)
+    torch._foreach_sub_(sigma, old_sqrt_n)
+    torch._foreach_mul_(sigma, weights)
+    torch._foreach_add_(zs, g)
+    torch._foreach_mul_(sigma, [1.0 / lr for lr in lrs])
+    torch._foreach_sub_(zs, sigma)
+    for w, z, n, lr, wd in zip(weights, zs, ns, lrs, wds):
+        shrunk = torch.sign(z) * lamda1 - z
+        denom = (beta + n.sqrt()) / lr + wd
+        w.copy_(torch.where(z.abs() > lamda1, shrunk / denom, torch.zeros_like(z)))
+
+
+def ftml_(weights, grads, ds, vs, zs, lrs, wds, ts, beta1, beta2, epsilon, rescale=1.0, clip=-1.0):
+    """FTML (Zheng & Kwok 2017), with per-tensor step counts ``ts``.
+
+    ``v`` moving average of ``g**2``; ``d_t = (1 - beta1**t) / lr * (sqrt(v / (1 - beta2**t)) + eps)``;
+    ``z = beta1 * z + (1 - beta1) * g - (d_t - beta1 * d) * w``; ``d = d_t``; ``w = -z / d_t``.
+    """
+    g, _ = effective_grads(grads, rescale, clip, weights, weights, wds)
+    _ema_sq_(vs, g, beta2)
+    d_new = torch._foreach_mul(vs, [1.0 / (1.0 - beta2 ** t) for t in ts])
+    torch._foreach_sqrt_(d_new)
+    torch._foreach_add_(d_new, epsilon)
+    torch._foreach_mul_(d_new, [(1.0 - beta1 ** t) / lr for t, lr in zip(ts, lrs)])
+    sigma = torch._foreach_mul(ds, -beta1)
+    torch._foreach_add_(sigma, d_new)
+    torch._foreach_mul_(zs, beta1)
+    torch._foreach_add_(zs, g, alpha=1.0 - beta1)
+    torch._foreach_addcmul_(zs, sigma, weights, value=-1.0)
+    torch._foreach_copy_(ds, d_new)
+    new_weights = torch._foreach_div(zs, d_new)
+    torch._foreach_neg_(new_weights)
+    torch._foreach_copy_(weights, new_weights)
+
+
+def signsgd_(weights, grads, lrs, wds, rescale=1.0, clip=-1.0):
+    """signSGD: ``w = (1 - lr * wd) * w - lr * sign(g)`` (rescaling and clipping cannot change a sign)."""
+    signs = torch._foreach_sign(grads)
+    _weight_decay_(weights, lrs, wds)
+    add_scaled_(weights, signs, [-lr for lr in lrs])
+
+
+def signum_(weights, grads, moms, lrs, wds, momentum, wd_lh=0.0, rescale=1.0, clip=-1.0):
+    """Signum (Bernstein et al. 2018).
+
+    ``mom = momentum * mom - (1 - momentum) * (g + wd * w)``;
+    ``w = (1 - lr * wd_lh) * w + lr * sign(mom)``.
+    """
+    g, f = effective_grads(grads, rescale, clip, weights, fold=True)
+    torch._foreach_mul_(moms, momentum)
+    if any(wd != 0 for wd in wds):
+        add_scaled_(moms, weights, [-(1.0 - momentum) * wd for wd in wds])
+    torch._foreach_add_(moms, g, alpha=-(1.0 - momentum) * f)
+    _weight_decay_(weights, lrs, [wd_lh] * len(lrs))
+    add_scaled_(weights, torch._foreach_sign(moms), list(lrs))
+
+
+def lamb_phase1(weights, grads, means, variances, wds, ts, beta1, beta2, epsilon, bias_correction=True,
+                rescale=1.0, clip=-1.0):
+    """LAMB's first phase (You et al. 2019): the Adam direction plus weight decay, as new tensors.
+
+    ``m``, ``v`` moving averages of ``g``, ``g**2``; returns
+    ``m_hat / (sqrt(v_hat) + eps) + wd * w`` (``m_hat = m / (1 - beta1**t)`` with bias correction).
+    """
+    g, _ = effective_grads(grads, rescale, clip, weights)
+    _ema_(means, g, beta1)
+    _ema_sq_(variances, g, beta2)
+    if bias_correction:
+        m_hat = torch._foreach_mul(means, [1.0 / (1.0 - beta1 ** t) for t in ts])
+        v_hat = torch._foreach_mul(variances, [1.0 / (1.0 - beta2 ** t) for t in ts])
+        torch._foreach_sqrt_(v_hat)
+    else:
+        m_hat = [m.clone() for m in means]
+        v_hat = torch._foreach_sqrt(variances)
+    torch._foreach_add_(v_hat, epsilon)
+    torch._foreach_div_(m_hat, v_hat)
+    add_scaled_(m_hat, weights, list(wds))
+    return m_hat
+
+
+def lamb_phase2_(weights, directions, r1s, r2s, lrs, lower_bound=-1.0, upper_bound=-1.0):
+    """LAMB's second phase: ``w -= lr * ratio * direction``, ``ratio = r1 / r2`` (1 if either is 0).
+
+    ``r1``/``r2`` are the norms of the weight and of the direction (tensors, so no host sync);
+    ``r1`` is first clamped to ``[lower_bound, upper_bound]`` where those are >= 0.
+    """
+    for w, d, r1, r2, lr in zip(weights, directions, r1s, r2s, lrs):
+        if lower_bound >= 0:
+            r1 = r1.clamp_min(lower_bound)
+        if upper_bound >= 0:
+            r1 = r1.clamp_max(upper_bound)
+        ratio = torch.where((r1 > 0) & (r2 > 0), r1 / r2, torch.ones_like(r1))
+        w.sub_(d * (ratio * lr).to(w.dtype))
+
+
+def adagrad_(weights, grads, histories, lrs, wds, epsilon, rescale=1.0, clip=-1.0):
+    """AdaGrad: ``h += g**2; w -= lr * (g / sqrt(h + eps) + wd * w)``."""
+    g, _ = effective_grads(grads, rescale, clip, weights)
+    torch._foreach_addcmul_(histories, g, g)
+    _weight_decay_(weights, lrs, wds)
+    torch._foreach_addcdiv_(weights, g, _denominator(histories, epsilon, eps_inside=True), [-lr for lr in lrs])
+
+
+def adadelta_(weights, grads, acc_gs, acc_deltas, wds, rho, epsilon, rescale=1.0, clip=-1.0):
+    """AdaDelta (Zeiler 2012), which has no learning rate.
+
+    ``acc_g`` moving average of ``g**2``; ``delta = sqrt(acc_delta + eps) / sqrt(acc_g + eps) * g``;
+    ``acc_delta`` moving average of ``delta**2``; ``w -= delta + wd * w``.
+    """
+    g, _ = effective_grads(grads, rescale, clip, weights)
+    _ema_sq_(acc_gs, g, rho)
+    delta = _denominator(acc_deltas, epsilon, eps_inside=True)
+    torch._foreach_div_(delta, _denominator(acc_gs, epsilon, eps_inside=True))
+    torch._foreach_mul_(delta, g)
+    _ema_sq_(acc_deltas, delta, rho)
+    _weight_decay_(weights, [1.0] * len(wds), wds)
+    torch._foreach_sub_(weights, delta)
+
+
+def adamax_(weights, grads, means, norms, lrs, wds, beta1, beta2, rescale=1.0, clip=-1.0):
+    """AdaMax (Kingma & Ba, sec. 7): ``u = max(beta2 * u, |g|); w -= lr * m / u`` (bias correction in ``lrs``)."""
+    g, _ = effective_grads(grads, rescale, clip, weights, weights, wds)
+    _ema_(means, g, beta1)
+    torch._foreach_mul_(norms, beta2)
+    torch._foreach_maximum_(norms, torch._foreach_abs(g))
+    torch._foreach_addcdiv_(weights, means, norms, [-lr for lr in lrs])
+
+
+def nadam_(weights, grads, means, variances, lrs, wds, beta1, beta2, epsilon, schedules, rescale=1.0,
+           clip=-1.0):
+    """Nadam (Dozat 2016); ``schedules`` holds per tensor ``(mu_t, mu_t1, m_schedule, m_schedule_next, t)``.
+
+    ``w -= lr * ((1 - mu_t) * g / (1 - m_schedule) + mu_t1 * m / (1 - m_schedule_next))
+    / (sqrt(v / (1 - beta2**t)) + eps)``.
+    """
+    g, _ = effective_grads(grads, rescale, clip, weights, weights, wds)
+    _ema_(means, g, beta1)
+    _ema_sq_(variances, g, beta2)
+    step = torch._foreach_mul(g, [(1.0 - mu_t) / (1.0 - sched) for mu_t, _, sched, _, _ in schedules])
+    torch._foreach_add_(step, torch._foreach_mul(means, [mu_t1 / (1.0 - nxt) for _, mu_t1, _, nxt, _ in schedules]))
+    denom = torch._foreach_mul(variances, [1.0 / (1.0 - beta2 ** t) for *_, t in schedules])
+    torch._foreach_sqrt_(denom)
+    torch._foreach_add_(denom, epsilon)
+    torch._foreach_addcdiv_(weights, step, denom, [-lr for lr in lrs])
+
+
+def dcasgd_(weights, grads, moms, previous, lrs, wds, momentum, lamda, rescale=1.0, clip=-1.0):
+    """Delay-compensated SGD (Zheng et al. 2016).
+
+    ``step = -lr * (g + wd * w + lamda * g * g * (w - w_prev))``; with momentum
+    ``mom = momentum * mom + step`` and the step is ``mom``; ``w_prev = w``; ``w += step``.
+    ``moms`` is None without momentum.
+    """
+    g, _ = effective_grads(grads, rescale, clip, weights)
+    step = torch._foreach_sub(weights, previous)
+    torch._foreach_mul_(step, g)
+    torch._foreach_mul_(step, g)
+    torch._foreach_mul_(step, lamda)
+    torch._foreach_add_(step, g)
+    add_scaled_(step, weights, list(wds))
+    torch._foreach_mul_(step, [-lr for lr in lrs])
+    if moms is not None:
+        torch._foreach_mul_(moms, momentum)
+        torch._foreach_add_(moms, step)
+        step = moms
+    torch._foreach_copy_(previous, weights)
+    torch._foreach_add_(weights, step)
+
+
+def sgld_(weights, grads, lrs, wds, rescale=1.0, clip=-1.0):
+    """Stochastic Gradient Langevin Dynamics: ``w += -lr / 2 * (g + wd * w) + N(0, sqrt(lr))``."""
+    g, f = effective_grads(grads, rescale, clip, weights, fold=True)
+    _weight_decay_(weights, [lr / 2 for lr in lrs], wds)
+    add_scaled_(weights, g, [-lr / 2 * f for lr in lrs])
+    for w, lr in zip(weights, lrs):
+        w.add_(torch.randn_like(w), alpha=lr ** 0.5)
+
+
+# ---------------------------------------------------------------- operators
+# MXNet's common trailing attributes of the single-tensor update operators.
+_RESCALE_CLIP = [('rescale_grad', FLOAT, 1.0), ('clip_gradient', FLOAT, -1.0)]
+_LAZY = [('lazy_update', BOOL, True)]
+
+
+def _weight_attrs(*middle):
+    return [('lr', FLOAT)] + list(middle) + [('wd', FLOAT, 0.0)] + _RESCALE_CLIP
+
+
+@register('sgd_update', inputs=('weight', 'grad'), attrs=_weight_attrs() + _LAZY)
+def sgd_update(weight, grad, lr, wd, rescale_grad, clip_gradient, lazy_update):
+    """SGD step: ``weight - lr * (clip(rescale_grad * grad) + wd * weight)``; lazy_update only
+    matters for sparse arrays, which neomx stores densely."""
+    w = weight.clone()
+    sgd_([w], [grad], [lr], [wd], rescale_grad, clip_gradient)
+    return w
+
+
+@register('sgd_mom_update', inputs=('weight', 'grad', 'mom'),
+          attrs=_weight_attrs(('momentum', FLOAT, 0.0)) + _LAZY)
+def sgd_mom_update(weight, grad, mom, lr, momentum, wd, rescale_grad, clip_gradient, lazy_update):
+    """Momentum SGD step; ``mom`` is updated in place, the new weight is returned."""
+    w = weight.clone()
+    sgd_mom_([w], [grad], [mom], [lr], [wd], momentum, rescale_grad, clip_gradient)
+    return w
+
+
+@register('mp_sgd_update', inputs=('weight', 'grad', 'weight32'), attrs=_weight_attrs() + _LAZY)
+def mp_sgd_update(weight, grad, weight32, lr, wd, rescale_grad, clip_gradient, lazy_update):
+    """Mixed-precision SGD: the float32 master ``weight32`` is updated in place; returns it cast to ``weight``'s dtype."""
+    sgd_([weight32], [grad], [lr], [wd], rescale_grad, clip_gradient)
+    return weight32.to(weight.dtype)
+
+
+@register('mp_sgd_mom_update', inputs=('weight', 'grad', 'mom', 'weight32'),
+          attrs=_weight_attrs(('momentum', FLOAT, 0.0)) + _LAZY)
+def mp_sgd_mom_update(weight, grad, mom, weight32, lr, momentum, wd, rescale_grad, clip_gradient, lazy_update):
+    """Mixed-precision momentum SGD (``mom`` and ``weight32`` float32, updated in place)."""
+    sgd_mom_([weight32], [grad], [mom], [lr], [wd], momentum, rescale_grad, clip_gradient)
+    return weight32.to(weight.dtype)
+
+
+@register('nag_mom_update', inputs=('weight', 'grad', 'mom'), attrs=_weight_attrs(('momentum', FLOAT, 0.0)))
+def nag_mom_update(weight, grad, mom, lr, momentum, wd, rescale_grad, clip_gradient):
+    """Nesterov momentum step; ``mom`` is updated in place."""
+    w = weight.clone()
+    nag_mom_([w], [grad], [mom], [lr], [wd], momentum, rescale_grad, clip_gradient)
+    return w
+
+
+@register('mp_nag_mom_update', inputs=('weight', 'grad', 'mom', 'weight32'),
+          attrs=_weight_attrs(('momentum', FLOAT, 0.0)))
+def mp_nag_mom_update(weight, grad, mom, weight32, lr, momentum, wd, rescale_grad, clip_gradient):
+    """Mixed-precision Nesterov momentum step (``weight32`` updated in place)."""
+    nag_mom_([weight32], [grad], [mom], [lr], [wd], momentum, rescale_grad, clip_gradient)
+    return weight32.to(weight.dtype)
+
+
+# ---- multi-tensor SGD: inputs are (weight, grad[, mom][, weight32]) repeated num_weights times
+def _multi_sgd(group, momentum_kernel, master):
+    """The impl of one ``multi_*sgd*_update`` operator; ``group`` inputs per weight."""
+    def impl(*arrays, lrs, wds, momentum=0.0, rescale_grad, clip_gradient, num_weights):
+        name = impl.spec.name
+        check(len(arrays) == group * num_weights, name,
+              'expects %d inputs (%d per weight, num_weights=%d), got %d',
+              group * num_weights, group, num_weights, len(arrays))
+        check(len(lrs) == num_weights and len(wds) == num_weights, name,
+              'lrs and wds need num_weights=%d values, got %d and %d', num_weights, len(lrs), len(wds))
+        cols = [list(arrays[i::group]) for i in range(group)]
+        weights, grads = cols[0], cols[1]
+        targets = cols[-1] if master else [w.clone() for w in weights]
+        if momentum_kernel:
+            sgd_mom_(targets, grads, cols[2], list(lrs), list(wds), momentum, rescale_grad, clip_gradient)
+        else:
+            sgd_(targets, grads, list(lrs), list(wds), rescale_grad, clip_gradient)
+        if master:
+            return tuple(t.to(w.dtype) for t, w in zip(targets, weights))
+        return tuple(targets)
+    return impl
+
+
+def _register_multi_sgd(name, group, momentum, master):
+    attrs = [('lrs', FLOATS), ('wds', FLOATS)]
+    if momentum:
+        attrs.append(('momentum', FLOAT, 0.0))
+    attrs += _RESCALE_CLIP + [('num_weights', INT, 1)]
+    impl = _multi_sgd(group, momentum, master)
+    impl.__doc__ = ('Updates num_weights weights at once (inputs: weight, grad%s%s per weight) with %sSGD; '
+                    'returns the new weights.' % (', mom' if momentum else '', ', weight32' if master else '',
+                                                  'momentum ' if momentum else ''))
+    register(name, variadic='num_weights', num_outputs=lambda a: a['num_weights'], attrs=attrs)(impl)
+
+
+_register_multi_sgd('multi_sgd_update', 2, False, False)
+_register_multi_sgd('multi_sgd_mom_update', 3, True, False)
+_register_multi_sgd('multi_mp_sgd_update', 3, False, True)
+_register_multi_sgd('multi_mp_sgd_mom_update', 4, True, True)
+
+
+@register('adam_update', inputs=('weight', 'grad', 'mean', 'var'),
+          attrs=[('lr', FLOAT), ('beta1', FLOAT, 0.9), ('beta2', FLOAT, 0.999), ('epsilon', FLOAT, 1e-8),
+                 ('wd', FLOAT, 0.0)] + _RESCALE_CLIP + _LAZY)
+def adam_update(weight, grad, mean, var, lr, beta1, beta2, epsilon, wd, rescale_grad, clip_gradient,
+                lazy_update):
+    """Adam step without bias correction (the optimizer folds it into ``lr``); ``mean``/``var`` in place."""
+    w = weight.clone()
+    adam_([w], [grad], [mean], [var], [lr], [wd], beta1, beta2, epsilon, rescale_grad, clip_gradient)
+    return w
+
+
+_ADAMW_ATTRS = [('lr', FLOAT), ('beta1', FLOAT, 0.9), ('beta2', FLOAT, 0.999), ('epsilon', FLOAT, 1e-8),
+                ('wd', FLOAT, 0.0), ('eta', FLOAT), ('clip_gradient', FLOAT, -1.0)]
+
+
+def _adamw(target, grad, mean, var, rescale_grad, lr, beta1, beta2, epsilon, wd, eta, clip_gradient):
+    """AdamW on ``target`` unless the rescale factor (a tensor: loss scaling) is not finite."""
+    scale = float(rescale_grad.reshape(-1)[0])
+    if scale == scale and abs(scale) != float('inf'):
+        adamw_([target], [grad], [mean], [var], [lr], [wd], [eta], beta1, beta2, epsilon, scale, clip_gradient)
+
+
+@register('_adamw_update', aliases=('_contrib_adamw_update',),
+          inputs=('weight', 'grad', 'mean', 'var', 'rescale_grad'), attrs=_ADAMW_ATTRS)
+def adamw_update(weight, grad, mean, var, rescale_grad, lr, beta1, beta2, epsilon, wd, eta, clip_gradient):
+    """AdamW step; skipped (weight returned unchanged) when ``rescale_grad`` is inf or NaN."""
+    w = weight.clone()
+    _adamw(w, grad, mean, var, rescale_grad, lr, beta1, beta2, epsilon, wd, eta, clip_gradient)
+    return w
+
+
+@register('_mp_adamw_update', aliases=('_contrib_mp_adamw_update',),
+          inputs=('weight', 'grad', 'mean', 'var', 'weight32', 'rescale_grad'), attrs=_ADAMW_ATTRS)
+def mp_adamw_update(weight, grad, mean, var, weight32, rescale_grad, lr, beta1, beta2, epsilon, wd, eta,
+                    clip_gradient):
+    """Mixed-precision AdamW (``weight32`` updated in place)."""
+    _adamw(weight32, grad, mean, var, rescale_grad, lr, beta1, beta2, epsilon, wd, eta, clip_gradient)
+    return weight32.to(weight.dtype)
+
+
+_CLIP_WEIGHTS = [('clip_weights', FLOAT, -1.0)]
+
+
+@register('rmsprop_update', inputs=('weight', 'grad', 'n'),
+          attrs=[('lr', FLOAT), ('gamma1', FLOAT, 0.95), ('epsilon', FLOAT, 1e-8), ('wd', FLOAT, 0.0)]
+          + _RESCALE_CLIP + _CLIP_WEIGHTS)
+def rmsprop_update(weight, grad, n, lr, gamma1, epsilon, wd, rescale_grad, clip_gradient, clip_weights):
+    """RMSProp step; ``n`` updated in place."""
+    w = weight.clone()
+    rmsprop_([w], [grad], [n], [lr], [wd], gamma1, epsilon, rescale_grad, clip_gradient, clip_weights)
+    return w
+
+
+@register('rmspropalex_update', inputs=('weight', 'grad', 'n', 'g', 'delta'),
+          attrs=[('lr', FLOAT), ('gamma1', FLOAT, 0.95), ('gamma2', FLOAT, 0.9), ('epsilon', FLOAT, 1e-8),
+                 ('wd', FLOAT, 0.0)] + _RESCALE_CLIP + _CLIP_WEIGHTS)
+def rmspropalex_update(weight, grad, n, g, delta, lr, gamma1, gamma2, epsilon, wd, rescale_grad, clip_gradient,
+                       clip_weights):
+    """Centered RMSProp step; ``n``, ``g``, ``delta`` updated in place."""
+    w = weight.clone()
+    rmspropalex_([w], [grad], [n], [g], [delta], [lr], [wd], gamma1, gamma2, epsilon, rescale_grad,
+                 clip_gradient, clip_weights)
+    return w
+
+
+@register('ftrl_update', inputs=('weight', 'grad', 'z', 'n'),
+          attrs=[('lr', FLOAT), ('lamda1', FLOAT, 0.01), ('beta', FLOAT, 1.0), ('wd', FLOAT, 0.0)]
+          + _RESCALE_CLIP)
+def ftrl_update(weight, grad, z, n, lr, lamda1, beta, wd, rescale_grad, clip_gradient):
+    """FTRL step; ``z``, ``n`` updated in place."""
+    w = weight.clone()
+    ftrl_([w], [grad], [z], [n], [lr], [wd], lamda1, beta, rescale_grad, clip_gradient)
+    return w
+
+
+@register('ftml_update', inputs=('weight', 'grad', 'd', 'v', 'z'),
+          attrs=[('lr', FLOAT), ('beta1', FLOAT, 0.6), ('beta2', FLOAT, 0.999), ('epsilon', FLOAT, 1e-8),
+                 ('t', INT), ('wd', FLOAT, 0.0), ('rescale_grad', FLOAT, 1.0), ('clip_grad', FLOAT, -1.0)])
+def ftml_update(weight, grad, d, v, z, lr, beta1, beta2, epsilon, t, wd, rescale_grad, clip_grad):
+    """FTML step at step count ``t``; ``d``, ``v``, ``z`` updated in place."""
+    w = weight.clone()
+    ftml_([w], [grad], [d], [v], [z], [lr], [wd], [t], beta1, beta2, epsilon, rescale_grad, clip_grad)
+    return w
+
+
+@register('signsgd_update', inputs=('weight', 'grad'), attrs=_weight_attrs())
+def signsgd_update(weight, grad, lr, wd, rescale_grad, clip_gradient):
+    """signSGD step."""
+    w = weight.clone()
+    signsgd_([w], [grad], [lr], [wd], rescale_grad, clip_gradient)
+    return w
+
+
+@register('signum_update', inputs=('weight', 'grad', 'mom'),
+          attrs=_weight_attrs(('momentum', FLOAT, 0.0)) + [('wd_lh', FLOAT, 0.0)])
+def signum_update(weight, grad, mom, lr, momentum, wd, rescale_grad, clip_gradient, wd_lh):
+    """Signum step; ``mom`` updated in place."""
+    w = weight.clone()
+    signum_([w], [grad], [mom], [lr], [wd], momentum, wd_lh, rescale_grad, clip_gradient)
+    return w
+
+
+_LAMB1_ATTRS = [('beta1', FLOAT, 0.9), ('beta2', FLOAT, 0.999), ('epsilon', FLOAT, 1e-6), ('t', INT),
+                ('bias_correction', BOOL, True), ('wd', FLOAT)] + _RESCALE_CLIP
+_LAMB2_ATTRS = [('lr', FLOAT), ('lower_bound', FLOAT, -1.0), ('upper_bound', FLOAT, -1.0)]
+
+
+@register('lamb_update_phase1', inputs=('weight', 'grad', 'mean', 'var'), attrs=_LAMB1_ATTRS)
+def lamb_update_phase1(weight, grad, mean, var, beta1, beta2, epsilon, t, bias_correction, wd, rescale_grad,
+                       clip_gradient):
+    """LAMB phase 1: returns the update direction; ``mean``/``var`` updated in place."""
+    return lamb_phase1([weight], [grad], [mean], [var], [wd], [t], beta1, beta2, epsilon, bias_correction,
+                       rescale_grad, clip_gradient)[0]
+
+
+@register('mp_lamb_update_phase1', inputs=('weight', 'grad', 'mean', 'var', 'weight32'), attrs=_LAMB1_ATTRS)
+def mp_lamb_update_phase1(weight, grad, mean, var, weight32, beta1, beta2, epsilon, t, bias_correction, wd,
+                          rescale_grad, clip_gradient):
+    """Mixed-precision LAMB phase 1 (float32 direction from the master weight)."""
+    return lamb_phase1([weight32], [grad], [mean], [var], [wd], [t], beta1, beta2, epsilon, bias_correction,
+                       rescale_grad, clip_gradient)[0]
+
+
+@register('lamb_update_phase2', inputs=('weight', 'g', 'r1', 'r2'), attrs=_LAMB2_ATTRS)
+def lamb_update_phase2(weight, g, r1, r2, lr, lower_bound, upper_bound):
+    """LAMB phase 2: the trust-ratio step; ``r1``/``r2`` are the norms of weight and direction, shape (1,)."""
+    w = weight.clone()
+    lamb_phase2_([w], [g], [r1.reshape(())], [r2.reshape(())], [lr], lower_bound, upper_bound)
+    return w
+
+
+@register('mp_lamb_update_phase2', inputs=('weight', 'g', 'r1', 'r2', 'weight32'), attrs=_LAMB2_ATTRS)
+def mp_lamb_update_phase2(weight, g, r1, r2, weight32, lr, lower_bound, upper_bound):
+    """Mixed-precision LAMB phase 2 (``weight32`` updated in place)."""
+    lamb_phase2_([weight32], [g], [r1.reshape(())], [r2.reshape(())], [lr], lower_bound, upper_bound)
+    return weight32.to(weight.dtype)

@@ -55,6 +55,8 @@ def _literal(value):
 
 
 def _to_int(v):
+    if type(v) is int:          # the common case first: every nd call parses its attributes
+        return v
     if isinstance(v, str):
         v = _literal(v)
     if isinstance(v, (bool, np.bool_)):
@@ -81,6 +83,8 @@ def _to_bool(v):
 
 
 def _to_shape(v):
+    if type(v) is tuple and None not in v:     # fast path: kernel=(3, 3) on every call
+        return tuple(map(int, v))
     if isinstance(v, str):
         v = _literal(v)
     if isinstance(v, (int, np.integer)):

@@ -10,7 +10,7 @@ import math
 import torch
 
 from ..base import MXNetError
-from .registry import BOOL, SHAPE, register
+from .registry import BOOL, FLOAT, INT, OPT_INT, OPT_SHAPE, SHAPE, check, choice, register
 
 
 def infer_reshape(src, target, reverse=False):
@@ -84,8 +84,391 @@ def infer_reshape(src, target, reverse=False):
     return tuple(out[::-1]) if reverse else tuple(out)
 
 
-@register('Reshape', inputs=('data',), attrs=[('shape', SHAPE, ()), ('reverse', BOOL, False)],
+@register('Reshape', inputs=('data',),
+          attrs=[('shape', SHAPE, ()), ('reverse', BOOL, False), ('target_shape', SHAPE, ()),
+                 ('keep_highest', BOOL, False)],
           aliases=('reshape',))
-def reshape(data, shape, reverse):
-    """Reshape with MXNet's special codes (see :func:`infer_reshape`)."""
+def reshape(data, shape, reverse, target_shape, keep_highest):
+    """Reshape with MXNet's special codes (see :func:`infer_reshape`).
+
+    The deprecated ``target_shape`` applies only without ``shape``: its one 0 is inferred, and
+    ``keep_highest`` keeps the input's first dim in place of the target's.
+    """
+    if not shape and target_shape:
+        target = (data.shape[0],) + target_shape[1:] if keep_highest else target_shape
+        shape = tuple(-1 if d == 0 else d for d in target)
     return data.reshape(infer_reshape(tuple(data.shape), shape, reverse))
+
+
+# ------------------------------------------------------------------ helpers
+def copy_of(tensor):
+    """A contiguous copy: MXNet's operators write new arrays, never views of their inputs."""
+    return tensor.clone(memory_format=torch.contiguous_format)
+
+
+def normalize_axis(axis, ndim, op, name='axis'):
+    """``axis`` in ``[-ndim, ndim)`` as a non-negative int; MXNetError naming ``op`` otherwise."""
+    check(-ndim <= axis < ndim, op, '%s %d is out of range for an array of %d dims', name, axis, ndim)
+    return axis % ndim
+
+
+def flip_negative_steps(key, shape):
+    """Rewrite the negative-step slices of an index tuple for torch, which has no negative strides.
+
+    A slice with a negative step along dim ``d`` picks the same elements, in the same order,
+    as a positive-step slice of the tensor flipped along ``d``.
+
+    Parameters
+    ----------
+    key : tuple
+        Index items: ints, slices, ``None``, ``Ellipsis``, index tensors.
+    shape : tuple of int
+        Shape of the indexed tensor.
+
+    Returns
+    -------
+    dims : list of int
+        The dims of the tensor to flip.
+    key : tuple
+        The same index with those slices rewritten for the flipped tensor.
+    """
+    consumed = sum(1 for k in key if k is not None and k is not Ellipsis)
+    dims, out, dim = [], [], 0
+    for k in key:
+        if k is Ellipsis:
+            dim += len(shape) - consumed
+        elif k is not None:
+            if isinstance(k, slice) and k.step is not None and k.step < 0:
+                n = shape[dim]
+                start, stop, step = k.indices(n)
+                k = slice(n - 1 - start, n - 1 - stop, -step)
+                dims.append(dim)
+            dim += 1
+        out.append(k)
+    return dims, tuple(out)
+
+
+def strided_slice(tensor, key):
+    """``tensor[key]`` for a basic index whose slices may have negative steps (a copy then)."""
+    if any(isinstance(k, slice) and k.step is not None and k.step < 0 for k in key):
+        dims, key = flip_negative_steps(key, tuple(tensor.shape))
+        tensor = tensor.flip(dims)
+    return tensor[key]
+
+
+def _broadcast(op, data, target):
+    """``data`` expanded to ``target`` (same ndim; each dim equal or 1 in ``data``), as a copy."""
+    src = tuple(data.shape)
+    check(len(src) == len(target) and all(s in (t, 1) for s, t in zip(src, target)), op,
+          'an array of shape %s cannot be broadcast to %s', src, tuple(target))
+    return copy_of(data.expand(*target))
+
+
+# -------------------------------------------------------- axes and layout
+@register('transpose', inputs=('data',), attrs=[('axes', SHAPE, ())])
+def transpose(data, axes):
+    """Permute the axes of ``data``; no ``axes`` reverses them. Output: ``data.shape`` permuted."""
+    ndim = data.dim()
+    if not axes:
+        axes = tuple(range(ndim - 1, -1, -1))
+    axes = tuple(normalize_axis(a, ndim, 'transpose', 'axes entry') for a in axes)
+    check(sorted(axes) == list(range(ndim)), 'transpose', 'axes %s are not a permutation of the %d '
+          'dims of an array of shape %s', axes, ndim, tuple(data.shape))
+    return copy_of(data.permute(axes))
+
+
+@register('SwapAxis', inputs=('data',), attrs=[('dim1', INT, 0), ('dim2', INT, 0)],
+          aliases=('swapaxes',))
+def swap_axis(data, dim1, dim2):
+    """Exchange axes ``dim1`` and ``dim2`` of ``data``."""
+    ndim = data.dim()
+    return copy_of(data.transpose(normalize_axis(dim1, ndim, 'SwapAxis', 'dim1'),
+                                  normalize_axis(dim2, ndim, 'SwapAxis', 'dim2')))
+
+
+@register('expand_dims', inputs=('data',), attrs=[('axis', INT)])
+def expand_dims(data, axis):
+    """Insert a dim of size 1 at ``axis`` (in ``[-ndim-1, ndim]``); a view."""
+    return data.unsqueeze(normalize_axis(axis, data.dim() + 1, 'expand_dims'))
+
+
+@register('squeeze', inputs=('data',), attrs=[('axis', OPT_SHAPE, None)])
+def squeeze(data, axis):
+    """Remove the size-1 dims listed in ``axis`` (all of them for None); a view.
+
+    MXNet keeps one dim: squeezing every dim of ``(1, 1)`` gives shape ``(1,)``.
+    """
+    shape = tuple(data.shape)
+    if axis is None:
+        axis = [d for d, n in enumerate(shape) if n == 1]
+    else:
+        axis = [normalize_axis(a, len(shape), 'squeeze') for a in axis]
+        check(all(shape[a] == 1 for a in axis), 'squeeze', 'cannot squeeze axes %s of shape %s: '
+              'their size is not 1', tuple(axis), shape)
+    out = tuple(n for d, n in enumerate(shape) if d not in axis)
+    return data.reshape(out or (1,))
+
+
+@register('Flatten', inputs=('data',), aliases=('flatten',))
+def flatten(data):
+    """Collapse all dims but the first: ``(n, d1, d2...)`` -> ``(n, d1*d2*...)``.
+
+    A 1-D input of shape ``(n,)`` becomes ``(n, 1)``; the result is a view.
+    """
+    return data.reshape(data.shape[0], math.prod(data.shape[1:]))
+
+
+@register('depth_to_space', inputs=('data',), attrs=[('block_size', INT)])
+def depth_to_space(data, block_size):
+    """Move depth blocks to space: ``(N, C*b*b, H, W)`` -> ``(N, C, H*b, W*b)``.
+
+    Channels are read block-row, block-column, then channel (MXNet's order, the "DCR" mode).
+    """
+    b = block_size
+    check(data.dim() == 4 and data.shape[1] % (b * b) == 0, 'depth_to_space',
+          'expects a 4-D input whose dim 1 is a multiple of block_size^2 = %d, got shape %s',
+          b * b, tuple(data.shape))
+    n, c, h, w = data.shape
+    blocks = data.reshape(n, b, b, c // (b * b), h, w).permute(0, 3, 4, 1, 5, 2)
+    return blocks.reshape(n, c // (b * b), h * b, w * b)
+
+
+@register('space_to_depth', inputs=('data',), attrs=[('block_size', INT)])
+def space_to_depth(data, block_size):
+    """Inverse of :func:`depth_to_space`: ``(N, C, H*b, W*b)`` -> ``(N, C*b*b, H, W)``."""
+    b = block_size
+    check(data.dim() == 4 and data.shape[2] % b == 0 and data.shape[3] % b == 0, 'space_to_depth',
+          'expects a 4-D input whose dims 2 and 3 are multiples of block_size %d, got shape %s',
+          b, tuple(data.shape))
+    n, c, h, w = data.shape
+    blocks = data.reshape(n, c, h // b, b, w // b, b).permute(0, 3, 5, 1, 2, 4)
+    return blocks.reshape(n, c * b * b, h // b, w // b)
+
+
+@register('reverse', inputs=('data',), attrs=[('axis', SHAPE)], aliases=('flip',))
+def reverse(data, axis):
+    """Reverse the order of elements along each axis in ``axis``."""
+    return torch.flip(data, [normalize_axis(a, data.dim(), 'reverse') for a in axis])
+
+
+# ----------------------------------------------------------- join / split
+def _check_joinable(op, arrays, axis, same_axis):
+    """All ``arrays`` share dtype, ndim and every dim (but ``axis`` unless ``same_axis``)."""
+    first = arrays[0]
+    for a in arrays[1:]:
+        check(a.dtype == first.dtype, op, 'inputs have different dtypes %s and %s', first.dtype, a.dtype)
+        same = a.dim() == first.dim() and all(
+            x == y for d, (x, y) in enumerate(zip(a.shape, first.shape)) if same_axis or d != axis)
+        check(same, op, 'input shapes %s and %s do not match (axis %d)',
+              tuple(first.shape), tuple(a.shape), axis)
+
+
+@register('Concat', variadic='num_args', attrs=[('num_args', INT), ('dim', INT, 1)],
+          aliases=('concat',))
+def concat(*arrays, num_args, dim):
+    """Join arrays along existing axis ``dim``; other dims must match."""
+    dim = normalize_axis(dim, arrays[0].dim(), 'Concat', 'dim')
+    _check_joinable('Concat', arrays, dim, same_axis=False)
+    return torch.cat(arrays, dim)
+
+
+@register('stack', variadic='num_args', attrs=[('axis', INT, 0), ('num_args', INT)])
+def stack(*arrays, axis, num_args):
+    """Join arrays of the same shape along a new axis ``axis`` (in ``[-ndim-1, ndim]``)."""
+    axis = normalize_axis(axis, arrays[0].dim() + 1, 'stack')
+    _check_joinable('stack', arrays, axis, same_axis=True)
+    return torch.stack(arrays, axis)
+
+
+def _split_at(op, data, bounds, axis, squeeze_axis):
+    """Copies of ``data`` between consecutive ``bounds`` along ``axis``, optionally squeezed."""
+    parts = [data.narrow(axis, lo, hi - lo) for lo, hi in zip(bounds[:-1], bounds[1:])]
+    if squeeze_axis:
+        check(all(p.shape[axis] == 1 for p in parts), op, 'squeeze_axis needs parts of size 1 along '
+              'axis %d, got sizes %s', axis, [p.shape[axis] for p in parts])
+        parts = [p.squeeze(axis) for p in parts]
+    return tuple(copy_of(p) for p in parts)
+
+
+@register('SliceChannel', inputs=('data',),
+          attrs=[('num_outputs', INT), ('axis', INT, 1), ('squeeze_axis', BOOL, False)],
+          aliases=('split',), num_outputs=lambda a: a['num_outputs'])
+def slice_channel(data, num_outputs, axis, squeeze_axis):
+    """Split ``data`` into ``num_outputs`` equal parts along ``axis`` (a list of arrays)."""
+    axis = normalize_axis(axis, data.dim(), 'SliceChannel')
+    size = data.shape[axis]
+    check(num_outputs > 0 and size % num_outputs == 0, 'SliceChannel', 'cannot split axis %d of '
+          'size %d into %d equal parts (shape %s)', axis, size, num_outputs, tuple(data.shape))
+    step = size // num_outputs
+    return _split_at('SliceChannel', data, range(0, size + 1, step), axis, squeeze_axis)
+
+
+@register('_split_v2', inputs=('data',),
+          attrs=[('indices', SHAPE), ('axis', INT, 1), ('squeeze_axis', BOOL, False),
+                 ('sections', INT, 0)],
+          num_outputs=lambda a: a['sections'] or len(a['indices']))
+def split_v2(data, indices, axis, squeeze_axis, sections):
+    """Split along ``axis`` into ``sections`` equal parts, or at the start positions ``indices``."""
+    axis = normalize_axis(axis, data.dim(), '_split_v2')
+    size = data.shape[axis]
+    if sections:
+        check(size % sections == 0, '_split_v2', 'cannot split axis %d of size %d into %d equal '
+              'sections', axis, size, sections)
+        indices = range(0, size, size // sections)
+    bounds = tuple(indices) + (size,)
+    check(all(0 <= lo <= hi for lo, hi in zip(bounds[:-1], bounds[1:])), '_split_v2',
+          'indices %s must be increasing and within the size %d of axis %d', tuple(indices), size, axis)
+    return _split_at('_split_v2', data, bounds, axis, squeeze_axis)
+
+
+# ---------------------------------------------------------------- slicing
+@register('slice', inputs=('data',),
+          attrs=[('begin', SHAPE), ('end', SHAPE), ('step', SHAPE, ())], aliases=('crop',))
+def slice_op(data, begin, end, step):
+    """``data[b0:e0:s0, b1:e1:s1, ...]`` for the leading dims; None entries take the defaults."""
+    check(len(begin) == len(end) and len(begin) <= data.dim() and len(step) in (0, len(begin)),
+          'slice', 'begin %s, end %s and step %s must have one entry per sliced dim (input shape %s)',
+          begin, end, step, tuple(data.shape))
+    check(0 not in step, 'slice', 'step cannot be 0 (step %s)', step)
+    key = tuple(slice(b, e, s) for b, e, s in zip(begin, end, step or (None,) * len(begin)))
+    return copy_of(strided_slice(data, key))
+
+
+@register('slice_axis', inputs=('data',), attrs=[('axis', INT), ('begin', INT), ('end', OPT_INT)])
+def slice_axis(data, axis, begin, end):
+    """Elements ``begin:end`` of ``data`` along ``axis`` (negative values count from the end)."""
+    axis = normalize_axis(axis, data.dim(), 'slice_axis')
+    size = data.shape[axis]
+    lo = begin + size if begin < 0 else begin
+    hi = size if end is None else (end + size if end < 0 else end)
+    check(0 <= lo < hi <= size, 'slice_axis', 'invalid range begin=%d, end=%s for axis %d of size %d',
+          begin, end, axis, size)
+    return copy_of(data.narrow(axis, lo, hi - lo))
+
+
+@register('slice_like', inputs=('data', 'shape_like'), attrs=[('axes', SHAPE, ())])
+def slice_like(data, shape_like, axes):
+    """The leading part of ``data`` with the sizes of ``shape_like`` along ``axes`` (all if empty)."""
+    if not axes:
+        check(data.dim() == shape_like.dim(), 'slice_like', 'data %s and shape_like %s must have '
+              'the same number of dims when axes is empty', tuple(data.shape), tuple(shape_like.shape))
+        axes = range(data.dim())
+    key = [slice(None)] * data.dim()
+    for a in axes:
+        d = normalize_axis(a, data.dim(), 'slice_like', 'axes entry')
+        like = shape_like.shape[normalize_axis(a, shape_like.dim(), 'slice_like', 'axes entry')]
+        check(like <= data.shape[d], 'slice_like', 'shape_like %s is larger than data %s along axis %d',
+              tuple(shape_like.shape), tuple(data.shape), a)
+        key[d] = slice(0, like)
+    return copy_of(data[tuple(key)])
+
+
+@register('diag', inputs=('data',), attrs=[('k', INT, 0), ('axis1', INT, 0), ('axis2', INT, 1)])
+def diag(data, k, axis1, axis2):
+    """1-D input: a square matrix with ``data`` on diagonal ``k``. N-D input: diagonal ``k`` of
+    the ``(axis1, axis2)`` planes, appended as the last dim (numpy's ``diagonal``)."""
+    check(data.dim() >= 1, 'diag', 'input must have at least 1 dim, got shape %s', tuple(data.shape))
+    if data.dim() == 1:
+        return torch.diag(data, k)
+    ndim = data.dim()
+    d1, d2 = normalize_axis(axis1, ndim, 'diag', 'axis1'), normalize_axis(axis2, ndim, 'diag', 'axis2')
+    check(-data.shape[d1] < k < data.shape[d2], 'diag', 'diagonal %d does not exist in an array of '
+          'shape %s (axes %d, %d)', k, tuple(data.shape), d1, d2)
+    return copy_of(torch.diagonal(data, k, d1, d2))
+
+
+# ---------------------------------------------------------------- repeats
+@register('tile', inputs=('data',), attrs=[('reps', SHAPE)])
+def tile(data, reps):
+    """Repeat the whole array ``reps[i]`` times along each dim (numpy's ``tile``)."""
+    return torch.tile(data, reps) if reps else copy_of(data)
+
+
+@register('repeat', inputs=('data',), attrs=[('repeats', INT), ('axis', OPT_INT, None)])
+def repeat(data, repeats, axis):
+    """Repeat each element ``repeats`` times along ``axis``; None repeats the flattened array."""
+    check(repeats >= 0, 'repeat', 'repeats must be non-negative, got %d', repeats)
+    if axis is None:
+        return data.reshape(-1).repeat_interleave(repeats)
+    return data.repeat_interleave(repeats, normalize_axis(axis, data.dim(), 'repeat'))
+
+
+_PAD_MODES = {'constant': 'constant', 'edge': 'replicate', 'reflect': 'reflect'}
+
+
+@register('Pad', inputs=('data',),
+          attrs=[('mode', choice('constant', 'edge', 'reflect')), ('pad_width', SHAPE),
+                 ('constant_value', FLOAT, 0.0)], aliases=('pad',))
+def pad(data, mode, pad_width, constant_value):
+    """Pad the spatial dims of a 4-D or 5-D array.
+
+    ``pad_width`` holds ``(before, after)`` for every dim; those of the first two dims (batch
+    and channel) must be 0. ``edge`` repeats the border value, ``reflect`` mirrors without it.
+    """
+    ndim = data.dim()
+    check(ndim in (4, 5), 'Pad', 'only 4-D and 5-D inputs are supported, got shape %s', tuple(data.shape))
+    check(len(pad_width) == 2 * ndim, 'Pad', 'pad_width %s must have 2 entries per dim of shape %s',
+          pad_width, tuple(data.shape))
+    check(not any(pad_width[:4]), 'Pad', 'padding of the first two axes must be 0, got pad_width %s',
+          pad_width)
+    # torch lists (before, after) pairs from the last dim backwards.
+    torch_pads = [w for d in range(ndim - 1, 1, -1) for w in pad_width[2 * d:2 * d + 2]]
+    if mode == 'constant':
+        return torch.nn.functional.pad(data, torch_pads, 'constant', constant_value)
+    if mode == 'reflect':
+        check(all(pad_width[2 * d] < data.shape[d] and pad_width[2 * d + 1] < data.shape[d]
+                  for d in range(2, ndim)), 'Pad', 'reflect padding must be smaller than the input '
+              'size: pad_width %s, shape %s', pad_width, tuple(data.shape))
+    return torch.nn.functional.pad(data, torch_pads, _PAD_MODES[mode])
+
+
+# ------------------------------------------------------------ broadcasting
+@register('broadcast_to', inputs=('data',), attrs=[('shape', SHAPE, ())])
+def broadcast_to(data, shape):
+    """Expand the size-1 dims of ``data`` to ``shape``; a 0 in ``shape`` keeps that dim."""
+    target = tuple(s if t == 0 else t for s, t in zip(data.shape, shape)) + tuple(shape[data.dim():])
+    return _broadcast('broadcast_to', data, target)
+
+
+@register('broadcast_like', inputs=('lhs', 'rhs'),
+          attrs=[('lhs_axes', OPT_SHAPE, None), ('rhs_axes', OPT_SHAPE, None)])
+def broadcast_like(lhs, rhs, lhs_axes, rhs_axes):
+    """Broadcast ``lhs`` to the shape of ``rhs``, or only its ``lhs_axes`` to the sizes of
+    ``rhs_axes`` of ``rhs``."""
+    if lhs_axes is None and rhs_axes is None:
+        return _broadcast('broadcast_like', lhs, tuple(rhs.shape))
+    check(lhs_axes is not None and rhs_axes is not None and len(lhs_axes) == len(rhs_axes),
+          'broadcast_like', 'lhs_axes %s and rhs_axes %s must have the same length', lhs_axes, rhs_axes)
+    target = list(lhs.shape)
+    for la, ra in zip(lhs_axes, rhs_axes):
+        target[normalize_axis(la, lhs.dim(), 'broadcast_like', 'lhs_axes entry')] = \
+            rhs.shape[normalize_axis(ra, rhs.dim(), 'broadcast_like', 'rhs_axes entry')]
+    return _broadcast('broadcast_like', lhs, target)
+
+
+@register('broadcast_axis', inputs=('data',), attrs=[('axis', SHAPE, ()), ('size', SHAPE, ())],
+          aliases=('broadcast_axes',))
+def broadcast_axis(data, axis, size):
+    """Expand each size-1 dim ``axis[i]`` of ``data`` to ``size[i]``."""
+    check(len(axis) == len(size), 'broadcast_axis', 'axis %s and size %s must have the same length',
+          axis, size)
+    target = list(data.shape)
+    for a, n in zip(axis, size):
+        d = normalize_axis(a, data.dim(), 'broadcast_axis')
+        check(target[d] == 1, 'broadcast_axis', 'axis %d to broadcast must have size 1, shape is %s',
+              a, tuple(data.shape))
+        target[d] = n
+    return _broadcast('broadcast_axis', data, target)
+
+
+# -------------------------------------------------------------- metadata
+@register('shape_array', inputs=('data',))
+def shape_array(data):
+    """The shape of ``data`` as a 1-D int64 array."""
+    return torch.tensor(tuple(data.shape), dtype=torch.int64, device=data.device)
+
+
+@register('size_array', inputs=('data',))
+def size_array(data):
+    """The number of elements of ``data`` as an int64 array of shape (1,)."""
+    return torch.tensor((data.numel(),), dtype=torch.int64, device=data.device)

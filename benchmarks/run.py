@@ -1,0 +1,75 @@
+"""Run the benchmark suite and write benchmarks/RESULTS.md.
+
+    python benchmarks/run.py                 # every bench_*.py module
+    python benchmarks/run.py bench_ops       # selected modules
+
+Each figure is neomx's time divided by raw PyTorch's time for the same work, measured in
+the same process, interleaved; the target is the ratio each issue asks for.
+"""
+import datetime
+import importlib
+import os
+import platform
+import sys
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
+
+
+def _modules(names):
+    names = names or sorted(f[:-3] for f in os.listdir(HERE) if f.startswith('bench_') and f.endswith('.py'))
+    return [importlib.import_module(n) for n in names]
+
+
+def main(argv):
+    rows = []
+    for mod in _modules(argv):
+        for bench in mod.BENCHMARKS:
+            res = bench()
+            rows.append((mod.__name__, res))
+            print('%-55s neomx %10.2f us  torch %10.2f us  ratio %5.2f  target <= %.2f  %s'
+                  % (res.name, res.neomx_s * 1e6, res.torch_s * 1e6, res.ratio, res.target,
+                     'ok' if res.ok else 'MISSED'), flush=True)
+    _write(rows, partial=bool(argv))
+
+
+def _write(rows, partial):
+    path = os.path.join(HERE, 'RESULTS.md')
+    old = _existing_rows(path) if partial else {}
+    for mod, res in rows:
+        old[res.name] = (mod, res)
+    lines = ['# Benchmark results', '',
+             'Written by `python benchmarks/run.py` on %s: %s, %s, torch %s, %d threads.'
+             % (datetime.date.today().isoformat(), platform.machine(), platform.processor() or 'cpu',
+                torch.__version__, torch.get_num_threads()),
+             'Ratio = neomx time / raw PyTorch time for the same work in the same run (lower is better).',
+             '', '| module | benchmark | neomx (us) | torch (us) | ratio | target | met | note |',
+             '|---|---|---:|---:|---:|---:|---|---|']
+    for name, (mod, res) in old.items():
+        if isinstance(res, str):
+            lines.append(res)
+            continue
+        lines.append('| %s | %s | %.2f | %.2f | %.2f | <= %.2f | %s | %s |'
+                     % (mod, name, res.neomx_s * 1e6, res.torch_s * 1e6, res.ratio, res.target,
+                        'yes' if res.ok else '**no**', res.note))
+    with open(path + '.tmp', 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+    os.replace(path + '.tmp', path)
+
+
+def _existing_rows(path):
+    """Rows of an earlier RESULTS.md, kept when only some modules are re-run."""
+    rows = {}
+    if os.path.exists(path):
+        for line in open(path):
+            cells = [c.strip() for c in line.strip().strip('|').split('|')]
+            if line.startswith('| bench_') and len(cells) >= 2:
+                rows[cells[1]] = (cells[0], line.rstrip('\n'))
+    return rows
+
+
+if __name__ == '__main__':
+    main(sys.argv[1:])

@@ -1,0 +1,137 @@
+"""Samplers: iterables of dataset indices (or of batches of indices)."""
+import numpy as np
+
+__all__ = ['Sampler', 'SequentialSampler', 'RandomSampler', 'FilterSampler', 'BatchSampler',
+           'IntervalSampler']
+
+_LAST_BATCH = ('keep', 'discard', 'rollover')
+
+
+def check_last_batch(last_batch):
+    """Raise ValueError unless ``last_batch`` is 'keep', 'discard' or 'rollover'."""
+    if last_batch not in _LAST_BATCH:
+        raise ValueError("last_batch must be one of 'keep', 'discard', or 'rollover', but got %s"
+                         % last_batch)
+
+
+class Sampler:
+    """Base class: ``iter(sampler)`` yields indices, ``len(sampler)`` counts them."""
+
+    def __iter__(self):
+        raise NotImplementedError
+
+    def __len__(self):
+        raise NotImplementedError
+
+
+class SequentialSampler(Sampler):
+    """``start, start + 1, ..., start + length - 1``."""
+
+    def __init__(self, length, start=0):
+        self._length = length
+        self._start = start
+
+    def __iter__(self):
+        return iter(range(self._start, self._start + self._length))
+
+    def __len__(self):
+        return self._length
+
+
+class RandomSampler(Sampler):
+    """A fresh random permutation of ``range(length)`` every epoch (numpy's global RNG)."""
+
+    def __init__(self, length):
+        self._length = length
+
+    def __iter__(self):
+        indices = np.arange(self._length)
+        np.random.shuffle(indices)
+        return iter(indices.tolist())
+
+    def __len__(self):
+        return self._length
+
+
+class FilterSampler(Sampler):
+    """The indices of the samples of ``dataset`` for which ``fn(sample)`` is true."""
+
+    def __init__(self, fn, dataset):
+        self._fn = fn
+        self._dataset = dataset
+        self._indices = [i for i in range(len(dataset)) if fn(dataset[i])]
+
+    def __iter__(self):
+        return iter(self._indices)
+
+    def __len__(self):
+        return len(self._indices)
+
+
+class IntervalSampler(Sampler):
+    """Every ``interval``-th index: 0, k, 2k, ..., then (with ``rollover``) 1, k + 1, ...
+
+    Parameters
+    ----------
+    length : int
+    interval : int
+        Must not exceed ``length``.
+    rollover : bool
+        Continue from offsets 1, 2, ... after the first pass, covering every index once.
+    """
+
+    def __init__(self, length, interval, rollover=True):
+        assert interval < length, 'Interval {} must be smaller than length {}'.format(interval, length)
+        self._length = length
+        self._interval = interval
+        self._rollover = rollover
+
+    def __iter__(self):
+        for offset in range(self._interval if self._rollover else 1):
+            yield from range(offset, self._length, self._interval)
+
+    def __len__(self):
+        if self._rollover:
+            return self._length
+        return len(range(0, self._length, self._interval))
+
+
+class BatchSampler(Sampler):
+    """Group the indices of ``sampler`` into lists of ``batch_size``.
+
+    Parameters
+    ----------
+    sampler : Sampler
+    batch_size : int
+    last_batch : {'keep', 'discard', 'rollover'}
+        The incomplete last batch is yielded, dropped, or prepended to the next epoch.
+        Checked when iterated, as in MXNet.
+    """
+
+    def __init__(self, sampler, batch_size, last_batch='keep'):
+        self._sampler = sampler
+        self._batch_size = batch_size
+        self._last_batch = last_batch
+        self._prev = []
+
+    def __iter__(self):
+        batch, self._prev = self._prev, []
+        for i in self._sampler:
+            batch.append(i)
+            if len(batch) == self._batch_size:
+                yield batch
+                batch = []
+        if batch:
+            check_last_batch(self._last_batch)
+            if self._last_batch == 'keep':
+                yield batch
+            elif self._last_batch == 'rollover':
+                self._prev = batch
+
+    def __len__(self):
+        check_last_batch(self._last_batch)
+        if self._last_batch == 'keep':
+            return (len(self._sampler) + self._batch_size - 1) // self._batch_size
+        if self._last_batch == 'discard':
+            return len(self._sampler) // self._batch_size
+        return (len(self._prev) + len(self._sampler)) // self._batch_size

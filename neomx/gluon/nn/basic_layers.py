@@ -1,0 +1,234 @@
+"""Containers and basic layers: Sequential, HybridSequential, Dense, Dropout, Embedding,
+Flatten, Lambda, HybridLambda."""
+import warnings
+
+from ... import ndarray
+from ..block import Block, HybridBlock, _indent
+from .activations import Activation
+
+__all__ = ['Sequential', 'HybridSequential', 'Dense', 'Dropout', 'Embedding', 'Flatten',
+           'Lambda', 'HybridLambda']
+
+
+class _SequentialMixin:
+    """What Sequential and HybridSequential share: adding, indexing, slicing, repr."""
+
+    def add(self, *blocks):
+        """Append blocks; they run in the order added."""
+        for block in blocks:
+            self.register_child(block)
+
+    def __repr__(self):
+        children = '\n'.join('  ({key}): {block}'.format(key=key, block=_indent(repr(block), 2))
+                             for key, block in self._children.items())
+        return '{name}(\n{children}\n)'.format(name=self.__class__.__name__, children=children)
+
+    def __getitem__(self, key):
+        """A child by position, or a new container of the same type for a slice."""
+        layers = list(self._children.values())[key]
+        if not isinstance(layers, list):
+            return layers
+        net = type(self)(prefix=self._prefix)
+        with net.name_scope():
+            net.add(*layers)
+        return net
+
+    def __len__(self):
+        return len(self._children)
+
+    def _run_children(self, x, args):
+        """Feed each child the previous output; a tuple output feeds several inputs."""
+        for block in self._children.values():
+            x = block(x, *args)
+            args = ()
+            if isinstance(x, (tuple, list)):
+                x, args = x[0], tuple(x[1:])
+        return (x,) + args if args else x
+
+
+class Sequential(_SequentialMixin, Block):
+    """Blocks applied one after the other.
+
+    Example: ``net = Sequential(); net.add(Dense(10, activation='relu'), Dense(2))``.
+    """
+
+    def __init__(self, prefix=None, params=None):
+        super().__init__(prefix=prefix, params=params)
+
+    def forward(self, x, *args):
+        return self._run_children(x, args)
+
+    def hybridize(self, active=True, **kwargs):
+        if self._children and all(isinstance(c, HybridBlock) for c in self._children.values()):
+            warnings.warn("All children of this Sequential layer '%s' are HybridBlocks. Consider "
+                          "using HybridSequential for the best performance." % self.prefix,
+                          stacklevel=2)
+        super().hybridize(active, **kwargs)
+
+
+class HybridSequential(_SequentialMixin, HybridBlock):
+    """HybridBlocks applied one after the other (hybridizable as a whole)."""
+
+    def __init__(self, prefix=None, params=None):
+        super().__init__(prefix=prefix, params=params)
+
+    def hybrid_forward(self, F, x, *args):
+        return self._run_children(x, args)
+
+
+def _optional_activation(activation):
+    """The Activation child of a layer (named ``<layer prefix><activation>_``), or None."""
+    if activation is None:
+        return None
+    return Activation(activation, prefix=activation + '_')
+
+
+def _mapping(weight_shape, in_axis=1, out_axis=0):
+    """``'in -> out'`` of a layer's repr, ``None`` for a not yet known input size."""
+    return '{0} -> {1}'.format(weight_shape[in_axis] or None, weight_shape[out_axis])
+
+
+class Dense(HybridBlock):
+    """Fully connected layer: ``activation(dot(x, weight.T) + bias)``.
+
+    Parameters
+    ----------
+    units : int
+        Output size.
+    activation : str, optional
+        Activation applied to the output ('relu', 'tanh'...).
+    use_bias : bool
+    flatten : bool
+        Flatten all but the first axis of the input (True), or apply to the last axis only.
+    dtype : str
+    weight_initializer, bias_initializer : Initializer or str
+    in_units : int
+        Input size; 0 defers it to the first forward pass.
+
+    Shapes: ``(batch, in_units)`` (or ``(batch, ...)`` flattened) -> ``(batch, units)``;
+    with ``flatten=False``, ``(..., in_units)`` -> ``(..., units)``.
+    """
+
+    def __init__(self, units, activation=None, use_bias=True, flatten=True, dtype='float32',
+                 weight_initializer=None, bias_initializer='zeros', in_units=0, **kwargs):
+        super().__init__(**kwargs)
+        self._flatten = flatten
+        self._units = units
+        self._in_units = in_units
+        with self.name_scope():
+            self.weight = self.params.get('weight', shape=(units, in_units), init=weight_initializer,
+                                          dtype=dtype, allow_deferred_init=True)
+            self.bias = self.params.get('bias', shape=(units,), init=bias_initializer, dtype=dtype,
+                                        allow_deferred_init=True) if use_bias else None
+            self.act = _optional_activation(activation)
+
+    def hybrid_forward(self, F, x, weight, bias=None):
+        out = F.FullyConnected(x, weight, bias, no_bias=bias is None, num_hidden=self._units,
+                               flatten=self._flatten, name='fwd')
+        return out if self.act is None else self.act(out)
+
+    def __repr__(self):
+        return '{name}({mapping}, {act})'.format(name=self.__class__.__name__,
+                                                 mapping=_mapping(self.weight.shape),
+                                                 act=self.act if self.act else 'linear')
+
+
+class Dropout(HybridBlock):
+    """Zero each element with probability ``rate`` in training, scaling the rest by
+    ``1 / (1 - rate)``; the identity in prediction.
+
+    Parameters
+    ----------
+    rate : float
+    axes : tuple of int
+        Axes along which one mask value is shared (variational dropout).
+    """
+
+    def __init__(self, rate, axes=(), **kwargs):
+        super().__init__(**kwargs)
+        self._rate = rate
+        self._axes = axes
+
+    def hybrid_forward(self, F, x):
+        if self._rate > 0:
+            return F.Dropout(x, p=self._rate, axes=self._axes, name='fwd', cudnn_off=False)
+        return F.identity(x)
+
+    def __repr__(self):
+        return '{}(p = {}, axes={})'.format(self.__class__.__name__, self._rate, self._axes)
+
+
+class Embedding(HybridBlock):
+    """Look up rows of a ``(input_dim, output_dim)`` weight by integer index.
+
+    Shapes: indices of any shape ``S`` -> ``S + (output_dim,)``.
+    """
+
+    def __init__(self, input_dim, output_dim, dtype='float32', weight_initializer=None,
+                 sparse_grad=False, **kwargs):
+        super().__init__(**kwargs)
+        self._kwargs = {'input_dim': input_dim, 'output_dim': output_dim, 'dtype': dtype,
+                        'sparse_grad': sparse_grad}
+        self.weight = self.params.get('weight', shape=(input_dim, output_dim),
+                                      init=weight_initializer, dtype=dtype,
+                                      allow_deferred_init=True)
+
+    def hybrid_forward(self, F, x, weight):
+        return F.Embedding(x, weight, name='fwd', **self._kwargs)
+
+    def __repr__(self):
+        return '{block_name}({input_dim} -> {output_dim}, {dtype})'.format(
+            block_name=self.__class__.__name__, **self._kwargs)
+
+
+class Flatten(HybridBlock):
+    """Reshape ``(batch, d1, d2, ...)`` to ``(batch, d1 * d2 * ...)``."""
+
+    def hybrid_forward(self, F, x):
+        return F.Flatten(x)
+
+    def __repr__(self):
+        return self.__class__.__name__
+
+
+def _lambda_function(function, namespace):
+    """(callable, its name) for a Lambda: a name of an ``namespace`` function, or a callable."""
+    if isinstance(function, str):
+        assert hasattr(namespace, function), 'Function name %s is not found in ndarray.' % function
+        return getattr(namespace, function), function
+    if callable(function):
+        return function, function.__name__
+    raise ValueError('Unrecognized function in lambda: {} of type {}'.format(function, type(function)))
+
+
+class Lambda(Block):
+    """Wrap a function of NDArrays (or the name of an ``mx.nd`` function) as a Block."""
+
+    def __init__(self, function, prefix=None):
+        super().__init__(prefix=prefix)
+        self._func_impl, self._func_name = _lambda_function(function, ndarray)
+
+    def forward(self, *args):
+        return self._func_impl(*args)
+
+    def __repr__(self):
+        return '{name}({function})'.format(name=self.__class__.__name__, function=self._func_name)
+
+
+class HybridLambda(HybridBlock):
+    """Wrap ``function(F, *inputs)`` (or the name of an operator) as a HybridBlock."""
+
+    def __init__(self, function, prefix=None):
+        super().__init__(prefix=prefix)
+        if isinstance(function, str):
+            _lambda_function(function, ndarray)        # fail early on unknown names
+            self._func = lambda F, *args: getattr(F, function)(*args)
+            self._func_name = function
+        else:
+            self._func, self._func_name = _lambda_function(function, ndarray)
+
+    def hybrid_forward(self, F, x, *args):
+        return self._func(F, x, *args)
+
+    def __repr__(self):
+        return '{name}({function})'.format(name=self.__class__.__name__, function=self._func_name)

@@ -1,0 +1,188 @@
+"""Convolution layers: Conv1D/2D/3D, Conv1D/2D/3DTranspose, and ReflectionPad2D.
+
+Shapes (channel-first layouts): ``(batch, in_channels, *spatial)`` ->
+``(batch, channels, *out_spatial)`` with, per spatial axis,
+``out = floor((in + 2 * padding - dilation * (kernel - 1) - 1) / stride) + 1`` for a
+convolution and ``out = (in - 1) * stride - 2 * padding + dilation * (kernel - 1) + 1 +
+output_padding`` for a transposed one.
+"""
+from ...base import numeric_types
+from ...operator import registry
+from ..block import HybridBlock
+from .basic_layers import _mapping, _optional_activation
+
+__all__ = ['Conv1D', 'Conv2D', 'Conv3D', 'Conv1DTranspose', 'Conv2DTranspose',
+           'Conv3DTranspose', 'ReflectionPad2D']
+
+
+def _tuple(value, ndim):
+    """An int repeated ``ndim`` times, or the given tuple."""
+    return (value,) * ndim if isinstance(value, numeric_types) else tuple(value)
+
+
+def _infer_param_shapes(op_name, data_shape, op_kwargs):
+    """Weight and bias shapes for data of ``data_shape`` (0 = unknown), from the operator."""
+    spec = registry.get(op_name)
+    shapes = dict.fromkeys(spec.inputs)
+    shapes['data'] = data_shape
+    return spec.infer_args(shapes, spec.parse_attrs(op_kwargs))
+
+
+class _Conv(HybridBlock):
+    """A convolution (``Convolution``) or transposed convolution (``Deconvolution``) layer.
+
+    Parameters
+    ----------
+    channels : int
+        Number of output channels.
+    kernel_size, strides, padding, dilation : tuple of int (ints are repeated per axis)
+    groups : int
+        Split the input channels into groups convolved separately.
+    layout : str
+        'NCW', 'NCHW', 'NCDHW' (channel-first) or the channel-last variants.
+    in_channels : int
+        0 defers the input channel count to the first forward pass.
+    activation : str, optional
+    use_bias : bool
+    weight_initializer, bias_initializer : Initializer or str
+    op_name : str
+        'Convolution' or 'Deconvolution'.
+    adj : tuple of int, optional
+        Output padding of a transposed convolution.
+    """
+
+    def __init__(self, channels, kernel_size, strides, padding, dilation, groups, layout,
+                 in_channels=0, activation=None, use_bias=True, weight_initializer=None,
+                 bias_initializer='zeros', op_name='Convolution', adj=None, prefix=None,
+                 params=None):
+        super().__init__(prefix=prefix, params=params)
+        ndim = len(kernel_size)
+        self._channels = channels
+        self._in_channels = in_channels
+        self._op_name = op_name
+        self._kwargs = {'kernel': kernel_size, 'stride': _tuple(strides, ndim),
+                        'dilate': _tuple(dilation, ndim), 'pad': _tuple(padding, ndim),
+                        'num_filter': channels, 'num_group': groups, 'no_bias': not use_bias,
+                        'layout': layout}
+        if adj is not None:
+            self._kwargs['adj'] = adj
+        data_shape = [0] * (ndim + 2)
+        data_shape[layout.find('N')] = 1
+        data_shape[layout.find('C')] = in_channels
+        shapes = _infer_param_shapes(op_name, tuple(data_shape), self._kwargs)
+        with self.name_scope():
+            self.weight = self.params.get('weight', shape=shapes['weight'], init=weight_initializer,
+                                          allow_deferred_init=True)
+            self.bias = self.params.get('bias', shape=shapes['bias'], init=bias_initializer,
+                                        allow_deferred_init=True) if use_bias else None
+            self.act = _optional_activation(activation)
+
+    def _alias(self):
+        return 'conv'
+
+    def hybrid_forward(self, F, x, weight, bias=None):
+        op = getattr(F, self._op_name)
+        if bias is None:
+            out = op(x, weight, name='fwd', **self._kwargs)
+        else:
+            out = op(x, weight, bias, name='fwd', **self._kwargs)
+        return out if self.act is None else self.act(out)
+
+    def __repr__(self):
+        kw = self._kwargs
+        ndim = len(kw['kernel'])
+        parts = [_mapping(self.weight.shape), 'kernel_size={}'.format(kw['kernel']),
+                 'stride={}'.format(kw['stride'])]
+        if kw['pad'] != (0,) * ndim:
+            parts.append('padding={}'.format(kw['pad']))
+        if kw['dilate'] != (1,) * ndim:
+            parts.append('dilation={}'.format(kw['dilate']))
+        if kw['num_group'] != 1:
+            parts.append('groups={}'.format(kw['num_group']))
+        if self.bias is None:
+            parts.append('bias=False')
+        if self.act:
+            parts.append(str(self.act))
+        return '{}({})'.format(self.__class__.__name__, ', '.join(parts))
+
+
+_LAYOUTS = {1: ('NCW', 'NWC'), 2: ('NCHW', 'NHWC'), 3: ('NCDHW', 'NDHWC')}
+
+
+def _window(ndim, size, layout):
+    """The kernel (or pooling window) tuple of an ``ndim``-D layer; checks size and layout."""
+    assert layout in _LAYOUTS[ndim], 'Only supports %s layouts for now' % ' and '.join(
+        "'%s'" % l for l in _LAYOUTS[ndim])
+    size = _tuple(size, ndim)
+    assert len(size) == ndim, 'kernel size must be a number or a list of %d ints' % ndim
+    return size
+
+
+def _make_conv(ndim, name, doc):
+    default_layout = _LAYOUTS[ndim][0]
+
+    def __init__(self, channels, kernel_size, strides=1, padding=0, dilation=1, groups=1,
+                 layout=default_layout, activation=None, use_bias=True, weight_initializer=None,
+                 bias_initializer='zeros', in_channels=0, **kwargs):
+        _Conv.__init__(self, channels, _window(ndim, kernel_size, layout), strides, padding,
+                       dilation, groups, layout, in_channels, activation, use_bias,
+                       weight_initializer, bias_initializer, **kwargs)
+    return type(name, (_Conv,), {'__init__': __init__, '__doc__': doc})
+
+
+def _make_conv_transpose(ndim, name, doc):
+    default_layout = _LAYOUTS[ndim][0]
+
+    def __init__(self, channels, kernel_size, strides=1, padding=0, output_padding=0, dilation=1,
+                 groups=1, layout=default_layout, activation=None, use_bias=True,
+                 weight_initializer=None, bias_initializer='zeros', in_channels=0, **kwargs):
+        kernel_size = _window(ndim, kernel_size, layout)
+        output_padding = _tuple(output_padding, ndim)
+        _Conv.__init__(self, channels, kernel_size, strides, padding, dilation, groups, layout,
+                       in_channels, activation, use_bias, weight_initializer, bias_initializer,
+                       op_name='Deconvolution', adj=output_padding, **kwargs)
+        self.outpad = output_padding
+    return type(name, (_Conv,), {'__init__': __init__, '__doc__': doc})
+
+
+_CONV_DOC = """%dD convolution layer (cross-correlation of learned filters over the input).
+
+Parameters: ``channels, kernel_size, strides=1, padding=0, dilation=1, groups=1,
+layout='%s', activation=None, use_bias=True, weight_initializer=None,
+bias_initializer='zeros', in_channels=0``; see the module docstring for the output size.
+Weight shape: ``(channels, in_channels // groups, *kernel_size)``.
+"""
+_CONV_T_DOC = """%dD transposed convolution layer (the gradient of a convolution).
+
+Parameters: ``channels, kernel_size, strides=1, padding=0, output_padding=0, dilation=1,
+groups=1, layout='%s', activation=None, use_bias=True, weight_initializer=None,
+bias_initializer='zeros', in_channels=0``; see the module docstring for the output size.
+Weight shape: ``(in_channels, channels // groups, *kernel_size)``.
+"""
+
+Conv1D = _make_conv(1, 'Conv1D', _CONV_DOC % (1, 'NCW'))
+Conv2D = _make_conv(2, 'Conv2D', _CONV_DOC % (2, 'NCHW'))
+Conv3D = _make_conv(3, 'Conv3D', _CONV_DOC % (3, 'NCDHW'))
+Conv1DTranspose = _make_conv_transpose(1, 'Conv1DTranspose', _CONV_T_DOC % (1, 'NCW'))
+Conv2DTranspose = _make_conv_transpose(2, 'Conv2DTranspose', _CONV_T_DOC % (2, 'NCHW'))
+Conv3DTranspose = _make_conv_transpose(3, 'Conv3DTranspose', _CONV_T_DOC % (3, 'NCDHW'))
+
+
+class ReflectionPad2D(HybridBlock):
+    """Pad the two spatial axes of NCHW input by reflecting the border.
+
+    Parameters
+    ----------
+    padding : int or tuple of 8 ints
+        An int pads every side by it; 8 ints are MXNet's ``pad_width`` (before/after per axis).
+    """
+
+    def __init__(self, padding=0, **kwargs):
+        super().__init__(**kwargs)
+        if isinstance(padding, numeric_types):
+            padding = (0, 0, 0, 0, padding, padding, padding, padding)
+        assert len(padding) == 8, 'padding must be an int or 8 ints (before/after for 4 axes)'
+        self._padding = tuple(padding)
+
+    def hybrid_forward(self, F, x):
+        return F.pad(x, mode='reflect', pad_width=self._padding)

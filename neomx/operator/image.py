@@ -1,0 +1,223 @@
+"""Image operators (``mx.nd.image.*``), the kernels of ``gluon.data.vision.transforms``.
+
+Images are HWC (or NHWC batches) as decoded, except ``normalize`` which works on the CHW
+(NCHW) float tensors ``to_tensor`` produces. Integer images keep their dtype; arithmetic
+runs in float32 and is rounded and saturated back, as image libraries do. The random
+operators draw from torch's generator (``mx.random.seed`` makes them reproducible).
+"""
+import torch
+import torch.nn.functional as tF
+
+from .registry import BOOL, FLOAT, FLOATS, INT, SHAPE, check, register
+
+# ITU-R 601 luma weights (RGB -> gray), used by contrast and saturation.
+_LUMA = (0.299, 0.587, 0.114)
+# AlexNet's PCA of ImageNet RGB pixels, for lighting noise.
+_EIGVAL = (55.46, 4.794, 1.148)
+_EIGVEC = ((-0.5675, 0.7192, 0.4009), (-0.5808, -0.0045, -0.8140), (-0.5836, -0.6948, 0.4203))
+# RGB <-> YIQ, for hue rotation.
+_TO_YIQ = ((0.299, 0.587, 0.114), (0.596, -0.274, -0.321), (0.211, -0.523, 0.311))
+_FROM_YIQ = ((1.0, 0.956, 0.621), (1.0, -0.272, -0.647), (1.0, -1.107, 1.705))
+_INTERP_MODES = {0: 'nearest', 1: 'bilinear', 2: 'bicubic', 3: 'area'}
+
+
+def _check_image(op, data):
+    check(data.dim() in (3, 4), op, 'expected an image (3-D) or a batch of images (4-D), got shape %s',
+          tuple(data.shape))
+
+
+def _restore(values, like):
+    """Float results back to ``like``'s dtype, rounded and saturated for integer images."""
+    if like.dtype.is_floating_point:
+        return values.to(like.dtype)
+    info = torch.iinfo(like.dtype)
+    return values.round().clamp(info.min, info.max).to(like.dtype)
+
+
+def _as_float(data):
+    return data if data.dtype.is_floating_point else data.float()
+
+
+@register('_image_to_tensor', inputs=('data',))
+def to_tensor(data):
+    """HWC (NHWC) image with values in [0, 255] -> CHW (NCHW) float32 in [0, 1]."""
+    _check_image('to_tensor', data)
+    perm = (2, 0, 1) if data.dim() == 3 else (0, 3, 1, 2)
+    return (data.float() / 255.0).permute(*perm).contiguous()
+
+
+@register('_image_normalize', inputs=('data',),
+          attrs=[('mean', FLOATS, (0.0, 0.0, 0.0, 0.0)), ('std', FLOATS, (1.0, 1.0, 1.0, 1.0))])
+def normalize(data, mean, std):
+    """(x - mean) / std per channel of a CHW (NCHW) tensor; one value applies to every channel."""
+    _check_image('normalize', data)
+    channels = data.shape[-3]
+    for name, values in (('mean', mean), ('std', std)):
+        check(len(values) == 1 or len(values) >= channels, 'normalize',
+              '%s has %d values for %d channels', name, len(values), channels)
+    shape = (channels, 1, 1)
+
+    def per_channel(values):
+        values = values[:1] * channels if len(values) == 1 else values[:channels]
+        return torch.tensor(values, dtype=torch.float32, device=data.device).reshape(shape)
+    return _restore((_as_float(data) - per_channel(mean)) / per_channel(std), data)
+
+
+def _target_size(height, width, size, keep_ratio):
+    """(new_height, new_width) for ``size`` = (w,) or (w, h); keep_ratio scales the shorter side."""
+    if len(size) == 1:
+        if keep_ratio:
+            short = size[0]
+            if height < width:
+                return short, int(width * short / height)
+            return int(height * short / width), short
+        return size[0], size[0]
+    return size[1], size[0]
+
+
+@register('_image_resize', inputs=('data',),
+          attrs=[('size', SHAPE, ()), ('keep_ratio', BOOL, False), ('interp', INT, 1)])
+def resize(data, size, keep_ratio, interp):
+    """Resize an HWC (NHWC) image to ``size`` (an int, or (width, height)).
+
+    ``interp``: 0 nearest, 1 bilinear, 2 bicubic, 3 area (OpenCV's codes); the sampling
+    grid is OpenCV's (pixel centres, no antialiasing).
+    """
+    _check_image('resize', data)
+    check(len(size) in (1, 2), 'resize', 'size must be an int or (width, height), got %s', size)
+    check(interp in _INTERP_MODES, 'resize', 'unsupported interp %d (use 0-3)', interp)
+    batch = data if data.dim() == 4 else data.unsqueeze(0)
+    new_h, new_w = _target_size(batch.shape[1], batch.shape[2], size, keep_ratio)
+    mode = _INTERP_MODES[interp]
+    nchw = _as_float(batch).permute(0, 3, 1, 2)
+    extra = {} if mode in ('nearest', 'area') else {'align_corners': False}
+    out = tF.interpolate(nchw, size=(new_h, new_w), mode=mode, **extra).permute(0, 2, 3, 1)
+    out = _restore(out, data).contiguous()
+    return out if data.dim() == 4 else out[0]
+
+
+@register('_image_crop', inputs=('data',),
+          attrs=[('x', INT), ('y', INT), ('width', INT), ('height', INT)])
+def crop(data, x, y, width, height):
+    """The ``width`` x ``height`` region at column ``x``, row ``y`` of an HWC (NHWC) image."""
+    _check_image('crop', data)
+    rows, cols = data.shape[-3], data.shape[-2]
+    check(0 <= x and 0 <= y and x + width <= cols and y + height <= rows, 'crop',
+          'region x=%d y=%d width=%d height=%d lies outside the image of shape %s',
+          x, y, width, height, tuple(data.shape))
+    return data[..., y:y + height, x:x + width, :].contiguous()
+
+
+def _flip(axis_from_end):
+    def flip(data):
+        _check_image('flip', data)
+        return torch.flip(data, (data.dim() - axis_from_end,))
+    return flip
+
+
+def _random_flip(axis_from_end):
+    def random_flip(data):
+        _check_image('random_flip', data)
+        if torch.rand(()) < 0.5:
+            return torch.flip(data, (data.dim() - axis_from_end,))
+        return data.clone()
+    return random_flip
+
+
+for _name, _axis in (('left_right', 2), ('top_bottom', 3)):
+    register('_image_flip_' + _name, inputs=('data',))(_flip(_axis))
+    register('_image_random_flip_' + _name, inputs=('data',))(_random_flip(_axis))
+
+
+def _uniform(low, high):
+    return float(torch.empty(()).uniform_(low, high))
+
+
+def _gray(image):
+    """Luma of an RGB float HWC (NHWC) image, keeping a trailing channel axis of 1."""
+    weights = torch.tensor(_LUMA, dtype=image.dtype, device=image.device)
+    return (image * weights).sum(-1, keepdim=True)
+
+
+def _blend(image, other, alpha):
+    return image * alpha + other * (1 - alpha)
+
+
+def _brightness(image, alpha):
+    return image * alpha
+
+
+def _contrast(image, alpha):
+    return _blend(image, _gray(image).mean(dim=(-3, -2, -1), keepdim=True), alpha)
+
+
+def _saturation(image, alpha):
+    return _blend(image, _gray(image), alpha)
+
+
+def _hue(image, alpha):
+    """Rotate the hue by ``alpha`` turns (a rotation of the IQ plane of YIQ)."""
+    angle = torch.tensor(alpha * 2 * torch.pi)
+    cos, sin = float(torch.cos(angle)), float(torch.sin(angle))
+    rotation = torch.tensor(((1.0, 0.0, 0.0), (0.0, cos, -sin), (0.0, sin, cos)))
+    matrix = torch.tensor(_FROM_YIQ) @ rotation @ torch.tensor(_TO_YIQ)
+    return image @ matrix.T.to(image.dtype)
+
+
+_ADJUSTMENTS = {'brightness': _brightness, 'contrast': _contrast, 'saturation': _saturation, 'hue': _hue}
+
+
+def _random_adjustment(kind):
+    adjust = _ADJUSTMENTS[kind]
+
+    def random_adjust(data, min_factor, max_factor):
+        _check_image('random_' + kind, data)
+        return _restore(adjust(_as_float(data), _uniform(min_factor, max_factor)), data)
+    random_adjust.__doc__ = 'Adjust the %s by a factor drawn uniformly from [min_factor, max_factor].' % kind
+    return random_adjust
+
+
+for _kind in _ADJUSTMENTS:
+    register('_image_random_' + _kind, inputs=('data',),
+             attrs=[('min_factor', FLOAT), ('max_factor', FLOAT)])(_random_adjustment(_kind))
+
+
+@register('_image_random_color_jitter', inputs=('data',),
+          attrs=[('brightness', FLOAT), ('contrast', FLOAT), ('saturation', FLOAT), ('hue', FLOAT)])
+def random_color_jitter(data, brightness, contrast, saturation, hue):
+    """Brightness, contrast, saturation and hue jitter, in random order.
+
+    Each ``x`` in (0, 1) jitters by a factor in [1 - x, 1 + x] (hue: [-x, x] turns); 0 skips it.
+    """
+    _check_image('random_color_jitter', data)
+    image = _as_float(data)
+    amounts = {'brightness': brightness, 'contrast': contrast, 'saturation': saturation, 'hue': hue}
+    for i in torch.randperm(4).tolist():
+        kind = ('brightness', 'contrast', 'saturation', 'hue')[i]
+        amount = amounts[kind]
+        if amount > 0:
+            factor = _uniform(-amount, amount) if kind == 'hue' else _uniform(1 - amount, 1 + amount)
+            image = _ADJUSTMENTS[kind](image, factor)
+    return _restore(image, data)
+
+
+def _lighting(data, alpha):
+    eigvec = torch.tensor(_EIGVEC, dtype=torch.float32, device=data.device)
+    eigval = torch.tensor(_EIGVAL, dtype=torch.float32, device=data.device)
+    shift = eigvec @ (torch.as_tensor(alpha, dtype=torch.float32, device=data.device) * eigval)
+    return _restore(_as_float(data) + shift, data)
+
+
+@register('_image_adjust_lighting', inputs=('data',), attrs=[('alpha', FLOATS)])
+def adjust_lighting(data, alpha):
+    """AlexNet-style PCA lighting: add ``eigvec @ (alpha * eigval)`` to every RGB pixel."""
+    _check_image('adjust_lighting', data)
+    check(len(alpha) == 3, 'adjust_lighting', 'alpha needs 3 values, got %d', len(alpha))
+    return _lighting(data, alpha)
+
+
+@register('_image_random_lighting', inputs=('data',), attrs=[('alpha_std', FLOAT, 0.05)])
+def random_lighting(data, alpha_std):
+    """PCA lighting noise with ``alpha ~ N(0, alpha_std)`` per component."""
+    _check_image('random_lighting', data)
+    return _lighting(data, torch.randn(3) * alpha_std)

@@ -1,0 +1,406 @@
+"""The optimizer base class, the registry and the Updater.
+
+An :class:`Optimizer` turns gradients into weight updates. neomx optimizers describe their
+rule once, in ``_step``, over *lists* of torch tensors, using the multi-tensor kernels of
+:mod:`neomx.operator.optimizer_ops`; so ``update(index, weight, grad, state)`` (MXNet's
+one-parameter call) and :meth:`Optimizer.update_multi` (every parameter of a training step
+in one fused call, which Gluon's Trainer uses) run the same code.
+
+Subclasses written MXNet-style, which override ``update`` with NDArray code instead of
+defining ``_step``, keep working: they are called one parameter at a time.
+"""
+import warnings
+
+import torch
+
+from ..base import MXNetError
+from ..ndarray.ndarray import NDArray
+from . import state_format
+
+__all__ = ['Optimizer', 'Updater', 'register', 'create', 'get_updater']
+
+# dtypes that get a float32 master copy under multi_precision
+_LOW_PRECISION = (torch.float16, torch.bfloat16)
+
+
+def _tensors(state):
+    """The torch tensors of a state (None, an NDArray, or a tuple/list of those)."""
+    if state is None:
+        return None
+    if isinstance(state, NDArray):
+        return state._t
+    return tuple(_tensors(s) for s in state)
+
+
+class Optimizer:
+    """Base class of the optimizers (``mx.optimizer.Optimizer``).
+
+    Parameters
+    ----------
+    rescale_grad : float
+        Gradients are multiplied by this first (Trainer sets ``1 / batch_size``).
+    param_idx2name : dict of int to str, optional
+        Parameter names by index: ``set_lr_mult``/``set_wd_mult`` may then use names, and
+        parameters whose name ends neither in ``_weight`` nor ``_gamma`` get no weight decay.
+    wd : float
+        Weight decay (L2 penalty) coefficient.
+    clip_gradient : float, optional
+        Clip the rescaled gradient to ``[-clip_gradient, clip_gradient]``.
+    learning_rate : float, optional
+        Defaults to 0.01; overrides ``lr_scheduler.base_lr`` when both are given.
+    lr_scheduler : LRScheduler, optional
+        Learning rate as a function of ``num_update``.
+    sym : Symbol, optional
+        A symbol whose ``__lr_mult__``/``__wd_mult__`` attributes set multipliers.
+    begin_num_update : int
+        Update count to start from.
+    multi_precision : bool
+        Keep float32 master weights (and states) for float16/bfloat16 weights.
+    param_dict : dict of int to Parameter, optional
+        Gluon parameters by index, whose ``lr_mult``/``wd_mult`` take precedence.
+    """
+    opt_registry = {}
+
+    # Multi-precision states are (master, state) except in SGD-like optimizers, whose
+    # MXNet layout is (state, master); subclasses say which.
+    _MASTER_FIRST = True
+
+    def __init__(self, rescale_grad=1., param_idx2name=None, wd=0., clip_gradient=None, learning_rate=None,
+                 lr_scheduler=None, sym=None, begin_num_update=0, multi_precision=False, param_dict=None):
+        self.rescale_grad = rescale_grad
+        self.lr_scheduler = lr_scheduler
+        if lr_scheduler is None and learning_rate is None:
+            learning_rate = 0.01
+        self.lr = learning_rate
+        if lr_scheduler is not None and learning_rate is not None and lr_scheduler.base_lr != learning_rate:
+            print(UserWarning('learning rate from ``lr_scheduler`` has been overwritten by '
+                              '``learning_rate`` in optimizer.'))
+            lr_scheduler.base_lr = learning_rate
+        self.wd = wd
+        self.lr_mult = {}
+        self.wd_mult = {}
+        self.begin_num_update = begin_num_update
+        self.num_update = begin_num_update
+        # update counts per index, one table per device (as each device has its own updater)
+        self._all_index_update_counts = {0: {}}
+        self._index_update_count = self._all_index_update_counts[0]
+        self.clip_gradient = clip_gradient
+        self.multi_precision = multi_precision
+        self.aggregate_num = 0
+        if param_idx2name is None:
+            param_idx2name = {}
+        if not isinstance(param_idx2name, dict):
+            raise AssertionError('param_idx2name should be a dict of param indexes to names.')
+        self.idx2name = param_idx2name.copy()
+        self.sym_info = (sym.attr_dict(), sym.list_arguments()) if sym is not None else ()
+        self.param_dict = param_dict if param_dict else {}
+        self.set_lr_mult({})
+        self.set_wd_mult({})
+
+    # ------------------------------------------------------------- registry
+    @staticmethod
+    def register(klass):
+        """Class decorator: make ``klass`` available to :func:`create` under its lower-cased name."""
+        if not isinstance(klass, type):
+            raise AssertionError('register expects a class, got %r' % (klass,))
+        name = klass.__name__.lower()
+        if name in Optimizer.opt_registry:
+            old = Optimizer.opt_registry[name]
+            warnings.warn('WARNING: New optimizer %s.%s is overriding existing optimizer %s.%s'
+                          % (klass.__module__, klass.__name__, old.__module__, old.__name__))
+        Optimizer.opt_registry[name] = klass
+        return klass
+
+    @staticmethod
+    def create_optimizer(name, **kwargs):
+        """An optimizer by (case-insensitive) registered name: ``create_optimizer('adam', learning_rate=.1)``."""
+        klass = Optimizer.opt_registry.get(name.lower())
+        if klass is None:
+            raise ValueError('Cannot find optimizer %s' % name)
+        return klass(**kwargs)
+
+    # -------------------------------------------------------- learning rate
+    @property
+    def learning_rate(self):
+        """The current learning rate (from the scheduler at ``num_update`` if there is one)."""
+        if self.lr_scheduler is not None:
+            return self.lr_scheduler(self.num_update)
+        return self.lr
+
+    def set_learning_rate(self, lr):
+        """Set the learning rate; not allowed when an ``lr_scheduler`` drives it."""
+        if self.lr_scheduler is not None:
+            raise UserWarning('LRScheduler of the optimizer has already been defined. Note that '
+                              'set_learning_rate can mutate the value of the learning rate of the '
+                              'optimizer only when the LRScheduler of the optimizer is undefined.')
+        self.lr = lr
+
+    def set_lr_scale(self, args_lrscale):
+        """Deprecated in MXNet: use :meth:`set_lr_mult`."""
+        raise DeprecationWarning
+
+    def _symbol_mults(self, attr_key):
+        """Multipliers declared on the symbol's arguments (``__lr_mult__``...)."""
+        if not self.sym_info:
+            return {}
+        attrs, arg_names = self.sym_info
+        return {n: float(attrs[n][attr_key]) for n in arg_names if n in attrs and attr_key in attrs[n]}
+
+    def set_lr_mult(self, args_lr_mult):
+        """Learning-rate multipliers by parameter index or name (replacing earlier ones)."""
+        self.lr_mult = self._symbol_mults('__lr_mult__')
+        self.lr_mult.update(args_lr_mult)
+
+    def _decays_weight(self, name):
+        """Whether a parameter with this name gets weight decay by default."""
+        return name.endswith('_weight') or name.endswith('_gamma')
+
+    def set_wd_mult(self, args_wd_mult):
+        """Weight-decay multipliers by index or name; named parameters that are not weights
+        (see ``param_idx2name``) default to 0."""
+        self.wd_mult = {n: 0.0 for n in self.idx2name.values() if not self._decays_weight(n)}
+        self.wd_mult.update(self._symbol_mults('__wd_mult__'))
+        self.wd_mult.update(args_wd_mult)
+
+    def _multiplied(self, base, indices, mults, param_attr):
+        """``base`` times each index's multiplier: Gluon parameter, then index, then name."""
+        out = [base] * len(indices)
+        for i, index in enumerate(indices):
+            if index in self.param_dict:
+                out[i] *= getattr(self.param_dict[index], param_attr)
+            elif index in mults:
+                out[i] *= mults[index]
+            elif index in self.idx2name:
+                out[i] *= mults.get(self.idx2name[index], 1.0)
+        return out
+
+    def _get_lrs(self, indices):
+        """Learning rates of these indices at the current update count."""
+        return self._multiplied(self.learning_rate, indices, self.lr_mult, 'lr_mult')
+
+    def _get_lr(self, index):
+        return self._get_lrs([index])[0]
+
+    def _get_wds(self, indices):
+        """Weight decays of these indices."""
+        return self._multiplied(self.wd, indices, self.wd_mult, 'wd_mult')
+
+    def _get_wd(self, index):
+        return self._get_wds([index])[0]
+
+    # --------------------------------------------------------- update counts
+    def _counts(self, indices):
+        """The number of updates of each index so far, this one included (Adam's ``t``)."""
+        return [self._index_update_count[i] for i in indices]
+
+    def _set_current_context(self, device_id):
+        """Switch to the update counts of device ``device_id``."""
+        self._index_update_count = self._all_index_update_counts.setdefault(device_id, {})
+
+    def _update_count(self, index):
+        """Count one more update of each index; ``num_update`` is the largest count."""
+        counts = self._index_update_count
+        for idx in (index if isinstance(index, (list, tuple)) else (index,)):
+            counts[idx] = counts.get(idx, self.begin_num_update) + 1
+            if counts[idx] > self.num_update:
+                self.num_update = counts[idx]
+
+    # ----------------------------------------------------------------- states
+    def create_state(self, index, weight):
+        """The auxiliary state of one weight (momentum...); None if the rule needs none."""
+        return None
+
+    def create_state_multi_precision(self, index, weight):
+        """:meth:`create_state`, plus a float32 master copy of a float16/bfloat16 weight under
+        ``multi_precision``."""
+        if self.multi_precision and weight._t.dtype in _LOW_PRECISION:
+            master = weight.astype('float32')
+            state = self.create_state(index, master)
+            return (master, state) if self._MASTER_FIRST else (state, master)
+        if weight._t.dtype in _LOW_PRECISION:
+            warnings.warn('Accumulating with float16 in optimizer can lead to poor accuracy or slow '
+                          'convergence. Consider using multi_precision=True option of the %s optimizer'
+                          % type(self).__name__)
+        return self.create_state(index, weight)
+
+    def _split_master(self, state):
+        """(master weight, inner state) of a multi-precision state."""
+        return (state[0], state[1]) if self._MASTER_FIRST else (state[1], state[0])
+
+    # ---------------------------------------------------------------- updates
+    def _step(self, indices, weights, grads, states, lrs, wds):
+        """Update ``weights`` in place: the optimizer's rule over lists of torch tensors.
+
+        Parameters
+        ----------
+        indices : list
+            Parameter indices (their update counts are already incremented).
+        weights, grads : list of Tensor
+            Same shapes pairwise; all on one device with one dtype.
+        states : list
+            Per weight, :meth:`create_state`'s value with NDArrays replaced by tensors.
+        lrs, wds : list of float
+            Per-weight learning rates and weight decays.
+        """
+        raise NotImplementedError('%s defines neither update() nor _step()' % type(self).__name__)
+
+    def _clip(self):
+        """The clip bound for the kernels: -1 (none) unless ``clip_gradient`` is set."""
+        return float(self.clip_gradient) if self.clip_gradient else -1.0
+
+    @property
+    def _fused(self):
+        """Whether updates go through ``_step`` (False for MXNet-style subclasses overriding ``update``)."""
+        return type(self).update is Optimizer.update
+
+    def update(self, index, weight, grad, state):
+        """Update one weight in place (or several: lists of indices, weights, grads, states).
+
+        Parameters
+        ----------
+        index : int or str, or list of them
+        weight, grad : NDArray, or list of NDArray
+        state : object, or list
+            The value(s) :meth:`create_state` returned.
+        """
+        if isinstance(index, (list, tuple)):
+            self._apply(list(index), weight, grad, state, multi_precision=False)
+        else:
+            self._apply([index], [weight], [grad], [state], multi_precision=False)
+
+    def update_multi_precision(self, index, weight, grad, state):
+        """:meth:`update`, through the float32 master copy where
+        :meth:`create_state_multi_precision` made one."""
+        if isinstance(index, (list, tuple)):
+            self.update_multi(index, weight, grad, state)
+        else:
+            self.update_multi([index], [weight], [grad], [state])
+
+    def update_multi(self, indices, weights, grads, states):
+        """Update many weights at once: the fused path (one kernel call per dtype and device).
+
+        Multi-precision aware, as :meth:`update_multi_precision`. The result equals updating
+        the weights one by one in order.
+
+        Parameters
+        ----------
+        indices : list of int or str
+        weights, grads : list of NDArray
+        states : list
+            :meth:`create_state_multi_precision`'s values.
+        """
+        if self._fused:
+            self._apply(list(indices), weights, grads, states, multi_precision=True)
+            return
+        for index, weight, grad, state in zip(indices, weights, grads, states):
+            self._update_one_mxnet_style(index, weight, grad, state)
+
+    def _update_one_mxnet_style(self, index, weight, grad, state):
+        """Multi-precision through an overridden ``update`` working on NDArrays."""
+        if self.multi_precision and weight._t.dtype in _LOW_PRECISION:
+            master, inner = self._split_master(state)
+            self.update(index, master, grad.astype('float32'), inner)
+            weight._t.copy_(master._t)
+        else:
+            self.update(index, weight, grad, state)
+
+    def _apply(self, indices, weights, grads, states, multi_precision):
+        """Group the weights by dtype and device (one fused kernel call each) and step them."""
+        if len(weights) == 1 or all(w._t.dtype is weights[0]._t.dtype and w._t.device == weights[0]._t.device
+                                    for w in weights):
+            self._apply_group(indices, weights, grads, states, multi_precision)
+            return
+        groups = {}
+        for pos, w in enumerate(weights):
+            groups.setdefault((w._t.dtype, w._t.device), []).append(pos)
+        for positions in groups.values():
+            self._apply_group([indices[p] for p in positions], [weights[p] for p in positions],
+                              [grads[p] for p in positions], [states[p] for p in positions], multi_precision)
+
+    def _apply_group(self, indices, weights, grads, states, multi_precision):
+        for w, g in zip(weights, grads):
+            if w._t.shape != g._t.shape:
+                raise MXNetError('%s.update: weight shape %s and gradient shape %s differ'
+                                 % (type(self).__name__, w.shape, g.shape))
+        self._update_count(indices)
+        lrs = self._get_lrs(indices)
+        wds = self._get_wds(indices)
+        grads_t = [g._t for g in grads]
+        if multi_precision and self.multi_precision and weights[0]._t.dtype in _LOW_PRECISION:
+            masters, inner = zip(*(self._split_master(s) for s in states))
+            masters_t = [m._t for m in masters]
+            self._step(indices, masters_t, grads_t, [_tensors(s) for s in inner], lrs, wds)
+            torch._foreach_copy_([w._t for w in weights], masters_t)
+        else:
+            self._step(indices, [w._t for w in weights], grads_t, [_tensors(s) for s in states], lrs, wds)
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop('param_dict', None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__ = state
+        self.param_dict = {}
+
+
+register = Optimizer.register
+create = Optimizer.create_optimizer
+
+
+class Updater:
+    """Applies an optimizer to (index, grad, weight) triples, keeping the states per index.
+
+    ``updater(index, grad, weight)`` creates the state of an index on first sight, then
+    updates. Lists of indices, grads and weights are updated in one fused call.
+    String keys given as bytes (KVStore's form) are decoded first.
+    """
+
+    def __init__(self, optimizer):
+        self.optimizer = optimizer
+        self.states = {}
+        self.states_synced = {}
+
+    def __call__(self, index, grad, weight):
+        if isinstance(index, (list, tuple)):
+            indices, grads, weights = list(index), list(grad), list(weight)
+        else:
+            indices, grads, weights = [index], [grad], [weight]
+        if not weights:
+            return
+        indices = [i.decode() if isinstance(i, bytes) else i for i in indices]
+        self.optimizer._set_current_context(weights[0].context.device_id)
+        for idx, w in zip(indices, weights):
+            if idx not in self.states:
+                self.states[idx] = self.optimizer.create_state_multi_precision(idx, w)
+                self.states_synced[idx] = True
+            elif not self.states_synced[idx]:
+                self.states[idx] = self.sync_state_context(self.states[idx], w.context)
+                self.states_synced[idx] = True
+        self.optimizer.update_multi(indices, weights, grads, [self.states[i] for i in indices])
+
+    def sync_state_context(self, state, context):
+        """The state with its arrays moved to ``context`` (after loading)."""
+        if isinstance(state, NDArray):
+            return state.as_in_context(context)
+        if isinstance(state, (tuple, list)):
+            return type(state)(self.sync_state_context(s, context) for s in state)
+        return state
+
+    def set_states(self, states):
+        """Restore states from :meth:`get_states` bytes (and the optimizer, if it was saved)."""
+        value = state_format.loads(states)
+        if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], Optimizer):
+            self.states, self.optimizer = value
+        else:
+            self.states = value
+        self.states_synced = dict.fromkeys(self.states, False)
+
+    def get_states(self, dump_optimizer=False):
+        """The states as bytes; with ``dump_optimizer`` the optimizer (and its update counts) too."""
+        return state_format.dumps((self.states, self.optimizer) if dump_optimizer else self.states)
+
+
+def get_updater(optimizer):
+    """An :class:`Updater` for ``optimizer`` (what KVStore and Trainer call)."""
+    return Updater(optimizer)

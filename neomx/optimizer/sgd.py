@@ -1,0 +1,199 @@
+"""The SGD family: SGD, NAG, Signum, LARS, DCASGD, SGLD."""
+import torch
+
+from ..ndarray.ndarray import zeros
+from ..operator import optimizer_ops as K
+from .optimizer import Optimizer, register
+
+__all__ = ['SGD', 'NAG', 'Signum', 'LARS', 'DCASGD', 'SGLD']
+
+
+def _zeros_like(weight):
+    return zeros(weight.shape, weight.context, dtype=weight.dtype)
+
+
+class _MomentumOptimizer(Optimizer):
+    """Optimizers whose state is one momentum buffer (None without momentum), laid out
+    ``(momentum, master)`` under multi-precision."""
+    _MASTER_FIRST = False
+
+    def __init__(self, momentum=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.momentum = momentum
+
+    def create_state(self, index, weight):
+        return _zeros_like(weight) if self.momentum != 0.0 else None
+
+
+@register
+class SGD(_MomentumOptimizer):
+    """Stochastic gradient descent, with momentum and weight decay.
+
+    ``mom = momentum * mom - lr * (clip(rescale_grad * grad) + wd * weight); weight += mom``
+    (without momentum: ``weight -= lr * (clip(rescale_grad * grad) + wd * weight)``).
+
+    Parameters
+    ----------
+    momentum : float
+    lazy_update : bool
+        Update only the rows present in a sparse gradient; neomx stores gradients densely,
+        so every row is updated.
+    """
+
+    def __init__(self, momentum=0.0, lazy_update=True, **kwargs):
+        super().__init__(momentum=momentum, **kwargs)
+        self.lazy_update = lazy_update
+
+    def _step(self, indices, weights, grads, states, lrs, wds):
+        if states[0] is not None:
+            K.sgd_mom_(weights, grads, list(states), lrs, wds, self.momentum, self.rescale_grad, self._clip())
+        else:
+            K.sgd_(weights, grads, lrs, wds, self.rescale_grad, self._clip())
+
+
+@register
+class NAG(_MomentumOptimizer):
+    """Nesterov accelerated gradient.
+
+    ``step = -lr * (clip(rescale_grad * grad) + wd * weight)``; ``mom = momentum * mom + step``;
+    ``weight += momentum * mom + step``.
+    """
+
+    def _step(self, indices, weights, grads, states, lrs, wds):
+        if states[0] is not None:
+            K.nag_mom_(weights, grads, list(states), lrs, wds, self.momentum, self.rescale_grad, self._clip())
+        else:
+            K.sgd_(weights, grads, lrs, wds, self.rescale_grad, self._clip())
+
+
+@register
+class Signum(_MomentumOptimizer):
+    """Signum: the sign of the momentum (signSGD when ``momentum`` is 0).
+
+    ``mom = momentum * mom - (1 - momentum) * (grad + wd * weight)``;
+    ``weight = (1 - lr * wd_lh) * weight + lr * sign(mom)``.
+
+    Parameters
+    ----------
+    momentum : float
+    wd_lh : float
+        Decoupled weight decay (Loshchilov & Hutter).
+    """
+    _MASTER_FIRST = True
+
+    def __init__(self, learning_rate=0.01, momentum=0.9, wd_lh=0.0, **kwargs):
+        super().__init__(momentum=momentum, learning_rate=learning_rate, **kwargs)
+        self.wd_lh = wd_lh
+
+    def _step(self, indices, weights, grads, states, lrs, wds):
+        if states[0] is not None:
+            K.signum_(weights, grads, list(states), lrs, wds, self.momentum, self.wd_lh, self.rescale_grad,
+                      self._clip())
+        else:
+            K.signsgd_(weights, grads, lrs, wds, self.rescale_grad, self._clip())
+
+
+@register
+class LARS(SGD):
+    """Layer-wise adaptive rate scaling (You et al. 2017) over momentum SGD.
+
+    Each parameter's rate is scaled by ``eta * |w| / (|g| + wd * |w| + eps)`` (1 when a norm
+    is 0), except biases, gammas and betas (by name). With ``momentum_correction`` the
+    momentum is scaled by the ratio of the current to the previous learning rate.
+
+    Parameters
+    ----------
+    eta : float
+        Trust coefficient.
+    eps : float
+    momentum_correction : bool
+    """
+
+    def __init__(self, momentum=0.0, lazy_update=True, eta=0.001, eps=0, momentum_correction=True, **kwargs):
+        super().__init__(momentum=momentum, lazy_update=lazy_update, **kwargs)
+        self.eta = eta
+        self.eps = eps
+        self.momentum_correction = momentum_correction
+        self.skip = 0
+        self.last_lr = None
+        self.cur_lr = None
+
+    def _decays_weight(self, name):
+        return name.endswith('_weight')
+
+    def _get_lrs(self, indices):
+        lr = self.learning_rate
+        self.last_lr = lr if self.cur_lr is None else self.cur_lr
+        self.cur_lr = lr
+        return super()._get_lrs(indices)
+
+    def _is_scaled(self, index):
+        name = self.idx2name.get(index, str(index))
+        return not name.endswith(('gamma', 'beta', 'bias'))
+
+    def _layer_rates(self, indices, weights, grads, lrs, wds):
+        """The learning rates scaled by each layer's trust ratio."""
+        scaled = [p for p, i in enumerate(indices) if self._is_scaled(i)]
+        if not scaled:
+            return lrs
+        norms = torch.stack(torch._foreach_norm([weights[p].float() for p in scaled])
+                            + torch._foreach_norm([grads[p].float() for p in scaled])).tolist()
+        lrs = list(lrs)
+        for k, p in enumerate(scaled):
+            w_norm, g_norm = norms[k], norms[len(scaled) + k] * self.rescale_grad
+            if w_norm > 0.0 and g_norm > 0.0:
+                lrs[p] *= self.eta * w_norm / (g_norm + wds[p] * w_norm + self.eps)
+        return lrs
+
+    def _step(self, indices, weights, grads, states, lrs, wds):
+        lrs = self._layer_rates(indices, weights, grads, lrs, wds)
+        clip = self._clip()
+        if states[0] is not None:
+            momentum = self.momentum
+            if self.momentum_correction and self.last_lr != 0:
+                momentum *= self.cur_lr / self.last_lr
+            K.sgd_mom_(weights, grads, list(states), lrs, wds, momentum, self.rescale_grad, clip)
+        else:
+            K.sgd_(weights, grads, lrs, wds, self.rescale_grad, clip)
+
+
+@register
+class DCASGD(Optimizer):
+    """Delay-compensated asynchronous SGD (Zheng et al. 2016).
+
+    ``step = -lr * (g + wd * w + lamda * g * g * (w - w_prev))``, accumulated into a
+    momentum buffer when ``momentum`` > 0; ``w_prev = w; w += step``.
+
+    Parameters
+    ----------
+    momentum : float
+    lamda : float
+        Delay compensation strength.
+    """
+
+    def __init__(self, momentum=0.0, lamda=0.04, **kwargs):
+        super().__init__(**kwargs)
+        self.momentum = momentum
+        self.weight_previous = {}
+        self.lamda = lamda
+
+    def create_state(self, index, weight):
+        return (_zeros_like(weight) if self.momentum != 0.0 else None, weight.copy())
+
+    def _step(self, indices, weights, grads, states, lrs, wds):
+        moms = [s[0] for s in states] if states[0][0] is not None else None
+        K.dcasgd_(weights, grads, moms, [s[1] for s in states], lrs, wds, self.momentum, self.lamda,
+                  self.rescale_grad, self._clip())
+
+
+@register
+class SGLD(Optimizer):
+    """Stochastic gradient Langevin dynamics: half a gradient step plus Gaussian noise of variance ``lr``."""
+
+    def _step(self, indices, weights, grads, states, lrs, wds):
+        K.sgld_(weights, grads, lrs, wds, self.rescale_grad, self._clip())
+
+
+@register
+class ccSGD(SGD):      # noqa: N801  (MXNet's name)
+    """Deprecated alias of :class:`SGD`."""

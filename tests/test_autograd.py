@@ -1,0 +1,172 @@
+"""Autograd with MXNet's semantics: recording scopes, grad_req, heads, higher order, Function."""
+import numpy as np
+import pytest
+
+import neomx as mx
+from neomx import autograd
+
+
+def _var(values=(1.0, 2.0, 3.0), grad_req='write'):
+    x = mx.nd.array(values)
+    x.attach_grad(grad_req=grad_req)
+    return x
+
+
+def test_nothing_recorded_outside_record():
+    x = _var()
+    y = x * 2
+    with pytest.raises(mx.base.MXNetError, match='not part of a recorded graph'):
+        y.backward()
+
+
+def test_grad_req_write_add_null():
+    x, a = _var(), _var(grad_req='add')
+    for k in (2, 5):
+        with autograd.record():
+            y = x * k + a * k
+        y.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), [5, 5, 5])
+    np.testing.assert_array_equal(a.grad.asnumpy(), [7, 7, 7])
+    n = _var(grad_req='null')
+    assert n.grad is None
+
+
+def test_grad_buffer_is_the_same_object_across_steps():
+    x = _var()
+    g = x.grad
+    for _ in range(2):
+        with autograd.record():
+            y = x * x
+        y.backward()
+    assert x.grad is g
+    np.testing.assert_array_equal(g.asnumpy(), [2, 4, 6])
+
+
+def test_write_leaves_unreached_variables_alone():
+    x, w = _var(), _var()
+    with autograd.record():
+        y = x * w
+    y.backward()
+    with autograd.record():
+        z = x * 3
+    z.backward()
+    np.testing.assert_array_equal(w.grad.asnumpy(), [1, 2, 3])   # from the first pass only
+    np.testing.assert_array_equal(x.grad.asnumpy(), [3, 3, 3])
+
+
+def test_head_grads_and_multiple_heads():
+    x = _var()
+    with autograd.record():
+        a = x * 2
+        b = x * x
+    autograd.backward([a, b], head_grads=[mx.nd.array([1, 0, 1]), None])
+    np.testing.assert_array_equal(x.grad.asnumpy(), [4, 4, 8])
+
+
+def test_second_order_gradient():
+    x = _var((0.5, 1.0))
+    with autograd.record():
+        y = mx.nd.sin(x)
+        dy = autograd.grad(y, [x], create_graph=True)[0]
+    dy.backward()
+    np.testing.assert_allclose(dy.asnumpy(), np.cos([0.5, 1.0]), rtol=1e-6)
+    np.testing.assert_allclose(x.grad.asnumpy(), -np.sin([0.5, 1.0]), rtol=1e-6)
+
+
+def test_scopes_and_flags():
+    assert (autograd.is_recording(), autograd.is_training()) == (False, False)
+    with autograd.record():
+        assert autograd.is_recording() and autograd.is_training()
+        with autograd.pause():
+            assert not autograd.is_recording()
+        with autograd.predict_mode():
+            assert not autograd.is_training()
+    with autograd.record(train_mode=False):
+        assert autograd.is_recording() and not autograd.is_training()
+    assert autograd.set_recording(True) is False
+    assert autograd.set_recording(False) is True
+
+
+def test_inplace_on_recorded_array_is_an_error():
+    x = _var()
+    with autograd.record():
+        y = x * 2
+        with pytest.raises(mx.base.MXNetError, match='Inplace operations'):
+            y += 1
+
+
+def test_backward_twice_needs_retain_graph():
+    x = _var(grad_req='add')
+    with autograd.record():
+        y = x * x
+    y.backward(retain_graph=True)
+    y.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), [4, 8, 12])
+    with pytest.raises(mx.base.MXNetError, match='second time'):
+        y.backward()
+
+
+def test_mark_variables_writes_into_given_buffer():
+    x, gx = mx.nd.array([1.0, 2.0]), mx.nd.zeros((2,))
+    autograd.mark_variables([x], [gx])
+    with autograd.record():
+        y = x * x * 3
+    y.backward()
+    np.testing.assert_array_equal(gx.asnumpy(), [6, 12])
+
+
+def test_custom_function():
+    class Square(autograd.Function):
+        def forward(self, x):
+            self.save_for_backward(x)
+            return x * x
+
+        def backward(self, dy):
+            x, = self.saved_tensors
+            return dy * 2 * x
+
+    x = _var()
+    with autograd.record():
+        y = Square()(x) * 3
+    y.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), [6, 12, 18])
+
+
+def test_detach_blocks_gradient():
+    x = _var()
+    with autograd.record():
+        z = (x * 2).detach() * x
+    z.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), [2, 4, 6])
+
+
+def test_elementwise_gradients_numerically():
+    rng = np.random.RandomState(0)
+    for name in ['sin', 'exp', 'tanh', 'sigmoid', 'square', 'abs', 'arctan', 'erf', 'softsign']:
+        mx.test_utils.check_numeric_gradient(getattr(mx.nd, name), [rng.uniform(-1, 1, (2, 3))])
+    pos = [rng.uniform(0.5, 2, (2, 3))]
+    for name in ['log', 'sqrt', 'rsqrt', 'reciprocal', 'cbrt', 'log1p', 'gammaln']:
+        mx.test_utils.check_numeric_gradient(getattr(mx.nd, name), pos)
+
+
+def test_binary_and_scalar_gradients_numerically():
+    rng = np.random.RandomState(1)
+    a, b = rng.uniform(0.5, 2, (2, 3)), rng.uniform(0.5, 2, (1, 3))
+    for name in ['broadcast_add', 'broadcast_sub', 'broadcast_mul', 'broadcast_div', 'broadcast_power',
+                 'broadcast_maximum', 'broadcast_minimum', 'broadcast_hypot']:
+        mx.test_utils.check_numeric_gradient(getattr(mx.nd, name), [a, b])
+    for name in ['_plus_scalar', '_minus_scalar', '_rminus_scalar', '_mul_scalar', '_div_scalar',
+                 '_rdiv_scalar', '_power_scalar', '_rpower_scalar', '_hypot_scalar']:
+        mx.test_utils.check_numeric_gradient(lambda x, f=getattr(mx.nd, name): f(x, scalar=1.7), [a])
+    mx.test_utils.check_numeric_gradient(lambda x: mx.nd.clip(x, 0.7, 1.5), [a])
+    mx.test_utils.check_numeric_gradient(lambda x: mx.nd.smooth_l1(x - 1, scalar=1.5), [a])
+    mx.test_utils.check_numeric_gradient(lambda x: mx.nd.hard_sigmoid(x - 1), [a])
+    mx.test_utils.check_numeric_gradient(lambda x, y: mx.nd.add_n(x, y, x), [a, a * 2])
+
+
+def test_tie_gradients_go_to_first_argument():
+    x = _var((0.0, 2.0, 4.0))
+    with autograd.record():
+        y = mx.nd.broadcast_maximum(x, mx.nd.array([1.0, 2.0, 3.0]))
+    y.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), [0, 1, 1])

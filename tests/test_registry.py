@@ -1,0 +1,45 @@
+"""The operator registry: attribute parsing from Python values and MXNet's strings, errors."""
+import pytest
+
+import neomx as mx
+from neomx.operator import registry
+
+
+def test_attribute_parsing_accepts_strings():
+    spec = registry.get('Reshape')
+    attrs = spec.parse_attrs({'shape': '(2, -1)', 'reverse': 'True'})
+    assert attrs == {'shape': (2, -1), 'reverse': True}
+    assert spec.format_attrs(attrs) == {'shape': '(2, -1)', 'reverse': 'True'}
+    assert registry.get('_plus_scalar').parse_attrs({'scalar': '1e-3'})['scalar'] == 1e-3
+
+
+def test_unknown_and_invalid_arguments_name_operator_and_argument():
+    with pytest.raises(mx.base.MXNetError, match=r"_plus_scalar: cannot find argument 'foo'"):
+        mx.nd._plus_scalar(mx.nd.ones((2,)), scalar=1, foo=3)
+    with pytest.raises(mx.base.MXNetError, match=r"Reshape: invalid value .* 'reverse'"):
+        mx.nd.Reshape(mx.nd.ones((2,)), shape=(2,), reverse='maybe')
+    with pytest.raises(TypeError, match=r'clip: argument data must be an NDArray'):
+        mx.nd.clip([1, 2], 0, 1)
+
+
+def test_aliases_share_one_spec():
+    assert registry.get('elemwise_add') is registry.get('_plus')
+    assert mx.nd.broadcast_plus.spec is mx.nd.broadcast_add.spec
+
+
+def test_out_argument_writes_into_given_array():
+    a = mx.nd.array([1.0, 4.0])
+    out = mx.nd.zeros((2,))
+    r = mx.nd.sqrt(a, out=out)
+    assert r is out and out.asnumpy().tolist() == [1.0, 2.0]
+
+
+def test_reshape_codes():
+    from neomx.operator.shape import infer_reshape
+    assert infer_reshape((2, 3, 4), (-4, 1, 2, -2)) == (1, 2, 3, 4)
+    assert infer_reshape((2, 3, 4), (0, 0, -4, 2, -1)) == (2, 3, 2, 2)
+    assert infer_reshape((10, 5, 4), (-1, 0), reverse=True) == (50, 4)
+    with pytest.raises(mx.base.MXNetError, match='one and only one'):
+        infer_reshape((2, 3), (-1, -1))
+    with pytest.raises(mx.base.MXNetError, match=r'cannot reshape \(2, 3\)'):
+        infer_reshape((2, 3), (4, 2))
