@@ -108,6 +108,7 @@ def _make_hook(slot):
             buf.add_(g.detach())
         else:
             buf.copy_(g.detach())
+        slot.fresh = True
     return hook
 
 

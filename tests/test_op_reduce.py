@@ -97,6 +97,7 @@ def test_max_min_give_every_tie_the_full_gradient():
     assert gradient(mx.nd.max, [1, 3, 3]) == [0, 1, 1]
     assert gradient(lambda x: x.min(), [2, 2, 5]) == [1, 1, 0]
     assert gradient(lambda x: mx.nd.max(x, axis=1), [[1, 3, 3], [2, 2, 0]]) == [[0, 1, 1], [1, 1, 0]]
+    assert gradient(lambda x: mx.nd.max(x, axis=1), [[1, np.inf, 3], [2, 2, 0]]) == [[0, 1, 0], [1, 1, 0]]
 
 
 def test_nan_gradients_are_zero_at_nan():

@@ -182,6 +182,7 @@ def test_truncated_file_names_offset(tmp_path):
     ((0, b'\x13'), r'not an NDArray \.params file.*offset 0'),
     ((24, b'\x01\x02\x03\x04'), 'does not start with an NDArray magic .* offset 24'),
     ((28, b'\x07'), 'unknown storage type 7 .* offset 28'),
+    ((36, b'\xff' * 8), r'array 0 shape \(-1, 4\) has a negative dimension .* offset 36'),
     ((60, b'\x63'), 'unknown type flag 99 .* offset 60'),
     ((128, b'\x02'), 'holds 1 arrays but 2 names .* offset 128'),
     ((144, b'\xff'), 'name 0 is not valid UTF-8 .* offset 144'),

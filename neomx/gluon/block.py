@@ -494,6 +494,9 @@ class HybridBlock(Block):
 
     def _forward_symbolic(self, x, args):
         from .. import symbol
+        assert isinstance(x, getattr(symbol, 'Symbol', ())), (
+            'HybridBlock requires the first argument to forward be either Symbol or NDArray, '
+            'but got %s' % type(x))
         params = {key: p.var() for key, p in self._reg_params.items()}
         with self.name_scope():
             return self.hybrid_forward(symbol, x, *args, **params)

@@ -1,1 +1,238 @@
-"""Gluon Trainer."""
+"""``gluon.Trainer``: applies an optimizer to a set of Parameters.
+
+With one context (the common case) no KVStore is involved, as in MXNet: each step runs
+one fused multi-tensor optimizer update over every parameter. With several contexts the
+gradients are summed through a KVStore (``'device'`` by default) and either the store
+runs the optimizer (``update_on_kvstore``) or every context updates its own copy with
+the summed gradients.
+"""
+import os
+import tempfile
+
+from .. import kvstore as kvs
+from .. import optimizer as opt
+from ..base import MXNetError
+from .parameter import Parameter, ParameterDict
+
+__all__ = ['Trainer']
+
+
+class Trainer:
+    """Updates Parameters with an optimizer.
+
+    Parameters
+    ----------
+    params : ParameterDict, dict of str -> Parameter, or list of Parameter
+    optimizer : str or Optimizer
+        Name for ``mx.optimizer.create`` (``'sgd'``...) or an instance.
+    optimizer_params : dict, optional
+        Keyword arguments of the optimizer (``{'learning_rate': 0.1}``); only with a name.
+    kvstore : str or KVStore or None, default 'device'
+        Store used to sum gradients across contexts; unused with a single context.
+    compression_params : dict, optional
+        Gradient compression settings, handed to the KVStore.
+    update_on_kvstore : bool or None
+        Whether the KVStore runs the optimizer (multi-context only). None chooses False for
+        stores of this process (every context updates its copy with one fused kernel).
+    """
+
+    def __init__(self, params, optimizer, optimizer_params=None, kvstore='device',
+                 compression_params=None, update_on_kvstore=None):
+        if isinstance(params, (dict, ParameterDict)):
+            params = list(params.values())
+        if not isinstance(params, (list, tuple)):
+            raise ValueError('First argument must be a list or dict of Parameters, got %s.' % type(params))
+        self._params = []
+        self._param2idx = {}
+        for i, param in enumerate(params):
+            if not isinstance(param, Parameter):
+                raise ValueError('First argument must be a list or dict of Parameters, got list of %s.'
+                                 % type(param))
+            if param.name in self._param2idx:
+                raise ValueError('Parameter %s appears twice in the list given to Trainer' % param.name)
+            self._param2idx[param.name] = i
+            self._params.append(param)
+            param._set_trainer(self)
+        self._compression_params = compression_params
+        self._contexts = None
+        self._kvstore_kind = kvstore
+        self._update_on_kvstore_arg = update_on_kvstore
+        self._kvstore = None
+        self._update_on_kvstore = False
+        self._kv_initialized = False
+        self._init_optimizer(optimizer, optimizer_params or {})
+
+    # ------------------------------------------------------------ optimizer
+    def _init_optimizer(self, optimizer, optimizer_params):
+        param_dict = dict(enumerate(self._params))
+        if isinstance(optimizer, opt.Optimizer):
+            if optimizer_params:
+                raise AssertionError('optimizer_params must be None if optimizer is an instance of '
+                                     'Optimizer instead of str')
+            self._optimizer = optimizer
+            self._optimizer.param_dict = param_dict
+        else:
+            self._optimizer = opt.create(optimizer, param_dict=param_dict, **optimizer_params)
+        self._scale = self._optimizer.rescale_grad
+        self._updaters = []
+
+    @property
+    def optimizer(self):
+        return self._optimizer
+
+    @property
+    def learning_rate(self):
+        return self._optimizer.learning_rate
+
+    def set_learning_rate(self, lr):
+        """Set the learning rate of the optimizer (MXNetError with an lr_scheduler)."""
+        self._optimizer.set_learning_rate(lr)
+
+    # -------------------------------------------------------------- kvstore
+    def _check_contexts(self):
+        contexts = None
+        for param in self._params:
+            ctx = param.list_ctx()
+            if contexts is not None and contexts != ctx:
+                raise MXNetError('All Parameters must be initialized on the same set of contexts, but '
+                                 'Parameter %s is initialized on %s while previous Parameters are '
+                                 'initialized on %s.' % (param.name, ctx, contexts))
+            contexts = ctx
+        return contexts or []
+
+    def _init_kvstore(self):
+        """Choose the store on the first step, once every parameter knows its contexts."""
+        self._contexts = self._check_contexts()
+        self._updaters = [opt.get_updater(self._optimizer) for _ in self._contexts]
+        kind = self._kvstore_kind
+        if len(self._contexts) > 1 and kind is not None:
+            store = kvs.create(kind) if isinstance(kind, str) else kind
+            if self._compression_params:
+                store.set_gradient_compression(self._compression_params)
+            self._update_on_kvstore = bool(self._update_on_kvstore_arg)
+            trained = [(i, p) for i, p in enumerate(self._params) if p.grad_req != 'null']
+            store.init([i for i, _ in trained], [p.list_data()[0] for _, p in trained])
+            if self._update_on_kvstore:
+                store.set_optimizer(self._optimizer)
+            self._kvstore = store
+        elif self._update_on_kvstore_arg:
+            raise MXNetError('Trainer: update_on_kvstore=True needs a KVStore, which is only used with '
+                             'several contexts (got %d context(s), kvstore=%r)'
+                             % (len(self._contexts), kind))
+        self._kv_initialized = True
+
+    def _reset_kvstore(self):
+        """Forget the store (a parameter's data was replaced with set_data)."""
+        self._kvstore = None
+        self._kv_initialized = False
+
+    # ----------------------------------------------------------------- step
+    def step(self, batch_size, ignore_stale_grad=False):
+        """One optimisation step: gradients are summed across contexts and scaled by
+        ``1/batch_size``, then every parameter is updated.
+
+        Raises ``UserWarning`` (as an exception, as MXNet does) when a parameter's gradient
+        was not written by a backward pass since the last step, unless ``ignore_stale_grad``.
+        """
+        self._optimizer.rescale_grad = self._scale / batch_size
+        if not self._kv_initialized:
+            self._init_kvstore()
+        self._allreduce_grads()
+        self._update(ignore_stale_grad)
+
+    def allreduce_grads(self):
+        """Sum the gradients of every parameter across its contexts (before :meth:`update`)."""
+        if not self._kv_initialized:
+            self._init_kvstore()
+        if self._update_on_kvstore:
+            raise MXNetError('allreduce_grads() when parameters are updated on kvstore is not supported. '
+                             'Try setting `update_on_kvstore` to False when creating trainer.')
+        self._allreduce_grads()
+
+    def update(self, batch_size, ignore_stale_grad=False):
+        """Update the parameters with their (already reduced) gradients, scaled by 1/batch_size."""
+        if not self._kv_initialized:
+            self._init_kvstore()
+        if self._update_on_kvstore:
+            raise MXNetError('update() when parameters are updated on kvstore is not supported. '
+                             'Try setting `update_on_kvstore` to False when creating trainer.')
+        self._optimizer.rescale_grad = self._scale / batch_size
+        self._update(ignore_stale_grad)
+
+    def _trained(self):
+        return [(i, p) for i, p in enumerate(self._params) if p.grad_req != 'null']
+
+    def _allreduce_grads(self):
+        if self._kvstore is None:
+            return
+        trained = self._trained()
+        keys = [i for i, _ in trained]
+        grads = [p.list_grad() for _, p in trained]
+        if self._update_on_kvstore:
+            self._kvstore.push(keys, grads)
+        else:
+            self._kvstore.pushpull(keys, grads)
+
+    def _update(self, ignore_stale_grad):
+        trained = self._trained()
+        fresh = {}
+        for i, param in trained:
+            flags = [arr._grad is not None and arr._grad.fresh for arr in param.list_data()]
+            if not ignore_stale_grad and not all(flags):
+                ctx = param.list_ctx()[flags.index(False)]
+                raise UserWarning('Gradient of Parameter `%s` on context %s has not been updated by '
+                                  'backward since last `step`. This could mean a bug in your model that '
+                                  'made it only use a subset of the Parameters (Blocks) for this '
+                                  'iteration. If you are intentionally only using a subset, call step '
+                                  'with ignore_stale_grad=True to suppress this warning and skip updating '
+                                  'of Parameters with stale gradient' % (param.name, ctx))
+            fresh[i] = flags
+        if self._update_on_kvstore:
+            keys = [i for i, _ in trained if all(fresh[i])]
+            self._kvstore.pull(keys, [self._params[i].list_data() for i in keys])
+        else:
+            for ctx_pos, updater in enumerate(self._updaters):
+                chosen = [(i, p) for i, p in trained if fresh[i][ctx_pos]]
+                if chosen:
+                    updater([i for i, _ in chosen], [p.list_grad()[ctx_pos] for _, p in chosen],
+                            [p.list_data()[ctx_pos] for _, p in chosen])
+        for _, param in trained:
+            for arr in param.list_data():
+                if arr._grad is not None:
+                    arr._grad.fresh = False
+
+    # --------------------------------------------------------------- states
+    def save_states(self, fname):
+        """Write the optimizer and its states to ``fname`` (atomically, no pickle)."""
+        if not self._kv_initialized:
+            self._init_kvstore()
+        if self._update_on_kvstore:
+            self._kvstore.save_optimizer_states(fname, dump_optimizer=True)
+            return
+        data = self._updaters[0].get_states(dump_optimizer=True)
+        folder = os.path.dirname(os.path.abspath(fname))
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix='.tmp-', suffix='.states')
+        try:
+            with os.fdopen(fd, 'wb') as f:
+                f.write(data)
+            os.replace(tmp, fname)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+            raise
+
+    def load_states(self, fname):
+        """Restore the optimizer and its states written by :meth:`save_states`."""
+        if not self._kv_initialized:
+            self._init_kvstore()
+        if self._update_on_kvstore:
+            self._kvstore.load_optimizer_states(fname)
+            self._optimizer = self._kvstore._updater.optimizer
+        else:
+            with open(fname, 'rb') as f:
+                states = f.read()
+            for updater in self._updaters:
+                updater.set_states(states)
+                updater.optimizer = self._updaters[0].optimizer
+            self._optimizer = self._updaters[0].optimizer
+        self._optimizer.param_dict = dict(enumerate(self._params))

@@ -38,11 +38,15 @@ def from_torch(tensor, ctx=None):
 
 
 class _GradSlot:
-    """The gradient buffer attached to an NDArray and how backward writes into it."""
-    __slots__ = ('buf', 'req', 'hook')
+    """The gradient buffer attached to an NDArray and how backward writes into it.
+
+    ``fresh`` turns True when a backward pass writes the buffer; Gluon's Trainer resets it
+    after each update to detect parameters that took no part in the last backward pass.
+    """
+    __slots__ = ('buf', 'req', 'hook', 'fresh')
 
     def __init__(self, buf, req, hook):
-        self.buf, self.req, self.hook = buf, req, hook
+        self.buf, self.req, self.hook, self.fresh = buf, req, hook, False
 
 
 def _is_scalar(x):

@@ -26,6 +26,14 @@ poisson_like = random_internal.poisson_like
 uniform_like = random_internal.uniform_like
 
 
+def _require_same_kind(params, kind):
+    # MXNet asserts this; the AssertionError is kept so that callers catching it still work.
+    for p in params[1:]:
+        if not isinstance(p, kind):
+            raise AssertionError('Distribution parameters must all have the same type, but got both %s and %s.'
+                                 % (type(params[0]), type(p)))
+
+
 def _sample(dist, params, shape, dtype, ctx, out, kwargs):
     """Draw from distribution ``dist`` with ``params`` all numbers or all NDArrays.
 
@@ -38,17 +46,13 @@ def _sample(dist, params, shape, dtype, ctx, out, kwargs):
     """
     first = params[0]
     if isinstance(first, NDArray):
-        for p in params[1:]:
-            assert isinstance(p, NDArray), ('Distribution parameters must all have the same type, but got '
-                                            'both %s and %s.' % (type(first), type(p)))
+        _require_same_kind(params, NDArray)
         sampler = getattr(_internal, '_sample_' + dist, None)
         if sampler is None:
             raise TypeError('%s takes numbers as parameters, not NDArrays' % dist)
         return sampler(*params, shape=() if shape is None else shape, dtype=dtype, out=out, **kwargs)
     if isinstance(first, numeric_types):
-        for p in params[1:]:
-            assert isinstance(p, numeric_types), ('Distribution parameters must all have the same type, '
-                                                  'but got both %s and %s.' % (type(first), type(p)))
+        _require_same_kind(params, numeric_types)
         if shape is None:
             # Without a shape the output decides it, else one sample.
             shape = (1,) if out is None else out.shape

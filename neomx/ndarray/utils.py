@@ -167,7 +167,7 @@ class _Reader:
         return fmt.unpack_from(self.buf, self.take(fmt.size, what))
 
     def tensor(self, dtype, shape, what):
-        nbytes = math.prod(shape) * torch.empty((), dtype=dtype).element_size()
+        nbytes = math.prod(shape) * dtype.itemsize
         start = self.take(nbytes, what)
         if nbytes == 0:
             return torch.empty(shape, dtype=dtype)
@@ -183,7 +183,11 @@ def _read_shape(reader, what):
         return None
     if ndim > 32:
         reader.fail('%s has an implausible ndim %d' % (what, ndim), reader.offset - 4)
-    return reader.ints(ndim, 'q', what + ' dims')
+    dims_at = reader.offset
+    dims = reader.ints(ndim, 'q', what + ' dims')
+    if min(dims, default=0) < 0:
+        reader.fail('%s %s has a negative dimension' % (what, dims), dims_at)
+    return dims
 
 
 def _read_type(reader, what):

@@ -37,13 +37,13 @@ def _gamma(x):
     return torch.where((x < 0) & (x == torch.floor(x)), torch.full_like(x, math.nan), signed)
 
 
-def _float_only(fn):
-    """Integer inputs to a float function compute in float64 and truncate back, as MXNet does
-    (so ``exp(int32 20)`` is 485165195 and ``erf(int32 5)`` is 0)."""
-    def impl(x):
+def float_only(fn):
+    """``fn(x, *args)`` where integer ``x`` computes in float64 and truncates back, as MXNet
+    does (so ``exp(int32 20)`` is 485165195 and ``erf(int32 5)`` is 0)."""
+    def impl(x, *args):
         if x.dtype.is_floating_point:
-            return fn(x)
-        return fn(x.double()).to(x.dtype)
+            return fn(x, *args)
+        return fn(x.double(), *args).to(x.dtype)
     return impl
 
 
@@ -70,12 +70,12 @@ UNARY = {
     'tanh': torch.tanh, 'arcsinh': torch.asinh, 'arccosh': torch.acosh, 'arctanh': torch.atanh,
     'degrees': torch.rad2deg, 'radians': torch.deg2rad, 'gamma': _gamma, 'gammaln': torch.lgamma,
 }
-# Operators that work on integer arrays directly (the rest compute in float, see _float_only).
+# Operators that work on integer arrays directly (the rest compute in float, see float_only).
 _INT_OK = {'abs', 'sign', 'square', 'negative', 'relu', 'ceil', 'floor', 'trunc', 'fix', 'round', 'rint'}
 
 
 def _register_unary(name, fn):
-    impl = fn if name in _INT_OK else _float_only(fn)
+    impl = fn if name in _INT_OK else float_only(fn)
 
     def unary(data):
         return impl(data)

@@ -5,6 +5,8 @@ Images are HWC (or NHWC batches) as decoded, except ``normalize`` which works on
 runs in float32 and is rounded and saturated back, as image libraries do. The random
 operators draw from torch's generator (``mx.random.seed`` makes them reproducible).
 """
+import math
+
 import torch
 import torch.nn.functional as tF
 
@@ -15,9 +17,11 @@ _LUMA = (0.299, 0.587, 0.114)
 # AlexNet's PCA of ImageNet RGB pixels, for lighting noise.
 _EIGVAL = (55.46, 4.794, 1.148)
 _EIGVEC = ((-0.5675, 0.7192, 0.4009), (-0.5808, -0.0045, -0.8140), (-0.5836, -0.6948, 0.4203))
-# RGB <-> YIQ, for hue rotation.
-_TO_YIQ = ((0.299, 0.587, 0.114), (0.596, -0.274, -0.321), (0.211, -0.523, 0.311))
-_FROM_YIQ = ((1.0, 0.956, 0.621), (1.0, -0.272, -0.647), (1.0, -1.107, 1.705))
+# RGB -> YIQ, for hue rotation: I and Q rows sum to 0 so grays stay gray; the exact inverse
+# maps back, so a zero rotation changes nothing.
+_TO_YIQ = torch.tensor(((0.299, 0.587, 0.114), (0.596, -0.274, -0.322), (0.211, -0.523, 0.312)),
+                       dtype=torch.float64)
+_FROM_YIQ = torch.linalg.inv(_TO_YIQ)
 _INTERP_MODES = {0: 'nearest', 1: 'bilinear', 2: 'bicubic', 3: 'area'}
 
 
@@ -157,11 +161,11 @@ def _saturation(image, alpha):
 
 def _hue(image, alpha):
     """Rotate the hue by ``alpha`` turns (a rotation of the IQ plane of YIQ)."""
-    angle = torch.tensor(alpha * 2 * torch.pi)
-    cos, sin = float(torch.cos(angle)), float(torch.sin(angle))
-    rotation = torch.tensor(((1.0, 0.0, 0.0), (0.0, cos, -sin), (0.0, sin, cos)))
-    matrix = torch.tensor(_FROM_YIQ) @ rotation @ torch.tensor(_TO_YIQ)
-    return image @ matrix.T.to(image.dtype)
+    angle = alpha * 2 * math.pi
+    cos, sin = math.cos(angle), math.sin(angle)
+    rotation = torch.tensor(((1.0, 0.0, 0.0), (0.0, cos, -sin), (0.0, sin, cos)), dtype=torch.float64)
+    matrix = _FROM_YIQ @ rotation @ _TO_YIQ
+    return image @ matrix.T.to(device=image.device, dtype=image.dtype)
 
 
 _ADJUSTMENTS = {'brightness': _brightness, 'contrast': _contrast, 'saturation': _saturation, 'hue': _hue}

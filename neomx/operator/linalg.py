@@ -15,6 +15,7 @@ import math
 
 import torch
 
+from .reduce import at_least_1d
 from .registry import BOOL, FLOAT, INT, check, choice, register
 
 _FORWARD_STYPE = ('forward_stype', choice('None', 'csr', 'default', 'row_sparse'), None)
@@ -29,8 +30,9 @@ def _check_same_dtype(op, lhs, rhs):
           lhs.dtype, rhs.dtype, _shapes(lhs, rhs))
 
 
-def _at_least_1d(out):
-    return out.reshape(1) if out.dim() == 0 else out
+def _transposed(t, transpose):
+    """``t`` with its last two axes swapped when ``transpose`` is set (a view)."""
+    return t.mT if transpose else t
 
 
 # -------------------------------------------------------------------- dot
@@ -54,19 +56,12 @@ def dot(lhs, rhs, transpose_a, transpose_b, forward_stype):
     _check_same_dtype('dot', lhs, rhs)
     check(not (lhs.dim() == 1 and rhs.dim() == 1 and (transpose_a or transpose_b)), 'dot',
           'cannot transpose vectors (shapes %s)', _shapes(lhs, rhs))
-    if lhs.dim() == 2 and rhs.dim() == 2:     # the common case: no reshaping
-        a = lhs.mT if transpose_a else lhs
-        b = rhs.mT if transpose_b else rhs
-        check(a.shape[1] == b.shape[0], 'dot', 'shape error: %s with transpose_a=%s transpose_b=%s',
-              _shapes(lhs, rhs), transpose_a, transpose_b)
-        return torch.mm(a, b)
     a, a_rest = _as_matrix(lhs, contract_first=transpose_a)
     b, b_rest = _as_matrix(rhs, contract_first=not transpose_b)
-    a = a.mT if transpose_a else a
-    b = b.mT if transpose_b else b
+    a, b = _transposed(a, transpose_a), _transposed(b, transpose_b)
     check(a.shape[1] == b.shape[0], 'dot', 'shape error: %s with transpose_a=%s transpose_b=%s',
           _shapes(lhs, rhs), transpose_a, transpose_b)
-    return _at_least_1d(torch.mm(a, b).reshape(a_rest + b_rest))
+    return at_least_1d(torch.mm(a, b).reshape(a_rest + b_rest))
 
 
 @register('batch_dot', inputs=('lhs', 'rhs'),
@@ -82,8 +77,7 @@ def batch_dot(lhs, rhs, transpose_a, transpose_b, forward_stype):
           'only N-d x N-d arrays with N >= 3 are supported, got %s', _shapes(lhs, rhs))
     check(lhs.shape[:-2] == rhs.shape[:-2], 'batch_dot',
           'the leading batch dimensions must be equal: %s', _shapes(lhs, rhs))
-    a = lhs.mT if transpose_a else lhs
-    b = rhs.mT if transpose_b else rhs
+    a, b = _transposed(lhs, transpose_a), _transposed(rhs, transpose_b)
     check(a.shape[-1] == b.shape[-2], 'batch_dot', 'shape error: %s with transpose_a=%s transpose_b=%s',
           _shapes(lhs, rhs), transpose_a, transpose_b)
     return torch.matmul(a, b)
@@ -132,13 +126,12 @@ def _matmul_along(op, a, b, transpose_a, transpose_b, axis):
     _check_matrices(op, a, b)
     check(a.dim() == b.dim(), op, 'A and B must have the same number of dims: %s', _shapes(a, b))
     row_axis = axis % a.dim()
-    a, b = a.movedim(row_axis, -2), b.movedim(row_axis, -2)
-    a = a.mT if transpose_a else a
-    b = b.mT if transpose_b else b
-    check(a.shape[-1] == b.shape[-2] and a.shape[:-2] == b.shape[:-2], op,
-          'incompatible matrix dimensions for multiplication: %s with transpose_a=%s transpose_b=%s',
-          _shapes(a, b), transpose_a, transpose_b)
-    return torch.matmul(a, b), row_axis
+    left = _transposed(a.movedim(row_axis, -2), transpose_a)
+    right = _transposed(b.movedim(row_axis, -2), transpose_b)
+    check(left.shape[-1] == right.shape[-2] and left.shape[:-2] == right.shape[:-2], op,
+          'incompatible matrix dimensions for multiplication: %s with transpose_a=%s transpose_b=%s '
+          'and axis=%d', _shapes(a, b), transpose_a, transpose_b, axis)
+    return torch.matmul(left, right), row_axis
 
 
 _GEMM_FLAGS = [('transpose_a', BOOL, False), ('transpose_b', BOOL, False), ('alpha', FLOAT, 1.0)]
@@ -179,10 +172,6 @@ _TRIANGULAR_FLAGS = [('transpose', BOOL, False), ('rightside', BOOL, False), ('l
                      ('alpha', FLOAT, 1.0)]
 
 
-def _triangle(A, lower):
-    return torch.tril(A) if lower else torch.triu(A)
-
-
 @register('_linalg_trsm', aliases=('linalg_trsm',), inputs=('A', 'B'), attrs=_TRIANGULAR_FLAGS)
 def linalg_trsm(A, B, transpose, rightside, lower, alpha):
     """Solve ``op(A) @ X = alpha * B`` (``X @ op(A) = alpha * B`` with ``rightside``) for X,
@@ -200,8 +189,7 @@ def linalg_trmm(A, B, transpose, rightside, lower, alpha):
     ``lower`` or upper triangle of ``A``."""
     _check_square('linalg_trmm', A)
     _check_matrices('linalg_trmm', B)
-    A = _triangle(A, lower)
-    A = A.mT if transpose else A
+    A = _transposed(torch.tril(A) if lower else torch.triu(A), transpose)
     return alpha * (torch.matmul(B, A) if rightside else torch.matmul(A, B))
 
 
@@ -224,7 +212,7 @@ def linalg_inverse(A):
 def linalg_det(A):
     """Determinant of square matrices: shape ``A.shape[:-2]``, or (1,) for one matrix."""
     _check_square('linalg_det', A)
-    return _at_least_1d(torch.linalg.det(A))
+    return at_least_1d(torch.linalg.det(A))
 
 
 @register('_linalg_slogdet', aliases=('linalg_slogdet',), inputs=('A',), num_outputs=2)
@@ -233,14 +221,14 @@ def linalg_slogdet(A):
     ``A.shape[:-2]`` (or (1,) for one matrix)."""
     _check_square('linalg_slogdet', A)
     sign, logabsdet = torch.linalg.slogdet(A)
-    return _at_least_1d(sign), _at_least_1d(logabsdet)
+    return at_least_1d(sign), at_least_1d(logabsdet)
 
 
 @register('_linalg_sumlogdiag', aliases=('linalg_sumlogdiag',), inputs=('A',))
 def linalg_sumlogdiag(A):
     """Sum of the logs of the diagonal: shape ``A.shape[:-2]``, or (1,) for one matrix."""
     _check_square('linalg_sumlogdiag', A)
-    return _at_least_1d(torch.log(torch.diagonal(A, dim1=-2, dim2=-1)).sum(-1))
+    return at_least_1d(torch.log(torch.diagonal(A, dim1=-2, dim2=-1)).sum(-1))
 
 
 @register('_linalg_extractdiag', aliases=('linalg_extractdiag',),
@@ -248,7 +236,7 @@ def linalg_sumlogdiag(A):
 def linalg_extractdiag(A, offset):
     """Diagonal ``offset`` (above the main one when positive) of the last two axes."""
     _check_matrices('linalg_extractdiag', A)
-    return _at_least_1d(torch.diagonal(A, offset, -2, -1))
+    return at_least_1d(torch.diagonal(A, offset, -2, -1))
 
 
 @register('_linalg_makediag', aliases=('linalg_makediag',),

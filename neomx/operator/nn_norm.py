@@ -44,12 +44,18 @@ def _fix_gamma(gamma):
     return gamma.mul(0).add_(1) if gamma.requires_grad else gamma
 
 
-def _moving_stats_updater(data, reduce_dims, moving_mean, moving_var, momentum):
+def _non_channel_dims(data):
+    """The axes BatchNorm reduces over for channels-first data."""
+    return (0,) + tuple(range(2, data.dim()))
+
+
+def _moving_stats_updater(data, moving_mean, moving_var, momentum):
     """A hook for the output's gradient that folds the batch statistics into the moving ones.
 
     MXNet updates the moving statistics in backward, so forward-only passes leave them alone.
     """
     batch = data.detach()
+    reduce_dims = _non_channel_dims(data)
 
     def update(grad):
         with torch.no_grad():
@@ -65,9 +71,7 @@ def _batch_norm_channels_first(data, gamma, beta, moving_mean, moving_var, eps, 
     if use_batch_stats:
         out, mean, inv_std = torch.native_batch_norm(data, gamma, beta, None, None, True, 0.0, eps)
         if out.requires_grad:
-            reduce_dims = (0,) + tuple(range(2, data.dim()))
-            out.register_hook(_moving_stats_updater(data, reduce_dims, moving_mean, moving_var,
-                                                    momentum))
+            out.register_hook(_moving_stats_updater(data, moving_mean, moving_var, momentum))
         return out, mean, inv_std
     if data.requires_grad and not use_global_stats:
         out = _moving_stats_norm_as_if_batch(data, gamma, beta, moving_mean, moving_var, eps)
@@ -85,7 +89,7 @@ def _moving_stats_norm_as_if_batch(data, gamma, beta, moving_mean, moving_var, e
     whose values are the moving statistics and whose derivatives are those of the batch
     mean and of ``mean((x - moving_mean) ** 2)`` give exactly that gradient.
     """
-    reduce_dims = (0,) + tuple(range(2, data.dim()))
+    reduce_dims = _non_channel_dims(data)
     shape = _broadcast_shape(data.dim(), 1)
     mean_const = moving_mean.view(shape)
     batch_mean = data.mean(reduce_dims, keepdim=True)

@@ -14,6 +14,7 @@ import math
 
 import torch
 
+from .elemwise import float_only
 from .registry import BOOL, DTYPE, INT, OPT_DTYPE, OPT_INT, OPT_SHAPE, check, choice, register
 
 # --------------------------------------------------------------- axis helpers
@@ -45,16 +46,9 @@ def _check_axis(op, shape, axis):
     return axis % ndim
 
 
-def _at_least_1d(out):
+def at_least_1d(out):
     """MXNet has no 0-d arrays: a full reduction gives shape (1,)."""
     return out.reshape(1) if out.dim() == 0 else out
-
-
-def _in_float(fn, x, *args):
-    """``fn`` on a float input; integer inputs compute in float64 and truncate back."""
-    if x.dtype.is_floating_point:
-        return fn(x, *args)
-    return fn(x.double(), *args).to(x.dtype)
 
 
 # ------------------------------------------------------------ the reductions
@@ -81,15 +75,29 @@ def _prod(x, dims, keepdims):
     return out
 
 
+class _ExtremumToTies(torch.autograd.Function):
+    """``torch_reduce`` (amax/amin) whose backward sends the whole gradient to every element
+    equal to the extremum, as MXNet does (torch's own backward splits it between ties)."""
+
+    @staticmethod
+    def forward(ctx, x, torch_reduce, dims, keepdims):
+        kept = torch_reduce(x, dims, True)
+        ctx.save_for_backward(x, kept)
+        ctx.dims = dims
+        return kept if keepdims else kept.squeeze(dims)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, kept = ctx.saved_tensors
+        grad = grad.reshape(kept.shape)     # restores the reduced dims as size 1
+        return grad * (x == kept), None, None, None
+
+
 def _extremum(torch_reduce):
     def reduce(x, dims, keepdims):
-        out = torch_reduce(x, dims, keepdims)
-        if not x.requires_grad:
-            return out
-        # MXNet routes the whole gradient to every element equal to the extremum. The
-        # added term is zero in value and has exactly that mask as its gradient.
-        ties = x == torch_reduce(x.detach(), dims, True)
-        return out.detach() + torch.sum((x - x.detach()) * ties, dims, keepdims)
+        if x.requires_grad:
+            return _ExtremumToTies.apply(x, torch_reduce, dims, keepdims)
+        return torch_reduce(x, dims, keepdims)
     return reduce
 
 
@@ -124,7 +132,7 @@ def _register_reduction(name, reduction, aliases, what):
         dims = _reduce_dims(name, data.shape, axis, exclude)
         if not dims:    # exclude=True over every axis reduces nothing
             return data.clone()
-        return _at_least_1d(reduction(data, dims, keepdims))
+        return at_least_1d(reduction(data, dims, keepdims))
     reduce.__doc__ = ('%s over ``axis`` (all axes by default; the other axes with ``exclude``).\n\n'
                       'The reduced axes are removed, or kept with size 1 with ``keepdims``; a '
                       'full reduction has shape (1,). The dtype is the input\'s.' % what)
@@ -133,6 +141,9 @@ def _register_reduction(name, reduction, aliases, what):
 
 for _name, (_reduction, _aliases, _what) in REDUCTIONS.items():
     _register_reduction(_name, _reduction, _aliases, _what)
+
+
+_vector_norm = float_only(torch.linalg.vector_norm)
 
 
 @register('norm', inputs=('data',),
@@ -146,8 +157,7 @@ def norm(data, ord, axis, out_dtype, keepdims):
     """
     check(ord in (1, 2), 'norm', 'only ord=1 and ord=2 are supported, got ord=%d', ord)
     dims = _reduce_dims('norm', data.shape, axis)
-    out = _in_float(torch.linalg.vector_norm, data, ord, dims, keepdims)
-    out = _at_least_1d(out)
+    out = at_least_1d(_vector_norm(data, ord, dims, keepdims))
     return out if out_dtype is None else out.to(out_dtype)
 
 
@@ -156,7 +166,7 @@ def _moments(x, dims, keepdims):
     var = torch.mean(torch.square(x - mean), dims, keepdim=keepdims)
     if not keepdims:
         mean = mean.squeeze(dims)
-    return _at_least_1d(mean), _at_least_1d(var)
+    return at_least_1d(mean), at_least_1d(var)
 
 
 @register('moments', inputs=('data',), attrs=[('axes', OPT_SHAPE, None), ('keepdims', BOOL, False)],
@@ -198,7 +208,7 @@ def _register_arg_reduction(name, torch_arg, extremum):
             index = torch_arg(data.reshape(-1))
             index = index.reshape((1,) * data.dim() if keepdims else (1,))
         else:
-            index = _at_least_1d(torch_arg(data, _check_axis(name, data.shape, axis), keepdims))
+            index = at_least_1d(torch_arg(data, _check_axis(name, data.shape, axis), keepdims))
         return index.to(data.dtype)
     arg_reduce.__doc__ = ('Index of the %s along ``axis`` (of the flattened array when None), the '
                           'first one at ties, as a number in the input dtype (float32 for float32 '

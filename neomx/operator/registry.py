@@ -254,7 +254,7 @@ class OpSpec:
                                  % (self.name, value, key, attr.kind, err)) from None
             if attr.choices is not None and value not in attr.choices:
                 raise MXNetError("%s: invalid value '%s' for argument '%s'; expected one of %s"
-                                 % (self.name, value, key, ', '.join(attr.choices)))
+                                 % (self.name, value, key, ', '.join(map(str, attr.choices))))
             attrs[key] = value
         if len(attrs) != len(spec_attrs):
             missing = [k for k in self.required if k not in attrs]

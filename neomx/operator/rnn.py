@@ -16,6 +16,7 @@ fused kernels cannot clip, so clipping LSTMs run a step-by-step loop).
 """
 import functools
 import math
+import warnings
 
 import torch
 import torch.nn.functional as F
@@ -23,6 +24,9 @@ from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_
 
 from .. import autograd
 from .registry import BOOL, FLOAT, INT, OPT_FLOAT, OPT_INT, check, choice, register
+
+# torch notes once per process that oneDNN has no projected LSTM; the fallback is exact.
+warnings.filterwarnings('ignore', message='LSTM with projections is not supported with oneDNN')
 
 _GATES = {'rnn_relu': 1, 'rnn_tanh': 1, 'lstm': 4, 'gru': 3}
 _KERNELS = {'rnn_relu': torch._VF.rnn_relu, 'rnn_tanh': torch._VF.rnn_tanh,
@@ -207,6 +211,9 @@ def rnn(data, parameters, state, state_cell, sequence_length, state_size, num_la
     slots, total = _layout_for(data.shape, attrs)
     check(parameters.shape == (total,), 'RNN', 'parameters must have shape (%d,) for data %s, got %s',
           total, tuple(data.shape), tuple(parameters.shape))
+    check(all(t.dtype == data.dtype for t in (parameters, state, state_cell) if t is not None), 'RNN',
+          'data, parameters and states must have the same dtype, got %s', ', '.join(
+              str(t.dtype) for t in (data, parameters, state, state_cell) if t is not None))
     hidden_shape, cell_shape = _state_shapes(data.shape, attrs)
     check(tuple(state.shape) == hidden_shape, 'RNN', 'state must have shape %s, got %s',
           hidden_shape, tuple(state.shape))

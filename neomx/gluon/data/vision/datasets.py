@@ -17,8 +17,7 @@ from ....base import MXNetError
 from ...utils import check_sha1, download
 from ..dataset import Dataset
 
-__all__ = ['MNIST', 'FashionMNIST', 'CIFAR10', 'CIFAR100', 'ImageFolderDataset', 'read_mnist_arrays',
-           'data_dir']
+__all__ = ['MNIST', 'FashionMNIST', 'CIFAR10', 'CIFAR100', 'ImageFolderDataset', 'read_mnist_arrays']
 
 _DEFAULT_REPO = 'https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com/'
 # The MNIST copy carried in this repository (gzip'd differently from the public mirror).
