@@ -197,12 +197,6 @@ class Initializer:
             '"weight", "bias", "gamma" (1.0), and "beta" (0.0). Please use '
             'mx.sym.Variable(init=mx.init.*) to set initialization pattern' % name)
 
-    def __eq__(self, other):
-        return isinstance(other, Initializer) and self.dumps() == other.dumps()
-
-    def __hash__(self):
-        return hash(self.dumps())
-
 
 def _rms(arr):
     values = arr.asnumpy()

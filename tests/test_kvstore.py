@@ -1,8 +1,7 @@
 """mx.kv: local/device/nccl stores, aggregation, updaters, optimizers on the store, state
 files, errors that leave the store untouched, and the seed walkthrough example."""
 import os
-import subprocess
-import sys
+import runpy
 
 import numpy as np
 import pytest
@@ -171,10 +170,9 @@ def test_store_kinds():
             mx.kv.create('nccl')
 
 
-def test_walkthrough_example_prints_the_seed_values():
-    env = dict(os.environ, OMP_NUM_THREADS='1')
-    out = subprocess.run([sys.executable, os.path.join('examples', 'kvstore_walkthrough.py')], cwd=ROOT,
-                         env=env, capture_output=True, text=True, check=True).stdout
+def test_walkthrough_example_prints_the_seed_values(capsys):
+    runpy.run_path(os.path.join(ROOT, 'examples', 'kvstore_walkthrough.py'), run_name='__main__')
+    out = capsys.readouterr().out
     firsts = [line.split()[0].strip('[]') for line in out.splitlines() if line.startswith('[[')]
     assert firsts == ['2.', '8.', '4.', '4.', '6.', '6.', '3.', '11.']
     assert out.count('update on key: 3') == 1 and out.count('update on key: 9') == 2

@@ -183,7 +183,8 @@ def test_groupnorm_gamma_per_group():
 ])
 def test_norm_infer_args(op, data_shape, kwargs, expect):
     spec = registry.get(op)
-    assert spec.infer_args({'data': data_shape}, spec.parse_attrs(kwargs)) == {'gamma': expect, 'beta': expect}
+    inferred = spec.infer_args({'data': data_shape}, spec.parse_attrs(kwargs))
+    assert inferred == {'gamma': expect, 'beta': expect}
 
 
 def test_per_sample_norm_numeric_gradients():

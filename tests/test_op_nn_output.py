@@ -117,7 +117,8 @@ def test_regression_outputs(op, forward, residual):
 
 
 def test_regression_output_label_per_sample_and_shape_error():
-    _, grad = _forward_backward(lambda d: mx.nd.LinearRegressionOutput(d, mx.nd.array([1., 2.])), [[.5], [3.]])
+    label = mx.nd.array([1., 2.])
+    _, grad = _forward_backward(lambda d: mx.nd.LinearRegressionOutput(d, label), [[.5], [3.]])
     np.testing.assert_allclose(grad, [[-.5], [1.]])
     with pytest.raises(mx.base.MXNetError, match='label of shape'):
         mx.nd.LinearRegressionOutput(mx.nd.ones((2, 3)), mx.nd.ones((2,)))
@@ -151,7 +152,8 @@ def test_softmax_cross_entropy_value_and_gradient():
     out = mx.nd.softmax_cross_entropy(mx.nd.array(X), mx.nd.array([1, 0, 3]))
     assert out.shape == (1,)
     np.testing.assert_allclose(out.asnumpy(), [-np.log(_softmax(X)[[0, 1, 2], [1, 0, 3]]).sum()], rtol=1e-5)
-    check_numeric_gradient(lambda d: mx.nd.softmax_cross_entropy(d, mx.nd.array([1, 0, 3], dtype=d.dtype)), [X])
+    label = mx.nd.array([1, 0, 3], dtype='float64')     # the gradient check runs in float64
+    check_numeric_gradient(lambda d: mx.nd.softmax_cross_entropy(d, label), [X])
     with pytest.raises(mx.base.MXNetError, match='label'):
         mx.nd.softmax_cross_entropy(mx.nd.array(X), mx.nd.array([[1, 0, 3]]))
 
@@ -165,7 +167,8 @@ ACT = _rand(5, 2, 4)        # (T, N, alphabet)
     ([[[0, 1, -1], [2, 2, 0]]], {'blank_label': 'last'}, [2.80152, 6.9157]),
     ([[[1, 2, 0], [3, 3, 1]], [5, 3]], {'use_data_lengths': True}, [4.65035, 0.]),  # infeasible -> 0
     ([[[1, 2, 0], [3, 3, 1]], None, [1, 2]], {'use_label_lengths': True}, [4.56434, 3.84845]),
-    ([[[1, 2, 0], [3, 3, 1]], [1, 2]], {'use_label_lengths': True}, [4.56434, 3.84845]),  # MXNet's positional rule
+    # positional arrays fill the inputs present: here label_lengths
+    ([[[1, 2, 0], [3, 3, 1]], [1, 2]], {'use_label_lengths': True}, [4.56434, 3.84845]),
 ])
 def test_ctc_loss_matches_mxnet(args, kwargs, expect):
     arrays = [None if a is None else mx.nd.array(a) for a in args]

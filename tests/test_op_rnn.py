@@ -182,6 +182,7 @@ def test_rnn_lstm_state_clip():
         np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.filterwarnings('ignore:LSTM with projections')
 def test_rnn_projection_kernel_matches_step_loop():
     # the clipping path is a step-by-step loop; with bounds never reached it equals the kernel
     x = _rand(3, 2, 4)

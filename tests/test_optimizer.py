@@ -32,7 +32,8 @@ CONFIGS = {
     'adagrad': ('AdaGrad', {'learning_rate': 0.1, 'eps': 0.0001}),
     'adadelta': ('AdaDelta', {'rho': 0.8, 'epsilon': 0.001}),
     'rmsprop': ('RMSProp', {'learning_rate': 0.05, 'gamma1': 0.8}),
-    'rmsprop_centered': ('RMSProp', {'learning_rate': 0.05, 'gamma1': 0.8, 'gamma2': 0.7, 'centered': True, 'clip_weights': 1.3}),
+    'rmsprop_centered': ('RMSProp', {'learning_rate': 0.05, 'gamma1': 0.8, 'gamma2': 0.7, 'centered': True,
+                                     'clip_weights': 1.3}),
     'ftrl': ('Ftrl', {'learning_rate': 0.2, 'lamda1': 0.05, 'beta': 0.5}),
     'ftml': ('FTML', {'learning_rate': 0.1, 'beta1': 0.7, 'beta2': 0.95}),
 }
@@ -237,33 +238,54 @@ def test_set_states_rejects_foreign_bytes():
 
 
 # ------------------------------------------------------------ nd operators
+# (operator, inputs, attributes, arrays after `op(*inputs, out=weight)`: weight then states), recorded
+# with MXNet 1.9.1; MULTI, MP and LAMB below likewise.
+OP_COMMON = dict(rescale_grad=0.5, clip_gradient=0.8, wd=0.1)
 OP_CASES = [
-    ('sgd_update', ['w', 'g'], {'lr': 0.2, 'rescale_grad': 0.5, 'clip_gradient': 0.8, 'wd': 0.1},
+    ('sgd_update', ['w', 'g'],
+     dict(lr=0.2, **OP_COMMON),
      [[0.46, -0.82, 1.9, 0.098]]),
-    ('sgd_mom_update', ['w', 'g', 's1'], {'lr': 0.2, 'momentum': 0.9, 'rescale_grad': 0.5, 'clip_gradient': 0.8, 'wd': 0.1},
+    ('sgd_mom_update', ['w', 'g', 's1'],
+     dict(lr=0.2, momentum=0.9, **OP_COMMON),
      [[0.64, -0.91, 1.9, 0.458], [0.14, 0.09, -0.1, 0.358]]),
-    ('nag_mom_update', ['w', 'g', 's1'], {'lr': 0.2, 'momentum': 0.9, 'rescale_grad': 0.5, 'clip_gradient': 0.8, 'wd': 0.1},
+    ('nag_mom_update', ['w', 'g', 's1'],
+     dict(lr=0.2, momentum=0.9, **OP_COMMON),
      [[0.586, -0.739, 1.81, 0.4202], [0.13828, 0.08478, -0.0962, 0.351596]]),
-    ('adam_update', ['w', 'g', 's1', 's2'], {'lr': 0.2, 'beta1': 0.8, 'beta2': 0.9, 'epsilon': 0.001, 'rescale_grad': 0.5, 'clip_gradient': 0.8, 'wd': 0.1},
+    ('adam_update', ['w', 'g', 's1', 's2'],
+     dict(lr=0.2, beta1=0.8, beta2=0.9, epsilon=0.001, **OP_COMMON),
      [[0.440723, -0.877996, 1.979227, -0.051431], [0.2, -0.24, 0.1, 0.322], [0.454, 0.154, 0.925, 0.18001]]),
-    ('rmsprop_update', ['w', 'g', 's2'], {'lr': 0.2, 'gamma1': 0.8, 'epsilon': 0.001, 'clip_weights': 1.5, 'rescale_grad': 0.5, 'clip_gradient': 0.8, 'wd': 0.1},
+    ('rmsprop_update', ['w', 'g', 's2'],
+     dict(lr=0.2, gamma1=0.8, epsilon=0.001, clip_weights=1.5, **OP_COMMON),
      [[0.437454, -0.650017, 1.5, 0.095016], [0.408, 0.208, 0.85, 0.16002]]),
-    ('rmspropalex_update', ['w', 'g', 's2', 's1', 's3'], {'lr': 0.2, 'gamma1': 0.8, 'gamma2': 0.7, 'epsilon': 0.001, 'rescale_grad': 0.5, 'clip_gradient': 0.8, 'wd': 0.1},
-     [[0.504151, -0.378796, 2.030956, 0.511648], [0.408, 0.208, 0.85, 0.16002], [0.2, -0.24, 0.1, 0.322], [0.004151, 0.621204, 0.030956, 0.411648]]),
-    ('ftrl_update', ['w', 'g', 's1', 's2'], {'lr': 0.2, 'lamda1': 0.05, 'beta': 1.5, 'rescale_grad': 0.5, 'clip_gradient': 0.8, 'wd': 0.1},
+    ('rmspropalex_update', ['w', 'g', 's2', 's1', 's3'],
+     dict(lr=0.2, gamma1=0.8, gamma2=0.7, epsilon=0.001, **OP_COMMON),
+     [[0.504151, -0.378796, 2.030956, 0.511648],
+      [0.408, 0.208, 0.85, 0.16002],
+      [0.2, -0.24, 0.1, 0.322],
+      [0.004151, 0.621204, 0.030956, 0.411648]]),
+    ('ftrl_update', ['w', 'g', 's1', 's2'],
+     dict(lr=0.2, lamda1=0.05, beta=1.5, **OP_COMMON),
      [[-0.023244, -0.148727, 0.007044, -0.035583], [0.310663, 1.820024, -0.140307, 0.4], [0.5225, 0.74, 1.09, 0.2]]),
-    ('ftml_update', ['w', 'g', 's2', 's3', 's1'], {'lr': 0.2, 'beta1': 0.6, 'beta2': 0.9, 'epsilon': 0.001, 't': 2, 'wd': 0.1, 'rescale_grad': 0.5, 'clip_grad': 0.8},
-     [[0.344721, -0.896372, 1.579215, 0.052575], [2.254, 4.245939, 3.327116, 5.397983], [0.094, 0.334, 0.205, 0.54001], [-0.777, 3.805939, -5.254232, -0.283798]]),
-    ('signsgd_update', ['w', 'g'], {'lr': 0.2, 'rescale_grad': 0.5, 'clip_gradient': 0.8, 'wd': 0.1},
+    ('ftml_update', ['w', 'g', 's2', 's3', 's1'],
+     dict(lr=0.2, beta1=0.6, beta2=0.9, epsilon=0.001, t=2, wd=0.1, rescale_grad=0.5, clip_grad=0.8),
+     [[0.344721, -0.896372, 1.579215, 0.052575],
+      [2.254, 4.245939, 3.327116, 5.397983],
+      [0.094, 0.334, 0.205, 0.54001],
+      [-0.777, 3.805939, -5.254232, -0.283798]]),
+    ('signsgd_update', ['w', 'g'],
+     dict(lr=0.2, **OP_COMMON),
      [[0.29, -0.78, 1.76, 0.098]]),
-    ('signum_update', ['w', 'g', 's1'], {'lr': 0.2, 'momentum': 0.9, 'wd_lh': 0.05, 'rescale_grad': 0.5, 'clip_gradient': 0.8, 'wd': 0.1},
+    ('signum_update', ['w', 'g', 's1'],
+     dict(lr=0.2, momentum=0.9, wd_lh=0.05, **OP_COMMON),
      [[0.695, -0.79, 1.78, 0.299], [0.16, 0.0, -0.05, 0.359]]),
-    ('_contrib_adamw_update', ['w', 'g', 's1', 's2', 'r'], {'lr': 0.2, 'beta1': 0.8, 'beta2': 0.9, 'epsilon': 0.001, 'wd': 0.1, 'eta': 0.5, 'clip_gradient': 0.8},
+    ('_contrib_adamw_update', ['w', 'g', 's1', 's2', 'r'],
+     dict(lr=0.2, beta1=0.8, beta2=0.9, epsilon=0.001, wd=0.1, eta=0.5, clip_gradient=0.8),
      [[0.446789, -0.888998, 1.893713, 0.019753], [0.19, -0.24, 0.06, 0.32], [0.45225, 0.154, 0.909, 0.18]]),
 ]
 MULTI = [[0.64, -0.87, 1.9, 0.458], [0.14, 0.13, -0.1, 0.358], [0.975, -0.9225], [-0.025, 0.0775]]
 MP = [[0.640137, -0.910156, 1.900391, 0.458008], [0.139995, 0.09, -0.10001, 0.358], [0.639995, -0.91, 1.89999, 0.458]]
-LAMB = [[0.391867, -0.839679, 0.276163, 0.92231], [0.441348, -0.874322, 1.958666, -0.038045], [0.19, -0.24, 0.06, 0.32], [0.45225, 0.154, 0.909, 0.18]]
+LAMB = [[0.391867, -0.839679, 0.276163, 0.92231], [0.441348, -0.874322, 1.958666, -0.038045],
+        [0.19, -0.24, 0.06, 0.32], [0.45225, 0.154, 0.909, 0.18]]
 
 _INPUTS = {'w': [0.5, -1.0, 2.0, 0.1], 'g': [0.3, -2.0, 0.6, 0.0], 's1': [0.2, -0.1, 0.0, 0.4],
            's2': [0.5, 0.1, 1.0, 0.2], 's3': [0.1, 0.3, 0.2, 0.6], 'r': [0.5]}

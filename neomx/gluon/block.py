@@ -12,6 +12,7 @@ own counters (``hybridsequential0_dense0_``).
 import itertools
 import re
 import threading
+import types
 import weakref
 from collections import OrderedDict, defaultdict
 
@@ -479,7 +480,7 @@ class HybridBlock(Block):
                 raise
             shapes = [a.shape for a in (x,) + args if isinstance(a, NDArray)]
             raise LayerForwardError("Error in layer '%s' (%s) with input shapes %s: %s"
-                              % (self.name, type(self).__name__, shapes, err)) from None
+                                    % (self.name, type(self).__name__, shapes, err)) from None
 
     def _forward_deferred(self, x, args):
         """The first call with parameters of unknown shape: the operators that receive them
@@ -530,7 +531,7 @@ class _ShapeInferringOps:
         spec = getattr(value, 'spec', None)
         if spec is not None:
             return _inferring_op(value, spec)
-        if type(value).__name__ == 'module':
+        if isinstance(value, types.ModuleType):
             return _ShapeInferringOps(value)
         return value
 

@@ -72,7 +72,8 @@ class Parameter:
     differentiable : bool
         False forces ``grad_req='null'``.
     stype, grad_stype : str
-        Storage types; neomx stores everything densely ('default').
+        Storage types of the data and the gradient; neomx stores everything densely, so
+        only ``stype`` is kept (for ``var()``).
     """
 
     def __init__(self, name, grad_req='write', shape=None, dtype=np.float32, lr_mult=1.0,
@@ -96,7 +97,6 @@ class Parameter:
         self.grad_req = grad_req
         self.init = init
         self._stype = stype
-        self._grad_stype = grad_stype
 
     def __repr__(self):
         return 'Parameter %s (shape=%s, dtype=%s)' % (self.name, self.shape, self.dtype)

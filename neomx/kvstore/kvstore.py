@@ -20,7 +20,7 @@ Kinds differ in where the sum is computed:
 import torch
 
 from ..base import MXNetError
-from ..context import Context, cpu, num_gpus
+from ..context import cpu, num_gpus
 from ..ndarray.ndarray import NDArray, _new
 from ..optimizer import Updater, get_updater
 

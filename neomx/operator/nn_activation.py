@@ -63,8 +63,8 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 class _Selu(torch.autograd.Function):
     """SELU with MXNet 1.9.1's gradient: ``scale (y + alpha)`` where ``y <= 0``.
 
-    The exact derivative there is ``y + scale alpha``; MXNet's differs and models trained
-    with it are what neomx must reproduce.
+    The exact derivative there is ``y + scale alpha``; neomx follows MXNet so that training
+    gives the same parameters.
     """
 
     @staticmethod
@@ -172,7 +172,8 @@ def _register_single_input(name, fn, doc):
     register(name, inputs=('data',), attrs=_SOFTMAX_ATTRS)(normalise)
 
 
-_register_single_input('log_softmax', torch.log_softmax, '``log(softmax(x / T))`` along ``axis``, computed stably.')
+_register_single_input('log_softmax', torch.log_softmax,
+                       '``log(softmax(x / T))`` along ``axis``, computed stably.')
 _register_single_input('softmin', _softmin, '``softmax(-x / T)`` along ``axis``.')
 
 

@@ -14,8 +14,8 @@ import torch
 import torch.nn.functional as F
 
 from .elemwise import _round_half_away
-from .registry import (BOOL, FLOAT, INT, OPT_BOOL, OPT_FLOAT, OPT_INT, SHAPE, STR, Attr, DTYPE,
-                       check, choice, register)
+from .registry import (BOOL, DTYPE, FLOAT, INT, OPT_BOOL, OPT_FLOAT, OPT_INT, SHAPE, Attr, check, choice,
+                       register)
 
 
 def _optional_choice(*values):
@@ -46,9 +46,6 @@ def _fc_args(shapes, attrs):
     return out
 
 
-_linear = F.linear
-
-
 @register('FullyConnected', inputs=('data', 'weight', 'bias'),
           attrs=[('num_hidden', INT), ('no_bias', BOOL, False), ('flatten', BOOL, True)],
           optional_inputs=_without_bias, infer_args=_fc_args)
@@ -66,12 +63,12 @@ def fully_connected(data, weight, bias, num_hidden, no_bias, flatten):
     -------
     Tensor, shape (N, num_hidden), or ``(*data.shape[:-1], num_hidden)`` without flatten.
     """
-    if weight.shape[0] != num_hidden:
+    if weight.shape[0] != num_hidden:      # tested inline: the message is built only on failure
         check(False, 'FullyConnected', 'weight shape %s does not match num_hidden=%d (data %s)',
               _shape_of(weight), num_hidden, _shape_of(data))
     if flatten and data.dim() != 2:
         data = data.reshape(data.shape[0], -1)
-    return _linear(data, weight, None if no_bias else bias)
+    return F.linear(data, weight, None if no_bias else bias)
 
 
 # ---------------------------------------------------------------- convolution
@@ -131,9 +128,9 @@ def _filter_args(weight_shape):
 def _check_filter_inputs(op, data, weight, expected_weight, kernel):
     """Data must have the kernel's spatial rank and the weight its expected shape.
 
-    Called on every forward, so the passing case costs two comparisons.
+    Called on every forward, so the passing case costs three comparisons.
     """
-    if data.dim() == len(kernel) + 2 and weight.shape == expected_weight:
+    if data.dim() == len(kernel) + 2 <= 5 and weight.shape == expected_weight:
         return
     check(1 <= len(kernel) <= 3, op, 'kernel %s must have 1, 2 or 3 dimensions', kernel)
     check(data.dim() == len(kernel) + 2, op, 'data shape %s does not fit a %d-D kernel %s',
@@ -142,23 +139,25 @@ def _check_filter_inputs(op, data, weight, expected_weight, kernel):
           _shape_of(data))
 
 
-def _run_filter(fn, data, weight, layout, **kwargs):
-    """Apply a torch (transposed) convolution, moving channel-last data and weights to axis 1."""
+def _run_filter(fn, layout, data, weight, *args):
+    """Apply a torch (transposed) convolution, moving channel-last data and weights to axis 1.
+
+    ``args`` follow ``data, weight`` positionally in ``fn``'s signature (cheaper than keywords).
+    """
     if layout not in _CHANNEL_LAST:
-        return fn(data, weight, **kwargs)
-    out = fn(data.movedim(-1, 1), weight.movedim(-1, 1), **kwargs)
-    return out.movedim(1, -1)
+        return fn(data, weight, *args)
+    return fn(data.movedim(-1, 1), weight.movedim(-1, 1), *args).movedim(1, -1)
 
 
-_FILTER_ATTRS = [('num_filter', INT), ('num_group', INT, 1), ('workspace', INT)]
+_FILTER_COUNTS = [('num_filter', INT), ('num_group', INT, 1)]
 _FILTER_TAIL = [('cudnn_tune', _optional_choice(*_CUDNN_TUNE)), ('cudnn_off', BOOL, False),
                 ('layout', _optional_choice(*_CONV_LAYOUTS))]
 _WINDOW_ATTRS = [('kernel', SHAPE), ('stride', SHAPE, ()), ('dilate', SHAPE, ()), ('pad', SHAPE, ())]
 
 
 @register('Convolution', inputs=('data', 'weight', 'bias'),
-          attrs=_WINDOW_ATTRS + [_FILTER_ATTRS[0], _FILTER_ATTRS[1], ('workspace', INT, 1024),
-                                 ('no_bias', BOOL, False)] + _FILTER_TAIL,
+          attrs=_WINDOW_ATTRS + _FILTER_COUNTS + [('workspace', INT, 1024), ('no_bias', BOOL, False)]
+          + _FILTER_TAIL,
           optional_inputs=_without_bias, infer_args=_filter_args(_conv_weight_shape))
 def convolution(data, weight, bias, kernel, stride, dilate, pad, num_filter, num_group, workspace,
                 no_bias, cudnn_tune, cudnn_off, layout):
@@ -177,8 +176,8 @@ def convolution(data, weight, bias, kernel, stride, dilate, pad, num_filter, num
     _check_filter_inputs('Convolution', data, weight,
                          _conv_weight_shape(data.shape, num_filter, num_group, kernel, layout), kernel)
     stride, dilate, pad = _conv_geometry('Convolution', kernel, stride, dilate, pad)
-    return _run_filter(_CONV[len(kernel)], data, weight, layout, bias=None if no_bias else bias,
-                       stride=stride, padding=pad, dilation=dilate, groups=num_group)
+    return _run_filter(_CONV[len(kernel)], layout, data, weight, None if no_bias else bias, stride, pad,
+                       dilate, num_group)
 
 
 def _pad_for_target(in_sizes, kernel, stride, dilate, target_shape):
@@ -192,9 +191,8 @@ def _pad_for_target(in_sizes, kernel, stride, dilate, target_shape):
 
 
 @register('Deconvolution', inputs=('data', 'weight', 'bias'),
-          attrs=_WINDOW_ATTRS + [('adj', SHAPE, ()), ('target_shape', SHAPE, ()), _FILTER_ATTRS[0],
-                                 _FILTER_ATTRS[1], ('workspace', INT, 512), ('no_bias', BOOL, True)]
-          + _FILTER_TAIL,
+          attrs=_WINDOW_ATTRS + [('adj', SHAPE, ()), ('target_shape', SHAPE, ())] + _FILTER_COUNTS
+          + [('workspace', INT, 512), ('no_bias', BOOL, True)] + _FILTER_TAIL,
           optional_inputs=_without_bias, infer_args=_filter_args(_deconv_weight_shape))
 def deconvolution(data, weight, bias, kernel, stride, dilate, pad, adj, target_shape, num_filter,
                   num_group, workspace, no_bias, cudnn_tune, cudnn_off, layout):
@@ -221,9 +219,8 @@ def deconvolution(data, weight, bias, kernel, stride, dilate, pad, adj, target_s
               'target_shape %s must have as many dimensions as kernel %s', target_shape, kernel)
         spatial = data.shape[1:-1] if layout in _CHANNEL_LAST else data.shape[2:]
         pad, adj = _pad_for_target(spatial, kernel, stride, dilate, target_shape)
-    return _run_filter(_DECONV[len(kernel)], data, weight, layout, bias=None if no_bias else bias,
-                       stride=stride, padding=pad, output_padding=adj, groups=num_group,
-                       dilation=dilate)
+    return _run_filter(_DECONV[len(kernel)], layout, data, weight, None if no_bias else bias, stride, pad,
+                       adj, num_group, dilate)
 
 
 # -------------------------------------------------------------------- pooling
@@ -291,10 +288,12 @@ def _pool_window(data, kernel, stride, pad, global_pool):
     if global_pool:
         return tuple(data.shape[2:]), (1,) * ndim, (0,) * ndim
     check(len(kernel) == ndim, 'Pooling', 'kernel %s does not fit data shape %s', kernel, _shape_of(data))
-    return kernel, _per_dim('Pooling', 'stride', stride, kernel, 1), _per_dim('Pooling', 'pad', pad, kernel, 0)
+    return (kernel, _per_dim('Pooling', 'stride', stride, kernel, 1),
+            _per_dim('Pooling', 'pad', pad, kernel, 0))
 
 
 def _check_pooling(data, kernel, pad, pool_type, p_value, convention):
+    """MXNet's restrictions: pad below kernel, kernel within the padded input, lp needs p."""
     check(all(p < k for p, k in zip(pad, kernel)), 'Pooling', 'pad %s must be smaller than kernel %s',
           pad, kernel)
     check(all(k <= n + 2 * p for k, n, p in zip(kernel, data.shape[2:], pad)), 'Pooling',
@@ -410,7 +409,8 @@ def _resized(mode, size, target, scale):
     if mode == 'size':
         return target if scale is None else int(size * scale)
     if mode == 'odd_scale':
-        check(scale is not None, '_contrib_BilinearResize2D', "mode 'odd_scale' needs scale_height/scale_width")
+        check(scale is not None, '_contrib_BilinearResize2D',
+              "mode 'odd_scale' needs scale_height and scale_width")
         return int(size * scale) if size % 2 == 0 else int((size - 1) * scale) + 1
     return _PARITY_RESIZE[mode](size)
 
@@ -500,5 +500,6 @@ def embedding(data, weight, input_dim, output_dim, dtype, sparse_grad):
     Output: ``data.shape + (output_dim,)`` in the weight's dtype.
     """
     check(_shape_of(weight) == (input_dim, output_dim), 'Embedding',
-          'weight shape %s, expected (input_dim, output_dim) = %s', _shape_of(weight), (input_dim, output_dim))
+          'weight shape %s, expected (input_dim, output_dim) = %s', _shape_of(weight),
+          (input_dim, output_dim))
     return F.embedding(data.long().clamp(0, input_dim - 1), weight)

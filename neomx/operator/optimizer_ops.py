@@ -443,7 +443,8 @@ def sgd_mom_update(weight, grad, mom, lr, momentum, wd, rescale_grad, clip_gradi
 
 @register('mp_sgd_update', inputs=('weight', 'grad', 'weight32'), attrs=_weight_attrs() + _LAZY)
 def mp_sgd_update(weight, grad, weight32, lr, wd, rescale_grad, clip_gradient, lazy_update):
-    """Mixed-precision SGD: the float32 master ``weight32`` is updated in place; returns it cast to ``weight``'s dtype."""
+    """Mixed-precision SGD: the float32 master ``weight32`` is updated in place and returned
+    cast to ``weight``'s dtype."""
     sgd_([weight32], [grad], [lr], [wd], rescale_grad, clip_gradient)
     return weight32.to(weight.dtype)
 

@@ -114,7 +114,6 @@ class Dense(HybridBlock):
         super().__init__(**kwargs)
         self._flatten = flatten
         self._units = units
-        self._in_units = in_units
         with self.name_scope():
             self.weight = self.params.get('weight', shape=(units, in_units), init=weight_initializer,
                                           dtype=dtype, allow_deferred_init=True)

@@ -58,7 +58,6 @@ class _Conv(HybridBlock):
         super().__init__(prefix=prefix, params=params)
         ndim = len(kernel_size)
         self._channels = channels
-        self._in_channels = in_channels
         self._op_name = op_name
         self._kwargs = {'kernel': kernel_size, 'stride': _tuple(strides, ndim),
                         'dilate': _tuple(dilation, ndim), 'pad': _tuple(padding, ndim),

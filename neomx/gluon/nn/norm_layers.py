@@ -70,7 +70,6 @@ class BatchNorm(_AffineNorm):
                          differentiable_when_fixed=False, **kwargs)
         self._kwargs = {'axis': axis, 'eps': epsilon, 'momentum': momentum,
                         'fix_gamma': not scale, 'use_global_stats': use_global_stats}
-        self._axis = axis
         if in_channels != 0:
             self.in_channels = in_channels
         with self.name_scope():

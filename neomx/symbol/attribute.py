@@ -1,0 +1,53 @@
+"""``mx.AttrScope``: attributes given to every Symbol created inside a ``with`` block."""
+import threading
+
+__all__ = ['AttrScope']
+
+
+class AttrScope:
+    """Attach string attributes to the symbols created in this scope.
+
+    Scopes nest: an inner scope adds to (and overrides) the attributes of the outer one,
+    and attributes given explicitly to a symbol override both.
+
+    Parameters
+    ----------
+    **kwargs : str
+        Attribute values, e.g. ``ctx_group='dev1'`` or ``__lr_mult__='0.1'``.
+    """
+    _current = threading.local()
+
+    def __init__(self, **kwargs):
+        for value in kwargs.values():
+            if not isinstance(value, str):
+                raise ValueError('Attributes need to be string')
+        self._attr = kwargs
+        self._old_scope = None
+
+    def get(self, attr):
+        """The scope's attributes merged with ``attr`` (a dict or None; ``attr`` wins)."""
+        if not self._attr:
+            return dict(attr) if attr else {}
+        merged = dict(self._attr)
+        if attr:
+            merged.update(attr)
+        return merged
+
+    def __enter__(self):
+        self._old_scope = AttrScope.current()
+        merged = dict(self._old_scope._attr)
+        merged.update(self._attr)
+        self._attr = merged
+        AttrScope._current.value = self
+        return self
+
+    def __exit__(self, *exc):
+        AttrScope._current.value = self._old_scope
+
+    @staticmethod
+    def current():
+        """The innermost active scope (an empty one outside any ``with``)."""
+        scope = getattr(AttrScope._current, 'value', None)
+        if scope is None:
+            scope = AttrScope._current.value = AttrScope()
+        return scope
