@@ -32,8 +32,10 @@ def main():
     show('a.min()', a.min())
     show('a.max()', a.max())
     show('a.sum(0)', a.sum(0))
-    show('a.min(axis=0), a.argmin(axis=0)', (a.min(axis=0), a.argmin(axis=0)))
-    show('a.max(axis=0), a.argmax(axis=0)', (a.max(axis=0), a.argmax(axis=0)))
+    show('a.min(axis=0)', a.min(axis=0))
+    show('a.argmin(axis=0)', a.argmin(axis=0))
+    show('a.max(axis=0)', a.max(axis=0))
+    show('a.argmax(axis=0)', a.argmax(axis=0))
 
     x = nd.array([0.5, 1.0, 2.0])
     x.attach_grad()

@@ -165,15 +165,16 @@ _NAMESPACE_PREFIXES = (('_contrib_', 'contrib'), ('_linalg_', 'linalg'), ('_imag
                        ('_sparse_', 'sparse'))
 
 
-def populate(modules):
+def populate(modules, make=make_function):
     """Put a function for every registered operator name into ``modules``.
 
     ``modules`` maps 'op', '_internal', 'contrib', 'linalg', 'image', 'random_internal',
     'sparse' to module objects; '_contrib_X' goes to contrib as X, '_X' to _internal, and
-    plain names to op (the caller re-exports op into ``mx.nd``).
+    plain names to op (the caller re-exports op into ``mx.nd``). ``make(spec, name)`` builds
+    each function (``mx.sym`` passes its own).
     """
     for fname, spec in registry.all_ops().items():
-        func = make_function(spec, fname)
+        func = make(spec, fname)
         for prefix, mod in _NAMESPACE_PREFIXES:
             if fname.startswith(prefix):
                 setattr(modules[mod], fname[len(prefix):], func)

@@ -1,0 +1,231 @@
+"""``Executor``: a Symbol bound to argument, gradient and auxiliary arrays.
+
+The executor runs the Symbol's compiled graph (see ``graph.py``) on the bound arrays'
+tensors. ``forward(is_train=True)`` records the pass with torch autograd, starting from
+fresh leaves that share memory with the arguments that want gradients; ``backward`` asks
+torch for exactly those gradients and writes or adds them into the gradient arrays.
+"""
+import numpy as np
+import torch
+
+from .. import autograd
+from ..base import MXNetError
+from ..ndarray.ndarray import NDArray, zeros
+from .graph import compiled, infer
+
+__all__ = ['Executor', 'simple_bind']
+
+_GRAD_REQS = ('write', 'add', 'null')
+
+
+def _as_list(arrays, names, what):
+    """Arrays given as a list (in ``names`` order) or a dict, as a list; ValueError if any is missing."""
+    if isinstance(arrays, dict):
+        missing = [n for n in names if n not in arrays]
+        if missing:
+            raise ValueError('key `%s` is missing in `%s`' % (missing[0], what))
+        return [arrays[n] for n in names]
+    arrays = list(arrays or ())
+    if len(arrays) != len(names):
+        raise ValueError('Length of %s does not match the number of %s (%d): %s'
+                         % (what, 'arguments' if what != 'aux_states' else 'auxiliary states', len(names), names))
+    return arrays
+
+
+def _optional_list(arrays, names):
+    """Gradient arrays as a list with None where none is given."""
+    if arrays is None:
+        return [None] * len(names)
+    if isinstance(arrays, dict):
+        return [arrays.get(n) for n in names]
+    return _as_list(arrays, names, 'args_grad')
+
+
+def _grad_reqs(grad_req, names):
+    if isinstance(grad_req, str):
+        reqs = [grad_req] * len(names)
+    elif isinstance(grad_req, dict):
+        reqs = [grad_req.get(n, 'null') for n in names]
+    else:
+        reqs = _as_list(grad_req, names, 'grad_req')
+    for req in reqs:
+        if req not in _GRAD_REQS:
+            raise ValueError("grad_req must be one of 'write', 'add', 'null', got %r" % (req,))
+    return reqs
+
+
+def _copy_into(dst, value):
+    src = value._t if isinstance(value, NDArray) else torch.as_tensor(np.asarray(value))
+    if tuple(src.shape) != tuple(dst._t.shape):
+        raise MXNetError('cannot copy an array of shape %s into argument of shape %s'
+                         % (tuple(src.shape), tuple(dst._t.shape)))
+    dst._t.copy_(src)
+
+
+class Executor:
+    """A Symbol bound to arrays on one context; created by ``Symbol.bind``/``simple_bind``.
+
+    Attributes
+    ----------
+    arg_arrays, grad_arrays, aux_arrays : list of NDArray
+        In ``list_arguments()`` / ``list_auxiliary_states()`` order; a gradient is None for
+        arguments with ``grad_req='null'`` or no gradient buffer.
+    arg_dict, grad_dict, aux_dict : dict of str -> NDArray
+    outputs : list of NDArray
+        The results of the last :meth:`forward` (the same objects across calls).
+    """
+
+    def __init__(self, symbol, ctx, args, args_grad=None, grad_req='write', aux_states=None):
+        self._symbol, self._ctx = symbol, ctx
+        arg_names, aux_names = symbol.list_arguments(), symbol.list_auxiliary_states()
+        self.arg_arrays = _as_list(args, arg_names, 'args')
+        grads = _optional_list(args_grad, arg_names)
+        self._grad_req = [req if g is not None else 'null' for req, g in zip(_grad_reqs(grad_req, arg_names), grads)]
+        self.grad_arrays = [g if req != 'null' else None for g, req in zip(grads, self._grad_req)]
+        self.aux_arrays = _as_list(aux_states, aux_names, 'aux_states')
+        self.arg_dict = dict(zip(arg_names, self.arg_arrays))
+        self.grad_dict = dict(zip(arg_names, self.grad_arrays))
+        self.aux_dict = dict(zip(aux_names, self.aux_arrays))
+        self._graph = compiled(symbol, ctx)
+        by_name = dict(self.arg_dict, **self.aux_dict)
+        self._inputs = [by_name[n] for n in self._graph.input_names]
+        position = {n: i for i, n in enumerate(self._graph.input_names)}
+        self._trained = [(position[n], g, req) for n, g, req in zip(arg_names, self.grad_arrays, self._grad_req)
+                         if req != 'null']
+        self.outputs = self._allocate_outputs()
+        self._heads = self._leaves = None
+
+    def _allocate_outputs(self):
+        shapes, dtypes = infer(self._symbol, {n: a.shape for n, a in self.arg_dict.items()},
+                               {n: a.dtype for n, a in self.arg_dict.items()})
+        return [zeros(shapes.get(h, ()), ctx=self._ctx, dtype=dtypes.get(h)) for h in self._symbol._heads]
+
+    @property
+    def output_dict(self):
+        """``{output name: NDArray}``."""
+        return dict(zip(self._symbol.list_outputs(), self.outputs))
+
+    def forward(self, is_train=False, **kwargs):
+        """Run the graph; keyword arrays are first copied into the arguments of those names.
+
+        With ``is_train`` the pass runs in training mode (Dropout active, BatchNorm on batch
+        statistics) and is recorded for :meth:`backward`. Returns :attr:`outputs`.
+        """
+        for name, value in kwargs.items():
+            if name not in self.arg_dict:
+                raise ValueError('Unknown argument %s; arguments are %s' % (name, list(self.arg_dict)))
+            _copy_into(self.arg_dict[name], value)
+        tensors = [a._t for a in self._inputs]
+        record = is_train and bool(self._trained)
+        if record:
+            for pos, _, _ in self._trained:
+                tensors[pos] = tensors[pos].detach().requires_grad_()
+        scope = autograd.record(train_mode=is_train) if record else autograd.pause(train_mode=is_train)
+        with scope:
+            results = self._graph(tensors)
+        for out, tensor in zip(self.outputs, results):
+            out._t = tensor
+        self._heads = results if record else None
+        self._leaves = [tensors[pos] for pos, _, _ in self._trained] if record else None
+        return self.outputs
+
+    def backward(self, out_grads=None, is_train=True):
+        """Gradients of the outputs (weighted by ``out_grads``, ones by default) with respect
+        to the arguments, written (``'write'``) or added (``'add'``) into the gradient arrays.
+        """
+        if self._heads is None:
+            if not self._trained:
+                return
+            raise MXNetError('backward: call forward(is_train=True) first')
+        if isinstance(out_grads, NDArray):
+            out_grads = [out_grads]
+        heads, head_grads = [], []
+        for i, head in enumerate(self._heads):
+            if head.requires_grad:
+                given = None if out_grads is None or i >= len(out_grads) else out_grads[i]
+                heads.append(head)
+                head_grads.append(torch.ones_like(head) if given is None
+                                  else given._t.to(head.dtype).reshape(head.shape))
+        scope = autograd.train_mode() if is_train else autograd.predict_mode()
+        with scope:
+            grads = torch.autograd.grad(heads, self._leaves, head_grads, retain_graph=True,
+                                        allow_unused=True) if heads else [None] * len(self._leaves)
+        for (_, grad_array, req), grad in zip(self._trained, grads):
+            buf = grad_array._t
+            if grad is None:
+                if req == 'write':
+                    buf.zero_()
+            elif req == 'add':
+                buf.add_(grad)
+            else:
+                buf.copy_(grad)
+
+    def copy_params_from(self, arg_params, aux_params=None, allow_extra_params=False):
+        """Copy parameter values into the bound arrays (cast to their dtypes).
+
+        Raises
+        ------
+        ValueError
+            For a name the symbol does not have, unless ``allow_extra_params``.
+        """
+        for params, targets in ((arg_params, self.arg_dict), (aux_params or {}, self.aux_dict)):
+            for name, value in params.items():
+                if name in targets:
+                    targets[name]._t.copy_(value._t.to(targets[name]._t.dtype))
+                elif not allow_extra_params:
+                    raise ValueError('Find name "%s" that is not in the arguments' % name)
+
+    def reshape(self, partial_shaping=False, allow_up_sizing=False, **kwargs):
+        """A new Executor for new input shapes, sharing the arrays whose shapes do not change.
+
+        Parameters
+        ----------
+        partial_shaping : bool
+            Allow arguments not named in ``kwargs`` to change shape.
+        allow_up_sizing : bool
+            Allow arrays to grow.
+        **kwargs : tuple of int
+            New shapes by argument name.
+        """
+        arg_shapes, _, aux_shapes = self._symbol.infer_shape(**kwargs)
+        if arg_shapes is None:
+            raise MXNetError('reshape: cannot infer every shape from %s' % kwargs)
+
+        def resized(name, array, shape):
+            if array is None or array.shape == tuple(shape):
+                return array
+            if name not in kwargs and not partial_shaping:
+                raise ValueError('Shape of unspecified array %s changed. This can cause the new executor '
+                                 'to not share parameters with the old one. Please check for error in '
+                                 'network. If this is intended, set partial_shaping=True to suppress '
+                                 'this warning.' % name)
+            if np.prod(shape) > array.size and not allow_up_sizing:
+                raise ValueError('New shape of %s is larger than the original; set allow_up_sizing=True '
+                                 'to allow it' % name)
+            return zeros(shape, ctx=array.context, dtype=array.dtype)
+        names = self._symbol.list_arguments()
+        args = [resized(n, a, s) for n, a, s in zip(names, self.arg_arrays, arg_shapes)]
+        grads = [resized(n, g, s) for n, g, s in zip(names, self.grad_arrays, arg_shapes)]
+        aux = [resized(n, a, s) for n, a, s in zip(self._symbol.list_auxiliary_states(), self.aux_arrays, aux_shapes)]
+        return Executor(self._symbol, self._ctx, args, grads, self._grad_req, aux)
+
+    def debug_str(self):
+        """The generated source of the compiled graph."""
+        return self._graph.source
+
+
+def simple_bind(symbol, ctx, grad_req, type_dict, shapes):
+    """``Symbol.simple_bind``: zero-filled arrays of the inferred shapes and dtypes (float32
+    where nothing decides)."""
+    known_shapes, known_dtypes = infer(symbol, shapes, type_dict)
+    args, aux = symbol._variables()
+    unknown = [n.name for n in args + aux if (n, 0) not in known_shapes]
+    if unknown:
+        raise MXNetError('simple_bind: cannot infer the shapes of %s from %s' % (', '.join(unknown), shapes))
+
+    def allocate(node):
+        return zeros(known_shapes[(node, 0)], ctx=ctx, dtype=known_dtypes.get((node, 0), torch.float32))
+    reqs = _grad_reqs(grad_req, [n.name for n in args])
+    arg_arrays = [allocate(n) for n in args]
+    grads = [allocate(n) if req != 'null' else None for n, req in zip(args, reqs)]
+    return Executor(symbol, ctx, arg_arrays, grads, reqs, [allocate(n) for n in aux])

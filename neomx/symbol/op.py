@@ -1,0 +1,1 @@
+"""``mx.sym.op``: a Symbol function for every registered operator (filled in by ``neomx.symbol``)."""

@@ -1,0 +1,76 @@
+"""Generates ``mx.sym.<Op>`` functions from the operator registry (the specs ``mx.nd`` uses).
+
+A generated function takes the operator's input Symbols first (positionally or by name),
+then its attributes in declaration order, plus ``name=`` and ``attr=``; inputs not given
+become variables named ``<node>_<input>`` (``fc1_weight``).
+"""
+from ..ndarray import register as nd_register
+from ..ndarray.methods import METHODS
+from .symbol import Symbol, create_op_node
+
+__all__ = ['make_function', 'populate', 'attach_methods']
+
+# Namespaced operators take automatic names from their short name (``gemm20``).
+_SHORT_NAME_PREFIXES = ('_contrib_', '_linalg_', '_image_', '_sparse_')
+
+
+def _name_hint(func_name):
+    for prefix in _SHORT_NAME_PREFIXES:
+        if func_name.startswith(prefix):
+            return func_name[len(prefix):].lower()
+    return func_name.lower()
+
+
+def make_function(spec, func_name):
+    """Build the Symbol function for ``spec`` under the public name ``func_name``."""
+    hint = _name_hint(func_name)
+    inputs = spec.inputs
+    n_in = len(inputs)
+    attr_names = spec.attr_names
+
+    def sym_function(*args, name=None, attr=None, **kwargs):
+        if spec.variadic:
+            given = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
+            kwargs.setdefault(spec.variadic, len(given))
+        else:
+            if len(args) > n_in + len(attr_names):
+                raise TypeError('%s: takes %d inputs and %d attributes, got %d positional arguments'
+                                % (spec.name, n_in, len(attr_names), len(args)))
+            given = dict(zip(inputs, args[:n_in]))
+            kwargs.update(zip(attr_names, args[n_in:]))
+            for key in [k for k in kwargs if k in inputs]:
+                given[key] = kwargs.pop(key)
+        return create_op_node(spec, given, kwargs, name=name, attr=attr, hint=hint)
+
+    sym_function.__name__ = sym_function.__qualname__ = func_name
+    sym_function.__doc__ = _docstring(spec, func_name)
+    sym_function.spec = spec
+    return sym_function
+
+
+def _docstring(spec, func_name):
+    return ('%s\n\nThe Symbol form of ``mx.nd.%s``: inputs are Symbols (variables are created for '
+            'those not given); ``name`` names the node and ``attr`` adds string attributes.'
+            % ((spec.doc or spec.name).strip(), func_name))
+
+
+def populate(modules):
+    """Put a Symbol function for every registered operator into ``modules`` (as ``mx.nd``
+    lays its namespaces out)."""
+    nd_register.populate(modules, make=make_function)
+
+
+def _forwarder(op_module, fn_name):
+    def method(self, *args, **kwargs):
+        return getattr(op_module, fn_name)(self, *args, **kwargs)
+    method.__name__ = fn_name
+    method.__doc__ = 'Same as ``mx.sym.%s(self, ...)``.' % fn_name
+    return method
+
+
+def attach_methods(op_module):
+    """Give Symbol the operator methods NDArray has (``x.sum(axis=0)``, ``x.reshape(...)``)."""
+    for meth in list(METHODS) + ['reshape', 'broadcast_to']:
+        if hasattr(op_module, meth) and not hasattr(Symbol, meth):
+            setattr(Symbol, meth, _forwarder(op_module, meth))
+
