@@ -24,3 +24,7 @@ from . import initializer as init
 from . import metric
 from . import io
 from . import gluon
+from . import symbol
+from . import symbol as sym
+from .symbol.attribute import AttrScope
+from . import model

@@ -120,54 +120,42 @@ def _reflected(op_name, torch_fn, int_fn=None):
     return method
 
 
-def _inplace(op_name, method_name, int_method_name=None):
+def _inplace(op_name, torch_method, int_method=None):
+    """An in-place dunder (``a += b``): writes into this array's tensor, keeping the object."""
     def method(self, other):
         _check_inplace(self)
         t = self._t
-        name = int_method_name if (int_method_name and not t.dtype.is_floating_point) else method_name
-        if isinstance(other, NDArray):
-            o = other._t
-            if t.dtype is not o.dtype:
-                _check_dtypes(op_name, t, o)
-        elif _is_scalar(other):
-            o = _scalar_for(t, other)
-        else:
-            return NotImplemented
-        try:
-            if name == 'div_trunc':
-                t.div_(o, rounding_mode='trunc')
-            else:
-                getattr(t, name)(o)
-        except RuntimeError as err:
-            raise _binary_error(op_name, t, o if isinstance(o, torch.Tensor) else t, err) from None
-        return self
-    method.__name__ = op_name
-    return method
-
-
-def _compare(op_name, torch_fn):
-    """Comparisons return 0/1 in the input dtype (float32 for float inputs), as MXNet does."""
-    def method(self, other):
-        t = self._t
+        fn = int_method if (int_method is not None and not t.dtype.is_floating_point) else torch_method
         if isinstance(other, NDArray):
             o = other._t
             if t.dtype is not o.dtype:
                 _check_dtypes(op_name, t, o)
             try:
-                return _new(torch_fn(t, o).to(t.dtype), self._ctx)
+                fn(t, o)
             except RuntimeError as err:
                 raise _binary_error(op_name, t, o, err) from None
-        if _is_scalar(other):
-            return _new(torch_fn(t, other).to(t.dtype), self._ctx)
-        if isinstance(other, np.ndarray):
-            return method(self, array(other, ctx=self._ctx, dtype=other.dtype))
-        return NotImplemented
+        elif _is_scalar(other):
+            fn(t, _scalar_for(t, other))
+        else:
+            return NotImplemented
+        return self
     method.__name__ = op_name
     return method
 
 
+def _as_input_dtype(torch_fn):
+    """A comparison returning 0/1 in the input dtype (float32 for float inputs), as MXNet does."""
+    def compare(a, b):
+        return torch_fn(a, b).to(a.dtype)
+    return compare
+
+
 def _trunc_div(a, b):
     return torch.div(a, b, rounding_mode='trunc')
+
+
+def _trunc_div_(a, b):
+    return a.div_(b, rounding_mode='trunc')
 
 
 def _rpow(a, b):
@@ -467,19 +455,19 @@ class NDArray:
     __rdiv__ = __rtruediv__
     __rmod__ = _reflected('__rmod__', lambda s, t: torch.remainder(torch.full_like(t, s), t))
     __rpow__ = _reflected('__rpow__', _rpow)
-    __iadd__ = _inplace('__iadd__', 'add_')
-    __isub__ = _inplace('__isub__', 'sub_')
-    __imul__ = _inplace('__imul__', 'mul_')
-    __itruediv__ = _inplace('__itruediv__', 'div_', 'div_trunc')
+    __iadd__ = _inplace('__iadd__', _Tensor.add_)
+    __isub__ = _inplace('__isub__', _Tensor.sub_)
+    __imul__ = _inplace('__imul__', _Tensor.mul_)
+    __itruediv__ = _inplace('__itruediv__', _Tensor.div_, _trunc_div_)
     __idiv__ = __itruediv__
-    __imod__ = _inplace('__imod__', 'remainder_')
-    __ipow__ = _inplace('__ipow__', 'pow_')
-    __eq__ = _compare('__eq__', torch.eq)
-    __ne__ = _compare('__ne__', torch.ne)
-    __gt__ = _compare('__gt__', torch.gt)
-    __ge__ = _compare('__ge__', torch.ge)
-    __lt__ = _compare('__lt__', torch.lt)
-    __le__ = _compare('__le__', torch.le)
+    __imod__ = _inplace('__imod__', _Tensor.remainder_)
+    __ipow__ = _inplace('__ipow__', _Tensor.pow_)
+    __eq__ = _binary('__eq__', _as_input_dtype(torch.eq))
+    __ne__ = _binary('__ne__', _as_input_dtype(torch.ne))
+    __gt__ = _binary('__gt__', _as_input_dtype(torch.gt))
+    __ge__ = _binary('__ge__', _as_input_dtype(torch.ge))
+    __lt__ = _binary('__lt__', _as_input_dtype(torch.lt))
+    __le__ = _binary('__le__', _as_input_dtype(torch.le))
 
     def __neg__(self):
         return _new(torch.neg(self._t), self._ctx)

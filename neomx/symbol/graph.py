@@ -112,7 +112,8 @@ class _Inference:
         if all(e in self.shapes for e in inputs):
             return False
         changed = False
-        if node.spec.infer_args is not None:
+        # Like MXNet's shape functions, infer the arguments only once the data (first input) is known.
+        if node.spec.infer_args is not None and inputs[0] in self.shapes:
             known = {n: self.shapes.get(e) for n, e in zip(node.input_names(), inputs)}
             inferred = node.spec.infer_args(known, node.params) or {}
             for n, e in zip(node.input_names(), inputs):

@@ -104,6 +104,12 @@ class _Node:
     def input_names(self):
         return self.spec.input_names(self.params, len(self.inputs) if self.spec.variadic else None)
 
+    def mutated_inputs(self):
+        """The input entries this operator updates in place (its auxiliary states)."""
+        if self.spec is None or not self.spec.aux:
+            return []
+        return [e for e, n in zip(self.inputs, self.input_names()) if n in self.spec.aux]
+
 
 def _variable_node(name, attrs):
     return _Node('null', name, attrs)
@@ -210,13 +216,7 @@ class Symbol:
 
     def _aux_nodes(self):
         """Variables fed into auxiliary-state inputs (``moving_mean``...)."""
-        aux = set()
-        for node in self._nodes():
-            if node.spec is not None and node.spec.aux:
-                for (child, _), input_name in zip(node.inputs, node.input_names()):
-                    if input_name in node.spec.aux:
-                        aux.add(child)
-        return aux
+        return {child for node in self._nodes() for child, _ in node.mutated_inputs()}
 
     def _variables(self):
         """(argument nodes, auxiliary nodes), each in graph order."""
@@ -368,11 +368,16 @@ class Symbol:
         nodes = self._nodes()
         index = {node: i for i, node in enumerate(nodes)}
         json_nodes, row_ptr = [], [0]
+        versions = {}   # a variable's version counts the operators that updated it so far
         for node in nodes:
             entry = {'op': node.op, 'name': node.name}
             if node.attrs:
                 entry['attrs'] = dict(sorted(node.attrs.items()))
-            entry['inputs'] = [[index[child], i, 0] for child, i in node.inputs]
+            mutated = node.mutated_inputs()
+            for child, _ in mutated:
+                versions[child] = versions.get(child, 0) + 1
+            entry['inputs'] = [[index[child], i, versions[child] if (child, i) in mutated else 0]
+                               for child, i in node.inputs]
             json_nodes.append(entry)
             row_ptr.append(row_ptr[-1] + node.num_outputs())
         return {'nodes': json_nodes,
@@ -387,7 +392,7 @@ class Symbol:
 
     def save(self, fname, remove_amp_cast=True):
         """Write :meth:`tojson` to ``fname`` (atomically: a partial file never replaces it)."""
-        write_atomic(fname, self.tojson().encode('utf-8'))
+        write_atomic(fname, _write_text(self.tojson()))
 
     # ------------------------------------------------------ inference, execution
     def infer_shape(self, *args, **kwargs):
@@ -635,15 +640,22 @@ def load(fname):
         return load_json(f.read())
 
 
-def write_atomic(fname, data):
-    """Write bytes to ``fname`` through a temporary file and a rename, so readers never see
-    a half-written file."""
+def write_atomic(fname, write):
+    """Create ``fname`` by ``write(temporary_path)`` then a rename, so that readers never see
+    a half-written file and a failure leaves any old file intact."""
     folder = os.path.dirname(os.path.abspath(fname))
     fd, tmp = tempfile.mkstemp(dir=folder, prefix='.' + os.path.basename(fname), suffix='.tmp')
+    os.close(fd)
     try:
-        with os.fdopen(fd, 'wb') as f:
-            f.write(data)
+        write(tmp)
         os.replace(tmp, fname)
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def _write_text(text):
+    def write(path):
+        with open(path, 'w', encoding='utf-8') as f:
+            f.write(text)
+    return write
