@@ -258,7 +258,23 @@ class NDArrayIter(DataIter):
         self.data, self.label = ([(k, v[self.idx]) for k, v in named] for named in self._sources)
 
 
-class ResizeIter(DataIter):
+class _WrappingIter(DataIter):
+    """An iterator that serves batches it got from other iterators (``current_batch``)."""
+
+    def getdata(self):
+        return self.current_batch.data
+
+    def getlabel(self):
+        return self.current_batch.label
+
+    def getindex(self):
+        return self.current_batch.index
+
+    def getpad(self):
+        return self.current_batch.pad
+
+
+class ResizeIter(_WrappingIter):
     """Make an iterator yield exactly ``size`` batches per epoch (restarting it as needed).
 
     Parameters
@@ -297,20 +313,9 @@ class ResizeIter(DataIter):
         self.cur += 1
         return True
 
-    def getdata(self):
-        return self.current_batch.data
-
-    def getlabel(self):
-        return self.current_batch.label
-
-    def getindex(self):
-        return self.current_batch.index
-
-    def getpad(self):
-        return self.current_batch.pad
 
 
-class PrefetchingIter(DataIter):
+class PrefetchingIter(_WrappingIter):
     """Read batches of one or more iterators ahead, in background threads.
 
     Parameters
@@ -406,14 +411,3 @@ class PrefetchingIter(DataIter):
             return self.current_batch
         raise StopIteration
 
-    def getdata(self):
-        return self.current_batch.data
-
-    def getlabel(self):
-        return self.current_batch.label
-
-    def getindex(self):
-        return self.current_batch.index
-
-    def getpad(self):
-        return self.current_batch.pad
