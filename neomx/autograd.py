@@ -100,14 +100,24 @@ def predict_mode():
 
 # ----------------------------------------------------------------- variables
 def _make_hook(slot):
+    """The hook that moves torch's freshly accumulated ``.grad`` into the slot's buffer.
+
+    For ``'write'`` the buffer NDArray takes torch's gradient tensor itself instead of a
+    copy: torch hands ``.grad`` over unaliased (it clones a gradient that is shared), so the
+    buffer keeps its identity (``x.grad`` is the same NDArray across steps) at no cost.
+    """
     def hook(tensor):
         g = tensor.grad
         tensor.grad = None
-        buf = slot.buf._t
+        if g.requires_grad:         # backward(create_graph=True): keep the buffer a plain array
+            g = g.detach()
+        buf = slot.buf
         if slot.req == 'add':
-            buf.add_(g.detach())
+            buf._t.add_(g)
+        elif g.dtype is buf._t.dtype:
+            buf._t = g
         else:
-            buf.copy_(g.detach())
+            buf._t.copy_(g)
         slot.fresh = True
     return hook
 

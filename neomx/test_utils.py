@@ -117,13 +117,15 @@ def environment(*args):
 
 
 def _as_function(fn):
-    """A callable on NDArrays from a callable or (once Symbols exist) a Symbol."""
+    """A callable on NDArrays from a callable or a Symbol (run on its arguments, in order)."""
     if callable(fn) and not hasattr(fn, 'list_arguments'):
         return fn, None
+    from .symbol.graph import invoke
     names = fn.list_arguments()
 
     def run(*arrays):
-        return fn.eval_with(dict(zip(names, arrays)))
+        outputs = invoke(fn, dict(zip(names, arrays)))
+        return outputs[0] if len(outputs) == 1 else outputs
     return run, names
 
 

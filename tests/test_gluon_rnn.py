@@ -2,7 +2,6 @@
 
 Expected values were recorded with MXNet 1.9.1 on the same deterministic weights
 (``_fill``) and inputs (``_data``)."""
-import os
 
 import numpy as np
 import pytest
@@ -182,6 +181,16 @@ def test_layouts_agree_and_states_are_optional():
     np.testing.assert_allclose(single_state[0].asnumpy(), out.asnumpy(), atol=1e-6)
 
 
+def test_forward_hooks_see_what_the_caller_gets():
+    layer = _ready(rnn.GRU(2, input_size=2))
+    seen = []
+    layer.register_forward_hook(lambda block, inputs, outputs: seen.append(outputs))
+    x = mx.nd.array(_data(3, 2, 2))
+    out = layer(x)
+    out_and_states = layer(x, layer.begin_state(2))
+    assert seen[0] is out and seen[1] is out_and_states and len(out_and_states[1]) == 1
+
+
 def test_begin_state_shapes_dtype_and_func():
     layer = rnn.LSTM(5, num_layers=2, bidirectional=True, projection_size=3, dtype='float64')
     states = layer.begin_state(batch_size=4)
@@ -334,6 +343,7 @@ def test_modifier_cells():
                                reference.unroll(3, x, merge_outputs=True)[0].asnumpy(), atol=1e-6)
     with pytest.raises(AssertionError, match='base cell cannot be called directly'):
         base.begin_state(batch_size=2)
+    zoneout.reset()                 # the first step's previous output is zeros
     with mx.autograd.train_mode():
         h0 = [mx.nd.ones((2, 2)) * 5, mx.nd.ones((2, 2)) * 5]
         out, (h, c) = zoneout(x[:, 0], h0)

@@ -2,8 +2,8 @@
 
 Each generated function takes the operator's inputs first (positionally or by name), then
 its attributes in declaration order, plus ``out=`` and ``name=`` as MXNet's do. Argument
-handling is precomputed per operator at import time so a call costs one attribute parse,
-one implementation call and one wrap.
+handling is precomputed per operator at import time, and parsed attributes are cached per
+keyword set, so a call costs a dict lookup, one implementation call and one wrap.
 """
 import torch
 
@@ -15,12 +15,19 @@ from .ndarray import NDArray, _new, _check_inplace
 __all__ = ['make_function', 'populate']
 
 
-def _shapes_of(arrays):
-    return ', '.join(str(tuple(a._t.shape)) if isinstance(a, NDArray) else 'None' for a in arrays)
+# Attribute kinds whose parsed value depends on the Python type of an argument, not just
+# its value: 1, 1.0 and True are equal dict keys but ANY keeps them apart and STR prints
+# them differently. Operators with such attributes parse on every call.
+_TYPE_SENSITIVE_PARSES = (registry.ANY.parse, registry.STR.parse)
+_ATTR_CACHE_SIZE = 256      # attribute combinations remembered per operator
 
 
-def _op_error(spec, arrays, names, err):
-    shapes = ', '.join('%s=%s' % (n, tuple(a._t.shape)) for n, a in zip(names, arrays)
+def _input_names(spec, arrays):
+    return ['arg%d' % i for i in range(len(arrays))] if spec.variadic else spec.inputs
+
+
+def _op_error(spec, arrays, err):
+    shapes = ', '.join('%s=%s' % (n, tuple(a._t.shape)) for n, a in zip(_input_names(spec, arrays), arrays)
                        if isinstance(a, NDArray))
     msg = str(err).split('\n')[0]
     return MXNetError('%s: %s (inputs: %s)' % (spec.name, msg, shapes or 'none'))
@@ -38,6 +45,49 @@ def _write_out(out, results):
     return out
 
 
+def _attr_parser(spec):
+    """``spec.parse_attrs`` behind a cache keyed by the keywords as given.
+
+    A layer calls its operators with the same few attribute sets at every step, so each
+    set is parsed (and validated) once and later calls cost one dict lookup. The parsed
+    dicts are shared between calls: callers must not modify them.
+    """
+    parse = spec.parse_attrs
+    if any(a.parse in _TYPE_SENSITIVE_PARSES and a.choices is None for a in spec.attrs.values()):
+        return parse
+    cache = {}
+
+    def parse_cached(kwargs):
+        key = tuple(kwargs.items())
+        try:
+            attrs = cache.get(key)
+        except TypeError:           # an unhashable value (a list): parse it every time
+            return parse(kwargs)
+        if attrs is None:
+            attrs = parse(kwargs)
+            if len(cache) < _ATTR_CACHE_SIZE:
+                cache[key] = attrs
+        return attrs
+    return parse_cached
+
+
+def _unwrap(spec, arrays):
+    """The tensors of the input arrays (None for absent ones) and the first array's context."""
+    tensors, ctx = [], None
+    for i, a in enumerate(arrays):
+        if a is None:
+            tensors.append(None)
+        elif isinstance(a, NDArray):
+            tensors.append(a._t)
+            if ctx is None:
+                ctx = a._ctx
+        else:
+            names = _input_names(spec, arrays)
+            raise TypeError('%s: argument %s must be an NDArray, got %s'
+                            % (spec.name, names[i] if i < len(names) else i, type(a).__name__))
+    return tensors, ctx
+
+
 def make_function(spec, func_name):
     """Build the nd function for ``spec`` under the public name ``func_name``."""
     inputs = spec.inputs
@@ -45,7 +95,7 @@ def make_function(spec, func_name):
     input_pos = {n: i for i, n in enumerate(inputs)}
     attr_names = spec.attr_names
     impl = spec.impl
-    parse = spec.parse_attrs
+    parse = _attr_parser(spec)
     variadic = spec.variadic
     ctx_attrs = spec.ctx_attrs
     fixed_visible = spec.num_visible_outputs if not callable(spec.num_visible_outputs) else None
@@ -60,7 +110,6 @@ def make_function(spec, func_name):
             if len(args) == 1 and isinstance(args[0], (list, tuple)):
                 arrays = args[0]
             kwargs.setdefault(variadic, len(arrays))
-            names = ['arg%d' % i for i in range(len(arrays))]
         else:
             arrays = list(args[:n_in])
             if len(arrays) < n_in:
@@ -70,32 +119,23 @@ def make_function(spec, func_name):
                 if len(extra) > len(attr_names):
                     raise MXNetError('%s: takes %d inputs and %d attributes, got %d positional arguments'
                                      % (spec.name, n_in, len(attr_names), len(args)))
-                for k, v in zip(attr_names, extra):
-                    kwargs[k] = v
-            if kwargs:
+                kwargs.update(zip(attr_names, extra))
+            if kwargs and not input_pos.keys().isdisjoint(kwargs):
                 for k in [k for k in kwargs if k in input_pos]:
                     arrays[input_pos[k]] = kwargs.pop(k)
-            names = inputs
         attrs = parse(kwargs)
         if has_optional_inputs:
             arrays = _to_present_inputs(spec, attrs, arrays)
-        tensors = []
-        ctx = None
-        for i, a in enumerate(arrays):
-            if a is None:
-                tensors.append(None)
-            elif isinstance(a, NDArray):
-                tensors.append(a._t)
-                if ctx is None:
-                    ctx = a._ctx
-            else:
-                raise TypeError('%s: argument %s must be an NDArray, got %s'
-                                % (spec.name, names[i] if i < len(names) else i, type(a).__name__))
+        try:        # the hot path: every input given, as an NDArray
+            tensors = [a._t for a in arrays]
+            ctx = arrays[0]._ctx if arrays else None
+        except AttributeError:
+            tensors, ctx = _unwrap(spec, arrays)
         if ctx_attrs:
             c = attrs.get('ctx')
             if c is None or isinstance(c, str):
                 c = _ctx_from_str(c) if c else (ctx or current_context())
-            attrs['ctx'] = c
+            attrs = dict(attrs, ctx=c)
             ctx = c
         elif ctx is None:
             ctx = current_context()
@@ -104,7 +144,7 @@ def make_function(spec, func_name):
         except MXNetError:
             raise
         except (RuntimeError, ValueError, IndexError, TypeError) as err:
-            raise _op_error(spec, arrays, names, err) from None
+            raise _op_error(spec, arrays, err) from None
         if type(res) is torch.Tensor:
             if out is not None:
                 return _write_out(out, (res,))

@@ -195,12 +195,12 @@ class Executor:
             if array is None or array.shape == tuple(shape):
                 return array
             if name not in kwargs and not partial_shaping:
-                raise ValueError('Shape of unspecified array %s changed. This can cause the new executor '
+                raise MXNetError('Shape of unspecified array %s changed. This can cause the new executor '
                                  'to not share parameters with the old one. Please check for error in '
                                  'network. If this is intended, set partial_shaping=True to suppress '
                                  'this warning.' % name)
             if np.prod(shape) > array.size and not allow_up_sizing:
-                raise ValueError('New shape of %s is larger than the original; set allow_up_sizing=True '
+                raise MXNetError('New shape of %s is larger than the original; set allow_up_sizing=True '
                                  'to allow it' % name)
             return zeros(shape, ctx=array.context, dtype=array.dtype)
         names = self._symbol.list_arguments()

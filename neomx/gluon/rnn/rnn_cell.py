@@ -92,13 +92,15 @@ def _reverse_sequences(steps, length, valid_length):
     return _as_list(F.split(reversed_steps, num_outputs=length, axis=0, squeeze_axis=True))
 
 
-def _begin_state_for(cell, F, begin_state, steps, batch_size):
-    """``begin_state`` when given, else zeros on the context and in the dtype of the inputs."""
+def _begin_state_for(cell, F, begin_state, inputs, batch_size):
+    """``begin_state`` when given, else zeros on the context and in the dtype of the inputs
+    (an array or a list of steps)."""
     if begin_state is not None:
         return begin_state
     if F is not ndarray:
         return cell.begin_state(batch_size, func=F.zeros)
-    return cell.begin_state(batch_size, ctx=steps[0].context, dtype=steps[0].dtype)
+    first = inputs[0] if isinstance(inputs, (list, tuple)) else inputs
+    return cell.begin_state(batch_size, ctx=first.context, dtype=first.dtype)
 
 
 def _cells_state_info(cells, batch_size):
@@ -365,11 +367,11 @@ class LSTMCell(_GatedCell):
     def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
         i2h, h2h = self._projections(F, inputs, states[0], i2h_weight, h2h_weight, i2h_bias,
                                      h2h_bias)
-        in_gate, forget_gate, cell_input, out_gate = (
-            self._activate(F, gate, activation) for gate, activation in zip(
-                F.SliceChannel(i2h + h2h, num_outputs=4),
-                [self._recurrent_activation, self._recurrent_activation, self._activation,
-                 self._recurrent_activation]))
+        gates = F.SliceChannel(i2h + h2h, num_outputs=4)
+        in_gate = self._activate(F, gates[0], self._recurrent_activation)
+        forget_gate = self._activate(F, gates[1], self._recurrent_activation)
+        cell_input = self._activate(F, gates[2], self._activation)
+        out_gate = self._activate(F, gates[3], self._recurrent_activation)
         next_c = forget_gate * states[1] + in_gate * cell_input
         next_h = out_gate * self._activate(F, next_c, self._activation)
         return next_h, [next_h, next_c]
@@ -460,8 +462,7 @@ class _CellStack:
         """Unroll each cell in turn over the whole sequence (see :meth:`RecurrentCell.unroll`)."""
         self.reset()
         _, _, F, batch_size = _format_sequence(length, inputs, layout, None)
-        steps = inputs if isinstance(inputs, (list, tuple)) else [inputs]
-        begin_state = _begin_state_for(self, F, begin_state, steps, batch_size)
+        begin_state = _begin_state_for(self, F, begin_state, inputs, batch_size)
         cells = list(self._children.values())
         next_states = []
         for i, (cell, states) in enumerate(zip(cells, _split_states(cells, begin_state))):

@@ -156,6 +156,13 @@ class _RNNLayer(HybridBlock):
         states : list of NDArray
             The final states, returned only when ``states`` were given.
         """
+        if self._use_sequence_length:
+            return super().__call__(inputs, states, sequence_length)
+        return super().__call__(inputs, states)
+
+    def forward(self, inputs, states=None, sequence_length=None):
+        """Fill in absent states, run ``hybrid_forward``, drop the states if not asked for
+        (so forward hooks see what the caller gets)."""
         skip_states = states is None
         if skip_states:
             if isinstance(inputs, NDArray):
@@ -169,7 +176,7 @@ class _RNNLayer(HybridBlock):
         if isinstance(inputs, NDArray):
             self._complete_input_size(inputs)
         args = (states, sequence_length) if self._use_sequence_length else (states,)
-        outputs = super().__call__(inputs, *args)
+        outputs = super().forward(inputs, *args)
         return outputs[0] if skip_states else outputs
 
     def _complete_input_size(self, inputs):
