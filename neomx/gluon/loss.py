@@ -10,6 +10,8 @@ Every loss is written with ``F.<operator>`` calls only, so it runs imperatively
 * A label with as many elements as the prediction is reshaped to the prediction's shape
   (``(N,)`` labels for ``(N, 1)`` predictions); other labels are an error.
 """
+import math
+
 import numpy as np
 
 from ..base import MXNetError
@@ -30,6 +32,14 @@ def _apply_weighting(F, loss, weight=None, sample_weight=None):
         assert isinstance(weight, (int, float, np.number)), 'weight must be a number'
         loss = loss * weight
     return loss
+
+
+def _only_batch_axis_varies(shape, batch_axis):
+    """Whether every axis of ``shape`` but ``batch_axis`` has size 1 (a valid axis)."""
+    ndim = len(shape)
+    if not -ndim <= batch_axis < ndim:
+        return False
+    return math.prod(shape) == shape[batch_axis]
 
 
 def _softplus(F, x):
@@ -74,6 +84,9 @@ class Loss(HybridBlock):
     def _finish(self, F, loss, sample_weight, weight=None):
         """Weight the element-wise loss and average it over all axes but the batch axis."""
         loss = _apply_weighting(F, loss, self._weight if weight is None else weight, sample_weight)
+        if isinstance(loss, NDArray) and _only_batch_axis_varies(loss.shape, self._batch_axis):
+            # averaging over axes of size 1 changes nothing: a view is cheaper than a reduction
+            return loss.reshape(-1)
         return F.mean(loss, axis=self._batch_axis, exclude=True)
 
     def hybrid_forward(self, F, x, *args, **kwargs):
@@ -180,7 +193,7 @@ class SoftmaxCrossEntropyLoss(Loss):
             return
         classes_removed = list(pred.shape)
         del classes_removed[self._axis]
-        if label.size != int(np.prod(classes_removed)):
+        if label.size != math.prod(classes_removed):
             raise MXNetError('%s: sparse label of shape %s does not match the prediction of shape %s '
                              '(expected %s class indices, the shape without axis %d)'
                              % (type(self).__name__, label.shape, pred.shape, tuple(classes_removed),

@@ -21,6 +21,15 @@ __all__ = ['DeferredInitializationError', 'Parameter', 'Constant', 'ParameterDic
 tensor_types = (ndarray.NDArray,)
 _GRAD_REQS = ('write', 'add', 'null')
 
+# Bumped whenever any Parameter gets new arrays or a new grad_req: Trainer caches the
+# per-step lists it derives from them and rebuilds them only when this changes.
+_layout_version = 0
+
+
+def _layout_changed():
+    global _layout_version
+    _layout_version += 1
+
 
 class DeferredInitializationError(MXNetError):
     """A parameter whose initialization is deferred was used before its shape was known."""
@@ -116,6 +125,7 @@ class Parameter:
         if self._grad_req == req:
             return
         self._grad_req = req
+        _layout_changed()
         if self._data is not None:
             for arr in self._data:
                 autograd.set_grad_req(arr, req)
@@ -204,6 +214,7 @@ class Parameter:
         """Install per-context arrays (or ``None``) and attach their gradient buffers."""
         self._data = arrays
         self._arrays_by_ctx = {} if arrays is None else {a.context: a for a in arrays}
+        _layout_changed()
         if arrays is not None and self._grad_req != 'null':
             for arr in arrays:
                 arr.attach_grad(self._grad_req)

@@ -12,6 +12,7 @@ import tempfile
 from .. import kvstore as kvs
 from .. import optimizer as opt
 from ..base import MXNetError
+from . import parameter
 from .parameter import Parameter, ParameterDict
 
 __all__ = ['Trainer']
@@ -60,6 +61,8 @@ class Trainer:
         self._kvstore = None
         self._update_on_kvstore = False
         self._kv_initialized = False
+        self._trained_cache = None
+        self._trained_version = None
         self._init_optimizer(optimizer, optimizer_params or {})
 
     # ------------------------------------------------------------ optimizer
@@ -160,14 +163,23 @@ class Trainer:
         self._update(ignore_stale_grad)
 
     def _trained(self):
-        return [(i, p) for i, p in enumerate(self._params) if p.grad_req != 'null']
+        """``[(index, Parameter, arrays per context)]`` of the parameters that get gradients.
+
+        Built once and reused by every step until some Parameter gets new arrays or a new
+        ``grad_req`` (``parameter._layout_version`` changes).
+        """
+        if self._trained_version != parameter._layout_version:
+            self._trained_cache = [(i, p, p.list_data()) for i, p in enumerate(self._params)
+                                   if p.grad_req != 'null']
+            self._trained_version = parameter._layout_version
+        return self._trained_cache
 
     def _allreduce_grads(self):
         if self._kvstore is None:
             return
         trained = self._trained()
-        keys = [i for i, _ in trained]
-        grads = [p.list_grad() for _, p in trained]
+        keys = [i for i, _, _ in trained]
+        grads = [p.list_grad() for _, p, _ in trained]
         if self._update_on_kvstore:
             self._kvstore.push(keys, grads)
         else:
@@ -175,31 +187,23 @@ class Trainer:
 
     def _update(self, ignore_stale_grad):
         trained = self._trained()
-        fresh = {}
-        for i, param in trained:
-            flags = [arr._grad is not None and arr._grad.fresh for arr in param.list_data()]
-            if not ignore_stale_grad and not all(flags):
-                ctx = param.list_ctx()[flags.index(False)]
-                raise UserWarning('Gradient of Parameter `%s` on context %s has not been updated by '
-                                  'backward since last `step`. This could mean a bug in your model that '
-                                  'made it only use a subset of the Parameters (Blocks) for this '
-                                  'iteration. If you are intentionally only using a subset, call step '
-                                  'with ignore_stale_grad=True to suppress this warning and skip updating '
-                                  'of Parameters with stale gradient' % (param.name, ctx))
-            fresh[i] = flags
+        slots = [[arr._grad for arr in arrays] for _, _, arrays in trained]
+        if not ignore_stale_grad:
+            _check_fresh(trained, slots)
         if self._update_on_kvstore:
-            keys = [i for i, _ in trained if all(fresh[i])]
+            keys = [i for (i, _, _), grads in zip(trained, slots) if all(map(_is_fresh, grads))]
             self._kvstore.pull(keys, [self._params[i].list_data() for i in keys])
         else:
             for ctx_pos, updater in enumerate(self._updaters):
-                chosen = [(i, p) for i, p in trained if fresh[i][ctx_pos]]
+                chosen = [(i, grads[ctx_pos].buf, arrays[ctx_pos])
+                          for (i, _, arrays), grads in zip(trained, slots) if _is_fresh(grads[ctx_pos])]
                 if chosen:
-                    updater([i for i, _ in chosen], [p.list_grad()[ctx_pos] for _, p in chosen],
-                            [p.list_data()[ctx_pos] for _, p in chosen])
-        for _, param in trained:
-            for arr in param.list_data():
-                if arr._grad is not None:
-                    arr._grad.fresh = False
+                    indices, grads, weights = zip(*chosen)
+                    updater(list(indices), list(grads), list(weights))
+        for grads in slots:
+            for slot in grads:
+                if slot is not None:
+                    slot.fresh = False
 
     # --------------------------------------------------------------- states
     def save_states(self, fname):
@@ -236,3 +240,21 @@ class Trainer:
                 updater.optimizer = self._updaters[0].optimizer
             self._optimizer = self._updaters[0].optimizer
         self._optimizer.param_dict = dict(enumerate(self._params))
+
+
+def _is_fresh(slot):
+    """Whether a gradient slot (None without gradient) was written since the last step."""
+    return slot is not None and slot.fresh
+
+
+def _check_fresh(trained, slots):
+    """MXNet's stale-gradient check, raised as a ``UserWarning`` exception as MXNet does."""
+    for (_, param, arrays), grads in zip(trained, slots):
+        for arr, slot in zip(arrays, grads):
+            if not _is_fresh(slot):
+                raise UserWarning('Gradient of Parameter `%s` on context %s has not been updated by '
+                                  'backward since last `step`. This could mean a bug in your model that '
+                                  'made it only use a subset of the Parameters (Blocks) for this '
+                                  'iteration. If you are intentionally only using a subset, call step '
+                                  'with ignore_stale_grad=True to suppress this warning and skip updating '
+                                  'of Parameters with stale gradient' % (param.name, arr.context))

@@ -122,10 +122,10 @@ def _logic(fn):
 
 # name: (torch function, same-shape op name and aliases, broadcast op name and aliases)
 BINARY = {
-    'add': (torch.add, ('_plus', 'elemwise_add', '_add'), ('broadcast_add', 'broadcast_plus')),
-    'sub': (torch.sub, ('_minus', 'elemwise_sub', '_sub'), ('broadcast_sub', 'broadcast_minus')),
-    'mul': (torch.mul, ('_mul', 'elemwise_mul'), ('broadcast_mul',)),
-    'div': (_trunc_div, ('_div', 'elemwise_div'), ('broadcast_div',)),
+    'add': (torch.add, ('elemwise_add', '_plus', '_add'), ('broadcast_add', 'broadcast_plus')),
+    'sub': (torch.sub, ('elemwise_sub', '_minus', '_sub'), ('broadcast_sub', 'broadcast_minus')),
+    'mul': (torch.mul, ('elemwise_mul', '_mul'), ('broadcast_mul',)),
+    'div': (_trunc_div, ('elemwise_div', '_div'), ('broadcast_div',)),
     'mod': (torch.remainder, ('_mod',), ('broadcast_mod',)),
     'power': (torch.pow, ('_power', '_Power'), ('broadcast_power',)),
     'maximum': (_maximum, ('_maximum', '_Maximum'), ('broadcast_maximum',)),

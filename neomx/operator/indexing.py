@@ -147,7 +147,7 @@ def _strides(shape, device):
     return torch.tensor(strides, dtype=torch.int64, device=device).reshape(-1, 1)
 
 
-@register('ravel_multi_index', inputs=('data',), attrs=[('shape', SHAPE)])
+@register('_ravel_multi_index', inputs=('data',), attrs=[('shape', SHAPE)], aliases=('ravel_multi_index',))
 def ravel_multi_index(data, shape):
     """Flat (row-major) indices into ``shape`` of the coordinates in the columns of the 2-D
     ``data`` of shape ``(len(shape), N)``; output shape ``(N,)``, ``data``'s dtype."""
@@ -157,7 +157,7 @@ def ravel_multi_index(data, shape):
     return flat.to(data.dtype)
 
 
-@register('unravel_index', inputs=('data',), attrs=[('shape', SHAPE)])
+@register('_unravel_index', inputs=('data',), attrs=[('shape', SHAPE)], aliases=('unravel_index',))
 def unravel_index(data, shape):
     """Coordinates in ``shape`` of the flat indices ``data``: shape ``(len(shape),) + data.shape``.
 

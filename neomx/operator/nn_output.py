@@ -118,8 +118,20 @@ _SOFTMAX_OUTPUT_ATTRS = [
     ('smooth_alpha', FLOAT, 0.0)]
 
 
+def _infer_softmax_label(shapes, attrs):
+    data = shapes.get('data')
+    if data is None:
+        return {}
+    return {'label': (data[0],) + tuple(data[2:]) if attrs['multi_output'] else tuple(data[:-1])}
+
+
+def _infer_label_like_data(shapes, attrs):
+    data = shapes.get('data')
+    return {} if data is None else {'label': tuple(data)}
+
+
 @register('SoftmaxOutput', aliases=('Softmax',), inputs=('data', 'label'),
-          attrs=_SOFTMAX_OUTPUT_ATTRS)
+          attrs=_SOFTMAX_OUTPUT_ATTRS, infer_args=_infer_softmax_label)
 def softmax_output(data, label, **attrs):
     """Softmax forward; backward gives the cross-entropy gradient w.r.t. the label.
 
@@ -162,7 +174,8 @@ def _regression_output(name, forward, residual_gradient):
     regression_output.__doc__ = (
         'Regression output layer (data and label of the same shape (N, ...)): forward is %s; '
         'backward ignores the head gradient.' % forward.__doc__)
-    register(name, inputs=('data', 'label'), attrs=[('grad_scale', FLOAT, 1.0)])(regression_output)
+    register(name, inputs=('data', 'label'), attrs=[('grad_scale', FLOAT, 1.0)],
+             infer_args=_infer_label_like_data)(regression_output)
 
 
 def _identity(data):

@@ -2,11 +2,11 @@
 import sys
 
 from .. import operator as _operator  # noqa: F401  (registers every operator)
-from . import creation as _creation  # noqa: F401  (registers the array-creating operators)
+from .creation import zeros, ones, full, arange  # (also registers the array-creating operators)
 from . import _internal, contrib, image, linalg, op, random_internal, sparse
 from . import register as _register
 from .attribute import AttrScope
-from .symbol import Symbol, var, Variable, Group, load, load_json
+from .symbol import Symbol, var, Variable, Group, load, load_json  # noqa: F401
 
 _register.populate({'op': op, '_internal': _internal, 'contrib': contrib, 'linalg': linalg,
                     'image': image, 'random_internal': random_internal, 'sparse': sparse})
@@ -16,6 +16,5 @@ for _name in dir(op):
         setattr(_self, _name, getattr(op, _name))
 _register.attach_methods(op)
 
-from .creation import zeros, ones, full, arange  # noqa: E402
 from . import random  # noqa: E402,F401
 from .executor import Executor  # noqa: E402,F401

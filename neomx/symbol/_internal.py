@@ -1,1 +1,1 @@
-"""``mx.sym._internal``: internal operators (``_plus_scalar``...) as Symbol functions (filled in by ``neomx.symbol``)."""
+"""``mx.sym._internal``: internal operators (``_plus_scalar``...) as Symbol functions."""

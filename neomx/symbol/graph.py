@@ -16,7 +16,7 @@ import warnings
 import torch
 
 from ..base import MXNetError, TORCH_OF_TYPE_FLAG, np_dtype, torch_dtype
-from ..operator.registry import _literal
+from ..operator.registry import SHAPE
 
 __all__ = ['infer', 'infer_shape', 'infer_type', 'CompiledGraph', 'compiled', 'invoke']
 
@@ -44,16 +44,17 @@ def _input_slots(node):
 
 def _is_known(shape):
     # MXNet's legacy shapes mark unknown dimensions with 0.
-    return shape is not None and all(d > 0 for d in shape)
+    return shape is not None and all(d is not None and d > 0 for d in shape)
 
 
 def _variable_shape(node, given):
     shape = given.get(node.name)
     if shape is None and '__shape__' in node.attrs:
-        shape = _literal(node.attrs['__shape__'])
-    if isinstance(shape, int):
-        shape = (shape,)
-    return tuple(shape) if shape is not None and _is_known(shape) else None
+        shape = node.attrs['__shape__']
+    if shape is None:
+        return None
+    shape = SHAPE.parse(shape)
+    return shape if _is_known(shape) else None
 
 
 def _variable_dtype(node, given):

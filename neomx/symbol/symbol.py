@@ -13,7 +13,7 @@ import tempfile
 import numpy as np
 import torch
 
-from ..base import MXNetError, dtype_name, numeric_types, TYPE_FLAG_OF_TORCH, torch_dtype
+from ..base import MXNetError, NotImplementedForSymbol, dtype_name, numeric_types, TYPE_FLAG_OF_TORCH, torch_dtype
 from ..name import NameManager
 from ..operator import registry
 from .attribute import AttrScope
@@ -25,11 +25,6 @@ MXNET_VERSION = 10901
 # Attribute keys MXNet stores as ``__key__`` and lists under both spellings.
 _HIDDEN_KEYS = frozenset(('ctx_group', 'lr_mult', 'wd_mult', 'force_mirroring', 'mirror_stage',
                           'profiler_scope'))
-
-# Registry operators whose MXNet name (written to JSON) differs from the registry's name.
-_MXNET_OP_NAME = {'_plus': 'elemwise_add', '_minus': 'elemwise_sub', '_mul': 'elemwise_mul',
-                  '_div': 'elemwise_div', 'ravel_multi_index': '_ravel_multi_index',
-                  'unravel_index': '_unravel_index'}
 
 # Initializers MXNet attaches to auto-created auxiliary states, by input name.
 _AUX_INIT = {'moving_mean': '["zero", {}]', 'moving_var': '["one", {}]'}
@@ -152,7 +147,7 @@ def create_op_node(spec, inputs, kwargs, name=None, attr=None, hint=None):
     else:
         entries = [_single_entry(inputs[n], spec, n) if inputs.get(n) is not None
                    else _auto_variable(name, n, attrs) for n in spec.input_names(params)]
-    node = _Node(_MXNET_OP_NAME.get(spec.name, spec.name), name, attrs, entries, spec, params)
+    node = _Node(spec.name, name, attrs, entries, spec, params)
     return Symbol([(node, i) for i in range(node.num_visible())])
 
 
@@ -361,7 +356,7 @@ class Symbol:
         return id(self)
 
     def __bool__(self):
-        raise NotImplementedError('The truth value of a Symbol is undefined; it holds no data')
+        raise NotImplementedForSymbol(self.__bool__, 'bool')
 
     # --------------------------------------------------------- serialization
     def _graph_dict(self):

@@ -1,0 +1,323 @@
+"""Data parallelism for :class:`~neomx.module.Module`: one executor per context.
+
+Each batch is cut along its batch axis into one slice per context (sized by the work
+loads); each context's executor runs its slice with its own copy of the parameters.
+Outputs are concatenated back on the first context; gradients stay per context and are
+summed by the Module's update (through a KVStore).
+"""
+import itertools
+from collections import OrderedDict
+
+from ..base import MXNetError
+from ..context import cpu
+from ..io import DataDesc
+from .. import ndarray as nd
+
+__all__ = ['DataParallelExecutorGroup', 'split_batch']
+
+
+def split_batch(batch_size, work_load_list):
+    """Slices of ``range(batch_size)``, one per context, in proportion to the work loads.
+
+    Rounding leftovers go to (or are taken from) the last slice.
+
+    Raises
+    ------
+    ValueError
+        When a slice would be empty (more contexts than samples).
+    """
+    total = sum(work_load_list)
+    sizes = [round(load * batch_size / total) for load in work_load_list]
+    ends = [min(end, batch_size) for end in itertools.accumulate(sizes[:-1])] + [batch_size]
+    slices = [slice(begin, end) for begin, end in zip([0] + ends[:-1], ends)]
+    if any(s.start >= s.stop for s in slices):
+        raise ValueError('Too many slices: batch size %d cannot be split over work loads %s without '
+                         'empty parts' % (batch_size, work_load_list))
+    return slices
+
+
+def _slice(array, axis, part):
+    """The part of ``array`` along ``axis`` (the whole array when there is no batch axis)."""
+    if axis < 0:
+        return array
+    return nd.slice_axis(array, axis=axis, begin=part.start, end=part.stop)
+
+
+def _merge(arrays, axis):
+    """One array from the per-context parts (concatenated on the first part's context)."""
+    if axis < 0 or len(arrays) == 1:
+        return arrays[0]
+    home = arrays[0].context
+    return nd.concat(*[a.as_in_context(home) for a in arrays], dim=axis)
+
+
+def _reused(arrays, name, shape, dtype):
+    """``arrays[name]`` when it exists with this shape and dtype, else None."""
+    array = arrays.get(name)
+    if array is not None and array.shape == tuple(shape) and array.dtype == dtype:
+        return array
+    return None
+
+
+class DataParallelExecutorGroup:
+    """Executors of one symbol on several contexts, fed slices of each batch.
+
+    Parameters
+    ----------
+    symbol : Symbol
+    contexts : list of Context
+    workload : list of float
+        Relative share of each context in a batch.
+    data_shapes, label_shapes : list of DataDesc
+        Full-batch shapes (labels may be empty).
+    param_names : list of str
+        Arguments that are learned parameters.
+    for_training, inputs_need_grad : bool
+    shared_group : DataParallelExecutorGroup, optional
+        A group whose parameter arrays (and their gradients) this one uses too.
+    fixed_param_names : list of str, optional
+        Parameters that get no gradient.
+    grad_req : str, list or dict
+        ``'write'``, ``'add'`` or ``'null'`` for all, per argument in order, or by name.
+    state_names : list of str, optional
+        Arguments holding recurrent states (set by the user, not learned).
+    """
+
+    def __init__(self, symbol, contexts, workload, data_shapes, label_shapes, param_names, for_training,
+                 inputs_need_grad, shared_group=None, fixed_param_names=None, grad_req='write',
+                 state_names=None):
+        self.symbol = symbol
+        self.contexts = contexts
+        self.workload = workload
+        self.param_names = param_names
+        self.arg_names = symbol.list_arguments()
+        self.aux_names = symbol.list_auxiliary_states()
+        self.output_names = symbol.list_outputs()
+        self.for_training = for_training
+        self.inputs_need_grad = inputs_need_grad
+        self.state_names = list(state_names or [])
+        self.data_names = [d.name for d in data_shapes]
+        self.grad_req = self._grad_reqs(grad_req, set(fixed_param_names or ()))
+        self.output_layouts = [DataDesc.get_batch_axis(symbol[i].attr('__layout__'))
+                               for i in range(len(self.output_names))]
+        self.execs = []
+        shared_arrays = [dict(e.arg_dict, **e.aux_dict) for e in shared_group.execs] if shared_group else None
+        self.bind_exec(data_shapes, label_shapes, shared_arrays)
+
+    def _grad_reqs(self, grad_req, fixed):
+        """The gradient request of every argument, by name."""
+        if not self.for_training:
+            return dict.fromkeys(self.arg_names, 'null')
+        if isinstance(grad_req, (list, tuple)):
+            return dict(zip(self.arg_names, grad_req))
+        default = grad_req if isinstance(grad_req, str) else 'write'
+        reqs = {}
+        for name in self.arg_names:
+            if name in self.param_names:
+                reqs[name] = 'null' if name in fixed else default
+            elif name in self.data_names:
+                reqs[name] = default if self.inputs_need_grad else 'null'
+            else:
+                reqs[name] = 'null'
+        if isinstance(grad_req, dict):
+            reqs.update(grad_req)
+        return reqs
+
+    # ------------------------------------------------------------------ binding
+    def bind_exec(self, data_shapes, label_shapes, reusable=None):
+        """(Re)bind the executors for new input shapes.
+
+        Parameters
+        ----------
+        data_shapes, label_shapes : list of DataDesc
+        reusable : list of dict, optional
+            Per context, arrays by name to use again where shape and dtype still fit; by
+            default the arrays of the current executors (so parameters are kept).
+        """
+        self.data_shapes, self.label_shapes = list(data_shapes), list(label_shapes or [])
+        self.label_names = [d.name for d in self.label_shapes]
+        first = self.data_shapes[0]
+        self.batch_size = first.shape[DataDesc.get_batch_axis(first.layout)]
+        self.slices = split_batch(self.batch_size, self.workload)
+        if reusable is None:
+            reusable = [dict(e.arg_dict, **e.aux_dict) for e in self.execs] or [{}] * len(self.contexts)
+        old_grads = [e.grad_dict for e in self.execs] or [{}] * len(self.contexts)
+        self.execs = [self._bind_one(i, arrays, grads)
+                      for i, (arrays, grads) in enumerate(zip(reusable, old_grads))]
+
+    def _sliced_shapes(self, index):
+        """Input shapes and dtypes seen by the executor of context ``index``."""
+        shapes, dtypes = {}, {}
+        part = self.slices[index]
+        for desc in self.data_shapes + self.label_shapes:
+            shape = list(desc.shape)
+            axis = DataDesc.get_batch_axis(desc.layout)
+            if axis >= 0:
+                shape[axis] = part.stop - part.start
+            shapes[desc.name], dtypes[desc.name] = tuple(shape), desc.dtype
+        return shapes, dtypes
+
+    def _bind_one(self, index, reusable, reusable_grads):
+        """Bind the executor of context ``index``, taking arrays from ``reusable`` where they fit."""
+        ctx = self.contexts[index]
+        shapes, dtypes = self._sliced_shapes(index)
+        arg_shapes, _, aux_shapes = self.symbol.infer_shape(**shapes)
+        if arg_shapes is None:
+            raise MXNetError('Module cannot bind: the shapes of some arguments of %s cannot be inferred '
+                             'from the inputs %s' % (self.arg_names, shapes))
+        arg_types, _, aux_types = self.symbol.infer_type(**dtypes)
+
+        def array(arrays, name, shape, dtype):
+            found = _reused(arrays, name, shape, dtype)
+            return found if found is not None else nd.zeros(shape, ctx=ctx, dtype=dtype)
+        args = [array(reusable, n, s, t) for n, s, t in zip(self.arg_names, arg_shapes, arg_types)]
+        grads = [array(reusable_grads, n, s, t) if self.grad_req[n] != 'null' else None
+                 for n, s, t in zip(self.arg_names, arg_shapes, arg_types)]
+        aux = [array(reusable, n, s, t) for n, s, t in zip(self.aux_names, aux_shapes, aux_types)]
+        return self.symbol.bind(ctx, args, args_grad=grads, grad_req=[self.grad_req[n] for n in self.arg_names],
+                                aux_states=aux)
+
+    def reshape(self, data_shapes, label_shapes):
+        """Rebind for new input shapes, keeping the parameter arrays."""
+        if data_shapes == self.data_shapes and (label_shapes or []) == self.label_shapes:
+            return
+        self.bind_exec(data_shapes, label_shapes)
+
+    # ------------------------------------------------------------------ arrays
+    def _per_context(self, names, table):
+        return [[getattr(e, table)[n] for e in self.execs] for n in names]
+
+    @property
+    def param_arrays(self):
+        """Per parameter, its arrays on every context."""
+        return self._per_context(self.param_names, 'arg_dict')
+
+    @property
+    def grad_arrays(self):
+        """Per parameter, its gradient arrays on every context (None without gradient)."""
+        return self._per_context(self.param_names, 'grad_dict')
+
+    @property
+    def aux_arrays(self):
+        """Per auxiliary state, its arrays on every context."""
+        return self._per_context(self.aux_names, 'aux_dict')
+
+    @property
+    def state_arrays(self):
+        """Per state name, its arrays on every context."""
+        return self._per_context(self.state_names, 'arg_dict')
+
+    def set_params(self, arg_params, aux_params, allow_extra=False):
+        """Copy parameter values into every context's executor."""
+        for executor in self.execs:
+            executor.copy_params_from(arg_params, aux_params, allow_extra_params=allow_extra)
+
+    def get_params(self, arg_params, aux_params):
+        """Write the average over contexts of each parameter and auxiliary state into the given
+        host arrays (the contexts differ when they were updated separately)."""
+        for names, arrays, out in ((self.param_names, self.param_arrays, arg_params),
+                                   (self.aux_names, self.aux_arrays, aux_params)):
+            for name, copies in zip(names, arrays):
+                mean = sum(c.as_in_context(cpu()) for c in copies) / len(copies)
+                mean.astype(out[name].dtype).copyto(out[name])
+
+    def get_states(self, merge_multi_context=True):
+        """The state arrays, merged over contexts or per context."""
+        return self._maybe_merged(self.state_arrays, [0] * len(self.state_names), merge_multi_context)
+
+    def set_states(self, states=None, value=None):
+        """Set the states from per-state lists of per-context arrays, or all to ``value``."""
+        if (states is None) == (value is None):
+            raise ValueError('set_states: give exactly one of states and value')
+        for i, targets in enumerate(self.state_arrays):
+            for j, target in enumerate(targets):
+                if states is None:
+                    target[:] = value
+                else:
+                    states[i][j].copyto(target)
+
+    # ----------------------------------------------------------------- running
+    def _load(self, descs, arrays):
+        """Copy each context's slice of the batch arrays into its executor's inputs."""
+        for desc, array in zip(descs, arrays):
+            axis = DataDesc.get_batch_axis(desc.layout)
+            for executor, part in zip(self.execs, self.slices):
+                source = array if len(self.execs) == 1 else _slice(array, axis, part)
+                source.copyto(executor.arg_dict[desc.name])
+
+    def forward(self, data_batch, is_train=None):
+        """Run every executor on its slice of ``data_batch`` (labels are loaded when bound and given).
+
+        Parameters
+        ----------
+        data_batch : DataBatch
+        is_train : bool, optional
+            Defaults to ``for_training``.
+        """
+        self._load(self.data_shapes, data_batch.data)
+        if self.label_shapes and data_batch.label:
+            self._load(self.label_shapes, data_batch.label)
+        train = self.for_training if is_train is None else is_train
+        for executor in self.execs:
+            executor.forward(is_train=train)
+
+    def backward(self, out_grads=None):
+        """Back-propagate every executor, with its slice of ``out_grads`` (full-batch arrays)."""
+        if not self.for_training:
+            raise MXNetError('backward: the module was bound with for_training=False')
+        for executor, part in zip(self.execs, self.slices):
+            sliced = None if out_grads is None else [
+                _slice(g, axis, part).as_in_context(executor.outputs[0].context)
+                for g, axis in zip(out_grads, self.output_layouts)]
+            executor.backward(out_grads=sliced)
+
+    def _maybe_merged(self, per_context, axes, merge):
+        if not merge:
+            return per_context
+        return [_merge(arrays, axis) for arrays, axis in zip(per_context, axes)]
+
+    def get_outputs(self, merge_multi_context=True):
+        """The outputs of the last forward: per output, merged over contexts or as a list per context."""
+        outputs = [[e.outputs[i] for e in self.execs] for i in range(len(self.output_names))]
+        return self._maybe_merged(outputs, self.output_layouts, merge_multi_context)
+
+    def get_input_grads(self, merge_multi_context=True):
+        """The gradients of the data inputs, merged over contexts or as a list per context."""
+        if not self.inputs_need_grad:
+            raise MXNetError('get_input_grads: bind with inputs_need_grad=True first')
+        axes = [DataDesc.get_batch_axis(d.layout) for d in self.data_shapes]
+        return self._maybe_merged(self._per_context(self.data_names, 'grad_dict'), axes, merge_multi_context)
+
+    def get_output_shapes(self):
+        """``[(output name, full-batch shape)]``."""
+        shapes = []
+        for name, out, axis in zip(self.output_names, self.execs[0].outputs, self.output_layouts):
+            shape = list(out.shape)
+            if axis >= 0:
+                shape[axis] = self.batch_size
+            shapes.append((name, tuple(shape)))
+        return shapes
+
+    def update_metric(self, eval_metric, labels, pre_sliced=False):
+        """Update ``eval_metric`` with each context's outputs and its slice of ``labels``.
+
+        Parameters
+        ----------
+        labels : list of NDArray
+            Full-batch labels, or with ``pre_sliced`` one list of labels per context.
+        """
+        for i, (executor, part) in enumerate(zip(self.execs, self.slices)):
+            if pre_sliced:
+                sliced = labels[i]
+            elif len(self.execs) == 1:
+                sliced = labels
+            else:
+                sliced = [_slice(label, DataDesc.get_batch_axis(desc.layout), part)
+                          for label, desc in zip(labels, self.label_shapes)]
+            eval_metric.update_dict(OrderedDict(zip(self.label_names, sliced)),
+                                    OrderedDict(zip(self.output_names, executor.outputs)))
+
+    def install_monitor(self, monitor):
+        """Let ``monitor`` (an object with ``install(executor)``) watch every executor."""
+        for executor in self.execs:
+            monitor.install(executor)
