@@ -28,3 +28,8 @@ from . import symbol
 from . import symbol as sym
 from .symbol.attribute import AttrScope
 from . import model
+from . import module
+from . import module as mod
+from . import callback
+from . import visualization
+from . import visualization as viz

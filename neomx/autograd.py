@@ -188,9 +188,22 @@ def _heads_and_grads(heads, head_grads):
                              'inside autograd.record() from arrays that called attach_grad()'
                              % (i, tuple(t.shape)))
         hg = None if head_grads is None else head_grads[i]
+        if hg is not None and hg._t.shape != t.shape:
+            raise MXNetError('backward: head gradient %d has shape %s, but its head has shape %s'
+                             % (i, tuple(hg._t.shape), tuple(t.shape)))
         tensors.append(t)
         grads.append(torch.ones_like(t) if hg is None else hg._t.to(t.dtype))
     return tensors, grads
+
+
+def _run_backward(tensors, grads, retain_graph):
+    """Run torch's backward engine on heads whose gradients are already built and checked.
+
+    ``torch.autograd.backward`` would only validate them again, at a cost (about 10 us a
+    call) comparable to a small network's whole backward pass.
+    """
+    torch.autograd.graph._engine_run_backward(tuple(tensors), tuple(grads), retain_graph, False, (),
+                                              allow_unreachable=True, accumulate_grad=True)
 
 
 def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # pylint: disable=redefined-outer-name
@@ -209,7 +222,7 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # py
     tensors, grads = _heads_and_grads(heads, head_grads)
     prev_train = set_training(train_mode)
     try:
-        torch.autograd.backward(tensors, grads, retain_graph=retain_graph)
+        _run_backward(tensors, grads, retain_graph)
     except RuntimeError as err:
         if isinstance(err, MXNetError):
             raise

@@ -22,7 +22,7 @@ from ..ndarray import NDArray
 from .parameter import (DeferredInitializationError, Parameter, ParameterDict, _brief_print_list,
                         shape_is_known)
 
-__all__ = ['Block', 'HybridBlock', 'HookHandle']
+__all__ = ['Block', 'HybridBlock', 'HookHandle', 'SymbolBlock']
 
 
 class _BlockScope:
@@ -421,24 +421,68 @@ class LayerForwardError(MXNetError):
     """An operator error re-raised with the layer that called the operator."""
 
 
+class HybridizationError(MXNetError):
+    """``hybrid_forward`` needs concrete values, so it cannot be traced into a graph."""
+
+
+class _ImperativeOnly(threading.local):
+    """Set while a hybridized block falls back to imperative execution: its descendants
+    must run imperatively too."""
+    active = False
+
+
+_IMPERATIVE_ONLY = _ImperativeOnly()
+
+
+def _needs_values(err):
+    """Whether an exception raised while tracing comes from using a Symbol as a value
+    (``if x.sum() > 0``, ``x.asnumpy()``, ``x.shape``, ``float(x)``) or from an NDArray-only
+    function (``F.array``)."""
+    from .. import symbol
+    from ..base import NotImplementedForSymbol
+    if isinstance(err, NotImplementedForSymbol):
+        return True
+    if isinstance(err, AttributeError):
+        owner = getattr(err, 'obj', None)
+        return isinstance(owner, symbol.Symbol) or owner is symbol
+    return isinstance(err, TypeError) and "'Symbol'" in str(err)
+
+
 class HybridBlock(Block):
     """A block written as ``hybrid_forward(F, x, *args, **params)``.
 
     ``forward`` passes the parameters registered as attributes (``self.weight = ...``)
     as keyword arguments, as NDArrays on the context of ``x``. Parameters of unknown shape
     are completed at the first call from the operators they feed (deferred initialization).
-    ``hybridize()`` records its flags; execution stays imperative until graphs exist.
+    After :meth:`hybridize`, calls run a graph traced from ``hybrid_forward`` with
+    ``F = mx.sym`` (see ``_cached_graph.py``), which :meth:`export` can save.
     """
 
     def __init__(self, prefix=None, params=None):
         super().__init__(prefix=prefix, params=params)
         self._active = False
         self._flags = []
+        self._backend = None
+        self._cached_graphs = {}        # input format -> CachedGraph
+        self._cached_graph = None       # the last traced, which export() writes
 
     def hybridize(self, active=True, backend=None, clear=True, static_alloc=False,
                   static_shape=False, inline_limit=2, forward_bulk_size=None,
                   backward_bulk_size=None, **kwargs):
-        """Mark the block (and its descendants) for graph execution with these flags."""
+        """Run this block (and its descendants) as a compiled graph from the next call.
+
+        Parameters
+        ----------
+        active : bool
+            False goes back to imperative execution.
+        backend : str, optional
+            Recorded for graph backends; the default backend runs the registry's torch
+            implementations.
+        clear : bool
+            Drop the graphs traced so far (the next call traces again).
+        static_alloc, static_shape, inline_limit, forward_bulk_size, backward_bulk_size
+            MXNet's CachedOp flags, recorded.
+        """
         self._active = active
         self._backend = backend
         self._flags = list(kwargs.items()) + [('static_alloc', static_alloc),
@@ -448,10 +492,16 @@ class HybridBlock(Block):
             self._flags.append(('forward_bulk_size', forward_bulk_size))
         if backward_bulk_size is not None:
             self._flags.append(('backward_bulk_size', backward_bulk_size))
+        if clear:
+            self._clear_cached_graphs()
         super().hybridize(active, backend=backend, clear=clear, static_alloc=static_alloc,
                           static_shape=static_shape, inline_limit=inline_limit,
                           forward_bulk_size=forward_bulk_size,
                           backward_bulk_size=backward_bulk_size, **kwargs)
+
+    def _clear_cached_graphs(self):
+        self._cached_graphs = {}
+        self._cached_graph = None
 
     def register_child(self, block, name=None):
         if not isinstance(block, HybridBlock):
@@ -460,11 +510,22 @@ class HybridBlock(Block):
                 "are using Sequential, please try HybridSequential instead."
                 % (str(block), str(type(block))))
         super().register_child(block, name)
+        self._clear_cached_graphs()
+
+    def cast(self, dtype):
+        self._clear_cached_graphs()         # the traced variables carry the dtype
+        super().cast(dtype)
 
     def forward(self, x, *args):
-        """Call ``hybrid_forward`` with ``F = mx.nd`` for NDArrays, ``mx.sym`` for Symbols."""
+        """Call ``hybrid_forward`` with ``F = mx.nd`` for NDArrays, ``mx.sym`` for Symbols;
+        once hybridized, run the compiled graph instead."""
         if not isinstance(x, NDArray):
             return self._forward_symbolic(x, args)
+        if self._active and not _IMPERATIVE_ONLY.active:
+            return self._call_cached_graph((x,) + args)
+        return self._forward_imperative(x, args)
+
+    def _forward_imperative(self, x, args):
         ctx = x.context
         try:
             params = {key: p.data(ctx) for key, p in self._reg_params.items()}
@@ -476,11 +537,16 @@ class HybridBlock(Block):
         try:
             return self.hybrid_forward(F, x, *args, **params)
         except MXNetError as err:
-            if type(err) is not MXNetError:        # already named, or a specific error type
-                raise
-            shapes = [a.shape for a in (x,) + args if isinstance(a, NDArray)]
-            raise LayerForwardError("Error in layer '%s' (%s) with input shapes %s: %s"
-                                    % (self.name, type(self).__name__, shapes, err)) from None
+            raise self._named_error(err, (x,) + args) from None
+
+    def _named_error(self, err, args):
+        """``err`` re-raised as a LayerForwardError naming this block and its input shapes
+        (unchanged when it is already named or of a specific type)."""
+        if type(err) is not MXNetError:
+            return err
+        shapes = [a.shape for a in _flatten(args)[0] if isinstance(a, NDArray)]
+        return LayerForwardError("Error in layer '%s' (%s) with input shapes %s: %s"
+                                 % (self.name, type(self).__name__, shapes, err))
 
     def _forward_deferred(self, x, args):
         """The first call with parameters of unknown shape: the operators that receive them
@@ -499,8 +565,82 @@ class HybridBlock(Block):
             'HybridBlock requires the first argument to forward be either Symbol or NDArray, '
             'but got %s' % type(x))
         params = {key: p.var() for key, p in self._reg_params.items()}
-        with self.name_scope():
-            return self.hybrid_forward(symbol, x, *args, **params)
+        try:
+            with self.name_scope():
+                return self.hybrid_forward(symbol, x, *args, **params)
+        except (MXNetError, AttributeError, TypeError) as err:
+            if not _needs_values(err):
+                raise
+            raise HybridizationError(
+                "Block '%s' (%s) cannot be hybridized: its hybrid_forward needs concrete "
+                "values (%s: %s). A hybridized block runs hybrid_forward once with "
+                "F = mx.sym, where inputs are Symbols without values or shapes: compute with "
+                "F operators only, or do not hybridize this block."
+                % (self.name, type(self).__name__, type(err).__name__, err)) from err
+
+    # ------------------------------------------------------------ graphs
+    def _call_cached_graph(self, args):
+        """Run the graph traced for the structure of ``args`` (tracing it the first time)."""
+        from ._cached_graph import first_context, flatten
+        flat, fmt = flatten(args)
+        graph = self._graph_for(flat, fmt)
+        ctx = first_context(flat)
+        try:
+            try:
+                outputs = graph(flat, ctx)
+            except DeferredInitializationError:
+                if not graph.complete_deferred(flat):
+                    return self._run_imperatively(args)
+                outputs = graph(flat, ctx)
+        except MXNetError as err:
+            raise self._named_error(err, args) from None
+        return graph.regroup(outputs)
+
+    def _graph_for(self, flat, fmt):
+        """The CachedGraph for inputs of this structure (None entries included)."""
+        from ._cached_graph import trace
+        key = (fmt, tuple(a is None for a in flat))
+        graph = self._cached_graphs.get(key)
+        if graph is None:
+            graph = self._cached_graphs[key] = trace(self, flat, fmt)
+        self._cached_graph = graph
+        return graph
+
+    def _run_imperatively(self, args):
+        """One imperative call of the whole subtree (the first call of a graph whose
+        parameter shapes only imperative execution can complete)."""
+        previous, _IMPERATIVE_ONLY.active = _IMPERATIVE_ONLY.active, True
+        try:
+            return self._forward_imperative(args[0], args[1:])
+        finally:
+            _IMPERATIVE_ONLY.active = previous
+
+    def export(self, path, epoch=0, remove_amp_cast=True):
+        """Save the traced graph and the parameters as MXNet does: ``path-symbol.json`` and
+        ``path-%04d.params`` (arrays named ``arg:<name>`` and ``aux:<name>``), which
+        ``SymbolBlock.imports`` and ``mx.model.load_checkpoint`` read.
+
+        Raises
+        ------
+        RuntimeError
+            Before the block was hybridized and called once.
+        """
+        if self._cached_graph is None:
+            raise RuntimeError('Please first call block.hybridize() and then run forward with this '
+                               'block at least once before calling export.')
+        sym = self._cached_graph.symbol
+        sym.save('%s-symbol.json' % path, remove_amp_cast=remove_amp_cast)
+        arg_names = set(sym.list_arguments())
+        aux_names = set(sym.list_auxiliary_states())
+        arrays = {}
+        for name, param in self.collect_params().items():
+            if name in arg_names:
+                arrays['arg:%s' % name] = param._reduce()
+            else:
+                assert name in aux_names, \
+                    "Parameter '%s' is not used by the graph of block '%s'" % (name, self.name)
+                arrays['aux:%s' % name] = param._reduce()
+        ndarray.save('%s-%04d.params' % (path, epoch), arrays)
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         """The computation, written with ``F.<operator>``; subclasses override it."""
@@ -584,3 +724,8 @@ def _complete_shapes(spec, args, kwargs, pending):
         param.shape = tuple(shape)
         param._finish_deferred_init()
         holder[key] = param.data(pending_param.ctx)
+
+
+# SymbolBlock is defined in its own module on top of HybridBlock, and belongs to this
+# module's namespace as in MXNet (``gluon.block.SymbolBlock``).
+from .symbol_block import SymbolBlock  # noqa: E402  pylint: disable=wrong-import-position

@@ -120,7 +120,8 @@ class BaseModule(abc.ABC):
         return self._symbol
 
     def _require(self, *states):
-        """Raise MXNetError-like AssertionError naming the first missing state (e.g. 'binded')."""
+        """Raise AssertionError (as MXNet's checks do) naming the first of ``states`` (e.g.
+        ``'binded'``) the module has not reached."""
         for state in states:
             if not getattr(self, state):
                 raise AssertionError('%s: the module is not %s yet'

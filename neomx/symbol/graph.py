@@ -246,7 +246,8 @@ class CompiledGraph:
     Attributes
     ----------
     input_names : list of str
-        The variables (``Symbol.list_inputs()``) in the order the function takes them.
+        The variables in the order the function takes them (``Symbol.list_inputs()`` unless
+        another order was asked for).
     fn : callable
         ``fn(*input_tensors) -> tuple of output tensors``: plain Python over the registry's
         torch implementations, fit for ``torch.compile``.
@@ -254,30 +255,42 @@ class CompiledGraph:
         The generated source of ``fn``.
     """
 
-    def __init__(self, sym, ctx):
-        self.input_names = sym.list_inputs()
-        self.source, namespace = _generate(sym, ctx)
-        exec(compile(self.source, '<neomx graph %s>' % sym.name, 'exec'), namespace)  # pylint: disable=exec-used
+    def __init__(self, sym, ctx, input_names=None):
+        self.input_names = list(sym.list_inputs() if input_names is None else input_names)
+        self.source, namespace, self._line_nodes = _generate(sym, ctx, self.input_names)
+        self._filename = '<neomx graph %s>' % sym.name
+        exec(compile(self.source, self._filename, 'exec'), namespace)  # pylint: disable=exec-used
         self.fn = namespace['graph']
 
     def __call__(self, tensors):
-        """Run on the input tensors; torch errors become ``MXNetError``."""
+        """Run on the input tensors; torch errors become ``MXNetError`` naming the operator."""
         try:
             return self.fn(*tensors)
         except MXNetError:
             raise
         except _TORCH_ERRORS as err:
-            raise MXNetError('graph execution failed: %s (input shapes %s)'
-                             % (str(err).split('\n')[0], [tuple(t.shape) for t in tensors])) from None
+            raise MXNetError('graph execution failed in %s: %s (graph input shapes %s)'
+                             % (self._failing_node(err.__traceback__), str(err).split('\n')[0],
+                                [tuple(t.shape) for t in tensors])) from None
+
+    def _failing_node(self, traceback):
+        """``'<op> <name>'`` of the operator whose line of the generated source raised."""
+        while traceback is not None:
+            if traceback.tb_frame.f_code.co_filename == self._filename:
+                return self._line_nodes.get(traceback.tb_lineno, 'the graph')
+            traceback = traceback.tb_next
+        return 'the graph'
 
 
-def _generate(sym, ctx):
-    """Source of ``graph(x0, x1, ...)`` and the namespace it runs in (bound implementations)."""
-    namespace, values = {}, {}
-    variables = [n for n in sym._nodes() if n.is_variable]
-    lines = ['def graph(%s):' % ', '.join('x%d' % i for i in range(len(variables)))]
-    for i, node in enumerate(variables):
-        values[node] = 'x%d' % i
+def _generate(sym, ctx, input_names):
+    """Source of ``graph(x0, x1, ...)`` (one argument per name of ``input_names``), the
+    namespace it runs in (bound implementations) and ``{line number: operator}``."""
+    namespace, values, line_nodes = {}, {}, {}
+    position = {name: i for i, name in enumerate(input_names)}
+    lines = ['def graph(%s):' % ', '.join('x%d' % i for i in range(len(input_names)))]
+    for node in sym._nodes():
+        if node.is_variable:
+            values[node] = 'x%d' % position[node.name]
 
     def ref(entry):
         node, index = entry
@@ -288,21 +301,30 @@ def _generate(sym, ctx):
         namespace['op%d' % j] = functools.partial(node.spec.impl, **params)
         args = ['None' if i is None else ref(node.inputs[i]) for i in _input_slots(node)]
         lines.append('    v%d = op%d(%s)  # %s %s' % (j, j, ', '.join(args), node.op, node.name))
+        line_nodes[len(lines)] = '%s %s' % (node.op, node.name)
         values[node] = 'v%d' % j
     lines.append('    return (%s,)' % ', '.join(ref(h) for h in sym._heads))
-    return '\n'.join(lines) + '\n', namespace
+    return '\n'.join(lines) + '\n', namespace, line_nodes
 
 
-def compiled(sym, ctx):
+def compiled(sym, ctx, input_names=None):
     """The :class:`CompiledGraph` of ``sym`` for ``ctx``, built once and cached on the Symbol.
 
     The generated code does not depend on shapes or dtypes (the implementations handle
-    any), so the context is the whole cache key: new input shapes never re-trace.
+    any), so the context (and the order of the inputs) is the whole cache key: new input
+    shapes never re-trace.
+
+    Parameters
+    ----------
+    sym : Symbol
+    ctx : Context
+    input_names : list of str, optional
+        The order in which the function takes the variables; ``sym.list_inputs()`` by default.
     """
-    key = ('compiled', ctx)
+    key = ('compiled', ctx, None if input_names is None else tuple(input_names))
     graph = sym._cache.get(key)
     if graph is None:
-        graph = sym._cache[key] = CompiledGraph(sym, ctx)
+        graph = sym._cache[key] = CompiledGraph(sym, ctx, input_names)
     return graph
 
 
