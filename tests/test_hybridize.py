@@ -38,11 +38,21 @@ def _begin_states(cell, batch):
             enumerate(cell.state_info(batch))]
 
 
-# (id, block factory, inputs as numpy arrays or callables block -> list of NDArrays)
 X2 = _uniform((4, 6), 0)
 X4 = _uniform((2, 3, 5, 5), 0)
-SEQ = _uniform((5, 2, 3), 0)           # (T, N, C)
-STEP = _uniform((2, 3), 0)
+
+
+def _step_with_states(cell):
+    """One time step (N, C) of a cell and its begin states."""
+    return [mx.nd.array(_uniform((2, 3), 0)), _begin_states(cell, 2)]
+
+
+def _sequence_with_states(layer):
+    """A (T, N, C) sequence of a recurrent layer and its begin states."""
+    return [mx.nd.array(_uniform((5, 2, 3), 0)), _begin_states(layer, 2)]
+
+
+# (id, block factory, inputs: numpy arrays, or a function block -> list of NDArrays)
 LAYERS = [
     ('Dense', lambda: nn.Dense(5, activation='relu'), [X2]),
     ('Dense_no_flatten', lambda: nn.Dense(5, flatten=False, use_bias=False), [X4]),
@@ -51,7 +61,8 @@ LAYERS = [
     ('Conv3D', lambda: nn.Conv3D(2, 2), [_uniform((1, 2, 4, 4, 4), 0)]),
     ('Conv2DTranspose', lambda: nn.Conv2DTranspose(2, 3, strides=2, output_padding=1), [X4]),
     ('MaxPool2D', lambda: nn.MaxPool2D(3, 2, ceil_mode=True), [X4]),
-    ('AvgPool1D', lambda: nn.AvgPool1D(2, count_include_pad=False, padding=1), [_uniform((2, 3, 7), 0)]),
+    ('AvgPool1D', lambda: nn.AvgPool1D(2, count_include_pad=False, padding=1),
+     [_uniform((2, 3, 7), 0)]),
     ('GlobalMaxPool3D', nn.GlobalMaxPool3D, [_uniform((1, 2, 3, 3, 3), 0)]),
     ('GlobalAvgPool2D', nn.GlobalAvgPool2D, [X4]),
     ('BatchNorm', lambda: nn.BatchNorm(momentum=0.5), [X4]),
@@ -78,14 +89,14 @@ LAYERS = [
     ('RNN_layer', lambda: rnn.RNN(4, num_layers=2, activation='tanh', layout='NTC'),
      [_uniform((2, 5, 3), 0)]),
     ('LSTM_bidirectional_with_states', lambda: rnn.LSTM(4, bidirectional=True, input_size=3),
-     lambda block: [mx.nd.array(SEQ), _begin_states(block, 2)]),
-    ('GRU_layer', lambda: rnn.GRU(4, input_size=3), [SEQ]),
-    ('RNNCell', lambda: rnn.RNNCell(4, input_size=3), lambda block: [mx.nd.array(STEP), _begin_states(block, 2)]),
-    ('LSTMCell', lambda: rnn.LSTMCell(4, input_size=3), lambda block: [mx.nd.array(STEP), _begin_states(block, 2)]),
-    ('GRUCell', lambda: rnn.GRUCell(4, input_size=3), lambda block: [mx.nd.array(STEP), _begin_states(block, 2)]),
-    ('HybridSequentialRNNCell', _stacked_cells, lambda block: [mx.nd.array(STEP), _begin_states(block, 2)]),
+     _sequence_with_states),
+    ('GRU_layer', lambda: rnn.GRU(4, input_size=3), [_uniform((5, 2, 3), 0)]),
+    ('RNNCell', lambda: rnn.RNNCell(4, input_size=3), _step_with_states),
+    ('LSTMCell', lambda: rnn.LSTMCell(4, input_size=3), _step_with_states),
+    ('GRUCell', lambda: rnn.GRUCell(4, input_size=3), _step_with_states),
+    ('HybridSequentialRNNCell', _stacked_cells, _step_with_states),
     ('ResidualCell', lambda: rnn.ResidualCell(rnn.GRUCell(3, input_size=3)),
-     lambda block: [mx.nd.array(STEP), _begin_states(block, 2)]),
+     _step_with_states),
     ('L2Loss', loss.L2Loss, [X2, _uniform((4, 6), 1)]),
     ('L1Loss_sample_weight', loss.L1Loss, [X2, _uniform((4, 6), 1), _uniform((4, 1), 2)]),
     ('SigmoidBCELoss', loss.SigmoidBCELoss, [X2, _labels((4, 6), 2)]),
@@ -97,7 +108,8 @@ LAYERS = [
     ('SoftmaxCELoss_dense', lambda: loss.SoftmaxCELoss(sparse_label=False),
      [X2, _uniform((4, 6), 1, 0.0, 1.0)]),
     ('KLDivLoss', lambda: loss.KLDivLoss(from_logits=False), [X2, _uniform((4, 6), 1, 0.1, 1.0)]),
-    ('CTCLoss', loss.CTCLoss, [_uniform((2, 6, 4), 0), np.array([[1, 2, -1], [0, 0, 2]], 'float32')]),
+    ('CTCLoss', loss.CTCLoss,
+     [_uniform((2, 6, 4), 0), np.array([[1, 2, -1], [0, 0, 2]], 'float32')]),
     ('HuberLoss', lambda: loss.HuberLoss(rho=0.5), [X2, _uniform((4, 6), 1)]),
     ('HingeLoss', loss.HingeLoss, [X2, _signs((4, 6))]),
     ('SquaredHingeLoss', loss.SquaredHingeLoss, [X2, _signs((4, 6))]),
@@ -140,7 +152,8 @@ def _run(block, spec):
         a.attach_grad()
     with mx.autograd.record():
         outputs = _flat(block(*inputs))
-        head = sum((o * mx.nd.array(_uniform(o.shape, 20 + i))).sum() for i, o in enumerate(outputs))
+        head = sum((o * mx.nd.array(_uniform(o.shape, 20 + i))).sum()
+                   for i, o in enumerate(outputs))
     head.backward()
     params = block.collect_params()
     return ([o.asnumpy() for o in outputs], [a.grad.asnumpy() for a in differentiable],
@@ -293,7 +306,8 @@ def test_value_dependent_python_names_the_block(body, hint):
     net.initialize()
     np.testing.assert_equal(net(mx.nd.ones((1, 2))).shape, (1, 2))   # imperative is fine
     net.hybridize()
-    with pytest.raises(mx.base.MXNetError, match="Block 'branchy' .*cannot be hybridized.*%s" % hint):
+    message = "Block 'branchy' .*cannot be hybridized.*%s" % hint
+    with pytest.raises(mx.base.MXNetError, match=message):
         net(mx.nd.ones((1, 2)))
 
 

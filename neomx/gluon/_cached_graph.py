@@ -14,23 +14,20 @@ the inputs (and which are None) selects a graph.
 from ..base import MXNetError
 from ..ndarray import NDArray
 from ..ndarray.ndarray import _new
+from ..symbol import Group, Symbol, var
+from ..symbol.graph import compiled
 from . import parameter as _parameter
 from .parameter import shape_is_known
 
 __all__ = ['flatten', 'regroup', 'trace', 'CachedGraph']
 
 
-def _symbol_module():
-    from .. import symbol
-    return symbol
-
-
 def flatten(value):
     """Nested lists/tuples of arrays -> (flat list, hashable format to rebuild the nesting).
 
-    A leaf (NDArray, Symbol of one output, None) has format 0; a Symbol of ``n > 1`` outputs
-    is flattened into its outputs with format ``n``; a sequence has the tuple of its items'
-    formats.
+    A leaf (NDArray, Symbol of one output) has format 0 and None has format None, so the
+    format also tells which inputs are absent; a Symbol of ``n > 1`` outputs is flattened
+    into its outputs with format ``n``; a sequence has the tuple of its items' formats.
     """
     if isinstance(value, (list, tuple)):
         flat, fmt = [], []
@@ -39,16 +36,18 @@ def flatten(value):
             flat.extend(items)
             fmt.append(item_fmt)
         return flat, tuple(fmt)
-    if isinstance(value, _symbol_module().Symbol) and len(value) > 1:
+    if value is None:
+        return [value], None
+    if isinstance(value, Symbol) and len(value) > 1:
         return list(value), len(value)
     return [value], 0
 
 
 def regroup(flat, fmt):
     """Inverse of :func:`flatten`: (nested lists, the unused rest of ``flat``)."""
+    if fmt is None or fmt == 0:
+        return flat[0], flat[1:]
     if isinstance(fmt, int):
-        if fmt == 0:
-            return flat[0], flat[1:]
         return list(flat[:fmt]), flat[fmt:]
     out = []
     for item_fmt in fmt:
@@ -60,10 +59,9 @@ def regroup(flat, fmt):
 def input_variables(flat_args):
     """MXNet's names for the inputs of a traced graph: ``data`` when one input is given,
     else ``data0``, ``data1``...; None inputs get no variable."""
-    symbol = _symbol_module()
     given = sum(a is not None for a in flat_args)
     names = iter(['data'] if given == 1 else ['data%d' % i for i in range(given)])
-    return [None if a is None else symbol.var(next(names)) for a in flat_args]
+    return [None if a is None else var(next(names)) for a in flat_args]
 
 
 def trace(block, flat_args, in_fmt):
@@ -77,7 +75,7 @@ def trace(block, flat_args, in_fmt):
     grouped = regroup(variables, in_fmt)[0]
     outputs = block._forward_symbolic(grouped[0], tuple(grouped[1:]))
     flat_out, out_fmt = flatten(outputs)
-    return CachedGraph(block, variables, _symbol_module().Group(flat_out), out_fmt)
+    return CachedGraph(block, variables, Group(flat_out), out_fmt)
 
 
 class CachedGraph:
@@ -100,15 +98,15 @@ class CachedGraph:
     symbol : Symbol
     variables : list of Symbol or None
     runner : callable or None
-        When set, ``runner(compiled_fn) -> callable`` wraps each context's compiled
-        function (the hook for ``torch.compile`` or checkpointed segments).
+        When set, ``runner(compiled_graph) -> callable(tensors)`` wraps the
+        :class:`~neomx.symbol.graph.CompiledGraph` of each context when it is bound: the hook
+        for ``torch.compile(compiled_graph.fn)`` or checkpointed segments.
     """
 
     def __init__(self, block, variables, symbol, out_fmt):
         self.symbol = symbol
         self.out_fmt = out_fmt
         self.runner = None
-        self._block = block
         used = set(symbol.list_inputs())
         data = [(i, v.name) for i, v in enumerate(variables) if v is not None and v.name in used]
         self._data_positions = [i for i, _ in data]
@@ -136,7 +134,6 @@ class CachedGraph:
         return [_new(t, ctx) for t in fn(tensors)]
 
     def _bind(self, ctx):
-        from ..symbol.graph import compiled
         arrays = [self._params[name].data(ctx) for name in self._param_names]
         graph = compiled(self.symbol, ctx, self._input_names)
         fn = graph if self.runner is None else self.runner(graph)

@@ -16,9 +16,11 @@ import types
 import weakref
 from collections import OrderedDict, defaultdict
 
-from .. import initializer, name as _name, ndarray
-from ..base import MXNetError
+from .. import initializer, name as _name, ndarray, symbol
+from ..base import MXNetError, NotImplementedForSymbol
 from ..ndarray import NDArray
+from ..symbol import Symbol
+from ._cached_graph import first_context, flatten, trace
 from .parameter import (DeferredInitializationError, Parameter, ParameterDict, _brief_print_list,
                         shape_is_known)
 
@@ -432,19 +434,18 @@ class _ImperativeOnly(threading.local):
 
 
 _IMPERATIVE_ONLY = _ImperativeOnly()
+_ONE_INPUT = (0,)                        # flatten((x,))[1]: the format of net(x)
 
 
 def _needs_values(err):
     """Whether an exception raised while tracing comes from using a Symbol as a value
     (``if x.sum() > 0``, ``x.asnumpy()``, ``x.shape``, ``float(x)``) or from an NDArray-only
     function (``F.array``)."""
-    from .. import symbol
-    from ..base import NotImplementedForSymbol
     if isinstance(err, NotImplementedForSymbol):
         return True
     if isinstance(err, AttributeError):
         owner = getattr(err, 'obj', None)
-        return isinstance(owner, symbol.Symbol) or owner is symbol
+        return isinstance(owner, Symbol) or owner is symbol
     return isinstance(err, TypeError) and "'Symbol'" in str(err)
 
 
@@ -560,8 +561,7 @@ class HybridBlock(Block):
         return self._call_hybrid_forward(_ShapeInferringOps(ndarray), x, args, params)
 
     def _forward_symbolic(self, x, args):
-        from .. import symbol
-        assert isinstance(x, getattr(symbol, 'Symbol', ())), (
+        assert isinstance(x, Symbol), (
             'HybridBlock requires the first argument to forward be either Symbol or NDArray, '
             'but got %s' % type(x))
         params = {key: p.var() for key, p in self._reg_params.items()}
@@ -581,10 +581,14 @@ class HybridBlock(Block):
     # ------------------------------------------------------------ graphs
     def _call_cached_graph(self, args):
         """Run the graph traced for the structure of ``args`` (tracing it the first time)."""
-        from ._cached_graph import first_context, flatten
-        flat, fmt = flatten(args)
-        graph = self._graph_for(flat, fmt)
-        ctx = first_context(flat)
+        if len(args) == 1:              # net(x), the common call: nothing to flatten
+            flat, fmt, ctx = list(args), _ONE_INPUT, args[0]._ctx
+        else:
+            flat, fmt = flatten(args)
+            ctx = first_context(flat)
+        graph = self._cached_graphs.get(fmt)
+        if graph is None:
+            graph = self._trace(flat, fmt)
         try:
             try:
                 outputs = graph(flat, ctx)
@@ -596,13 +600,9 @@ class HybridBlock(Block):
             raise self._named_error(err, args) from None
         return graph.regroup(outputs)
 
-    def _graph_for(self, flat, fmt):
-        """The CachedGraph for inputs of this structure (None entries included)."""
-        from ._cached_graph import trace
-        key = (fmt, tuple(a is None for a in flat))
-        graph = self._cached_graphs.get(key)
-        if graph is None:
-            graph = self._cached_graphs[key] = trace(self, flat, fmt)
+    def _trace(self, flat, fmt):
+        """Trace the CachedGraph for inputs of format ``fmt``; export() writes the latest."""
+        graph = self._cached_graphs[fmt] = trace(self, flat, fmt)
         self._cached_graph = graph
         return graph
 

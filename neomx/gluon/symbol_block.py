@@ -81,7 +81,7 @@ class SymbolBlock(HybridBlock):
         graph_out = _symbol.Group(flat_out)
         self._create_params(variables, graph_out)
         self._symbol_graph = CachedGraph(self, variables, graph_out, out_fmt)
-        self._cached_graph = self._symbol_graph
+        self._clear_cached_graphs()
         prefix_len = len(_common_prefix(list(self._params.keys())))
         self._reg_params = {key[prefix_len:]: param for key, param in self._params.items()}
 
@@ -126,13 +126,12 @@ class SymbolBlock(HybridBlock):
 
     def _clear_cached_graphs(self):
         super()._clear_cached_graphs()
-        self._cached_graph = self._symbol_graph     # the graph is the block: keep it
+        self._cached_graphs = {self._in_format: self._symbol_graph}  # the graph is the block
+        self._cached_graph = self._symbol_graph
 
-    def _graph_for(self, flat, fmt):
-        if fmt != self._in_format:
-            raise ValueError('Invalid input format: the block takes inputs structured as %s, '
-                             'got %s' % (self._in_format, fmt))
-        return self._symbol_graph
+    def _trace(self, flat, fmt):
+        raise ValueError('Invalid input format: the block takes inputs structured as %s, got %s'
+                         % (self._in_format, fmt))
 
     def forward(self, x, *args):
         if isinstance(x, NDArray):

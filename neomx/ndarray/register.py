@@ -124,12 +124,12 @@ def make_function(spec, func_name):
                 for k in [k for k in kwargs if k in input_pos]:
                     arrays[input_pos[k]] = kwargs.pop(k)
         attrs = parse(kwargs)
-        if has_optional_inputs:
-            arrays = _to_present_inputs(spec, attrs, arrays)
         try:        # the hot path: every input given, as an NDArray
             tensors = [a._t for a in arrays]
             ctx = arrays[0]._ctx if arrays else None
-        except AttributeError:
+        except AttributeError:      # absent inputs (None), or a wrong type
+            if has_optional_inputs:
+                arrays = _to_present_inputs(spec, attrs, arrays)
             tensors, ctx = _unwrap(spec, arrays)
         if ctx_attrs:
             c = attrs.get('ctx')
@@ -173,8 +173,6 @@ def _to_present_inputs(spec, attrs, arrays):
     use_sequence_length=True)`` passes ``lengths`` as sequence_length (a GRU has no
     state_cell), and ``ctc_loss(x, label, label_lengths, use_label_lengths=True)`` likewise.
     """
-    if all(a is not None for a in arrays):      # every input given (the hot path): nothing moves
-        return arrays
     given = [a for a in arrays if a is not None]
     present = spec.input_names(attrs)
     if len(given) > len(present):
