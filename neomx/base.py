@@ -5,6 +5,8 @@ MXNet's ``mx.base`` exposes ``MXNetError`` (a ``RuntimeError``), ``string_types`
 names MXNet users write ('float32', np.float32), numpy dtypes and torch dtypes.
 """
 import numbers
+import os
+import uuid
 
 import numpy as np
 import torch
@@ -95,6 +97,32 @@ def dtype_name(dtype):
 def numpy_dtype(tdtype):
     """The numpy dtype used for host copies (bfloat16 is widened to float32)."""
     return np.dtype('float32') if tdtype is torch.bfloat16 else np.dtype(_NP_TYPE_OF_TORCH[tdtype])
+
+
+def atomic_write(fname, chunks):
+    """Write the byte strings ``chunks`` to ``fname`` through a temporary file in its folder.
+
+    The final ``os.replace`` is atomic: a reader sees the old file or the complete new one,
+    and a failure midway (in the file system or in the code producing ``chunks``) leaves the
+    old file untouched. The file gets the usual permissions (umask applies).
+    """
+    fname = os.fspath(fname)
+    folder, base = os.path.split(os.path.abspath(fname))
+    tmp = os.path.join(folder, '.%s.%s.tmp' % (base, uuid.uuid4().hex[:12]))
+    try:
+        f = open(tmp, 'xb')
+    except OSError as err:
+        raise MXNetError('cannot write %s: %s' % (fname, err.strerror or err)) from None
+    try:
+        with f:
+            for chunk in chunks:
+                f.write(chunk)
+        os.replace(tmp, fname)
+    except BaseException as err:
+        os.remove(tmp)
+        if isinstance(err, OSError):
+            raise MXNetError('cannot write %s: %s' % (fname, err.strerror or err)) from err
+        raise
 
 
 def check_call(ret):

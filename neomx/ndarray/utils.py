@@ -18,12 +18,11 @@ as MXNet does) and sparse arrays (densified). Nothing is ever pickled.
 import math
 import os
 import struct
-import uuid
 
 import numpy as np
 import torch
 
-from ..base import MXNetError, TORCH_OF_TYPE_FLAG, TYPE_FLAG_OF_TORCH
+from ..base import MXNetError, TORCH_OF_TYPE_FLAG, TYPE_FLAG_OF_TORCH, atomic_write
 from ..context import cpu
 from .ndarray import NDArray, _new
 
@@ -85,30 +84,6 @@ def _names_chunks(names):
     return chunks
 
 
-def _write_atomically(fname, chunks):
-    """Write ``chunks`` to ``fname`` through a temporary file in the same folder.
-
-    The final ``os.replace`` is atomic: a reader sees the old file or the complete new
-    one, and a failure midway leaves the old file untouched.
-    """
-    folder, base = os.path.split(os.path.abspath(fname))
-    tmp = os.path.join(folder, '.%s.%s.tmp' % (base, uuid.uuid4().hex[:12]))
-    try:
-        f = open(tmp, 'xb')
-    except OSError as err:
-        raise MXNetError('cannot write %s: %s' % (fname, err.strerror or err)) from None
-    try:
-        with f:
-            for chunk in chunks:
-                f.write(chunk)
-        os.replace(tmp, fname)
-    except BaseException as err:
-        os.remove(tmp)
-        if isinstance(err, OSError):
-            raise MXNetError('cannot write %s: %s' % (fname, err.strerror or err)) from err
-        raise
-
-
 def _serialise(names, arrays):
     """Generate the buffers of a whole ``.params`` file, one array at a time."""
     yield _LIST_HEADER.pack(_LIST_MAGIC, 0, len(arrays))
@@ -135,7 +110,7 @@ def save(fname, data):
         When ``data`` is none of the accepted containers.
     """
     names, arrays = _entries(data)      # bad input is rejected before touching the file system
-    _write_atomically(os.fspath(fname), _serialise(names, arrays))
+    atomic_write(fname, _serialise(names, arrays))
 
 
 # ------------------------------------------------------------------- reading

@@ -8,12 +8,12 @@ once, when the node is created, so nothing is parsed at run time.
 """
 import json
 import os
-import tempfile
 
 import numpy as np
 import torch
 
-from ..base import MXNetError, NotImplementedForSymbol, dtype_name, numeric_types, TYPE_FLAG_OF_TORCH, torch_dtype
+from ..base import (MXNetError, NotImplementedForSymbol, TYPE_FLAG_OF_TORCH, atomic_write, dtype_name,
+                    numeric_types, torch_dtype)
 from ..name import NameManager
 from ..operator import registry
 from .attribute import AttrScope
@@ -387,7 +387,7 @@ class Symbol:
 
     def save(self, fname, remove_amp_cast=True):
         """Write :meth:`tojson` to ``fname`` (atomically: a partial file never replaces it)."""
-        write_atomic(fname, _write_text(self.tojson()))
+        atomic_write(fname, [self.tojson().encode('utf-8')])
 
     # ------------------------------------------------------ inference, execution
     def infer_shape(self, *args, **kwargs):
@@ -633,24 +633,3 @@ def load(fname):
     """The Symbol saved in JSON file ``fname``."""
     with open(fname, encoding='utf-8') as f:
         return load_json(f.read())
-
-
-def write_atomic(fname, write):
-    """Create ``fname`` by ``write(temporary_path)`` then a rename, so that readers never see
-    a half-written file and a failure leaves any old file intact."""
-    folder = os.path.dirname(os.path.abspath(fname))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix='.' + os.path.basename(fname), suffix='.tmp')
-    os.close(fd)
-    try:
-        write(tmp)
-        os.replace(tmp, fname)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
-def _write_text(text):
-    def write(path):
-        with open(path, 'w', encoding='utf-8') as f:
-            f.write(text)
-    return write
