@@ -121,8 +121,7 @@ LAYERS = [
     ('SDMLLoss', loss.SDMLLoss, [X2, _uniform((4, 6), 1)]),
 ]
 # Layers whose hybrid_forward needs what the Symbol API does not offer yet.
-GAPS = {'CosineEmbeddingLoss': 'mx.sym lacks maximum (and minimum, power, hypot)',
-        'SDMLLoss': 'hybrid_forward reads x1.shape[0] (MXNet 1.9.1 does too)'}
+GAPS = {'SDMLLoss': 'hybrid_forward reads x1.shape[0] (MXNet 1.9.1 does too)'}
 
 
 def _concurrent():

@@ -242,3 +242,20 @@ def test_infer_type():
     net = mx.sym.SoftmaxOutput(x, name='s')
     assert net.infer_type(x='float64') == ([np.float64, np.float64], [np.float64], [])
     assert mx.sym.argmax(x, axis=0).infer_type(x='int32') == ([np.int32], [np.int32], [])
+
+
+def test_symbol_ufuncs_and_creation_functions():
+    a, b = mx.sym.var('a'), mx.sym.var('b')
+    x, y = mx.nd.array([1.0, 5.0]), mx.nd.array([3.0, 4.0])
+    with mx.name.NameManager():
+        cases = [(mx.sym.maximum(a, b), '_maximum0', [3, 5]), (mx.sym.minimum(1.5, a), '_minimumscalar0', [1, 1.5]),
+                 (mx.sym.power(a, 2), '_powerscalar0', [1, 25]), (mx.sym.pow(2, a), '_rpowerscalar0', [2, 32]),
+                 (mx.sym.hypot(a, b), '_hypot0', [np.hypot(1, 3), np.hypot(5, 4)])]
+    for sym, name, want in cases:
+        assert sym.name == name
+        args = {k: v for k, v in (('a', x), ('b', y)) if k in sym.list_arguments()}
+        np.testing.assert_allclose(sym.eval(**args)[0].asnumpy(), want, rtol=1e-6)
+    assert mx.sym.maximum(2, 3) == 3
+    np.testing.assert_array_equal(mx.sym.eye(3, k=1).eval()[0].asnumpy(), np.eye(3, k=1))
+    np.testing.assert_allclose(mx.sym.linspace(0, 1, 5).eval()[0].asnumpy(), np.linspace(0, 1, 5))
+    assert mx.sym.zeros((2, 3), name='z').name == 'z'

@@ -16,26 +16,30 @@ __all__ = ['add', 'subtract', 'multiply', 'divide', 'true_divide', 'modulo', 'po
            'onehot_encode', 'linspace', 'eye', 'imdecode', 'histogram', 'split_v2']
 
 
-def _ufunc(lhs, rhs, array_op, scalar_op, rscalar_op, py_fn):
-    if isinstance(lhs, numbers.Number) and isinstance(rhs, numbers.Number):
-        return py_fn(lhs, rhs)
-    if isinstance(lhs, NDArray) and isinstance(rhs, NDArray):
-        return array_op(lhs, rhs)
-    if isinstance(lhs, NDArray):
-        return scalar_op(lhs, scalar=rhs)
-    if isinstance(rhs, NDArray):
-        return rscalar_op(rhs, scalar=lhs)
-    raise TypeError('type %s and %s not supported' % (type(lhs).__name__, type(rhs).__name__))
+def make_ufunc(name, array_type, array_op, scalar_op, rscalar_op, py_fn):
+    """A function of two operands choosing the operator by their types, as MXNet's ``mx.nd``
+    and ``mx.sym`` helpers do: ``array_op`` for two arrays (NDArrays or Symbols, per
+    ``array_type``), ``scalar_op``/``rscalar_op`` when the scalar comes second/first, and
+    ``py_fn`` for two numbers."""
+    def ufunc(lhs, rhs):
+        if isinstance(lhs, numbers.Number) and isinstance(rhs, numbers.Number):
+            return py_fn(lhs, rhs)
+        if isinstance(lhs, array_type) and isinstance(rhs, array_type):
+            return array_op(lhs, rhs)
+        if isinstance(lhs, array_type):
+            return scalar_op(lhs, scalar=rhs)
+        if isinstance(rhs, array_type):
+            return rscalar_op(rhs, scalar=lhs)
+        raise TypeError('type %s and %s not supported' % (type(lhs).__name__, type(rhs).__name__))
+    ufunc.__name__ = name
+    ufunc.__doc__ = ('%s of two %ss (%s) or of one and a scalar.'
+                     % (name, array_type.__name__, array_op.__name__))
+    return ufunc
 
 
 def _make(name, array_op, scalar_op, rscalar_op, py_fn):
-    def fn(lhs, rhs):
-        return _ufunc(lhs, rhs, getattr(op, array_op), getattr(op, scalar_op),
+    return make_ufunc(name, NDArray, getattr(op, array_op), getattr(op, scalar_op),
                       getattr(op, rscalar_op), py_fn)
-    fn.__name__ = name
-    fn.__doc__ = ('%s of two arrays (broadcasting) or of an array and a scalar; returns an NDArray.'
-                  % name)
-    return fn
 
 
 add = _make('add', 'broadcast_add', '_plus_scalar', '_plus_scalar', lambda a, b: a + b)

@@ -1,8 +1,9 @@
 """``mx.sym`` / ``mx.symbol``: symbolic graphs over the operator registry, and their executors."""
+import builtins as _builtins  # the op names max/min/pow shadow the builtins here
 import sys
 
 from .. import operator as _operator  # noqa: F401  (registers every operator)
-from .creation import zeros, ones, full, arange  # (also registers the array-creating operators)
+from .creation import zeros, ones, full, arange, eye, linspace
 from . import _internal, contrib, image, linalg, op, random_internal, sparse
 from . import register as _register
 from .attribute import AttrScope
@@ -18,3 +19,27 @@ _register.attach_methods(op)
 
 from . import random  # noqa: E402,F401
 from .executor import Executor  # noqa: E402,F401
+
+from ..ndarray.functions import make_ufunc as _make_ufunc  # noqa: E402
+from .symbol import _apply  # noqa: E402
+
+
+def _node(op_name, hint):
+    """A maker of ``op_name`` nodes named like MXNet's (``_maximumscalar0``...)."""
+    def make(*inputs, scalar=None):
+        return _apply(op_name, list(inputs), {} if scalar is None else {'scalar': scalar}, hint)
+    make.__name__ = op_name
+    return make
+
+
+def _sym_ufunc(name, array_op, scalar_op, rscalar_op, py_fn):
+    # MXNet's mx.sym helpers use the same-shape operators for two Symbols (not broadcast_*).
+    return _make_ufunc(name, Symbol, _node(array_op, array_op), _node(scalar_op, scalar_op.replace('_scalar', 'scalar')),
+                       _node(rscalar_op, rscalar_op.replace('_scalar', 'scalar')), py_fn)
+
+
+maximum = _sym_ufunc('maximum', '_maximum', '_maximum_scalar', '_maximum_scalar', _builtins.max)
+minimum = _sym_ufunc('minimum', '_minimum', '_minimum_scalar', '_minimum_scalar', _builtins.min)
+power = _sym_ufunc('power', '_power', '_power_scalar', '_rpower_scalar', _builtins.pow)
+pow = power  # pylint: disable=redefined-builtin
+hypot = _sym_ufunc('hypot', '_hypot', '_hypot_scalar', '_hypot_scalar', lambda a, b: (a * a + b * b) ** 0.5)

@@ -58,7 +58,7 @@ _model_sha1 = {
 }
 
 
-def default_root():
+def _default_root():
     """``$MXNET_HOME/models``, read when called so a changed ``MXNET_HOME`` takes effect."""
     return os.path.join(data_dir(), 'models')
 
@@ -100,7 +100,7 @@ def get_model_file(name, root=None):
         which file to put where.
     """
     file_name = '{}-{}'.format(name, short_hash(name))
-    root = os.path.expanduser(root or default_root())
+    root = os.path.expanduser(root or _default_root())
     file_path = os.path.join(root, file_name + '.params')
     sha1_hash = _model_sha1[name]
     if os.path.exists(file_path):
@@ -130,7 +130,8 @@ def _download_params(file_name, root):
         raise RuntimeError(
             'Pretrained parameters {0}.params are not in {1} and could not be downloaded ({2}). '
             'Without network access, fetch {3} elsewhere and unzip it into {1} (or pass '
-            'root=<folder holding {0}.params>).'.format(file_name, root, err, url)) from err
+            'root=<folder holding {0}.params>).'.format(file_name, root, err.__cause__ or err,
+                                                         url)) from err
     try:
         with zipfile.ZipFile(zip_path) as archive, \
                 archive.open(file_name + '.params') as source, \
@@ -151,7 +152,7 @@ def load_pretrained(net, name, ctx, root):
 
 def purge(root=None):
     """Delete every ``.params`` file in ``root`` (default ``$MXNET_HOME/models``)."""
-    root = os.path.expanduser(root or default_root())
+    root = os.path.expanduser(root or _default_root())
     for file_name in os.listdir(root):
         if file_name.endswith('.params'):
             os.remove(os.path.join(root, file_name))

@@ -3,9 +3,10 @@
 Every network is a HybridBlock mapping normalised RGB images ``(batch, 3, H, W)`` to class
 scores ``(batch, classes)``. Constructors (``resnet18_v1()``, ``vgg16_bn()``...) or
 :func:`get_model` build them with random weights; ``pretrained=True`` loads MXNet's
-ImageNet parameters from ``$MXNET_HOME/models`` (see :mod:`..model_store`), which expect
-images of at least 224x224 (299x299 for Inception V3), scaled to [0, 1] and normalised with
-mean ``(0.485, 0.456, 0.406)`` and std ``(0.229, 0.224, 0.225)``.
+ImageNet parameters from ``$MXNET_HOME/models`` (see
+:mod:`neomx.gluon.model_zoo.model_store`). Those expect images of at least 224x224
+(299x299 for Inception V3), scaled to [0, 1] and normalised with mean
+``(0.485, 0.456, 0.406)`` and std ``(0.229, 0.224, 0.225)``.
 
 Parameter names match MXNet's (``resnetv10_stage1_conv0_weight``), so MXNet's parameter
 files load with ``load_parameters``.

@@ -4,7 +4,8 @@ PRETRAINED_DOC = """
     Parameters
     ----------
     pretrained : bool, default False
-        Load MXNet's published ImageNet parameters (see :mod:`..model_store`).
+        Load MXNet's published ImageNet parameters (from
+        :func:`neomx.gluon.model_zoo.model_store.get_model_file`).
     ctx : Context, default cpu()
         Where the pretrained parameters are loaded.
     root : str, optional

@@ -26,6 +26,7 @@ def _conv(channels, kernel_size, stride, in_channels=0, use_bias=False):
 
 
 _BLOCK_PARAMS_DOC = """
+
     Parameters
     ----------
     channels : int
@@ -146,6 +147,7 @@ class BottleneckV2(_ResidualV2):
 
 
 _NET_PARAMS_DOC = """
+
     Parameters
     ----------
     block : type
@@ -157,8 +159,8 @@ _NET_PARAMS_DOC = """
     classes : int, default 1000
         Number of output classes.
     thumbnail : bool, default False
-        For small images (CIFAR): a single 3x3 convolution replaces the strided 7x7
-        convolution and max pooling of the stem.
+        For small images (CIFAR): the stem is a single 3x3 convolution of stride 1 instead
+        of a strided 7x7 convolution, BatchNorm, ReLU and max pooling.
 
     Shapes: ``(batch, 3, H, W)`` -> ``(batch, classes)``; any H, W that survive the 32x
     (8x with ``thumbnail``) downsampling.
@@ -259,8 +261,8 @@ def get_resnet(version, num_layers, pretrained=False, ctx=cpu(), root=None, **kw
 
 
 def _resnet(version, num_layers):
-    return named_constructor('resnet%d_v%d' % (num_layers, version),
-                             'ResNet-%d V%d, a :class:`ResNetV%d`.' % (num_layers, version, version),
+    summary = 'ResNet-%d V%d, a :class:`ResNetV%d`.' % (num_layers, version, version)
+    return named_constructor('resnet%d_v%d' % (num_layers, version), summary,
                              get_resnet, version, num_layers)
 
 

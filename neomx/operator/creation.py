@@ -1,0 +1,70 @@
+"""Array-creating operators (``_zeros``, ``_ones``, ``_full``, ``_arange``, ``_eye``,
+``_linspace``): no inputs, a shape and a context. ``mx.nd`` creates arrays directly; graphs
+(``mx.sym.zeros``...) need them as operator nodes with MXNet's names and attributes.
+"""
+import math
+
+import torch
+
+from ..base import torch_dtype
+from .registry import BOOL, CTX, FLOAT, INT, OPT_DTYPE, OPT_FLOAT, SHAPE, register
+
+_CREATION_ATTRS = [('shape', SHAPE, ()), ('ctx', CTX, None), ('dtype', OPT_DTYPE, None)]
+
+
+def _device(ctx):
+    return torch.device('cpu') if ctx is None else ctx.torch_device
+
+
+@register('_zeros', attrs=_CREATION_ATTRS)
+def zeros(shape, ctx, dtype):
+    """An array of zeros of ``shape`` (float32 unless ``dtype`` says otherwise)."""
+    return torch.zeros(shape, dtype=torch_dtype(dtype), device=_device(ctx))
+
+
+@register('_ones', attrs=_CREATION_ATTRS)
+def ones(shape, ctx, dtype):
+    """An array of ones of ``shape`` (float32 unless ``dtype`` says otherwise)."""
+    return torch.ones(shape, dtype=torch_dtype(dtype), device=_device(ctx))
+
+
+@register('_full', attrs=_CREATION_ATTRS + [('value', FLOAT)])
+def full(shape, ctx, dtype, value):
+    """An array of ``shape`` filled with ``value``."""
+    return torch.full(shape, value, dtype=torch_dtype(dtype), device=_device(ctx))
+
+
+@register('_arange', attrs=[('start', FLOAT), ('stop', OPT_FLOAT, None), ('step', FLOAT, 1.0),
+                            ('repeat', INT, 1), ('infer_range', BOOL, False), ('ctx', CTX, None),
+                            ('dtype', OPT_DTYPE, None)])
+def arange(start, stop, step, repeat, infer_range, ctx, dtype):
+    """Values ``start, start + step, ...`` below ``stop`` (``[0, start)`` without ``stop``),
+    each repeated ``repeat`` times; shape ``(ceil((stop - start) / step) * repeat,)``."""
+    if stop is None:
+        start, stop = 0.0, start
+    count = max(math.ceil((stop - start) / step), 0)
+    values = start + torch.arange(count, dtype=torch.float64, device=_device(ctx)) * step
+    if repeat != 1:
+        values = values.repeat_interleave(repeat)
+    return values.to(torch_dtype(dtype))
+
+
+@register('_eye', attrs=[('N', INT), ('M', INT, 0), ('k', INT, 0), ('ctx', CTX, None),
+                         ('dtype', OPT_DTYPE, None)])
+def eye(N, M, k, ctx, dtype):  # pylint: disable=invalid-name
+    """(N, M or N) array with ones on diagonal ``k`` (above the main one for k > 0)."""
+    rows, cols = N, M or N
+    idx = torch.arange(rows, device=_device(ctx))
+    out = torch.zeros((rows, cols), dtype=torch_dtype(dtype), device=_device(ctx))
+    keep = (idx + k >= 0) & (idx + k < cols)
+    out[idx[keep], (idx + k)[keep]] = 1
+    return out
+
+
+@register('_linspace', attrs=[('start', FLOAT), ('stop', FLOAT), ('num', INT), ('endpoint', BOOL, True),
+                              ('ctx', CTX, None), ('dtype', OPT_DTYPE, None)])
+def linspace(start, stop, num, endpoint, ctx, dtype):
+    """``num`` evenly spaced values from ``start`` to ``stop`` (included with ``endpoint``)."""
+    step = (stop - start) / max(num - 1 if endpoint else num, 1)
+    values = start + torch.arange(num, dtype=torch.float64, device=_device(ctx)) * step
+    return values.to(torch_dtype(dtype))
