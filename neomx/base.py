@@ -99,6 +99,11 @@ def numpy_dtype(tdtype):
     return np.dtype('float32') if tdtype is torch.bfloat16 else np.dtype(_NP_TYPE_OF_TORCH[tdtype])
 
 
+def data_dir():
+    """``$MXNET_HOME`` or ``~/.mxnet``: where datasets and models are stored."""
+    return os.path.expanduser(os.environ.get('MXNET_HOME', os.path.join('~', '.mxnet')))
+
+
 def atomic_write(fname, chunks):
     """Write the byte strings ``chunks`` to ``fname`` through a temporary file in its folder.
 

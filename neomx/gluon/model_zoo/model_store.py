@@ -12,7 +12,7 @@ import shutil
 import uuid
 import zipfile
 
-from ..data.vision.datasets import data_dir
+from ...base import data_dir
 from ..utils import check_sha1, download
 
 __all__ = ['get_model_file', 'purge']

@@ -13,7 +13,7 @@ import tarfile
 import numpy as np
 
 from .... import ndarray as nd
-from ....base import MXNetError
+from ....base import MXNetError, data_dir
 from ...utils import check_sha1, download
 from ..dataset import Dataset
 
@@ -22,11 +22,6 @@ __all__ = ['MNIST', 'FashionMNIST', 'CIFAR10', 'CIFAR100', 'ImageFolderDataset',
 _DEFAULT_REPO = 'https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com/'
 # The MNIST copy carried in this repository (gzip'd differently from the public mirror).
 _REPO_MNIST = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..', 'data', 'mnist'))
-
-
-def data_dir():
-    """``$MXNET_HOME`` or ``~/.mxnet``: where datasets and models are stored."""
-    return os.path.expanduser(os.environ.get('MXNET_HOME', os.path.join('~', '.mxnet')))
 
 
 def _default_root(name):
