@@ -304,7 +304,15 @@ def _check_pooling(data, kernel, pad, pool_type, p_value, convention):
           _shape_of(data))
 
 
-@register('Pooling', inputs=('data',),
+def _onednn_workspace(attrs):
+    """MXNet's oneDNN build gives max pooling over 1-3 dims in NC* layouts a hidden workspace
+    output, which its Symbol JSON counts."""
+    layout = attrs.get('layout')
+    return int(attrs['pool_type'] == 'max' and 1 <= len(attrs['kernel']) <= 3
+               and layout in (None, 'NCW', 'NCHW', 'NCDHW'))
+
+
+@register('Pooling', inputs=('data',), hidden_outputs=_onednn_workspace,
           attrs=[('kernel', SHAPE, ()), ('pool_type', choice('avg', 'lp', 'max', 'sum')('max')),
                  ('global_pool', BOOL, False), ('cudnn_off', BOOL, False),
                  ('pooling_convention', choice('full', 'same', 'valid')('valid')),

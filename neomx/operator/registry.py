@@ -204,13 +204,17 @@ class OpSpec:
     infer_args : callable(shapes, attrs) -> dict
         Given known input shapes (a dict; unknown ones are None), the shapes of the other
         inputs (weights from data): how deferred initialization and ``infer_shape`` work.
+    hidden_outputs : callable(attrs) -> int, optional
+        Outputs MXNet's graph records for the operator but never shows (oneDNN's max-pooling
+        workspace); neomx does not compute them, it only counts them in Symbol JSON's
+        ``node_row_ptr`` so exported files match MXNet's.
     ctx_attrs : bool
         The operator creates arrays (``ctx``/``dtype``/``shape`` attributes, no inputs).
     """
 
     def __init__(self, name, impl, inputs=(), aux=(), attrs=(), variadic=None, num_outputs=1,
                  num_visible_outputs=None, output_names=None, optional_inputs=None,
-                 infer_args=None, key_var_num_args=None, doc=None):
+                 infer_args=None, hidden_outputs=None, doc=None):
         self.name = name
         self.impl = impl
         self.inputs = tuple(inputs)
@@ -228,6 +232,7 @@ class OpSpec:
         self.output_names = output_names
         self.optional_inputs = optional_inputs
         self.infer_args = infer_args
+        self.hidden_outputs = hidden_outputs
         self.ctx_attrs = 'ctx' in self.attrs
         self.doc = doc or (impl.__doc__ if impl is not None else None)
 
@@ -291,6 +296,11 @@ class OpSpec:
     def count_outputs(self, attrs):
         n = self.num_outputs
         return n(attrs) if callable(n) else n
+
+    def count_recorded(self, attrs):
+        """Outputs MXNet's graph records: computed ones plus :attr:`hidden_outputs`."""
+        hidden = self.hidden_outputs
+        return self.count_outputs(attrs) + (hidden(attrs) if hidden else 0)
 
     def count_visible(self, attrs):
         n = self.num_visible_outputs

@@ -374,7 +374,7 @@ class Symbol:
             entry['inputs'] = [[index[child], i, versions[child] if (child, i) in mutated else 0]
                                for child, i in node.inputs]
             json_nodes.append(entry)
-            row_ptr.append(row_ptr[-1] + node.num_outputs())
+            row_ptr.append(row_ptr[-1] + (1 if node.spec is None else node.spec.count_recorded(node.params)))
         return {'nodes': json_nodes,
                 'arg_nodes': [i for i, node in enumerate(nodes) if node.is_variable],
                 'node_row_ptr': row_ptr,
