@@ -44,3 +44,18 @@ def test_reshape_codes():
         infer_reshape((2, 3), (-1, -1))
     with pytest.raises(mx.base.MXNetError, match=r'cannot reshape \(2, 3\)'):
         infer_reshape((2, 3), (4, 2))
+
+
+def test_parsed_attributes_are_cached_only_when_the_type_cannot_matter():
+    from neomx.ndarray.register import make_function
+    seen = []
+
+    def impl(data, value):
+        seen.append(value)
+        return data.clone()
+    fn = make_function(registry.OpSpec('_test_any', impl, inputs=('data',), attrs=[('value', registry.ANY, None)]),
+                       '_test_any')
+    x = mx.nd.ones((1,))
+    for value in (1, 1.0, True, '1'):        # equal as dict keys, different as values
+        fn(x, value=value)
+    assert [type(v) for v in seen] == [int, float, bool, int]    # '1' parses to the int 1
