@@ -1,8 +1,12 @@
 """gluon.data: datasets, samplers, DataLoader (in-process and with workers), vision datasets
 and transforms."""
+import gc
 import gzip
 import hashlib
+import multiprocessing
+import os
 import struct
+import time
 
 import numpy as np
 import pytest
@@ -109,6 +113,100 @@ def test_pin_memory_and_custom_batchify():
     assert batches[0].context == mx.cpu_pinned(0)
     np.testing.assert_array_equal(batches[1].asnumpy(), [40, 50, 60])
 
+
+
+class _Failing(D.Dataset):
+    """Samples 0..7 (index as float32 pairs); index ``bad`` fails by ``how``."""
+
+    def __init__(self, bad, how):
+        self._bad, self._how = bad, how
+
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, idx):
+        if idx == self._bad:
+            self._how(idx)
+        return np.array([idx, -idx], dtype='float32')
+
+
+def _raise_value_error(idx):
+    raise ValueError('bad sample %d' % idx)
+
+
+class _Unpicklable(Exception):
+    def __init__(self, a, b):             # pickle rebuilds exceptions from args: this one cannot be
+        super().__init__('needs %s and %s' % (a, b))
+
+
+def _raise_unpicklable(idx):
+    raise _Unpicklable(idx, 'x')
+
+
+def test_worker_errors_propagate_with_the_workers_traceback():
+    loader = D.DataLoader(_Failing(5, _raise_value_error), batch_size=2, num_workers=2)
+    it = iter(loader)
+    np.testing.assert_array_equal(next(it).asnumpy(), [[0, 0], [1, -1]])
+    next(it)
+    with pytest.raises(ValueError, match='bad sample 5') as info:
+        next(it)
+    cause = info.value.__cause__
+    assert isinstance(cause, D.dataloader.WorkerTraceback) and '_raise_value_error' in str(cause)
+    np.testing.assert_array_equal(next(it).asnumpy(), [[6, -6], [7, -7]])     # the workers live on
+    with pytest.raises(RuntimeError, match='_Unpicklable: needs 1 and x'):
+        list(D.DataLoader(_Failing(1, _raise_unpicklable), batch_size=2, num_workers=1))
+
+
+def _sleep(_):
+    time.sleep(2)
+
+
+def test_worker_timeout_and_death():
+    with pytest.raises(multiprocessing.TimeoutError, match='timed out after 0.2 seconds'):
+        list(D.DataLoader(_Failing(0, _sleep), batch_size=2, num_workers=1, timeout=0.2))
+    with pytest.raises(RuntimeError, match='exited unexpectedly with code 3'):
+        list(D.DataLoader(_Failing(2, lambda _: os._exit(3)), batch_size=2, num_workers=2))
+
+
+def _variable_batches(samples):
+    """Batches of growing size (beyond the workers' first buffers) and non-array leaves."""
+    n = int(samples[0][0])
+    return [mx.nd.full((n * 5000,), n, dtype='float64'), mx.nd.array([n], dtype='uint8'), np.arange(n), 'batch%d' % n]
+
+
+def test_growing_batches_abandoned_and_concurrent_iterators():
+    dataset = _Failing(-1, None)
+    single = D.DataLoader(dataset, batch_size=1, batchify_fn=_variable_batches)
+    workers = D.DataLoader(dataset, batch_size=1, batchify_fn=_variable_batches, num_workers=2, prefetch=3)
+    next(iter(workers))                       # abandoned with batches in flight
+    next(iter(workers))
+    pairs = list(zip(workers, workers))       # two iterations at once
+    expected = [_numpy(b) for b in single]
+    assert len(pairs) == len(expected) == 8
+    for want, (a, b) in zip(expected, pairs):
+        for got in (_numpy(a), _numpy(b)):
+            assert got[3] == want[3] and got[1].dtype == np.uint8
+            for g, w in zip(got[:3], want[:3]):
+                np.testing.assert_array_equal(g, w)
+
+
+def test_workers_have_their_own_random_streams():
+    dataset = D.SimpleDataset(list(range(4))).transform(lambda _: np.float32(np.random.rand()))
+    batches = [b.asnumpy() for b in D.DataLoader(dataset, batch_size=1, num_workers=2)]
+    assert batches[0] != batches[1]            # from two workers
+
+
+def test_workers_stop_without_leaving_processes_or_shared_memory():
+    shm_before = set(os.listdir('/dev/shm'))
+    loader = D.DataLoader(_image_dataset(), batch_size=5, num_workers=2)
+    it = iter(loader)
+    next(it)                                  # batches still in flight
+    processes = [w._process for w in loader._pool._workers]
+    assert all(p.is_alive() for p in processes)
+    del loader, it
+    gc.collect()
+    assert not any(p.is_alive() for p in processes)
+    assert set(os.listdir('/dev/shm')) == shm_before
 
 # ---------------------------------------------------------------- transforms
 def _hwc(h=4, w=6, c=3):

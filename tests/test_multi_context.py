@@ -1,20 +1,23 @@
 """Data-parallel training on two contexts equals training on one context with the full batch.
 
 Each network is trained for a few SGD steps twice from the same initial weights: once on
-``[cpu(0), cpu(1)]`` (the batch split with ``split_and_load``, one loss per context, one
+``[cpu(0), cpu(1)]`` (the batch split across the contexts, one loss per context, one
 Trainer summing the gradients through the KVStore) and once on ``cpu(0)`` alone. The
-weights must agree (up to float rounding) and the two contexts' copies must stay equal.
+weights and running statistics must agree (up to float rounding) and the two contexts'
+copies must stay equal.
 
-SyncBatchNorm is tested with ``use_global_stats=True``: neomx runs each context's forward
-eagerly, one after the other, so batch statistics cannot be shared across the contexts of
-one step (see SyncBatchNorm's docstring); with running statistics the normalisation does
-not depend on how the batch is split, and data parallelism is exact again.
+The contexts run either one after the other (``split_and_load`` and a list comprehension)
+or in parallel threads (``gluon.contrib.parallel.DataParallelModel`` with ``sync=True``).
+Batch statistics depend on the split, so SyncBatchNorm in training mode matches the
+full batch only in the threaded run, where it shares statistics across the contexts;
+run sequentially it is tested with ``use_global_stats=True``.
 """
 import numpy as np
 import pytest
 
 import neomx as mx
 from neomx import autograd, gluon
+from neomx.gluon.contrib.parallel import DataParallelCriterion, DataParallelModel
 
 CONTEXTS = [mx.cpu(0), mx.cpu(1)]
 BATCH = 8
@@ -39,16 +42,24 @@ def conv_net():
     return net, (BATCH, 2, 8, 8)
 
 
-def batchnorm_net():
+def _conv_batchnorm_net(use_global_stats):
     net = gluon.nn.HybridSequential()
     with net.name_scope():
         net.add(gluon.nn.Conv2D(4, 3, in_channels=2),
                 gluon.contrib.nn.SyncBatchNorm(in_channels=4, num_devices=len(CONTEXTS),
-                                               use_global_stats=True),
+                                               use_global_stats=use_global_stats),
                 gluon.nn.Activation('relu'),
                 gluon.nn.Flatten(),
                 gluon.nn.Dense(5, in_units=144))
     return net, (BATCH, 2, 8, 8)
+
+
+def batchnorm_net():
+    return _conv_batchnorm_net(use_global_stats=True)
+
+
+def sync_batchnorm_net():
+    return _conv_batchnorm_net(use_global_stats=False)
 
 
 def _batches(shape, seed=0):
@@ -68,23 +79,47 @@ def _initial_weights(make_net):
             for p in net.collect_params().values()]
 
 
-def _train(make_net, ctx, init, **trainer_kwargs):
-    """Weights (by position, on every context) after STEPS SGD steps on ``ctx``."""
+def sequential_losses(net, loss_fn, ctx):
+    """The per-context losses of a batch, the contexts run one after the other."""
+    def losses(data, label):
+        parts = gluon.utils.split_and_load(data, ctx)
+        labels = gluon.utils.split_and_load(label, ctx)
+        return [loss_fn(net(x), y) for x, y in zip(parts, labels)]
+    return losses
+
+
+def threaded_losses(net, loss_fn, ctx):
+    """The per-context losses of a batch, the contexts run in parallel threads."""
+    model = DataParallelModel(net, ctx, sync=True)
+    criterion = DataParallelCriterion(loss_fn, ctx, sync=True)
+    return lambda data, label: criterion(model(mx.nd.array(data)), mx.nd.array(label))
+
+
+def _train(make_net, ctx, init, run=sequential_losses, **trainer_kwargs):
+    """Parameters (by position, on every context) after STEPS SGD steps on ``ctx``."""
     net, shape = make_net()
     net.initialize(ctx=ctx)
     for param, value in zip(net.collect_params().values(), init):
         param.set_data(mx.nd.array(value))
+    losses = run(net, gluon.loss.SoftmaxCrossEntropyLoss(), ctx)
     trainer = gluon.Trainer(net.collect_params(), 'sgd',
                             {'learning_rate': 0.1, 'momentum': 0.9, 'wd': 1e-3}, **trainer_kwargs)
-    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
     for data, label in _batches(shape):
-        parts = gluon.utils.split_and_load(data, ctx)
-        labels = gluon.utils.split_and_load(label, ctx)
         with autograd.record():
-            losses = [loss_fn(net(x), y) for x, y in zip(parts, labels)]
-        autograd.backward(losses)
+            step_losses = losses(data, label)
+        autograd.backward(step_losses)
         trainer.step(BATCH)
     return [[arr.asnumpy() for arr in p.list_data()] for p in net.collect_params().values()]
+
+
+def _assert_trained_alike(init, single, multi, frozen=0):
+    """The contexts' copies agree, match the one-context run, and training moved them."""
+    changed = 0
+    for start, one, (first, second) in zip(init, single, multi):
+        np.testing.assert_array_equal(first, second)
+        np.testing.assert_allclose(first, one[0], rtol=1e-5, atol=1e-6)
+        changed += not np.allclose(start, one[0])
+    assert changed == len(init) - frozen
 
 
 @pytest.mark.parametrize('make_net', [dense_net, conv_net, batchnorm_net],
@@ -94,12 +129,27 @@ def test_two_contexts_match_one_context(make_net, update_on_kvstore):
     init = _initial_weights(make_net)
     single = _train(make_net, [mx.cpu(0)], init)
     multi = _train(make_net, CONTEXTS, init, update_on_kvstore=update_on_kvstore)
-    changed = 0
-    for start, one, (first, second) in zip(init, single, multi):
-        np.testing.assert_array_equal(first, second)         # the contexts' copies agree
-        np.testing.assert_allclose(first, one[0], rtol=1e-5, atol=1e-6)
-        changed += not np.allclose(start, one[0])
-    assert changed >= len(init) - 2       # training moved the weights (not the frozen statistics)
+    frozen_statistics = 2 if make_net is batchnorm_net else 0
+    _assert_trained_alike(init, single, multi, frozen_statistics)
+
+
+@pytest.mark.parametrize('make_net', [dense_net, sync_batchnorm_net], ids=['dense', 'syncbatchnorm'])
+def test_threaded_contexts_match_one_context(make_net):
+    """DataParallelModel(sync=True): SyncBatchNorm normalizes each context's part with the
+    statistics of the whole batch, so weights and running statistics match one context."""
+    init = _initial_weights(make_net)
+    single = _train(make_net, [mx.cpu(0)], init)
+    multi = _train(make_net, CONTEXTS, init, run=threaded_losses)
+    _assert_trained_alike(init, single, multi)
+
+
+def test_sequential_sync_batchnorm_uses_per_context_statistics():
+    """Run one context after the other, SyncBatchNorm cannot share statistics (and must not
+    wait for the other contexts): the result differs from the full batch's."""
+    init = _initial_weights(sync_batchnorm_net)
+    single = _train(sync_batchnorm_net, [mx.cpu(0)], init)
+    multi = _train(sync_batchnorm_net, CONTEXTS, init)
+    assert not np.allclose(single[-1][0], multi[-1][0], rtol=1e-5, atol=1e-6)
 
 
 def test_split_and_load_places_one_part_per_context():

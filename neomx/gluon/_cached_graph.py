@@ -10,13 +10,36 @@ tensors and one call per operator: no re-tracing, no per-operator dispatch.
 The Symbol does not depend on shapes, dtypes or training mode (operators read
 ``autograd.is_training()`` when they run), so neither does the cache; only the nesting of
 the inputs (and which are None) selects a graph.
+
+Each bound graph has two compiled forms: the graph as traced, and an inference form
+rewritten by :mod:`._graph_passes` (BatchNorm folded into convolutions), run for calls
+outside ``autograd.record()`` in predict mode. ``hybridize`` flags choose how both run:
+
+* ``backend='inductor'`` (with ``backend_opts``, keyword arguments of ``torch.compile``):
+  ``torch.compile(backend='inductor', dynamic=False)``, one compilation per autograd mode
+  and input shapes; inference compiles with inductor's ``freezing`` (parameters become
+  constants; a changed parameter recompiles). A failing compilation falls back, with a
+  warning, to the default backend.
+* ``static_alloc=True, static_shape=True``: on GPUs CUDA-graph replay (``torch.compile``'s
+  ``cudagraphs`` backend, or inductor's ``reduce-overhead`` mode); everywhere the list of
+  parameter tensors is built once per binding instead of once per call.
+* ``mirror=True`` (or the environment variable ``MXNET_BACKWARD_DO_MIRROR=1`` when the
+  graph is compiled): segments of the graph are recomputed in the backward pass instead of
+  keeping their intermediate values (see :func:`neomx.symbol.graph.mirror_segments`).
 """
+import warnings
+from typing import Callable, NamedTuple
+
+import torch
+
+from .. import autograd
 from ..base import MXNetError
 from ..ndarray import NDArray
 from ..ndarray.ndarray import _new
 from ..symbol import Group, Symbol, var
 from ..symbol.graph import compiled
 from . import parameter as _parameter
+from ._graph_passes import INFERENCE_PASSES, version_stamp
 from .parameter import shape_is_known
 
 __all__ = ['flatten', 'regroup', 'trace', 'CachedGraph']
@@ -75,7 +98,7 @@ def trace(block, flat_args, in_fmt):
     grouped = regroup(variables, in_fmt)[0]
     outputs = block._forward_symbolic(grouped[0], tuple(grouped[1:]))
     flat_out, out_fmt = flatten(outputs)
-    return CachedGraph(block, variables, Group(flat_out), out_fmt)
+    return CachedGraph(block, variables, Group(flat_out), out_fmt, block._backend, dict(block._flags))
 
 
 class CachedGraph:
@@ -92,21 +115,30 @@ class CachedGraph:
         All outputs, flattened.
     out_fmt : format from :func:`flatten`
         How to regroup the outputs.
+    backend : str, optional
+        None (the compiled graph as it is) or ``'inductor'``.
+    flags : dict, optional
+        ``hybridize`` flags: ``static_alloc``, ``static_shape``, ``mirror``, ``backend_opts``.
 
     Attributes
     ----------
     symbol : Symbol
     variables : list of Symbol or None
-    runner : callable or None
-        When set, ``runner(compiled_graph) -> callable(tensors)`` wraps the
-        :class:`~neomx.symbol.graph.CompiledGraph` of each context when it is bound: the hook
-        for ``torch.compile(compiled_graph.fn)`` or checkpointed segments.
+    runner : callable
+        ``runner(compiled_graph, ctx, num_data) -> callable(tensors)`` wraps each
+        :class:`~neomx.symbol.graph.CompiledGraph` when it is bound (``num_data``: how many
+        leading tensors are data, the rest being parameters); chosen from the backend and
+        flags, replaceable before the first call.
     """
 
-    def __init__(self, block, variables, symbol, out_fmt):
+    def __init__(self, block, variables, symbol, out_fmt, backend=None, flags=None):
+        flags = flags or {}
         self.symbol = symbol
         self.out_fmt = out_fmt
-        self.runner = None
+        self._static_alloc = bool(flags.get('static_alloc'))
+        self._mirror = flags.get('mirror')
+        self.runner = graph_runner(backend, self._static_alloc and bool(flags.get('static_shape')),
+                                   flags.get('backend_opts'))
         used = set(symbol.list_inputs())
         data = [(i, v.name) for i, v in enumerate(variables) if v is not None and v.name in used]
         self._data_positions = [i for i, _ in data]
@@ -115,7 +147,7 @@ class CachedGraph:
         self._input_names = [name for _, name in data] + self._param_names
         self.variables = variables
         self._params = _graph_params(block, self._param_names)
-        self._bound = {}        # ctx -> (parameter layout version, arrays, compiled function)
+        self._bound = {}        # ctx -> _Binding
 
     def __call__(self, flat_args, ctx):
         """Run on the flat input arrays (all on ``ctx``); returns the flat output arrays.
@@ -126,18 +158,25 @@ class CachedGraph:
             While some parameter waits for its shape (see :meth:`complete_deferred`).
         """
         bound = self._bound.get(ctx)
-        if bound is None or bound[0] != _parameter._layout_version:
+        if bound is None or bound.layout_version != _parameter._layout_version:
             bound = self._bind(ctx)
-        _, arrays, fn = bound
         tensors = [flat_args[i]._t for i in self._data_positions]
-        tensors.extend(a._t for a in arrays)
-        return [_new(t, ctx) for t in fn(tensors)]
+        tensors.extend(bound.param_tensors or [a._t for a in bound.arrays])
+        run = bound.infer if not (torch.is_grad_enabled() or autograd.is_training()) else bound.run
+        return [_new(t, ctx) for t in run(tensors)]
 
     def _bind(self, ctx):
         arrays = [self._params[name].data(ctx) for name in self._param_names]
-        graph = compiled(self.symbol, ctx, self._input_names)
-        fn = graph if self.runner is None else self.runner(graph)
-        bound = self._bound[ctx] = (_parameter._layout_version, arrays, fn)
+        num_data = len(self._data_positions)
+        graph = compiled(self.symbol, ctx, self._input_names, mirror=self._mirror)
+        run = infer = self.runner(graph, ctx, num_data)
+        if self.runner is plain_runner:     # compiled backends make their own inference rewrites
+            inference = compiled(self.symbol, ctx, self._input_names, passes=INFERENCE_PASSES,
+                                 mirror=False)
+            if inference.rewritten:
+                infer = plain_runner(inference, ctx, num_data)
+        static = [a._t for a in arrays] if self._static_alloc else None
+        bound = self._bound[ctx] = _Binding(_parameter._layout_version, arrays, run, infer, static)
         return bound
 
     def complete_deferred(self, flat_args):
@@ -172,6 +211,137 @@ class CachedGraph:
         if self.out_fmt == 0:
             return flat_outputs[0]
         return regroup(flat_outputs, self.out_fmt)[0]
+
+
+class _Binding(NamedTuple):
+    """A CachedGraph bound on one context."""
+    layout_version: int         # parameter._layout_version when bound (changes: rebind)
+    arrays: list                # the parameters' NDArrays, in the graph's order
+    run: Callable               # fn(tensors) -> output tensors
+    infer: Callable             # the same for inference (outside record(), predict mode)
+    param_tensors: list         # the arrays' tensors fixed when bound (static_alloc), or None
+
+
+# ------------------------------------------------------------------- backends
+def plain_runner(graph, ctx, num_data):  # pylint: disable=unused-argument
+    """The default backend: the compiled graph itself."""
+    return graph
+
+
+def graph_runner(backend, static, backend_opts=None):
+    """The runner (see :attr:`CachedGraph.runner`) for a backend and the static flags.
+
+    Parameters
+    ----------
+    backend : str or None
+        None or ``'inductor'``.
+    static : bool
+        ``static_alloc`` and ``static_shape`` both set: replay CUDA graphs on GPUs.
+    backend_opts : dict, optional
+        Keyword arguments for ``torch.compile`` with ``backend='inductor'``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown backend.
+    """
+    if backend not in (None, 'inductor'):
+        raise ValueError("hybridize: unknown backend %r; neomx has None (the compiled graph) and "
+                         "'inductor' (torch.compile)" % (backend,))
+
+    def runner(graph, ctx, num_data):
+        on_gpu = ctx.device_type == 'gpu'
+        if backend == 'inductor':
+            options = dict(backend_opts or {})
+            if static and on_gpu:
+                options.setdefault('mode', 'reduce-overhead')
+            return TorchCompiled(graph, num_data, dict(options, backend='inductor'), freeze=True)
+        if static and on_gpu:
+            return TorchCompiled(graph, num_data, {'backend': 'cudagraphs'}, freeze=False)
+        return graph
+    return runner if backend is not None or static else plain_runner
+
+
+class _FrozenParams(torch.nn.Module):
+    """The graph as a module whose parameters are buffers, for inductor's ``freezing``
+    (which turns module attributes into constants of the compiled code)."""
+
+    def __init__(self, fn, params):
+        super().__init__()
+        self._fn = fn
+        for i, tensor in enumerate(params):
+            self.register_buffer('p%d' % i, tensor, persistent=False)
+        self._count = len(params)
+
+    def forward(self, *data):
+        return self._fn(*data, *[getattr(self, 'p%d' % i) for i in range(self._count)])
+
+
+class TorchCompiled:
+    """A compiled graph run through ``torch.compile``, compiled once per autograd mode.
+
+    Operators read the training flag from neomx's thread state, on which ``torch.compile``
+    places no guard; each (recording, training) mode therefore compiles its own copy of
+    the graph function. Inference (neither) with ``freeze`` compiles the graph with the
+    parameters as constants, again whenever a parameter changes.
+
+    Parameters
+    ----------
+    graph : CompiledGraph
+    num_data : int
+        Leading tensors that are data; the others are parameters.
+    options : dict
+        Keyword arguments of ``torch.compile`` (``backend``, ``mode``, ``options``...).
+    freeze : bool
+        Use inductor's ``freezing`` for inference.
+    """
+
+    def __init__(self, graph, num_data, options, freeze):
+        self._graph, self._num_data, self._freeze = graph, num_data, freeze
+        self._options = dict(options, dynamic=False)
+        self._modes = {}            # (recording, training) -> compiled callable(tensors)
+        self._frozen_stamp = None
+        self.failed = False
+
+    def __call__(self, tensors):
+        if self.failed:
+            return self._graph(tensors)
+        mode = (torch.is_grad_enabled(), autograd.is_training())
+        try:
+            return self._compiled(mode, tensors)(tensors)
+        except Exception as err:  # pylint: disable=broad-except
+            outputs = self._graph(tensors)      # an error of the graph itself raises here
+            self.failed = True
+            warnings.warn('hybridize(backend=%r): torch.compile failed (%s: %s); running the '
+                          'graph with the default backend instead'
+                          % (self._options['backend'], type(err).__name__, str(err).split('\n')[0]),
+                          stacklevel=4)
+            return outputs
+
+    def _compiled(self, mode, tensors):
+        frozen = self._freeze and mode == (False, False)
+        if frozen:
+            stamp = version_stamp(tensors[self._num_data:])
+            if stamp != self._frozen_stamp:
+                self._modes.pop(mode, None)
+                self._frozen_stamp = stamp
+        fn = self._modes.get(mode)
+        if fn is None:
+            fn = self._modes[mode] = self._compile(tensors, frozen)
+        return fn
+
+    def _compile(self, tensors, frozen):
+        if not frozen:
+            compiled_fn = torch.compile(self._graph.fresh_fn(), **self._options)
+            return lambda tensors: compiled_fn(*tensors)
+        options = dict(self._options)
+        mode = options.pop('mode', None)      # torch.compile takes a mode or options, not both
+        mode_options = torch._inductor.list_mode_options(mode) if mode else {}
+        options['options'] = dict(mode_options, **(options.get('options') or {}), freezing=True)
+        module = _FrozenParams(self._graph.fresh_fn(), tensors[self._num_data:])
+        compiled_module = torch.compile(module, **options)
+        num_data = self._num_data
+        return lambda tensors: compiled_module(*tensors[:num_data])
 
 
 def _graph_params(block, names):

@@ -53,16 +53,22 @@ def pick(data, index, axis, keepdims, mode):
     """One element of ``data`` per position along ``axis``, chosen by ``index``.
 
     ``index`` has ``data``'s shape without ``axis`` (or with it as 1); the output has that
-    shape, with ``axis`` kept as 1 when ``keepdims``.
+    shape, with ``axis`` kept as 1 when ``keepdims`` (1-D data always gives shape (1,), as
+    MXNet has no 0-d arrays). A hot path (losses, metrics): plain list work, no tensor
+    beyond the int64 cast, the range fit and the gather.
     """
+    ndim = data.dim()
     check(axis is not None, 'pick', 'axis=None is not supported; give an axis')
-    axis = normalize_axis(axis, data.dim(), 'pick')
-    kept = data.shape[:axis] + (1,) + data.shape[axis + 1:]
-    check(index.numel() == math.prod(kept), 'pick', 'index of shape %s does not match data %s '
-          'without axis %d', tuple(index.shape), tuple(data.shape), axis)
-    idx = _fit_range('pick', _as_index(index).reshape(kept), data.shape[axis], mode)
-    out = torch.gather(data, axis, idx)
-    return out if keepdims else out.squeeze(axis)
+    axis = normalize_axis(axis, ndim, 'pick')
+    kept = list(data.shape)
+    size, kept[axis] = kept[axis], 1
+    given = list(index.shape)
+    if given != kept:
+        check(given == kept[:axis] + kept[axis + 1:], 'pick', 'index of shape %s does not match data %s '
+              'without axis %d', tuple(given), tuple(data.shape), axis)
+        index = index.unsqueeze(axis)
+    out = torch.gather(data, axis, _fit_range('pick', _as_index(index), size, mode))
+    return out if keepdims or ndim == 1 else out.squeeze(axis)
 
 
 @register('batch_take', inputs=('a', 'indices'))

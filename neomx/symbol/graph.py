@@ -11,14 +11,20 @@ attributes bound beforehand -- so running it costs no dispatch, parsing or graph
 torch autograd (and ``torch.compile``) see plain torch code.
 """
 import functools
+import itertools
+import math
+import os
 import warnings
 
 import torch
+from torch.utils.checkpoint import checkpoint
 
+from .. import autograd
 from ..base import MXNetError, TORCH_OF_TYPE_FLAG, np_dtype, torch_dtype
 from ..operator.registry import SHAPE
 
-__all__ = ['infer', 'infer_shape', 'infer_type', 'CompiledGraph', 'compiled', 'invoke']
+__all__ = ['infer', 'infer_shape', 'infer_type', 'Call', 'Plan', 'plan_of', 'CompiledGraph', 'compiled',
+           'mirror_requested', 'mirror_segments', 'recompute', 'invoke']
 
 _META = torch.device('meta')
 _CPU = torch.device('cpu')
@@ -240,27 +246,116 @@ def infer_type(sym, known):
 
 
 # ---------------------------------------------------------------- compilation
+class Call:
+    """One operator call of a compiled graph: ``out = fn(*args)``.
+
+    Attributes
+    ----------
+    fn : callable
+        The implementation with its attributes bound; takes the tensors positionally.
+    args : list of (str, int or None) or None
+        Each argument as (value name, output index, None for a single-output value), or
+        None for an absent optional input.
+    out : str
+        The name of the value it defines.
+    node : _Node
+        The Symbol node it computes (operator spec, parsed attributes, name), read by passes.
+    """
+    __slots__ = ('fn', 'args', 'out', 'node')
+
+    def __init__(self, fn, args, out, node):
+        self.fn, self.args, self.out, self.node = fn, args, out, node
+
+
+class Plan:
+    """A graph as the calls to make in order: what passes rewrite and the generator emits.
+
+    Attributes
+    ----------
+    inputs : list of str
+        The names of the function's arguments (``x0``, ``x1``...).
+    calls : list of Call
+    heads : list of (str, int or None)
+        The outputs, as references like a call's arguments.
+    """
+
+    def __init__(self, inputs, calls, heads):
+        self.inputs, self.calls, self.heads = inputs, calls, heads
+
+    def use_counts(self):
+        """``{value name: number of references}`` over the calls' arguments and the heads."""
+        counts = {}
+        for ref in self.heads + [a for c in self.calls for a in c.args if a is not None]:
+            counts[ref[0]] = counts.get(ref[0], 0) + 1
+        return counts
+
+
+def plan_of(sym, ctx, input_names):
+    """The :class:`Plan` of ``sym``: one call per operator node in topological order, the
+    variables taken as arguments in the order of ``input_names``."""
+    position = {name: i for i, name in enumerate(input_names)}
+    values = {node: 'x%d' % position[node.name] for node in sym._nodes() if node.is_variable}
+
+    def ref(entry):
+        node, index = entry
+        return values[node], (index if node.num_outputs() > 1 else None)
+
+    calls = []
+    for j, node in enumerate(n for n in sym._nodes() if not n.is_variable):
+        params = dict(node.params, ctx=ctx) if node.spec.ctx_attrs else node.params
+        args = [None if i is None else ref(node.inputs[i]) for i in _input_slots(node)]
+        values[node] = 'v%d' % j
+        calls.append(Call(functools.partial(node.spec.impl, **params), args, values[node], node))
+    return Plan(['x%d' % i for i in range(len(input_names))], calls, [ref(h) for h in sym._heads])
+
+
 class CompiledGraph:
     """A graph compiled for one context.
+
+    Parameters
+    ----------
+    sym : Symbol
+    ctx : Context
+    input_names : list of str, optional
+        The variables in the order the function takes them; ``sym.list_inputs()`` by default.
+    passes : sequence of callable
+        ``pass(plan) -> plan`` rewrites applied in order (see ``neomx.gluon._graph_passes``);
+        a pass returns its argument itself when it changes nothing.
+    mirror : bool
+        Recompute segments of the graph in the backward pass instead of keeping their
+        intermediate values (see :func:`mirror_segments`).
 
     Attributes
     ----------
     input_names : list of str
-        The variables in the order the function takes them (``Symbol.list_inputs()`` unless
-        another order was asked for).
     fn : callable
         ``fn(*input_tensors) -> tuple of output tensors``: plain Python over the registry's
         torch implementations, fit for ``torch.compile``.
     source : str
         The generated source of ``fn``.
+    rewritten : bool
+        Whether some pass changed the graph.
     """
 
-    def __init__(self, sym, ctx, input_names=None):
+    def __init__(self, sym, ctx, input_names=None, passes=(), mirror=False):
         self.input_names = list(sym.list_inputs() if input_names is None else input_names)
-        self.source, namespace, self._line_nodes = _generate(sym, ctx, self.input_names)
+        plan = original = plan_of(sym, ctx, self.input_names)
+        for rewrite in passes:
+            plan = rewrite(plan)
+        self.rewritten = plan is not original
+        self.source, self._namespace, self._line_nodes = _generate(plan, mirror)
         self._filename = '<neomx graph %s>' % sym.name
+        self.fn = self.fresh_fn()
+
+    def fresh_fn(self):
+        """A new function object with its own code object for the same graph.
+
+        ``torch.compile`` caches compiled code per code object: separate copies keep the
+        compilations for different autograd modes apart.
+        """
+        namespace = dict(self._namespace)
         exec(compile(self.source, self._filename, 'exec'), namespace)  # pylint: disable=exec-used
-        self.fn = namespace['graph']
+        return namespace['graph']
 
     def __call__(self, tensors):
         """Run on the input tensors; torch errors become ``MXNetError`` naming the operator."""
@@ -282,37 +377,123 @@ class CompiledGraph:
         return 'the graph'
 
 
-def _generate(sym, ctx, input_names):
-    """Source of ``graph(x0, x1, ...)`` (one argument per name of ``input_names``), the
-    namespace it runs in (bound implementations) and ``{line number: operator}``."""
-    namespace, values, line_nodes = {}, {}, {}
-    position = {name: i for i, name in enumerate(input_names)}
-    lines = ['def graph(%s):' % ', '.join('x%d' % i for i in range(len(input_names)))]
-    for node in sym._nodes():
-        if node.is_variable:
-            values[node] = 'x%d' % position[node.name]
-
-    def ref(entry):
-        node, index = entry
-        return values[node] if node.num_outputs() == 1 else '%s[%d]' % (values[node], index)
-
-    for j, node in enumerate(n for n in sym._nodes() if not n.is_variable):
-        params = dict(node.params, ctx=ctx) if node.spec.ctx_attrs else node.params
-        namespace['op%d' % j] = functools.partial(node.spec.impl, **params)
-        args = ['None' if i is None else ref(node.inputs[i]) for i in _input_slots(node)]
-        lines.append('    v%d = op%d(%s)  # %s %s' % (j, j, ', '.join(args), node.op, node.name))
-        line_nodes[len(lines)] = '%s %s' % (node.op, node.name)
-        values[node] = 'v%d' % j
-    lines.append('    return (%s,)' % ', '.join(ref(h) for h in sym._heads))
-    return '\n'.join(lines) + '\n', namespace, line_nodes
+# ------------------------------------------------------------------ mirroring
+def mirror_requested():
+    """Whether ``MXNET_BACKWARD_DO_MIRROR`` asks for mirroring (a non-zero integer), read
+    when a graph is compiled."""
+    value = os.environ.get('MXNET_BACKWARD_DO_MIRROR', '').strip()
+    return value.lstrip('-').isdigit() and int(value) != 0
 
 
-def compiled(sym, ctx, input_names=None):
+def mirror_segments(calls):
+    """Split the calls into ``[(recompute, calls)]`` runs for mirroring.
+
+    Runs of about ``sqrt(len(calls))`` calls are recomputed in the backward pass: the
+    forward pass keeps only each run's inputs, so the stored values fall from ``O(n)`` to
+    ``O(sqrt(n))`` for one more forward computation. Operators with auxiliary states
+    (BatchNorm updates its moving statistics in place) run once, outside any run, and the
+    last run is not recomputed: its backward starts right after the forward pass.
+    """
+    size = max(1, round(math.sqrt(len(calls))))
+    segments, run = [], []
+    for call in calls:
+        if call.node.spec.aux:
+            segments.extend([(True, run), (False, [call])] if run else [(False, [call])])
+            run = []
+            continue
+        run.append(call)
+        if len(run) == size:
+            segments.append((True, run))
+            run = []
+    if run:
+        segments.append((False, run))
+    elif segments and segments[-1][0]:
+        segments[-1] = (False, segments[-1][1])
+    return segments
+
+
+def _in_mode(mode, segment, *args):
+    with mode():
+        return segment(*args)
+
+
+def recompute(segment, *args):
+    """Run ``segment(*args)`` storing only ``args`` for the backward pass, which runs it
+    again, in the training mode of this call, to get the values it needs.
+
+    Random operators draw the same numbers both times (the RNG state is kept), so the
+    gradients equal those of the stored run.
+    """
+    if not torch.is_grad_enabled():
+        return segment(*args)
+    mode = autograd.train_mode if autograd.is_training() else autograd.predict_mode
+    return checkpoint(_in_mode, mode, segment, *args, use_reentrant=False)
+
+
+# ----------------------------------------------------------------- generation
+def _text(ref):
+    name, index = ref
+    return name if index is None else '%s[%d]' % (name, index)
+
+
+def _runs(plan, mirror):
+    """The calls in runs ``(calls, inputs, outputs)``: the value names a recomputed run
+    takes and returns, both None for a run executed in place."""
+    segments = mirror_segments(plan.calls) if mirror else [(False, plan.calls)]
+    used_later = {name for name, _ in plan.heads}
+    runs = []
+    for recomputed, calls in reversed(segments):
+        defined = {c.out for c in calls}
+        inputs = list(dict.fromkeys(a[0] for c in calls for a in c.args
+                                    if a is not None and a[0] not in defined))
+        outputs = [c.out for c in calls if c.out in used_later]
+        used_later.update(inputs)
+        runs.append((calls, inputs, outputs) if recomputed and outputs else (calls, None, None))
+    return runs[::-1]
+
+
+def _generate(plan, mirror):
+    """Source of ``graph(x0, x1, ...)``, the namespace it runs in (bound implementations,
+    :func:`recompute`) and ``{line number: '<op> <name>'}``.
+
+    With ``mirror`` the recomputed runs become functions ``seg<k>`` that ``graph`` calls
+    through :func:`recompute`.
+    """
+    namespace = {'recompute': recompute}
+    functions, body = [], []            # (source line, operator label or None)
+    numbers = itertools.count()
+
+    def call_lines(calls):
+        lines = []
+        for call in calls:
+            j = next(numbers)
+            namespace['op%d' % j] = call.fn
+            label = '%s %s' % (call.node.op, call.node.name)
+            args = ', '.join('None' if a is None else _text(a) for a in call.args)
+            lines.append(('    %s = op%d(%s)  # %s' % (call.out, j, args, label), label))
+        return lines
+
+    for k, (calls, inputs, outputs) in enumerate(_runs(plan, mirror)):
+        if inputs is None:
+            body.extend(call_lines(calls))
+            continue
+        functions.append(('def seg%d(%s):' % (k, ', '.join(inputs)), None))
+        functions.extend(call_lines(calls))
+        functions.append(('    return (%s,)' % ', '.join(outputs), None))
+        body.append(('    %s, = recompute(seg%d, %s)' % (', '.join(outputs), k, ', '.join(inputs)),
+                     None))
+    lines = (functions + [('def graph(%s):' % ', '.join(plan.inputs), None)] + body
+             + [('    return (%s,)' % ', '.join(_text(h) for h in plan.heads), None)])
+    line_nodes = {number: label for number, (_, label) in enumerate(lines, 1) if label}
+    return '\n'.join(line for line, _ in lines) + '\n', namespace, line_nodes
+
+
+def compiled(sym, ctx, input_names=None, passes=(), mirror=None):
     """The :class:`CompiledGraph` of ``sym`` for ``ctx``, built once and cached on the Symbol.
 
     The generated code does not depend on shapes or dtypes (the implementations handle
-    any), so the context (and the order of the inputs) is the whole cache key: new input
-    shapes never re-trace.
+    any), so the context, the order of the inputs, the passes and mirroring are the whole
+    cache key: new input shapes never re-trace.
 
     Parameters
     ----------
@@ -320,11 +501,16 @@ def compiled(sym, ctx, input_names=None):
     ctx : Context
     input_names : list of str, optional
         The order in which the function takes the variables; ``sym.list_inputs()`` by default.
+    passes : tuple of callable
+        Plan rewrites (see :class:`CompiledGraph`).
+    mirror : bool, optional
+        Recompute segments in the backward pass; None reads ``MXNET_BACKWARD_DO_MIRROR``.
     """
-    key = ('compiled', ctx, None if input_names is None else tuple(input_names))
+    mirror = mirror_requested() if mirror is None else bool(mirror)
+    key = ('compiled', ctx, None if input_names is None else tuple(input_names), tuple(passes), mirror)
     graph = sym._cache.get(key)
     if graph is None:
-        graph = sym._cache[key] = CompiledGraph(sym, ctx, input_names)
+        graph = sym._cache[key] = CompiledGraph(sym, ctx, input_names, passes, mirror)
     return graph
 
 

@@ -1,2 +1,3 @@
-"""``gluon.contrib``."""
+"""``gluon.contrib``: contributed layers and data-parallel execution."""
 from . import nn
+from . import parallel
