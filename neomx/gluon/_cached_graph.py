@@ -334,14 +334,16 @@ class TorchCompiled:
         if not frozen:
             compiled_fn = torch.compile(self._graph.fresh_fn(), **self._options)
             return lambda tensors: compiled_fn(*tensors)
-        options = dict(self._options)
-        mode = options.pop('mode', None)      # torch.compile takes a mode or options, not both
-        mode_options = torch._inductor.list_mode_options(mode) if mode else {}
-        options['options'] = dict(mode_options, **(options.get('options') or {}), freezing=True)
         module = _FrozenParams(self._graph.fresh_fn(), tensors[self._num_data:])
-        compiled_module = torch.compile(module, **options)
+        compiled_module = torch.compile(module, **self._options)
         num_data = self._num_data
-        return lambda tensors: compiled_module(*tensors[:num_data])
+
+        def run_frozen(tensors):
+            # Compilation happens inside the call (again for new shapes), where inductor
+            # reads its global config; its per-call ``options`` leave freezing off.
+            with torch._inductor.config.patch(freezing=True):
+                return compiled_module(*tensors[:num_data])
+        return run_frozen
 
 
 def _graph_params(block, names):

@@ -33,7 +33,8 @@ class ConvolutionBatchNorm:
     per channel, so it folds into the filters and bias:
     ``weight * s`` and ``(bias - mean) * s + beta`` with ``s = gamma / sqrt(var + eps)``
     (``gamma`` read as 1 under ``fix_gamma``). The folded filters are kept until one of the
-    six arrays changes (new storage or an in-place update).
+    six arrays changes (new storage or an in-place update); 2-D filters are stored
+    channels-last, which makes the convolution's output channels-last too (same values).
 
     Parameters
     ----------
@@ -67,7 +68,10 @@ class ConvolutionBatchNorm:
         folded_bias = beta - moving_mean * scale
         if bias is not None:
             folded_bias = folded_bias + bias * scale
-        return weight * scale.reshape((-1,) + (1,) * (weight.dim() - 1)), folded_bias
+        folded = weight * scale.reshape((-1,) + (1,) * (weight.dim() - 1))
+        if folded.dim() == 4:       # oneDNN runs 2-D convolutions faster on channels-last filters
+            folded = folded.contiguous(memory_format=torch.channels_last)
+        return folded, folded_bias
 
 
 def _foldable(conv, batch_norm, uses):

@@ -8,7 +8,9 @@ shapes (weights) come from the operator's ``infer_args`` rule and a few equaliti
 Compilation turns a graph into the source of one Python function that calls the registry
 implementations on torch tensors in order -- one call per operator, inputs by position,
 attributes bound beforehand -- so running it costs no dispatch, parsing or graph walk, and
-torch autograd (and ``torch.compile``) see plain torch code.
+torch autograd (and ``torch.compile``) see plain torch code. Between the two, the graph is
+a :class:`Plan` (the calls in order) that passes may rewrite; mirroring
+(``MXNET_BACKWARD_DO_MIRROR``) wraps runs of calls in ``torch.utils.checkpoint``.
 """
 import functools
 import itertools
@@ -388,13 +390,16 @@ def mirror_requested():
 def mirror_segments(calls):
     """Split the calls into ``[(recompute, calls)]`` runs for mirroring.
 
-    Runs of about ``sqrt(len(calls))`` calls are recomputed in the backward pass: the
+    Runs of about ``3 sqrt(n)`` of the ``n`` calls are recomputed in the backward pass: the
     forward pass keeps only each run's inputs, so the stored values fall from ``O(n)`` to
-    ``O(sqrt(n))`` for one more forward computation. Operators with auxiliary states
-    (BatchNorm updates its moving statistics in place) run once, outside any run, and the
-    last run is not recomputed: its backward starts right after the forward pass.
+    ``O(sqrt(n))`` (the run inputs plus one run's values while it is recomputed) for at
+    most one more forward computation. Three times the memory-optimal ``sqrt(n)`` makes the
+    last run, which is not recomputed (its backward starts right after the forward pass),
+    longer: on a 100-layer MLP a seventh less work is repeated than with ``sqrt(n)`` runs,
+    for 4.4x instead of 7x less memory than storing everything. Operators with auxiliary states
+    (BatchNorm updates its moving statistics in place) run once, outside any run.
     """
-    size = max(1, round(math.sqrt(len(calls))))
+    size = max(1, round(3 * math.sqrt(len(calls))))
     segments, run = [], []
     for call in calls:
         if call.node.spec.aux:

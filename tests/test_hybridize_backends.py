@@ -1,0 +1,178 @@
+"""hybridize backends and flags (inductor, static_alloc/static_shape) and the inference
+rewrites (BatchNorm folded into convolutions): same outputs and gradients as the default."""
+import numpy as np
+import pytest
+import torch
+
+import neomx as mx
+from neomx import autograd, gluon
+from neomx.gluon._cached_graph import TorchCompiled, graph_runner, plain_runner
+from neomx.gluon._graph_passes import fold_batch_norm
+from neomx.symbol.graph import plan_of
+
+X = np.random.RandomState(0).uniform(-1, 1, (4, 6)).astype(np.float32)
+IMAGES = np.random.RandomState(1).uniform(-1, 1, (2, 3, 8, 8)).astype(np.float32)
+
+
+def _mlp(**flags):
+    mx.random.seed(0)
+    net = gluon.nn.HybridSequential()
+    with net.name_scope():
+        net.add(gluon.nn.Dense(8, activation='relu'), gluon.nn.Dense(3))
+    net.initialize(mx.init.Xavier())
+    net(mx.nd.array(X))             # deferred initialization draws from the seeded generator
+    net.hybridize(**flags)
+    return net
+
+
+def _step(net):
+    """Output and gradients of one recorded pass."""
+    with autograd.record():
+        out = net(mx.nd.array(X))
+        loss = (out * out).sum()
+    loss.backward()
+    return out.asnumpy(), [p.grad().asnumpy() for p in net.collect_params().values()]
+
+
+def _binding(net):
+    return next(iter(net._cached_graph._bound.values()))
+
+
+def test_inductor_matches_default_backend():
+    net, reference = _mlp(backend='inductor'), _mlp()
+    out, grads = _step(net)
+    want_out, want_grads = _step(reference)
+    np.testing.assert_allclose(out, want_out, rtol=1e-5, atol=1e-6)
+    for got, want in zip(grads, want_grads):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    assert isinstance(_binding(net).run, TorchCompiled) and not _binding(net).run.failed
+    # Inference compiles with frozen parameters; a changed parameter recompiles.
+    x = mx.nd.array(X)
+    np.testing.assert_allclose(net(x).asnumpy(), reference(x).asnumpy(), rtol=1e-5, atol=1e-6)
+    for target in (net, reference):
+        target.collect_params()[target.prefix + 'dense1_bias'].set_data(mx.nd.ones((3,)))
+    np.testing.assert_allclose(net(x).asnumpy(), reference(x).asnumpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_failed_compilation_falls_back_with_warning(monkeypatch):
+    def failing_compile(*args, **kwargs):
+        raise RuntimeError('no compiler here')
+    monkeypatch.setattr(torch, 'compile', failing_compile)
+    net, reference = _mlp(backend='inductor', backend_opts={'mode': 'max-autotune'}), _mlp()
+    with pytest.warns(UserWarning, match="backend='inductor'.*no compiler here"):
+        out, grads = _step(net)
+    want_out, want_grads = _step(reference)
+    np.testing.assert_array_equal(out, want_out)
+    for got, want in zip(grads, want_grads):
+        np.testing.assert_array_equal(got, want)
+    assert _binding(net).run.failed
+
+
+def test_graph_errors_are_not_mistaken_for_compilation_failures(monkeypatch):
+    monkeypatch.setattr(torch, 'compile', lambda fn, **kwargs: fn)
+    net = _mlp(backend='inductor')
+    net(mx.nd.array(X))
+    with pytest.raises(mx.base.MXNetError, match='FullyConnected'):
+        net(mx.nd.ones((4, 7)))
+
+
+def test_unknown_backend_is_rejected():
+    net = _mlp(backend='tvm')
+    with pytest.raises(ValueError, match="unknown backend 'tvm'"):
+        net(mx.nd.array(X))
+
+
+class _GPU:
+    device_type = 'gpu'
+
+
+def test_backend_choice():
+    assert graph_runner(None, static=False) is plain_runner
+    assert graph_runner(None, static=True)('graph', mx.cpu(), 1) == 'graph'
+    cuda_graphs = graph_runner(None, static=True)('graph', _GPU(), 1)
+    assert isinstance(cuda_graphs, TorchCompiled)
+    assert cuda_graphs._options == {'backend': 'cudagraphs', 'dynamic': False}
+    inductor = graph_runner('inductor', static=True, backend_opts={'fullgraph': True})('graph', _GPU(), 1)
+    assert inductor._options == {'backend': 'inductor', 'mode': 'reduce-overhead', 'fullgraph': True,
+                                 'dynamic': False}
+
+
+def test_static_flags_recorded_and_parameter_list_fixed():
+    net, reference = _mlp(static_alloc=True, static_shape=True), _mlp()
+    assert ('static_alloc', True) in net._flags and ('static_shape', True) in net._flags
+    for child in net._children.values():
+        assert ('static_alloc', True) in child._flags
+    out, grads = _step(net)
+    want_out, want_grads = _step(reference)
+    np.testing.assert_array_equal(out, want_out)
+    for got, want in zip(grads, want_grads):
+        np.testing.assert_array_equal(got, want)
+    bound = _binding(net)
+    assert [t is a._t for t, a in zip(bound.param_tensors, bound.arrays)] == [True] * 4
+    assert _binding(reference).param_tensors is None
+
+
+# ------------------------------------------------------------- BatchNorm folding
+def _conv_bn_net(fix_gamma):
+    mx.random.seed(3)
+    net = gluon.nn.HybridSequential()
+    with net.name_scope():
+        net.add(gluon.nn.Conv2D(4, 3, padding=1, use_bias=False), gluon.nn.BatchNorm(scale=not fix_gamma),
+                gluon.nn.Activation('relu'), gluon.nn.Conv2D(5, 3, strides=2), gluon.nn.BatchNorm(epsilon=0.1),
+                gluon.nn.GlobalAvgPool2D(), gluon.nn.Dense(2))
+    net.initialize(mx.init.Xavier())
+    net(mx.nd.array(IMAGES))
+    rng = np.random.RandomState(4)
+    for name, param in net.collect_params().items():
+        if name.endswith(('gamma', 'beta', 'running_mean', 'running_var')):
+            param.set_data(mx.nd.array(rng.uniform(0.5, 1.5, param.shape)))
+    return net
+
+
+@pytest.mark.parametrize('fix_gamma', [False, True])
+def test_batch_norm_folding_keeps_inference_outputs(fix_gamma):
+    net = _conv_bn_net(fix_gamma)
+    x = mx.nd.array(IMAGES)
+    imperative = net(x).asnumpy()
+    net.hybridize()
+    np.testing.assert_allclose(net(x).asnumpy(), imperative, rtol=1e-5, atol=1e-6)
+    bound = _binding(net)
+    assert bound.infer is not bound.run
+    assert bound.infer.source.count(' = op') == bound.run.source.count(' = op') - 2
+    # New parameter values refold.
+    gamma = net.collect_params()[net.prefix + 'batchnorm1_gamma']
+    gamma.set_data(gamma.data() * 2)
+    net.hybridize(active=False)
+    imperative = net(x).asnumpy()
+    net.hybridize()
+    np.testing.assert_allclose(net(x).asnumpy(), imperative, rtol=1e-5, atol=1e-6)
+
+
+def test_folded_graph_trains_like_the_unfolded_one():
+    net, reference = _conv_bn_net(False), _conv_bn_net(False)
+    net.hybridize()
+    x = mx.nd.array(IMAGES)
+    net(x)                                          # builds both forms
+    outputs = []
+    for model in (net, reference):
+        with autograd.record():
+            out = model(x).sum()
+        out.backward()
+        outputs.append([out.asnumpy()] + [p.data().asnumpy() for p in model.collect_params().values()]
+                       + [p.grad().asnumpy() for p in model.collect_params().values() if p.grad_req != 'null'])
+    for got, want in zip(*outputs):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_fold_only_where_the_convolution_feeds_nothing_else():
+    data = mx.sym.var('data')
+    conv = mx.sym.Convolution(data, kernel=(3, 3), num_filter=2, name='conv')
+    shared = mx.sym.BatchNorm(conv, name='bn') + conv           # conv read twice: no fold
+    plan = plan_of(shared, mx.cpu(), shared.list_inputs())
+    assert fold_batch_norm(plan) is plan
+    alone = mx.sym.BatchNorm(mx.sym.Convolution(data, kernel=(3, 3), num_filter=2, name='c2'), name='b2')
+    plan = plan_of(alone, mx.cpu(), alone.list_inputs())
+    assert [c.node.op for c in fold_batch_norm(plan).calls] == ['BatchNorm']
+    nhwc = mx.sym.BatchNorm(mx.sym.Convolution(data, kernel=(3, 3), num_filter=2, layout='NHWC'), axis=3)
+    plan = plan_of(nhwc, mx.cpu(), nhwc.list_inputs())
+    assert fold_batch_norm(plan) is plan
