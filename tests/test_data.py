@@ -106,8 +106,9 @@ def test_workers_give_the_same_batches_as_the_main_process(options):
         assert next(iter(workers))[0].context == mx.Context('cpu_shared', 0)
 
 
-def test_pin_memory_and_custom_batchify():
-    loader = D.DataLoader(D.ArrayDataset(X, Y), batch_size=4, pin_memory=True,
+@pytest.mark.parametrize('num_workers', [0, 1])
+def test_pin_memory_and_custom_batchify(num_workers):
+    loader = D.DataLoader(D.ArrayDataset(X, Y), batch_size=4, pin_memory=True, num_workers=num_workers,
                           batchify_fn=lambda samples: mx.nd.array([s[1] for s in samples]))
     batches = list(loader)
     assert batches[0].context == mx.cpu_pinned(0)
@@ -171,7 +172,8 @@ def test_worker_timeout_and_death():
 def _variable_batches(samples):
     """Batches of growing size (beyond the workers' first buffers) and non-array leaves."""
     n = int(samples[0][0])
-    return [mx.nd.full((n * 5000,), n, dtype='float64'), mx.nd.array([n], dtype='uint8'), np.arange(n), 'batch%d' % n]
+    return [mx.nd.full((n * 5000,), n, dtype='float64'), mx.nd.array([n], dtype='uint8'), np.arange(n),
+            'batch%d' % n]
 
 
 def test_growing_batches_abandoned_and_concurrent_iterators():
@@ -196,17 +198,26 @@ def test_workers_have_their_own_random_streams():
     assert batches[0] != batches[1]            # from two workers
 
 
-def test_workers_stop_without_leaving_processes_or_shared_memory():
-    shm_before = set(os.listdir('/dev/shm'))
+def _is_running(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_workers_stop_without_leaving_processes_files_or_shared_memory():
+    gc.collect()                              # earlier tests' loaders close their pipes now, not below
+    shm_before, fds_before = set(os.listdir('/dev/shm')), len(os.listdir('/proc/self/fd'))
     loader = D.DataLoader(_image_dataset(), batch_size=5, num_workers=2)
     it = iter(loader)
     next(it)                                  # batches still in flight
-    processes = [w._process for w in loader._pool._workers]
-    assert all(p.is_alive() for p in processes)
+    pids = [w._process.pid for w in loader._pool._workers]
+    assert all(_is_running(pid) for pid in pids)
     del loader, it
     gc.collect()
-    assert not any(p.is_alive() for p in processes)
-    assert set(os.listdir('/dev/shm')) == shm_before
+    assert not any(_is_running(pid) for pid in pids)
+    assert set(os.listdir('/dev/shm')) == shm_before and len(os.listdir('/proc/self/fd')) == fds_before
 
 # ---------------------------------------------------------------- transforms
 def _hwc(h=4, w=6, c=3):

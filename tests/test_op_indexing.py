@@ -50,8 +50,12 @@ def test_pick():
     _eq(mx.nd.pick(x, mx.nd.array([0.6, 1.5, 2.9])), [0, 5, 10])
     _eq(mx.nd.pick(x, mx.nd.array([[5], [-3], [1]])), [3, 4, 9])
     _eq(mx.nd.pick(x, mx.nd.array([5, -1, 4]), mode='wrap'), [1, 7, 8])
-    with pytest.raises(mx.base.MXNetError, match='does not match'):
-        mx.nd.pick(x, mx.nd.array([0, 1]))
+    _eq(mx.nd.pick(x, mx.nd.array([1, 2, 7], dtype='int64')), [1, 6, 11])             # MXNet 1.9.1
+    _eq(mx.nd.pick(x, mx.nd.array([1, 2, -7], dtype='int64'), mode='wrap'), [1, 6, 9])
+    _eq(mx.nd.pick(mx.nd.array([3, 4, 5]), mx.nd.array([2]), axis=0), [5])            # shape (1,)
+    for bad_shape in ((2,), (1, 3)):                     # (1, 3) has the right size, not the shape
+        with pytest.raises(mx.base.MXNetError, match='does not match'):
+            mx.nd.pick(x, mx.nd.zeros(bad_shape))
     with pytest.raises(mx.base.MXNetError, match='axis=None'):
         mx.nd.pick(x, mx.nd.array([0]), axis=None)
 

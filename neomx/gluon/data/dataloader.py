@@ -85,7 +85,8 @@ class _SharedBuffer:
 
     def __init__(self, fd, size):
         self.size = size
-        self._bytes = torch.frombuffer(mmap.mmap(fd, size), dtype=torch.uint8)   # the map keeps its own fd
+        self._map = mmap.mmap(fd, size)     # keeps its own duplicate of fd
+        self._bytes = torch.frombuffer(self._map, dtype=torch.uint8)
 
     @classmethod
     def create(cls, min_size):
@@ -99,7 +100,19 @@ class _SharedBuffer:
         return cls(fd, size), fd
 
     def view(self, place):
+        """The array at ``place``, in this buffer's memory."""
         return self._bytes[place.offset:place.offset + place.nbytes].view(place.dtype).view(place.shape)
+
+    def copy(self, place):
+        """A private copy of the array at ``place``.
+
+        numpy copies the bytes: a torch copy this large would run on torch's OpenMP threads,
+        which then spin for a while on the cores that the workers need.
+        """
+        out = torch.empty(place.shape, dtype=place.dtype)
+        np.copyto(out.view(-1).view(torch.uint8).numpy(),
+                  np.frombuffer(self._map, np.uint8, place.nbytes, place.offset))
+        return out
 
 
 class _Layout:
@@ -261,7 +274,7 @@ class _WorkerProcess:
             return task_id, structure
         buffer = self._buffers[slot]
         return task_id, _map_leaves(structure, _ArrayPlace,
-                                    lambda place: _new(buffer.view(place).clone(), _SHARED_CTX))
+                                    lambda place: _new(buffer.copy(place), _SHARED_CTX))
 
     def _death(self):
         self._process.join(_JOIN_S)
@@ -281,6 +294,7 @@ class _WorkerProcess:
         if self._process.is_alive():
             self._process.kill()
             self._process.join()
+        self._process.close()
         self._conn.close()
 
 
