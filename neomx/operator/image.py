@@ -5,6 +5,7 @@ Images are HWC (or NHWC batches) as decoded, except ``normalize`` which works on
 runs in float32 and is rounded and saturated back, as image libraries do. The random
 operators draw from torch's generator (``mx.random.seed`` makes them reproducible).
 """
+import functools
 import math
 
 import torch
@@ -59,12 +60,15 @@ def normalize(data, mean, std):
     for name, values in (('mean', mean), ('std', std)):
         check(len(values) == 1 or len(values) >= channels, 'normalize',
               '%s has %d values for %d channels', name, len(values), channels)
-    shape = (channels, 1, 1)
+    return _restore((_as_float(data) - _per_channel(mean, channels, data.device))
+                    / _per_channel(std, channels, data.device), data)
 
-    def per_channel(values):
-        values = values[:1] * channels if len(values) == 1 else values[:channels]
-        return torch.tensor(values, dtype=torch.float32, device=data.device).reshape(shape)
-    return _restore((_as_float(data) - per_channel(mean)) / per_channel(std), data)
+
+@functools.lru_cache(maxsize=64)
+def _per_channel(values, channels, device):
+    """A (channels, 1, 1) float32 constant (cached: transforms call this once per sample)."""
+    values = values[:1] * channels if len(values) == 1 else values[:channels]
+    return torch.tensor(values, dtype=torch.float32, device=device).reshape(channels, 1, 1)
 
 
 def _target_size(height, width, size, keep_ratio):

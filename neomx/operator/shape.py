@@ -255,12 +255,15 @@ def reverse(data, axis):
 def _check_joinable(op, arrays, axis, same_axis):
     """All ``arrays`` share dtype, ndim and every dim (but ``axis`` unless ``same_axis``)."""
     first = arrays[0]
+    shape, dtype = first.shape, first.dtype
+    head, tail = shape[:axis], shape[axis + 1:]
     for a in arrays[1:]:
-        check(a.dtype == first.dtype, op, 'inputs have different dtypes %s and %s', first.dtype, a.dtype)
-        same = a.dim() == first.dim() and all(
-            x == y for d, (x, y) in enumerate(zip(a.shape, first.shape)) if same_axis or d != axis)
-        check(same, op, 'input shapes %s and %s do not match (axis %d)',
-              tuple(first.shape), tuple(a.shape), axis)
+        s = a.shape
+        if a.dtype is dtype and (s == shape if same_axis else
+                                 (len(s) == len(shape) and s[:axis] == head and s[axis + 1:] == tail)):
+            continue
+        check(a.dtype == dtype, op, 'inputs have different dtypes %s and %s', dtype, a.dtype)
+        check(False, op, 'input shapes %s and %s do not match (axis %d)', tuple(shape), tuple(s), axis)
 
 
 @register('Concat', variadic='num_args', attrs=[('num_args', INT), ('dim', INT, 1)],
