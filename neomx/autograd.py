@@ -196,14 +196,22 @@ def _heads_and_grads(heads, head_grads):
     return tensors, grads
 
 
+# A private torch entry point: kept behind a fallback to the public API for torch versions
+# that lack or change it.
+_ENGINE_RUN_BACKWARD = getattr(torch.autograd.graph, '_engine_run_backward', None)
+
+
 def _run_backward(tensors, grads, retain_graph):
     """Run torch's backward engine on heads whose gradients are already built and checked.
 
     ``torch.autograd.backward`` would only validate them again, at a cost (about 10 us a
     call) comparable to a small network's whole backward pass.
     """
-    torch.autograd.graph._engine_run_backward(tuple(tensors), tuple(grads), retain_graph, False, (),
-                                              allow_unreachable=True, accumulate_grad=True)
+    if _ENGINE_RUN_BACKWARD is None:
+        torch.autograd.backward(tensors, grads, retain_graph=retain_graph)
+        return
+    _ENGINE_RUN_BACKWARD(tuple(tensors), tuple(grads), retain_graph, False, (),
+                         allow_unreachable=True, accumulate_grad=True)
 
 
 def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # pylint: disable=redefined-outer-name
