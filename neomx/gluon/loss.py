@@ -178,12 +178,15 @@ class SoftmaxCrossEntropyLoss(Loss):
         self._from_logits = from_logits
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):
-        if not self._from_logits:
-            pred = F.log_softmax(pred, self._axis)
         if self._sparse_label:
             self._check_sparse_label(label, pred)
-            loss = -F.pick(pred, label, axis=self._axis, keepdims=True)
+            if self._from_logits:
+                loss = -F.pick(pred, label, axis=self._axis, keepdims=True)
+            else:   # the common case, fused: log_softmax and pick in one operator
+                loss = F._softmax_cross_entropy_per_position(pred, label, axis=self._axis)
         else:
+            if not self._from_logits:
+                pred = F.log_softmax(pred, self._axis)
             label = self._like(F, label, pred)
             loss = -F.sum(pred * label, axis=self._axis, keepdims=True)
         return self._finish(F, loss, sample_weight)

@@ -1,16 +1,20 @@
 """Output (loss) layers: SoftmaxOutput, the regression outputs, MakeLoss/make_loss,
-softmax_cross_entropy and CTCLoss.
+softmax_cross_entropy, the per-position cross entropy behind Gluon's SoftmaxCrossEntropyLoss
+and CTCLoss.
 
 MXNet's output layers end a network: their backward pass does not use the head gradient
 but writes the gradient of an implied loss (``softmax - one_hot(label)`` for SoftmaxOutput,
 ``out - label`` for LinearRegressionOutput...). :class:`_HeadIgnoringOutput` reproduces
-that on torch autograd. ``softmax_cross_entropy`` and ``CTCLoss`` are ordinary
-differentiable losses: their gradients do scale with the head gradient.
+that on torch autograd. ``softmax_cross_entropy``, the per-position cross entropy and ``CTCLoss``
+are ordinary differentiable losses: their gradients do scale with the head gradient.
 """
+import math
+
 import torch
 import torch.nn.functional as F
 
-from .registry import BOOL, FLOAT, check, choice, register
+from .registry import BOOL, FLOAT, INT, check, choice, register
+from .shape import normalize_axis
 
 
 class _HeadIgnoringOutput(torch.autograd.Function):
@@ -239,6 +243,38 @@ def softmax_cross_entropy(data, label):
           'softmax_cross_entropy', 'expects data (N, C) and label (N,), got %s and %s',
           tuple(data.shape), tuple(label.shape))
     return F.cross_entropy(data, label.to(torch.int64), reduction='sum').reshape(1)
+
+
+@register('_softmax_cross_entropy_per_position', inputs=('data', 'label'), attrs=[('axis', INT, -1)])
+def softmax_cross_entropy_per_position(data, label, axis):
+    """``-pick(log_softmax(data, axis), label, axis, keepdims=True)`` in one torch call.
+
+    Gluon's SoftmaxCrossEntropyLoss with class-index labels: torch's fused cross entropy
+    runs forward and backward (``softmax - one_hot``, scaled by the head gradient) in two
+    kernels each, where the chain of operators takes three forward and four backward nodes.
+    Labels follow ``pick``'s default: float labels are truncated toward zero and
+    out-of-range labels are clipped to the nearest class.
+
+    Parameters
+    ----------
+    data : Tensor, shape (d0, ..., C, ..., dk), C classes on ``axis``
+    label : Tensor, the size of data without ``axis`` (any shape), class indices
+
+    Returns
+    -------
+    Tensor, data's shape with ``axis`` of size 1
+    """
+    name = '_softmax_cross_entropy_per_position'
+    axis = normalize_axis(axis, data.dim(), name)
+    out_shape = list(data.shape)
+    classes, out_shape[axis] = out_shape[axis], 1
+    check(label.numel() == math.prod(out_shape), name, 'label of shape %s does not match data of shape %s '
+          'without axis %d', tuple(label.shape), tuple(data.shape), axis)
+    # cross_entropy wants the classes on dim 1 of a batch: (N, C, ...) with targets (N, ...)
+    batched = data.reshape(1, -1) if data.dim() == 1 else data.movedim(axis, 1)
+    target = label.to(torch.int64).clamp(0, classes - 1)
+    target = target.reshape(batched.shape[:1] + batched.shape[2:])
+    return F.cross_entropy(batched, target, reduction='none').reshape(out_shape)
 
 
 def _absent_ctc_lengths(attrs):
