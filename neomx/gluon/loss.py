@@ -178,18 +178,31 @@ class SoftmaxCrossEntropyLoss(Loss):
         self._from_logits = from_logits
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):
-        if self._sparse_label:
-            self._check_sparse_label(label, pred)
-            if self._from_logits:
-                loss = -F.pick(pred, label, axis=self._axis, keepdims=True)
-            else:   # the common case, fused: log_softmax and pick in one operator
-                loss = F._softmax_cross_entropy_per_position(pred, label, axis=self._axis)
-        else:
+        if not self._sparse_label:
             if not self._from_logits:
                 pred = F.log_softmax(pred, self._axis)
             label = self._like(F, label, pred)
-            loss = -F.sum(pred * label, axis=self._axis, keepdims=True)
+            return self._finish(F, -F.sum(pred * label, axis=self._axis, keepdims=True), sample_weight)
+        self._check_sparse_label(label, pred)
+        if self._from_logits:
+            return self._finish(F, -F.pick(pred, label, axis=self._axis, keepdims=True), sample_weight)
+        if not isinstance(pred, NDArray):
+            # a traced graph keeps MXNet's operators, so that exported files load in MXNet
+            loss = -F.pick(F.log_softmax(pred, self._axis), label, axis=self._axis, keepdims=True)
+            return self._finish(F, loss, sample_weight)
+        if sample_weight is None and self._one_sample_per_row(pred):
+            # the per-row cross entropy is already the per-sample loss: no class axis to keep
+            # for broadcasting, none to average over
+            loss = F._softmax_cross_entropy_per_position(pred, label, axis=self._axis)
+            return _apply_weighting(F, loss, self._weight)
+        loss = F._softmax_cross_entropy_per_position(pred, label, axis=self._axis, keepdims=True)
         return self._finish(F, loss, sample_weight)
+
+    def _one_sample_per_row(self, pred):
+        """Whether ``pred`` has shape (N, C) or (C, N): 2-D, with the batch axis and the class
+        axis distinct."""
+        return (pred.ndim == 2 and -2 <= self._batch_axis < 2
+                and -2 <= self._axis < 2 and (self._axis - self._batch_axis) % 2 == 1)
 
     def _check_sparse_label(self, label, pred):
         if not isinstance(label, NDArray):

@@ -245,9 +245,10 @@ def softmax_cross_entropy(data, label):
     return F.cross_entropy(data, label.to(torch.int64), reduction='sum').reshape(1)
 
 
-@register('_softmax_cross_entropy_per_position', inputs=('data', 'label'), attrs=[('axis', INT, -1)])
-def softmax_cross_entropy_per_position(data, label, axis):
-    """``-pick(log_softmax(data, axis), label, axis, keepdims=True)`` in one torch call.
+@register('_softmax_cross_entropy_per_position', inputs=('data', 'label'),
+          attrs=[('axis', INT, -1), ('keepdims', BOOL, False)])
+def softmax_cross_entropy_per_position(data, label, axis, keepdims):
+    """``-pick(log_softmax(data, axis), label, axis, keepdims)`` in one torch call.
 
     Gluon's SoftmaxCrossEntropyLoss with class-index labels: torch's fused cross entropy
     runs forward and backward (``softmax - one_hot``, scaled by the head gradient) in two
@@ -259,22 +260,29 @@ def softmax_cross_entropy_per_position(data, label, axis):
     ----------
     data : Tensor, shape (d0, ..., C, ..., dk), C classes on ``axis``
     label : Tensor, the size of data without ``axis`` (any shape), class indices
+    axis : int
+    keepdims : bool
+        Keep ``axis`` in the output, with size 1.
 
     Returns
     -------
-    Tensor, data's shape with ``axis`` of size 1
+    Tensor, data's shape without ``axis`` (or with it as 1 when ``keepdims``); (1,) for 1-D data
     """
-    name = '_softmax_cross_entropy_per_position'
-    axis = normalize_axis(axis, data.dim(), name)
-    out_shape = list(data.shape)
-    classes, out_shape[axis] = out_shape[axis], 1
-    check(label.numel() == math.prod(out_shape), name, 'label of shape %s does not match data of shape %s '
-          'without axis %d', tuple(label.shape), tuple(data.shape), axis)
-    # cross_entropy wants the classes on dim 1 of a batch: (N, C, ...) with targets (N, ...)
-    batched = data.reshape(1, -1) if data.dim() == 1 else data.movedim(axis, 1)
-    target = label.to(torch.int64).clamp(0, classes - 1)
-    target = target.reshape(batched.shape[:1] + batched.shape[2:])
-    return F.cross_entropy(batched, target, reduction='none').reshape(out_shape)
+    shape = data.shape
+    axis = normalize_axis(axis, len(shape), '_softmax_cross_entropy_per_position')
+    positions = shape[:axis] + shape[axis + 1:]
+    target = label.long().clamp(0, shape[axis] - 1)    # long() truncates toward zero, as pick's cast
+    if target.shape != positions:
+        check(target.numel() == math.prod(positions), '_softmax_cross_entropy_per_position',
+              'label of shape %s does not match data of shape %s without axis %d',
+              tuple(label.shape), tuple(shape), axis)
+        target = target.reshape(positions)
+    # cross_entropy takes the classes on dim 1 of a batch, or a single unbatched sample (C,)
+    loss = F.cross_entropy(data if axis == 1 or len(shape) == 1 else data.movedim(axis, 1), target,
+                           reduction='none')
+    if len(shape) == 1:
+        return loss.reshape(1)
+    return loss.unsqueeze(axis) if keepdims else loss
 
 
 def _absent_ctc_lengths(attrs):

@@ -306,8 +306,9 @@ class Optimizer:
 
     def _apply(self, indices, weights, grads, states, multi_precision):
         """Group the weights by dtype and device (one fused kernel call each) and step them."""
-        if len(weights) == 1 or all(w._t.dtype is weights[0]._t.dtype and w._t.device == weights[0]._t.device
-                                    for w in weights):
+        first = weights[0]._t
+        dtype, device = first.dtype, first.device
+        if all(w._t.dtype is dtype and w._t.device == device for w in weights):
             self._apply_group(indices, weights, grads, states, multi_precision)
             return
         groups = {}
