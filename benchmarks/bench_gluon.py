@@ -128,9 +128,3 @@ def bench_dataloader_workers(batches=200):
 
 
 BENCHMARKS = [bench_lenet_step, bench_mlp_step, bench_dataloader_workers]
-
-if __name__ == '__main__':
-    for bench in BENCHMARKS:
-        r = bench()
-        print('%-60s neomx %.1f us  torch %.1f us  ratio %.3f (target %.2f)'
-              % (r.name, r.neomx_s * 1e6, r.torch_s * 1e6, r.ratio, r.target))

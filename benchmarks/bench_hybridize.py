@@ -241,9 +241,3 @@ def bench_resnet18_batch32_inductor():
 BENCHMARKS = [bench_mlp_step, bench_lenet_step, bench_inductor_mlp, bench_mirror_memory,
               bench_mirror_time, bench_resnet18_batch1, bench_resnet18_batch1_inductor,
               bench_resnet18_batch32, bench_resnet18_batch32_inductor]
-
-if __name__ == '__main__':
-    for bench in BENCHMARKS:
-        r = bench()
-        print('%-75s neomx %.1f us  torch %.1f us  ratio %.3f (target %.2f)'
-              % (r.name, r.neomx_s * 1e6, r.torch_s * 1e6, r.ratio, r.target))

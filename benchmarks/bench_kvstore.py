@@ -48,9 +48,3 @@ def bench_local_push_pull():
 
 
 BENCHMARKS = [bench_local_push_pull]
-
-if __name__ == '__main__':
-    for bench in BENCHMARKS:
-        r = bench()
-        print('%-60s neomx %.2f ms  torch %.2f ms  ratio %.3f (target %.1f)'
-              % (r.name, r.neomx_s * 1e3, r.torch_s * 1e3, r.ratio, r.target))

@@ -50,9 +50,3 @@ def bench_sgd_momentum():
 
 
 BENCHMARKS = [bench_sgd_momentum]
-
-if __name__ == '__main__':
-    for bench in BENCHMARKS:
-        r = bench()
-        print('%-60s neomx %.2f ms  torch %.2f ms  ratio %.3f (target %.1f)'
-              % (r.name, r.neomx_s * 1e3, r.torch_s * 1e3, r.ratio, r.target))

@@ -155,6 +155,13 @@ def _store_name(family, multiplier):
     return family + (tag[:-1] if tag in ('1.00', '0.50') else tag)
 
 
+def _build(net_class, family, multiplier, pretrained, ctx, root, kwargs):
+    net = net_class(multiplier, **kwargs)
+    if pretrained:
+        load_pretrained(net, _store_name(family, multiplier), ctx, root)
+    return net
+
+
 def get_mobilenet(multiplier, pretrained=False, ctx=cpu(), root=None, **kwargs):
     """MobileNet of width ``multiplier``.
 
@@ -165,10 +172,7 @@ def get_mobilenet(multiplier, pretrained=False, ctx=cpu(), root=None, **kwargs):
     pretrained, ctx, root, **kwargs
         As for :func:`mobilenet1_0`.
     """
-    net = MobileNet(multiplier, **kwargs)
-    if pretrained:
-        load_pretrained(net, _store_name('mobilenet', multiplier), ctx, root)
-    return net
+    return _build(MobileNet, 'mobilenet', multiplier, pretrained, ctx, root, kwargs)
 
 
 def get_mobilenet_v2(multiplier, pretrained=False, ctx=cpu(), root=None, **kwargs):
@@ -181,10 +185,7 @@ def get_mobilenet_v2(multiplier, pretrained=False, ctx=cpu(), root=None, **kwarg
     pretrained, ctx, root, **kwargs
         As for :func:`mobilenet_v2_1_0`.
     """
-    net = MobileNetV2(multiplier, **kwargs)
-    if pretrained:
-        load_pretrained(net, _store_name('mobilenetv2_', multiplier), ctx, root)
-    return net
+    return _build(MobileNetV2, 'mobilenetv2_', multiplier, pretrained, ctx, root, kwargs)
 
 
 def _variant(prefix, get_net, net_class, multiplier):
