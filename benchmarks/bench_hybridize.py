@@ -16,9 +16,9 @@
   the live tensors. Parameters and gradient buffers exist before the pass (the gradients
   of ``grad_req='write'`` replace the buffers one by one), so the rise is the memory the
   pass keeps for backward plus a few transient arrays: the activation memory.
-* Inference of ResNet-18 v1 (``model_zoo.vision.resnet18_v1``), hybridized, on 3x224x224
-  images at batch 1 and 32, against MXNet 1.9.1's hybridized model (``static_alloc``,
-  ``static_shape``) run by the oracle interpreter ``~/mxref/bin/python`` in a subprocess
+* Inference of ResNet-18 v1 (``model_zoo.vision.resnet18_v1``), hybridized with
+  ``static_alloc`` and ``static_shape`` in both, on 3x224x224 images at batch 1 and 32,
+  against MXNet 1.9.1's hybridized model run by the oracle interpreter ``~/mxref/bin/python`` in a subprocess
   of this run with the same thread count, before and after neomx's measurement (the
   faster of the two counts). Its time goes in the ``torch`` column.
 """
@@ -215,7 +215,7 @@ def _resnet_row(batch, backend):
         return Result(name + ' (skipped: no ~/mxref)', 1.0, 1.0, 1 / 0.9, note='skipped')
     rounds = 10 if batch == 1 else 3
     mxnet_s = _mxnet_resnet_seconds(batch, rounds)
-    neomx_s = _neomx_resnet_seconds(batch, rounds, backend=backend)
+    neomx_s = _neomx_resnet_seconds(batch, rounds, backend=backend, static_alloc=True, static_shape=True)
     mxnet_s = min(mxnet_s, _mxnet_resnet_seconds(batch, rounds))
     return Result(name, neomx_s, mxnet_s, target=1 / 0.9,
                   note='torch column: MXNet 1.9.1 hybridized (oracle subprocess, same threads), per '

@@ -1,13 +1,16 @@
 """hybridize backends and flags (inductor, static_alloc/static_shape) and the inference
-rewrites (BatchNorm folded into convolutions): same outputs and gradients as the default."""
+rewrites (convolutions fused with BatchNorm, sums and relu): same outputs and gradients as the default."""
+import platform
+
 import numpy as np
 import pytest
 import torch
 
 import neomx as mx
-from neomx import autograd, gluon
+from neomx import _memory, autograd, gluon
+from neomx.gluon import _cached_graph
 from neomx.gluon._cached_graph import TorchCompiled, graph_runner, plain_runner
-from neomx.gluon._graph_passes import fold_batch_norm
+from neomx.gluon._graph_passes import InferenceConvolution, fuse_convolutions
 from neomx.symbol.graph import plan_of
 
 X = np.random.RandomState(0).uniform(-1, 1, (4, 6)).astype(np.float32)
@@ -112,6 +115,31 @@ def test_static_flags_recorded_and_parameter_list_fixed():
     assert _binding(reference).param_tensors is None
 
 
+def test_static_alloc_pools_host_memory_and_keeps_inference_rewrites(monkeypatch):
+    calls = []
+    monkeypatch.setattr(_cached_graph, 'pool_host_memory', lambda: calls.append(1))
+    net = _conv_bn_net(False)
+    x = mx.nd.array(IMAGES)
+    imperative = net(x).asnumpy()
+    net.hybridize(static_alloc=True, static_shape=True)
+    np.testing.assert_allclose(net(x).asnumpy(), imperative, rtol=1e-5, atol=1e-6)
+    assert calls == [1]
+    bound = _binding(net)
+    assert bound.infer is not bound.run         # the static flags keep the fused inference graph
+
+
+def test_pool_host_memory_honours_unpooled(monkeypatch):
+    monkeypatch.setenv('MXNET_CPU_MEM_POOL_TYPE', 'Unpooled')
+    _memory.pool_host_memory.cache_clear()
+    try:
+        assert _memory.pool_host_memory() is False
+    finally:
+        _memory.pool_host_memory.cache_clear()
+    monkeypatch.delenv('MXNET_CPU_MEM_POOL_TYPE')
+    # glibc (this suite's Linux machines) accepts both settings.
+    assert _memory.pool_host_memory() is (platform.libc_ver()[0] == 'glibc')
+
+
 # ------------------------------------------------------------- BatchNorm folding
 def _conv_bn_net(fix_gamma):
     mx.random.seed(3)
@@ -138,7 +166,8 @@ def test_batch_norm_folding_keeps_inference_outputs(fix_gamma):
     np.testing.assert_allclose(net(x).asnumpy(), imperative, rtol=1e-5, atol=1e-6)
     bound = _binding(net)
     assert bound.infer is not bound.run
-    assert bound.infer.source.count(' = op') == bound.run.source.count(' = op') - 2
+    # conv+BatchNorm+relu and conv+BatchNorm each run as one call.
+    assert bound.infer.source.count(' = op') == bound.run.source.count(' = op') - 3
     # New parameter values refold.
     gamma = net.collect_params()[net.prefix + 'batchnorm1_gamma']
     gamma.set_data(gamma.data() * 2)
@@ -164,15 +193,78 @@ def test_folded_graph_trains_like_the_unfolded_one():
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
-def test_fold_only_where_the_convolution_feeds_nothing_else():
+def _fused_ops(sym):
+    """(operator of each call, whether it is a fused convolution) of the inference plan."""
+    plan = fuse_convolutions(plan_of(sym, mx.cpu(), sym.list_inputs()))
+    return [(c.node.op, isinstance(c.fn, InferenceConvolution)) for c in plan.calls]
+
+
+def test_fusion_only_where_each_output_feeds_nothing_else():
     data = mx.sym.var('data')
     conv = mx.sym.Convolution(data, kernel=(3, 3), num_filter=2, name='conv')
-    shared = mx.sym.BatchNorm(conv, name='bn') + conv           # conv read twice: no fold
-    plan = plan_of(shared, mx.cpu(), shared.list_inputs())
-    assert fold_batch_norm(plan) is plan
+    shared = mx.sym.BatchNorm(conv, name='bn') + conv           # conv read twice: alone
+    assert _fused_ops(shared) == [('Convolution', True), ('BatchNorm', False), ('elemwise_add', False)]
     alone = mx.sym.BatchNorm(mx.sym.Convolution(data, kernel=(3, 3), num_filter=2, name='c2'), name='b2')
-    plan = plan_of(alone, mx.cpu(), alone.list_inputs())
-    assert [c.node.op for c in fold_batch_norm(plan).calls] == ['BatchNorm']
+    assert _fused_ops(alone) == [('BatchNorm', True)]
     nhwc = mx.sym.BatchNorm(mx.sym.Convolution(data, kernel=(3, 3), num_filter=2, layout='NHWC'), axis=3)
     plan = plan_of(nhwc, mx.cpu(), nhwc.list_inputs())
-    assert fold_batch_norm(plan) is plan
+    assert fuse_convolutions(plan) is plan
+    stats = mx.sym.BatchNorm(mx.sym.Convolution(data, kernel=(3, 3), num_filter=2), output_mean_var=True)
+    assert _fused_ops(mx.sym.broadcast_add(stats[0], stats[1].reshape((1, 2, 1, 1)))) == [
+        ('Convolution', True), ('BatchNorm', False), ('Reshape', False), ('broadcast_add', False)]
+
+
+def test_residual_sum_and_relu_fuse_into_one_of_the_convolutions():
+    data = mx.sym.var('data')
+    body = mx.sym.BatchNorm(mx.sym.Convolution(data, kernel=(3, 3), pad=(1, 1), num_filter=4), name='b1')
+    down = mx.sym.BatchNorm(mx.sym.Convolution(data, kernel=(1, 1), num_filter=4), name='b2')
+    block = mx.sym.Activation(down + body, act_type='relu')
+    assert _fused_ops(block) == [('BatchNorm', True), ('Activation', True)]
+    assert _fused_ops(mx.sym.relu(mx.sym.Convolution(data, kernel=(1, 1), num_filter=2) + data)) == [
+        ('relu', True)]
+
+
+class _Residual(gluon.HybridBlock):
+    """relu(conv(bn(conv(x))) + shortcut) with the shortcut first or second in the sum."""
+
+    def __init__(self, shortcut_first, **kwargs):
+        super().__init__(**kwargs)
+        self._shortcut_first = shortcut_first
+        with self.name_scope():
+            self.body = gluon.nn.HybridSequential()
+            self.body.add(gluon.nn.Conv2D(3, 3, padding=1), gluon.nn.BatchNorm(), gluon.nn.Activation('relu'),
+                          gluon.nn.Conv2D(3, 3, padding=1, use_bias=False), gluon.nn.BatchNorm())
+            self.pool = gluon.nn.MaxPool2D(3, 2, 1)
+
+    def hybrid_forward(self, F, x):
+        out = F.Activation(x + self.body(x) if self._shortcut_first else self.body(x) + x, act_type='relu')
+        return self.pool(out)
+
+
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+@pytest.mark.parametrize('shortcut_first', [False, True])
+def test_fused_residual_block_keeps_inference_outputs(shortcut_first, dtype):
+    net = _Residual(shortcut_first)
+    net.initialize(mx.init.Xavier())
+    net.cast(dtype)
+    rng = np.random.RandomState(5)
+    x = mx.nd.array(IMAGES, dtype=dtype)
+    net(x)
+    for name, param in net.collect_params().items():
+        if name.endswith(('gamma', 'beta', 'running_mean', 'running_var')):
+            param.set_data(mx.nd.array(rng.uniform(0.5, 1.5, param.shape), dtype=dtype))
+    images = [x, mx.nd.array(np.concatenate([IMAGES] * 3), dtype=dtype)]     # new batch: filters repacked
+    imperative = [net(i).asnumpy() for i in images]
+    net.hybridize()
+    for _ in range(2):
+        for image, want in zip(images, imperative):
+            got = net(image)
+            assert got.dtype == np.dtype(dtype)
+            np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5, atol=1e-5)
+    namespace = _binding(net).infer.fn.__globals__
+    assert sum(isinstance(v, InferenceConvolution) for v in namespace.values()) == 2
+    with autograd.record(train_mode=False):     # recorded: the unfused operators, with gradients
+        out = net(x)
+    out.backward()
+    np.testing.assert_allclose(out.asnumpy(), imperative[0], rtol=1e-5, atol=1e-5)
+    assert net.body[0].weight.grad().abs().sum().asscalar() > 0

@@ -12,7 +12,7 @@ The Symbol does not depend on shapes, dtypes or training mode (operators read
 the inputs (and which are None) selects a graph.
 
 Each bound graph has two compiled forms: the graph as traced, and an inference form
-rewritten by :mod:`._graph_passes` (BatchNorm folded into convolutions), run for calls
+rewritten by :mod:`._graph_passes` (convolutions fused with BatchNorm, sums and relu), run for calls
 outside ``autograd.record()`` in predict mode. ``hybridize`` flags choose how both run:
 
 * ``backend='inductor'`` (with ``backend_opts``, keyword arguments of ``torch.compile``):
@@ -21,8 +21,10 @@ outside ``autograd.record()`` in predict mode. ``hybridize`` flags choose how bo
   constants; a changed parameter recompiles). A failing compilation falls back, with a
   warning, to the default backend.
 * ``static_alloc=True, static_shape=True``: on GPUs CUDA-graph replay (``torch.compile``'s
-  ``cudagraphs`` backend, or inductor's ``reduce-overhead`` mode); everywhere the list of
-  parameter tensors is built once per binding instead of once per call.
+  ``cudagraphs`` backend, or inductor's ``reduce-overhead`` mode).
+* ``static_alloc=True``: the list of parameter tensors is built once per binding instead
+  of once per call, and on CPUs freed host memory stays pooled in the process for the
+  next call's arrays (:func:`neomx._memory.pool_host_memory`), as in MXNet.
 * ``mirror=True`` (or the environment variable ``MXNET_BACKWARD_DO_MIRROR=1`` when the
   graph is compiled): segments of the graph are recomputed in the backward pass instead of
   keeping their intermediate values (see :func:`neomx.symbol.graph.mirror_segments`).
@@ -33,6 +35,7 @@ from typing import Callable, NamedTuple
 import torch
 
 from .. import autograd
+from .._memory import pool_host_memory
 from ..base import MXNetError
 from ..ndarray import NDArray
 from ..ndarray.ndarray import _new
@@ -170,12 +173,14 @@ class CachedGraph:
         num_data = len(self._data_positions)
         graph = compiled(self.symbol, ctx, self._input_names, mirror=self._mirror)
         run = infer = self.runner(graph, ctx, num_data)
-        if self.runner is plain_runner:     # compiled backends make their own inference rewrites
+        if run is graph:                    # compiled backends make their own inference rewrites
             inference = compiled(self.symbol, ctx, self._input_names, passes=INFERENCE_PASSES,
                                  mirror=False)
             if inference.rewritten:
                 infer = plain_runner(inference, ctx, num_data)
         static = [a._t for a in arrays] if self._static_alloc else None
+        if self._static_alloc and ctx.device_type == 'cpu':
+            pool_host_memory()
         bound = self._bound[ctx] = _Binding(_parameter._layout_version, arrays, run, infer, static)
         return bound
 

@@ -11,13 +11,15 @@ import functools
 import torch
 
 from .. import autograd
+from ..operator.nn_conv import _conv_geometry
 from ..symbol.graph import Call, Plan
 
-__all__ = ['ConvolutionBatchNorm', 'fold_batch_norm', 'version_stamp', 'INFERENCE_PASSES']
+__all__ = ['InferenceConvolution', 'fuse_convolutions', 'version_stamp', 'INFERENCE_PASSES']
 
 # Layouts with channels on axis 1, where BatchNorm(axis=1) scales the convolution's filters.
 _CHANNELS_FIRST = (None, 'NCW', 'NCHW', 'NCDHW')
 _FOLDABLE_DTYPES = (torch.float32, torch.float64)
+_PACKED_SHAPES = 4          # input shapes whose packed filters a convolution keeps
 
 
 def version_stamp(tensors):
@@ -25,45 +27,100 @@ def version_stamp(tensors):
     return tuple((t.data_ptr(), t._version) for t in tensors)
 
 
-class ConvolutionBatchNorm:
-    """``BatchNorm(Convolution(data, weight, bias))``, folded into one convolution when not
-    training and not recording.
+@functools.lru_cache(maxsize=None)
+def _onednn():
+    """``torch.ops.mkldnn`` when this torch build has oneDNN's fused convolutions, else None."""
+    if not torch.backends.mkldnn.is_available():
+        return None
+    try:
+        ops = torch.ops.mkldnn
+        return ops if ops._convolution_pointwise.binary and ops._reorder_convolution_weight else None
+    except (AttributeError, RuntimeError):
+        return None
+
+
+class InferenceConvolution:
+    """``Convolution`` followed by any of ``BatchNorm``, ``+ other`` and relu, run as one
+    call when not training and not recording (the original operators otherwise).
 
     In inference BatchNorm is the affine map ``(x - mean) * gamma / sqrt(var + eps) + beta``
     per channel, so it folds into the filters and bias:
     ``weight * s`` and ``(bias - mean) * s + beta`` with ``s = gamma / sqrt(var + eps)``
-    (``gamma`` read as 1 under ``fix_gamma``). The folded filters are kept until one of the
-    six arrays changes (new storage or an in-place update); 2-D filters are stored
-    channels-last, which makes the convolution's output channels-last too (same values).
+    (``gamma`` read as 1 under ``fix_gamma``). On CPUs, 2-D float32 convolutions then run
+    as oneDNN convolutions with the sum and relu fused in (what MXNet's oneDNN build does),
+    on channels-last data, with the filters reordered once into oneDNN's blocked layout for
+    each input shape. Folded and reordered filters are kept until one of the arrays they
+    come from changes (new storage or an in-place update). The outputs are channels-last
+    then (same values).
+
+    The call takes the convolution's arguments (data, weight, bias), then BatchNorm's
+    (gamma, beta, moving_mean, moving_var) and the other addend, as far as present.
 
     Parameters
     ----------
-    convolution, batch_norm : functools.partial
-        The two operators' implementations with their attributes bound.
+    convolution : functools.partial
+        The Convolution implementation with its attributes bound.
+    batch_norm, add, relu : functools.partial or None
+        The following operators, each reading the previous one's output.
+    other_first : bool
+        Whether the other addend is ``add``'s first argument.
     """
 
-    def __init__(self, convolution, batch_norm):
-        self._convolution, self._batch_norm = convolution, batch_norm
-        self._biased_convolution = functools.partial(
-            convolution.func, **dict(convolution.keywords, no_bias=False))
-        self._eps = batch_norm.keywords['eps']
-        self._fix_gamma = batch_norm.keywords['fix_gamma']
-        self._stamp = self._folded = None
+    def __init__(self, convolution, batch_norm=None, add=None, relu=None, other_first=False):
+        self._convolution, self._batch_norm, self._add, self._relu = convolution, batch_norm, add, relu
+        self._other_first = other_first
+        keywords = convolution.keywords
+        self._biased_convolution = functools.partial(convolution.func, **dict(keywords, no_bias=False))
+        stride, dilate, pad = _conv_geometry('Convolution', keywords['kernel'], keywords['stride'],
+                                             keywords['dilate'], keywords['pad'])
+        self._geometry = (list(pad), list(stride), list(dilate), keywords['num_group'])
+        self._onednn = len(keywords['kernel']) == 2 and _onednn() is not None
+        self._stamp = self._filters = None
+        self._packed = {}               # input shape -> oneDNN filters
+        num_arrays = 2 + (4 if batch_norm is not None else 0)
+        self._split = (num_arrays + 1, num_arrays + 1 + (add is not None))
 
-    def __call__(self, data, weight, bias, gamma, beta, moving_mean, moving_var):
-        """BatchNorm's outputs: ``(out,)`` folded, all three when it runs unfolded."""
-        if torch.is_grad_enabled() or autograd.is_training() or weight.dtype not in _FOLDABLE_DTYPES:
-            return self._batch_norm(self._convolution(data, weight, bias), gamma, beta,
-                                    moving_mean, moving_var)
-        arrays = (weight, bias, gamma, beta, moving_mean, moving_var)
+    def __call__(self, data, *args):
+        """The last operator's output (BatchNorm's as a tuple)."""
+        arrays, other = args[:self._split[0] - 1], args[self._split[0] - 1:self._split[1] - 1]
+        if (torch.is_grad_enabled() or autograd.is_training() or data.dtype not in _FOLDABLE_DTYPES
+                or arrays[0].dtype != data.dtype):
+            return self._unfused(data, arrays, other)
         stamp = version_stamp([a for a in arrays if a is not None])
         if stamp != self._stamp:
-            self._folded, self._stamp = self._fold(*arrays), stamp
-        return (self._biased_convolution(data, *self._folded),)
+            self._filters, self._stamp = self._fold(*arrays), stamp
+            self._packed.clear()
+        if self._onednn and data.device.type == 'cpu' and data.dtype == torch.float32:
+            out = self._run_onednn(data, other)
+        else:
+            out = self._biased_convolution(data, *self._filters)
+            if other:
+                out = self._add(other[0], out) if self._other_first else self._add(out, other[0])
+            if self._relu is not None:
+                out = torch.relu(out)
+        return (out,) if self._returns_tuple else out
 
-    def _fold(self, weight, bias, gamma, beta, moving_mean, moving_var):
-        scale = torch.rsqrt(moving_var + self._eps)
-        if not self._fix_gamma:
+    @property
+    def _returns_tuple(self):
+        return self._batch_norm is not None and self._add is None and self._relu is None
+
+    def _unfused(self, data, arrays, other):
+        out = self._convolution(data, *arrays[:2])
+        if self._batch_norm is not None:
+            out = self._batch_norm(out, *arrays[2:])
+            if self._returns_tuple:
+                return out
+            out = out[0]
+        if other:
+            out = self._add(other[0], out) if self._other_first else self._add(out, other[0])
+        return out if self._relu is None else self._relu(out)
+
+    def _fold(self, weight, bias, gamma=None, beta=None, moving_mean=None, moving_var=None):
+        if self._batch_norm is None:
+            return weight, bias
+        keywords = self._batch_norm.keywords
+        scale = torch.rsqrt(moving_var + keywords['eps'])
+        if not keywords['fix_gamma']:
             scale = scale * gamma
         folded_bias = beta - moving_mean * scale
         if bias is not None:
@@ -73,19 +130,82 @@ class ConvolutionBatchNorm:
             folded = folded.contiguous(memory_format=torch.channels_last)
         return folded, folded_bias
 
+    def _run_onednn(self, data, other):
+        ops = _onednn()
+        pad, stride, dilate, groups = self._geometry
+        packed = self._packed.get(data.shape)
+        if packed is None:
+            if len(self._packed) >= _PACKED_SHAPES:
+                self._packed.clear()
+            packed = self._packed[data.shape] = ops._reorder_convolution_weight(
+                self._filters[0], pad, stride, dilate, groups, list(data.shape))
+        data = data.contiguous(memory_format=torch.channels_last)
+        unary = 'relu' if self._relu is not None else 'none'
+        if not other:
+            return ops._convolution_pointwise(data, packed, self._filters[1], pad, stride, dilate, groups,
+                                              unary, [], '')
+        return ops._convolution_pointwise.binary(
+            data, other[0].contiguous(memory_format=torch.channels_last), packed, self._filters[1],
+            pad, stride, dilate, groups, 'add', 1.0, None if unary == 'none' else unary, [], '')
 
-def _foldable(conv, batch_norm, uses):
-    """Whether ``batch_norm`` normalises the channels of ``conv``'s output and nothing else
-    reads that output, nor BatchNorm's mean and variance outputs."""
-    return (conv is not None and conv.node.op == 'Convolution'
-            and isinstance(conv.fn, functools.partial) and isinstance(batch_norm.fn, functools.partial)
-            and conv.node.params['layout'] in _CHANNELS_FIRST and batch_norm.node.params['axis'] == 1
-            and uses[conv.out] == 1)
+
+def _is_relu(call):
+    return call.node.op == 'relu' or (call.node.op == 'Activation'
+                                      and call.node.params['act_type'] == 'relu')
 
 
-def fold_batch_norm(plan):
-    """Fold each BatchNorm fed only by a channel-first Convolution into it (see
-    :class:`ConvolutionBatchNorm`).
+def _is_bound(*calls):
+    return all(isinstance(c.fn, functools.partial) for c in calls)
+
+
+class _Chains:
+    """The plan's values, who reads them, and which BatchNorm side outputs are read."""
+
+    def __init__(self, plan):
+        self.uses = plan.use_counts()
+        self.readers = {}
+        for call in plan.calls:
+            for arg in call.args:
+                if arg is not None:
+                    self.readers.setdefault(arg[0], []).append(call)
+        self.side_outputs = {name for c in plan.calls for name, index in
+                             [a for a in c.args if a is not None] + plan.heads if index}
+
+        self.claimed = set()        # outputs of calls already in a chain
+
+    def sole_reader(self, call):
+        """The unclaimed call that alone reads ``call``'s output once (through output 0), or None."""
+        readers = self.readers.get(call.out, ())
+        if self.uses.get(call.out) != 1 or len(readers) != 1 or call.out in self.side_outputs:
+            return None
+        reader = readers[0]
+        return reader if _is_bound(reader) and reader.out not in self.claimed else None
+
+    def chain(self, conv):
+        """``conv`` and the BatchNorm, addition and relu that follow it, as present; claims them."""
+        calls = self._links(conv)
+        self.claimed.update(c.out for c in calls)
+        return calls
+
+    def _links(self, conv):
+        calls = [conv]
+        reader = self.sole_reader(conv)
+        if (reader is not None and reader.node.op == 'BatchNorm' and reader.node.params['axis'] == 1
+                and reader.args[0] == (conv.out, None) and reader.out not in self.side_outputs):
+            calls.append(reader)
+            reader = self.sole_reader(reader)
+        if reader is not None and reader.node.op == 'elemwise_add' and reader.args[0] != reader.args[1]:
+            calls.append(reader)
+            reader = self.sole_reader(reader)
+        if reader is not None and _is_relu(reader):
+            calls.append(reader)
+        return calls
+
+
+def fuse_convolutions(plan):
+    """Fuse each channels-first Convolution with the BatchNorm, addition and relu that
+    follow it (as far as present, and read by nothing else) into an
+    :class:`InferenceConvolution`.
 
     Parameters
     ----------
@@ -94,25 +214,35 @@ def fold_batch_norm(plan):
     Returns
     -------
     Plan
-        ``plan`` itself when no pair folds.
+        ``plan`` itself when it has no such convolution.
     """
-    uses = plan.use_counts()
-    producers = {c.out: c for c in plan.calls}
-    side_outputs = {name for c in plan.calls for name, index in [a for a in c.args if a is not None]
-                    + plan.heads if index}          # BatchNorm's mean/var read by someone
+    chains = _Chains(plan)
     fused, dropped = {}, set()
     for call in plan.calls:
-        if call.node.op != 'BatchNorm' or call.out in side_outputs:
+        if (call.node.op != 'Convolution' or not _is_bound(call)
+                or call.node.params['layout'] not in _CHANNELS_FIRST):
             continue
-        conv = producers.get(call.args[0][0]) if call.args[0][1] is None else None
-        if _foldable(conv, call, uses):
-            fused[call.out] = Call(ConvolutionBatchNorm(conv.fn, call.fn), conv.args + call.args[1:],
-                                   call.out, call.node)
-            dropped.add(conv.out)
+        calls = chains.chain(call)
+        parts = {'BatchNorm': None, 'elemwise_add': None, 'relu': None}
+        args = list(call.args)
+        previous, other_first = call.out, False
+        for link in calls[1:]:
+            kind = 'relu' if _is_relu(link) else link.node.op
+            parts[kind] = link.fn
+            if kind == 'BatchNorm':
+                args.extend(link.args[1:])
+            elif kind == 'elemwise_add':
+                other_first = link.args[0][0] != previous
+                args.append(link.args[0] if other_first else link.args[1])
+            previous = link.out
+        last = calls[-1]
+        fused[last.out] = Call(InferenceConvolution(call.fn, parts['BatchNorm'], parts['elemwise_add'],
+                                                    parts['relu'], other_first), args, last.out, last.node)
+        dropped.update(c.out for c in calls[:-1])
     if not fused:
         return plan
     calls = [fused.get(c.out, c) for c in plan.calls if c.out not in dropped]
     return Plan(plan.inputs, calls, plan.heads)
 
 
-INFERENCE_PASSES = (fold_batch_norm,)
+INFERENCE_PASSES = (fuse_convolutions,)

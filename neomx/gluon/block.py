@@ -477,12 +477,21 @@ class HybridBlock(Block):
         active : bool
             False goes back to imperative execution.
         backend : str, optional
-            Recorded for graph backends; the default backend runs the registry's torch
-            implementations.
+            None runs the compiled graph over the registry's torch implementations;
+            ``'inductor'`` runs it through ``torch.compile`` (keyword arguments for it in
+            ``backend_opts``).
         clear : bool
             Drop the graphs traced so far (the next call traces again).
-        static_alloc, static_shape, inline_limit, forward_bulk_size, backward_bulk_size
+        static_alloc : bool
+            Bind the parameter list once, and on CPUs keep freed host memory pooled in the
+            process for the next call (as MXNet's static memory does).
+        static_shape : bool
+            With ``static_alloc`` on GPUs, replay CUDA graphs.
+        inline_limit, forward_bulk_size, backward_bulk_size
             MXNet's CachedOp flags, recorded.
+        **kwargs
+            ``mirror=True`` recomputes graph segments in the backward pass instead of
+            storing them (like ``MXNET_BACKWARD_DO_MIRROR=1``); ``backend_opts``.
         """
         self._active = active
         self._backend = backend

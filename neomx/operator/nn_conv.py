@@ -292,6 +292,30 @@ def _pool_window(data, kernel, stride, pad, global_pool):
             _per_dim('Pooling', 'pad', pad, kernel, 0))
 
 
+_AVG_POOL = {1: F.avg_pool1d, 2: F.avg_pool2d, 3: F.avg_pool3d}
+
+
+def _native_pool(data, kernel, stride, pad, pool_type, convention, global_pool, include_pad):
+    """Max or average pooling by torch's own padding, where its windows are MXNet's: the
+    ``valid`` convention with pads of at most half the kernel, and global average pooling.
+    None elsewhere.
+
+    Padding inside torch's kernels saves a padded copy of the input, and keeps the
+    channels-last layout of oneDNN's convolution outputs.
+    """
+    if pool_type not in ('max', 'avg') or not data.is_floating_point():
+        return None
+    if global_pool and pool_type == 'avg':      # one window, whatever the convention
+        return data.mean(tuple(range(2, data.dim())), keepdim=True)
+    if convention != 'valid':
+        return None
+    if any(2 * p > k for p, k in zip(pad, kernel)):
+        return None
+    if pool_type == 'max':
+        return _MAX_POOL[len(kernel)](data, kernel, stride, pad)
+    return _AVG_POOL[len(kernel)](data, kernel, stride, pad, count_include_pad=include_pad)
+
+
 def _check_pooling(data, kernel, pad, pool_type, p_value, convention):
     """MXNet's restrictions: pad below kernel, kernel within the padded input, lp needs p."""
     check(all(p < k for p, k in zip(pad, kernel)), 'Pooling', 'pad %s must be smaller than kernel %s',
@@ -338,6 +362,10 @@ def pooling(data, kernel, pool_type, global_pool, cudnn_off, pooling_convention,
         data = data.movedim(-1, 1)
     kernel, stride, pad = _pool_window(data, kernel, stride, pad, global_pool)
     _check_pooling(data, kernel, pad, pool_type, p_value, pooling_convention)
+    out = _native_pool(data, kernel, stride, pad, pool_type, pooling_convention, global_pool,
+                       count_include_pad is not False)
+    if out is not None:
+        return out.movedim(1, -1) if channel_last else out
     spatial = tuple(data.shape[2:])
     pads = _pool_pads(spatial, kernel, stride, pad, pooling_convention)
     if pool_type == 'max':
