@@ -83,7 +83,19 @@ def test_mirror_segments_layout():
     assert [calls[0].node.op for _, calls in runs if calls[0].node.op == 'BatchNorm'] == ['BatchNorm']
     assert all(not recomputed for recomputed, calls in runs if calls[0].node.op == 'BatchNorm')
     assert not runs[-1][0]                      # the last run's backward comes right away
-    assert max(len(calls) for _, calls in runs) <= round(3 * len(plan.calls) ** 0.5)
+    assert max(len(calls) for _, calls in runs) <= -(-len(plan.calls) // 4)    # 17 calls: runs of 5
+
+
+@pytest.mark.parametrize('count, runs', [(10, 4), (200, 4), (400, 5), (3600, 15)])
+def test_mirror_run_count_grows_as_sqrt(count, runs):
+    data = mx.sym.var('data')
+    h = data
+    for i in range(count):
+        h = mx.sym.relu(h, name='r%d' % i)
+    plan = plan_of(h, mx.cpu(), h.list_inputs())
+    segments = mirror_segments(plan.calls)
+    assert len(segments) == runs
+    assert [recomputed for recomputed, _ in segments] == [True] * (runs - 1) + [False]
 
 
 def test_environment_variable_mirrors_executor(monkeypatch):
