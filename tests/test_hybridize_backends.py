@@ -10,7 +10,7 @@ import neomx as mx
 from neomx import _memory, autograd, gluon
 from neomx.gluon import _cached_graph
 from neomx.gluon._cached_graph import TorchCompiled, graph_runner, plain_runner
-from neomx.gluon._graph_passes import InferenceConvolution, fuse_convolutions
+from neomx.symbol.passes import InferenceConvolution, fuse_convolutions
 from neomx.symbol.graph import plan_of
 
 X = np.random.RandomState(0).uniform(-1, 1, (4, 6)).astype(np.float32)
@@ -268,3 +268,24 @@ def test_fused_residual_block_keeps_inference_outputs(shortcut_first, dtype):
     out.backward()
     np.testing.assert_allclose(out.asnumpy(), imperative[0], rtol=1e-5, atol=1e-5)
     assert net.body[0].weight.grad().abs().sum().asscalar() > 0
+
+
+def test_executor_predicts_with_the_fused_graph():
+    data = mx.sym.var('data')
+    conv = mx.sym.Convolution(data, kernel=(3, 3), pad=(1, 1), num_filter=4, name='conv')
+    out = mx.sym.Activation(mx.sym.BatchNorm(conv, fix_gamma=False, name='bn'), act_type='relu')
+    exe = out.simple_bind(mx.cpu(), data=IMAGES.shape)
+    rng = np.random.RandomState(6)
+    for arrays in (exe.arg_dict, exe.aux_dict):
+        for array in arrays.values():
+            array[:] = rng.uniform(0.5, 1.5, array.shape)
+    arrays = dict(exe.arg_dict, **exe.aux_dict)
+    want = mx.nd.Activation(mx.nd.BatchNorm(
+        mx.nd.Convolution(arrays['data'], arrays['conv_weight'], arrays['conv_bias'], kernel=(3, 3),
+                          pad=(1, 1), num_filter=4),
+        arrays['bn_gamma'], arrays['bn_beta'], arrays['bn_moving_mean'], arrays['bn_moving_var'],
+        fix_gamma=False), act_type='relu')
+    np.testing.assert_allclose(exe.forward(is_train=False)[0].asnumpy(), want.asnumpy(), rtol=1e-5, atol=1e-5)
+    assert 'InferenceConvolution' in {type(v).__name__ for v in exe._inference.fn.__globals__.values()}
+    trained = exe.forward(is_train=True)[0].asnumpy()      # batch statistics: the unfused graph
+    assert not np.allclose(trained, want.asnumpy())

@@ -12,7 +12,7 @@ The Symbol does not depend on shapes, dtypes or training mode (operators read
 the inputs (and which are None) selects a graph.
 
 Each bound graph has two compiled forms: the graph as traced, and an inference form
-rewritten by :mod:`._graph_passes` (convolutions fused with BatchNorm, sums and relu), run for calls
+rewritten by :mod:`neomx.symbol.passes` (convolutions fused with BatchNorm, sums and relu), run for calls
 outside ``autograd.record()`` in predict mode. ``hybridize`` flags choose how both run:
 
 * ``backend='inductor'`` (with ``backend_opts``, keyword arguments of ``torch.compile``):
@@ -42,7 +42,7 @@ from ..ndarray.ndarray import _new
 from ..symbol import Group, Symbol, var
 from ..symbol.graph import compiled
 from . import parameter as _parameter
-from ._graph_passes import INFERENCE_PASSES, version_stamp
+from ..symbol.passes import INFERENCE_PASSES, version_stamp
 from .parameter import shape_is_known
 
 __all__ = ['flatten', 'regroup', 'trace', 'CachedGraph']

@@ -12,6 +12,7 @@ from .. import autograd
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray, zeros
 from .graph import compiled, infer
+from .passes import INFERENCE_PASSES
 
 __all__ = ['Executor', 'simple_bind']
 
@@ -87,6 +88,8 @@ class Executor:
         self.grad_dict = dict(zip(arg_names, self.grad_arrays))
         self.aux_dict = dict(zip(aux_names, self.aux_arrays))
         self._graph = compiled(symbol, ctx)
+        self._inference = compiled(symbol, ctx, self._graph.input_names, passes=INFERENCE_PASSES,
+                                   mirror=False)
         by_name = dict(self.arg_dict, **self.aux_dict)
         self._inputs = [by_name[n] for n in self._graph.input_names]
         position = {n: i for i, n in enumerate(self._graph.input_names)}
@@ -109,7 +112,9 @@ class Executor:
         """Run the graph; keyword arrays are first copied into the arguments of those names.
 
         With ``is_train`` the pass runs in training mode (Dropout active, BatchNorm on batch
-        statistics) and is recorded for :meth:`backward`. Returns :attr:`outputs`.
+        statistics) and is recorded for :meth:`backward`; without, it runs the graph
+        rewritten for inference (:mod:`neomx.symbol.passes`: convolutions fused with
+        BatchNorm, sums and relu). Returns :attr:`outputs`.
         """
         for name, value in kwargs.items():
             if name not in self.arg_dict:
@@ -122,7 +127,7 @@ class Executor:
                 tensors[pos] = tensors[pos].detach().requires_grad_()
         scope = autograd.record(train_mode=is_train) if record else autograd.pause(train_mode=is_train)
         with scope:
-            results = self._graph(tensors)
+            results = (self._graph if is_train else self._inference)(tensors)
         for out, tensor in zip(self.outputs, results):
             out._t = tensor
         self._heads = results if record else None

@@ -321,7 +321,7 @@ class CompiledGraph:
     input_names : list of str, optional
         The variables in the order the function takes them; ``sym.list_inputs()`` by default.
     passes : sequence of callable
-        ``pass(plan) -> plan`` rewrites applied in order (see ``neomx.gluon._graph_passes``);
+        ``pass(plan) -> plan`` rewrites applied in order (see :mod:`neomx.symbol.passes`);
         a pass returns its argument itself when it changes nothing.
     mirror : bool
         Recompute segments of the graph in the backward pass instead of keeping their
