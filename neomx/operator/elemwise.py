@@ -80,14 +80,14 @@ def _register_unary(name, fn):
     def unary(data):
         return impl(data)
     unary.__doc__ = 'Element-wise %s of the input; output has the input\'s shape and dtype.' % name
-    register(name, inputs=('data',))(unary)
+    register(name, inputs=('data',), same_shape=True)(unary)
 
 
 for _name, _fn in UNARY.items():
     _register_unary(_name, _fn)
 
 
-@register('logical_not', inputs=('data',))
+@register('logical_not', inputs=('data',), same_shape=True)
 def logical_not(data):
     """1 where the input is zero, else 0, in the input dtype."""
     return (data == 0).to(data.dtype)
@@ -157,7 +157,7 @@ def _register_binary(fn, same_names, bcast_names):
         _check_dtype(same_op, lhs, rhs)
         return fn(lhs, rhs)
     elemwise.__doc__ = 'Element-wise %s of two arrays of the same shape.' % same_op
-    register(same_op, inputs=('lhs', 'rhs'), aliases=same_names[1:])(elemwise)
+    register(same_op, inputs=('lhs', 'rhs'), aliases=same_names[1:], same_shape=True)(elemwise)
 
     bcast_op = bcast_names[0]
 
@@ -227,7 +227,8 @@ def _register_scalar(name, fn):
             s = torch.tensor(s, dtype=data.dtype, device=data.device)
         return fn(data, s)
     scalar_op.__doc__ = 'Element-wise %s of an array and a scalar.' % name[1:]
-    register(name, inputs=('data',), attrs=[('scalar', FLOAT, 1.0), ('is_int', BOOL, True)])(scalar_op)
+    register(name, inputs=('data',), attrs=[('scalar', FLOAT, 1.0), ('is_int', BOOL, True)],
+             same_shape=True)(scalar_op)
 
 
 for _name, _fn in SCALAR.items():
@@ -235,19 +236,20 @@ for _name, _fn in SCALAR.items():
 
 
 # --------------------------------------------------------------- utilities
-@register('clip', inputs=('data',), attrs=[('a_min', FLOAT), ('a_max', FLOAT)])
+@register('clip', inputs=('data',), attrs=[('a_min', FLOAT), ('a_max', FLOAT)], same_shape=True)
 def clip(data, a_min, a_max):
     """Clip values to [a_min, a_max]; the gradient passes at the bounds."""
     return torch.clamp(data, _cast_scalar(data, a_min), _cast_scalar(data, a_max))
 
 
-@register('hard_sigmoid', inputs=('data',), attrs=[('alpha', FLOAT, 0.2), ('beta', FLOAT, 0.5)])
+@register('hard_sigmoid', inputs=('data',), attrs=[('alpha', FLOAT, 0.2), ('beta', FLOAT, 0.5)],
+          same_shape=True)
 def hard_sigmoid(data, alpha, beta):
     """``clip(alpha * x + beta, 0, 1)``."""
     return torch.clamp(data * alpha + beta, 0.0, 1.0)
 
 
-@register('smooth_l1', inputs=('data',), attrs=[('scalar', FLOAT, 1.0)])
+@register('smooth_l1', inputs=('data',), attrs=[('scalar', FLOAT, 1.0)], same_shape=True)
 def smooth_l1(data, scalar):
     """Smooth L1: ``0.5 (sigma x)^2`` where ``|x| < 1/sigma^2``, else ``|x| - 0.5/sigma^2``."""
     s2 = scalar * scalar
@@ -256,7 +258,7 @@ def smooth_l1(data, scalar):
 
 
 @register('add_n', variadic='num_args', attrs=[('num_args', INT)],
-          aliases=('ElementWiseSum', '_sum_n'))
+          aliases=('ElementWiseSum', '_sum_n'), same_shape=True)
 def add_n(*args, num_args):
     """Sum of any number of arrays of the same shape."""
     out = args[0]
@@ -267,37 +269,37 @@ def add_n(*args, num_args):
     return out
 
 
-@register('Cast', inputs=('data',), attrs=[('dtype', DTYPE)], aliases=('cast',))
+@register('Cast', inputs=('data',), attrs=[('dtype', DTYPE)], aliases=('cast',), same_shape=True)
 def cast(data, dtype):
     """Convert to ``dtype``."""
     return data.to(dtype)
 
 
-@register('amp_cast', inputs=('data',), attrs=[('dtype', DTYPE)])
+@register('amp_cast', inputs=('data',), attrs=[('dtype', DTYPE)], same_shape=True)
 def amp_cast(data, dtype):
     """Cast used by automatic mixed precision; casts floating inputs only."""
     return data.to(dtype) if data.dtype.is_floating_point else data
 
 
-@register('_copy', inputs=('data',), aliases=('identity',))
+@register('_copy', inputs=('data',), aliases=('identity',), same_shape=True)
 def copy(data):
     """A copy of the input."""
     return data.clone()
 
 
-@register('BlockGrad', inputs=('data',), aliases=('stop_gradient',))
+@register('BlockGrad', inputs=('data',), aliases=('stop_gradient',), same_shape=True)
 def block_grad(data):
     """The input unchanged, with no gradient flowing back."""
     return data.detach()
 
 
-@register('zeros_like', inputs=('data',))
+@register('zeros_like', inputs=('data',), same_shape=True)
 def zeros_like(data):
     """Zeros of the input's shape and dtype."""
     return torch.zeros_like(data)
 
 
-@register('ones_like', inputs=('data',))
+@register('ones_like', inputs=('data',), same_shape=True)
 def ones_like(data):
     """Ones of the input's shape and dtype."""
     return torch.ones_like(data)

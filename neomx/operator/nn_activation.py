@@ -24,7 +24,7 @@ _ACTIVATIONS = {'relu': torch.relu, 'sigmoid': torch.sigmoid, 'softrelu': F.soft
                 'softsign': F.softsign, 'tanh': torch.tanh}
 
 
-@register('Activation', inputs=('data',), attrs=[('act_type', choice(*_ACTIVATIONS))])
+@register('Activation', inputs=('data',), attrs=[('act_type', choice(*_ACTIVATIONS))], same_shape=True)
 def activation(data, act_type):
     """Element-wise ``relu``, ``sigmoid``, ``tanh``, ``softrelu`` (log(1 + e^x)) or ``softsign``
     (x / (1 + |x|)); output has the input's shape and dtype."""
@@ -169,7 +169,7 @@ def _register_single_input(name, fn, doc):
         check(not use_length, name, 'use_length needs a length input, which %s does not take', name)
         return _normalised(name, fn, data, None, axis, temperature, dtype, False)
     normalise.__doc__ = doc
-    register(name, inputs=('data',), attrs=_SOFTMAX_ATTRS)(normalise)
+    register(name, inputs=('data',), attrs=_SOFTMAX_ATTRS, same_shape=True)(normalise)
 
 
 _register_single_input('log_softmax', torch.log_softmax,
@@ -177,7 +177,8 @@ _register_single_input('log_softmax', torch.log_softmax,
 _register_single_input('softmin', _softmin, '``softmax(-x / T)`` along ``axis``.')
 
 
-@register('SoftmaxActivation', inputs=('data',), attrs=[('mode', choice('channel', 'instance')('instance'))])
+@register('SoftmaxActivation', inputs=('data',), attrs=[('mode', choice('channel', 'instance')('instance'))],
+          same_shape=True)
 def softmax_activation(data, mode):
     """Softmax over the last axis (``instance``) or over axis 1 of data with >= 3 dims (``channel``)."""
     if mode == 'instance':

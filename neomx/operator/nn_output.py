@@ -219,7 +219,7 @@ def make_loss_layer(data, grad_scale, valid_thresh, normalization):
     return _output_layer(data, _identity, gradient)
 
 
-@register('make_loss', inputs=('data',), output_names=('loss',))
+@register('make_loss', inputs=('data',), output_names=('loss',), same_shape=True)
 def make_loss(data):
     """Mark data as a loss: forward copies it; backward gives ones, ignoring the head gradient."""
     return _output_layer(data, _identity, torch.ones_like)

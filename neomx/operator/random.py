@@ -190,7 +190,7 @@ def _register_like_form(name, dist):
         return _draw(op, dist, [values[n] for n in dist.names], data.shape, data.dtype, data.device)
     random_like.__doc__ = ('Samples of the %s distribution with the shape, dtype and device of '
                            '``data`` (its values are ignored).' % name)
-    register(op, inputs=('data',), attrs=dist.params)(random_like)
+    register(op, inputs=('data',), attrs=dist.params, same_shape=True)(random_like)
 
 
 def _register_array_form(name, dist):
@@ -255,7 +255,7 @@ def sample_multinomial(data, shape, get_prob, dtype):
     return samples, log_prob
 
 
-@register('_shuffle', inputs=('data',))
+@register('_shuffle', inputs=('data',), same_shape=True)
 def shuffle(data):
     """A random permutation of ``data`` along its first axis (a new array).
 

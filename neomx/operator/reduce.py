@@ -189,7 +189,8 @@ def moments(data, axes, keepdims):
 
 
 @register('_np_cumsum', aliases=('cumsum',),
-          inputs=('a',), attrs=[('axis', OPT_INT, None), ('dtype', OPT_DTYPE, None)])
+          inputs=('a',), attrs=[('axis', OPT_INT, None), ('dtype', OPT_DTYPE, None)],
+          same_shape=lambda attrs: attrs['axis'] is not None)
 def cumsum(a, axis, dtype):
     """Cumulative sum along ``axis``; ``axis=None`` sums the flattened array.
 

@@ -204,6 +204,12 @@ class OpSpec:
     infer_args : callable(shapes, attrs) -> dict
         Given known input shapes (a dict; unknown ones are None), the shapes of the other
         inputs (weights from data): how deferred initialization and ``infer_shape`` work.
+    same_shape : bool or callable(attrs) -> bool
+        Whether every present input and output 0 have one shape (MXNet's element-wise shape
+        rule: relu, ``_plus_scalar``, ``elemwise_add``...). ``infer_shape`` then fills any of
+        them from any other, backwards from the output included. Set it only where MXNet 1.9.1
+        infers backwards too (not for ``Dropout`` or ``BatchNorm``, whose output has their
+        data's shape but whose shape rules only run forwards).
     hidden_outputs : callable(attrs) -> int, optional
         Outputs MXNet's graph records for the operator but never shows (oneDNN's max-pooling
         workspace); neomx does not compute them, it only counts them in Symbol JSON's
@@ -214,7 +220,7 @@ class OpSpec:
 
     def __init__(self, name, impl, inputs=(), aux=(), attrs=(), variadic=None, num_outputs=1,
                  num_visible_outputs=None, output_names=None, optional_inputs=None,
-                 infer_args=None, hidden_outputs=None, doc=None):
+                 infer_args=None, same_shape=False, hidden_outputs=None, doc=None):
         self.name = name
         self.impl = impl
         self.inputs = tuple(inputs)
@@ -232,6 +238,7 @@ class OpSpec:
         self.output_names = output_names
         self.optional_inputs = optional_inputs
         self.infer_args = infer_args
+        self.same_shape = same_shape
         self.hidden_outputs = hidden_outputs
         self.ctx_attrs = 'ctx' in self.attrs
         self.doc = doc or (impl.__doc__ if impl is not None else None)
@@ -292,6 +299,11 @@ class OpSpec:
             return self.inputs
         drop = set(self.optional_inputs(attrs))
         return tuple(n for n in self.inputs if n not in drop)
+
+    def shares_shape(self, attrs):
+        """Whether, for these attributes, the inputs and output 0 share one shape (:attr:`same_shape`)."""
+        same = self.same_shape
+        return same(attrs) if callable(same) else same
 
     def count_outputs(self, attrs):
         n = self.num_outputs

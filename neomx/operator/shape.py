@@ -245,7 +245,7 @@ def space_to_depth(data, block_size):
     return blocks.reshape(n, c * b * b, h // b, w // b)
 
 
-@register('reverse', inputs=('data',), attrs=[('axis', SHAPE)], aliases=('flip',))
+@register('reverse', inputs=('data',), attrs=[('axis', SHAPE)], aliases=('flip',), same_shape=True)
 def reverse(data, axis):
     """Reverse the order of elements along each axis in ``axis``."""
     return torch.flip(data, [normalize_axis(a, data.dim(), 'reverse') for a in axis])

@@ -2,8 +2,9 @@
 
 Inference runs each operator's torch implementation on ``device='meta'`` tensors in graph
 order, so output shapes and dtypes follow the implementations exactly; unknown argument
-shapes (weights) come from the operator's ``infer_args`` rule and a few equalities
-(element-wise binary operators), iterated to a fixed point.
+shapes (weights) come from the operator's ``infer_args`` rule, and the operators declared
+``same_shape`` in the registry (element-wise ones) pass a known shape between their inputs
+and output in either direction, iterated to a fixed point.
 
 Compilation turns a graph into the source of one Python function that calls the registry
 implementations on torch tensors in order -- one call per operator, inputs by position,
@@ -73,11 +74,6 @@ def _variable_dtype(node, given):
     return None if flag is None else TORCH_OF_TYPE_FLAG[int(flag)]
 
 
-def _is_elemwise_binary(spec):
-    """Non-broadcasting binary operators: both inputs and the output share one shape."""
-    return spec.inputs == ('lhs', 'rhs') and not spec.attrs and not spec.name.startswith('broadcast_')
-
-
 class _Inference:
     """Known shapes and dtypes of graph entries ``(node, output index)``."""
 
@@ -116,7 +112,9 @@ class _Inference:
         return True
 
     def _fill_arguments(self, node):
-        """Unknown input shapes from the operator's rule and element-wise equalities."""
+        """Unknown input shapes from the operator's ``infer_args`` rule and, for ``same_shape``
+        operators, from whichever of their inputs and output is known (so a known output
+        reaches an unknown input, as in MXNet)."""
         inputs = node.inputs
         if all(e in self.shapes for e in inputs):
             return False
@@ -129,7 +127,7 @@ class _Inference:
                 shape = inferred.get(n)
                 if e[0].is_variable and shape is not None and _is_known(shape):
                     changed |= self._set(self.shapes, e, tuple(shape))
-        if _is_elemwise_binary(node.spec):
+        if node.spec.shares_shape(node.params):
             entries = list(inputs) + [(node, 0)]
             known = [self.shapes[e] for e in entries if e in self.shapes]
             if known:
