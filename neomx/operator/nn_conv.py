@@ -7,7 +7,6 @@ channel-last too (``(num_filter, *kernel, C)``); ``Deconvolution`` defaults to
 padded input: max gives the dtype's lowest value there, sums give 0) and counts padding
 in averages unless ``count_include_pad=False``; ``Embedding`` clips indices into range.
 """
-import functools
 import math
 
 import torch
@@ -15,7 +14,7 @@ import torch.nn.functional as F
 
 from .elemwise import _round_half_away
 from .registry import (BOOL, DTYPE, FLOAT, INT, OPT_BOOL, OPT_FLOAT, OPT_INT, SHAPE, Attr, check, choice,
-                       register)
+                       memoized, register)
 
 
 def _optional_choice(*values):
@@ -87,7 +86,7 @@ def _per_dim(op, name, value, kernel, default):
     return (default,) * len(kernel)
 
 
-@functools.lru_cache(maxsize=512)
+@memoized(512)
 def _conv_geometry(op, kernel, stride, dilate, pad):
     """(stride, dilate, pad) filled in: cached, since a network repeats a few geometries per call."""
     return (_per_dim(op, 'stride', stride, kernel, 1), _per_dim(op, 'dilate', dilate, kernel, 1),

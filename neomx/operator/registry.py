@@ -18,6 +18,7 @@ The implementation receives torch tensors (``None`` for an absent optional input
 parsed attributes as keyword arguments, and returns a tensor or a tuple of tensors.
 """
 import ast
+import functools
 
 import numpy as np
 
@@ -25,7 +26,7 @@ from ..base import MXNetError, torch_dtype
 
 __all__ = ['Attr', 'OpSpec', 'register', 'get', 'all_ops', 'REQUIRED', 'check',
            'INT', 'FLOAT', 'BOOL', 'STR', 'SHAPE', 'OPT_INT', 'OPT_FLOAT', 'OPT_SHAPE', 'DTYPE',
-           'OPT_DTYPE', 'FLOATS', 'CTX', 'ANY', 'OPT_BOOL', 'choice']
+           'OPT_DTYPE', 'FLOATS', 'CTX', 'ANY', 'OPT_BOOL', 'choice', 'memoized']
 
 
 class _Required:
@@ -173,6 +174,28 @@ def check(condition, op, message, *fmt):
     """Raise ``MXNetError`` naming operator ``op`` unless ``condition`` holds."""
     if not condition:
         raise MXNetError('%s: %s' % (op, message % fmt if fmt else message))
+
+
+def memoized(maxsize):
+    """Cache a pure function of hashable arguments, for implementations' per-call helpers.
+
+    A plain dict, emptied when it reaches ``maxsize`` entries: unlike ``functools``' caches,
+    ``torch.compile`` traces through it without a warning.
+    """
+    def wrap(fn):
+        cache = {}
+
+        @functools.wraps(fn)
+        def cached(*args):
+            try:
+                return cache[args]
+            except KeyError:
+                if len(cache) >= maxsize:
+                    cache.clear()
+                result = cache[args] = fn(*args)
+                return result
+        return cached
+    return wrap
 
 
 class OpSpec:

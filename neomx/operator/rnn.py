@@ -23,7 +23,7 @@ import torch.nn.functional as F
 from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
 
 from .. import autograd
-from .registry import BOOL, FLOAT, INT, OPT_FLOAT, OPT_INT, check, choice, register
+from .registry import BOOL, FLOAT, INT, OPT_FLOAT, OPT_INT, check, choice, memoized, register
 
 # torch notes once per process that oneDNN has no projected LSTM; the fallback is exact.
 warnings.filterwarnings('ignore', message='LSTM with projections is not supported with oneDNN')
@@ -34,7 +34,7 @@ _KERNELS = {'rnn_relu': torch._VF.rnn_relu, 'rnn_tanh': torch._VF.rnn_tanh,
 _OUTPUT_NAMES = ('output', 'state_output', 'statecell_output')
 
 
-@functools.lru_cache(maxsize=256)
+@memoized(256)
 def _parameter_layout(mode, num_layers, directions, input_size, state_size, projection_size):
     """Where each weight lies in MXNet's flat parameter vector, listed in torch's order.
 
