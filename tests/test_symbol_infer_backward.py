@@ -191,10 +191,12 @@ class _Offset(mx.gluon.HybridBlock):
         return F.relu(offset) * 2 + x
 
 
-def test_hybridized_deferred_parameter_shape_inferred_backwards():
+@pytest.mark.parametrize('hybridize', [True, False])
+def test_deferred_parameter_shape_inferred_backwards(hybridize):
     net = _Offset()
     net.initialize(mx.init.One())
-    net.hybridize()
+    if hybridize:
+        net.hybridize()
     out = net(mx.nd.ones((2, 3)))
     assert net.offset.shape == (2, 3)
     np.testing.assert_array_equal(out.asnumpy(), np.full((2, 3), 3.0, np.float32))

@@ -560,14 +560,25 @@ class HybridBlock(Block):
 
     def _forward_deferred(self, x, args):
         """The first call with parameters of unknown shape: the operators that receive them
-        complete their shapes (``infer_args``) and initialize them, then compute."""
+        complete their shapes (``infer_args``) and initialize them, then compute.
+
+        A parameter that only an operator without such a rule receives (``relu(offset) + x``)
+        gets its shape from shape inference over the block's whole traced graph instead,
+        which runs backwards from the other operators, as in MXNet.
+        """
         ctx = x.context
         params = {}
         for key, param in self._reg_params.items():
             if param._data is None and param._deferred_init and shape_is_known(param.shape):
                 param._finish_deferred_init()
             params[key] = param.data(ctx) if param._data is not None else _PendingParam(param, ctx)
-        return self._call_hybrid_forward(_ShapeInferringOps(ndarray), x, args, params)
+        try:
+            return self._call_hybrid_forward(_ShapeInferringOps(ndarray), x, args, params)
+        except DeferredInitializationError:
+            flat, fmt = flatten((x,) + args)
+            if not trace(self, flat, fmt).complete_deferred(flat):
+                raise
+            return self._forward_imperative(x, args)
 
     def _forward_symbolic(self, x, args):
         assert isinstance(x, Symbol), (
