@@ -156,3 +156,41 @@ def test_symbolblock_shares_the_parameters_it_is_given():
     np.testing.assert_array_equal(block(x).asnumpy(), net[0](x).asnumpy())
     net[0].weight.set_data(mx.nd.ones((3, 2)))
     np.testing.assert_array_equal(block(x).asnumpy(), net[0](x).asnumpy())
+
+
+# ----------------------------------------------- RNN layers without begin states
+MXNET_LSTM = os.path.join(DATA, 'mxnet_lstm')
+LSTM_BATCHES = (2, 3)
+
+
+def _lstm_input(batch):
+    """make_fixtures.py's LSTM input for ``batch``."""
+    return np.random.RandomState(batch).uniform(-1, 1, size=(batch, 4, 3)).astype('float32')
+
+
+def test_imports_mxnet_lstm_whose_begin_states_wait_for_the_batch_size():
+    # MXNet's graph creates the begin states as zeros of shape (1, 0, 8): the batch size
+    # comes from shape inference, for each batch size.
+    block = mx.gluon.SymbolBlock.imports(MXNET_LSTM + '-symbol.json', ['data'], MXNET_LSTM + '-0000.params')
+    expected = _fixture('lstm_outputs.npz')
+    for batch in LSTM_BATCHES + LSTM_BATCHES:
+        np.testing.assert_allclose(block(mx.nd.array(_lstm_input(batch))).asnumpy(),
+                                   expected['batch%d' % batch], rtol=1e-5, atol=1e-6)
+
+
+def test_lstm_export_is_byte_for_byte_mxnets(tmp_path):
+    with mx.name.NameManager():
+        net = nn.HybridSequential()
+        with net.name_scope():
+            net.add(mx.gluon.rnn.LSTM(8, layout='NTC'), nn.Dense(2, flatten=False))
+    net.initialize()
+    net.hybridize()
+    net(mx.nd.array(_lstm_input(2)))
+    net.collect_params().load(MXNET_LSTM + '-0000.params')
+    expected = _fixture('lstm_outputs.npz')
+    for batch in LSTM_BATCHES:
+        np.testing.assert_allclose(net(mx.nd.array(_lstm_input(batch))).asnumpy(),
+                                   expected['batch%d' % batch], rtol=1e-5, atol=1e-6)
+    net.export(str(tmp_path / 'lstm'))
+    assert _read(str(tmp_path / 'lstm-symbol.json')) == _read(MXNET_LSTM + '-symbol.json')
+    assert _read(str(tmp_path / 'lstm-0000.params'), 'rb') == _read(MXNET_LSTM + '-0000.params', 'rb')

@@ -200,3 +200,48 @@ def test_deferred_parameter_shape_inferred_backwards(hybridize):
     out = net(mx.nd.ones((2, 3)))
     assert net.offset.shape == (2, 3)
     np.testing.assert_array_equal(out.asnumpy(), np.full((2, 3), 3.0, np.float32))
+
+
+# ------------------------------------- arrays created with shapes left to inference
+def test_zeros_with_unknown_dims_take_their_shape_from_readers():
+    x = mx.sym.var('x')
+    assert (mx.sym.relu(x) + mx.sym.zeros((0, 4))).infer_shape(x=(3, 4)) == ([(3, 4)], [(3, 4)], [])
+    rnn = mx.sym.RNN(x, mx.sym.var('p'), mx.sym.zeros((1, 0, 8)), mode='gru', state_size=8, num_layers=1)
+    # recorded from MXNet 1.9.1
+    assert rnn.infer_shape(x=(5, 3, 4)) == ([(5, 3, 4), (336,)], [(5, 3, 8)], [])
+    with pytest.raises(mx.base.MXNetError, match=r'_zeros.*\(0, 5\)'):
+        (x + mx.sym.zeros((0, 5))).infer_shape(x=(3, 4))
+
+
+def test_fully_connected_gives_the_batch_size_to_a_zero_batch_state():
+    x, state = mx.sym.var('x'), mx.sym.zeros((0, 8))
+    out = mx.sym.FullyConnected(x, num_hidden=6, name='i2h') + mx.sym.FullyConnected(state, num_hidden=6,
+                                                                                       name='h2h')
+    arg_shapes, out_shapes, _ = out.infer_shape(x=(3, 5))
+    assert out_shapes == [(3, 6)]
+    assert dict(zip(out.list_arguments(), arg_shapes))['h2h_weight'] == (6, 8)
+
+
+def test_executor_and_hybridized_cells_resolve_zero_batch_states_per_batch_size():
+    cell = mx.gluon.rnn.LSTMCell(8, input_size=4)
+
+    class Unrolled(mx.gluon.HybridBlock):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            with self.name_scope():
+                self.cell = cell
+
+        def hybrid_forward(self, F, x):
+            return self.cell.unroll(5, x, layout='NTC', merge_outputs=True)[0]
+
+    net = Unrolled()
+    net.initialize(mx.init.Xavier())
+    inputs = [mx.nd.array(np.random.RandomState(b).uniform(-1, 1, (b, 5, 4))) for b in (3, 6)]
+    imperative = [net(x).asnumpy() for x in inputs]
+    net.hybridize()
+    for _ in range(2):
+        for x, want in zip(inputs, imperative):
+            np.testing.assert_allclose(net(x).asnumpy(), want, rtol=1e-5, atol=1e-6)
+    x = mx.sym.var('x')
+    exe = (x + mx.sym.zeros((0, 4))).simple_bind(mx.cpu(), x=(2, 4))
+    assert exe.forward(x=mx.nd.ones((2, 4)))[0].asnumpy().tolist() == [[1.0] * 4] * 2

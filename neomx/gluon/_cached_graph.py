@@ -40,7 +40,7 @@ from ..base import MXNetError
 from ..ndarray import NDArray
 from ..ndarray.ndarray import _new
 from ..symbol import Group, Symbol, var
-from ..symbol.graph import compiled
+from ..symbol.graph import compiled, open_shape_nodes, resolve_open_shapes
 from . import parameter as _parameter
 from ..symbol.passes import INFERENCE_PASSES, version_stamp
 from .parameter import shape_is_known
@@ -150,7 +150,9 @@ class CachedGraph:
         self._input_names = [name for _, name in data] + self._param_names
         self.variables = variables
         self._params = _graph_params(block, self._param_names)
-        self._bound = {}        # ctx -> _Binding
+        # Graphs creating arrays of shapes left to inference compile per input shapes.
+        self._shape_dependent = bool(open_shape_nodes(symbol))
+        self._bound = {}        # ctx, or (ctx, data shapes) when shape-dependent -> _Binding
 
     def __call__(self, flat_args, ctx):
         """Run on the flat input arrays (all on ``ctx``); returns the flat output arrays.
@@ -160,28 +162,36 @@ class CachedGraph:
         DeferredInitializationError
             While some parameter waits for its shape (see :meth:`complete_deferred`).
         """
-        bound = self._bound.get(ctx)
+        key = ctx
+        if self._shape_dependent:
+            key = (ctx,) + tuple(flat_args[i].shape for i in self._data_positions)
+        bound = self._bound.get(key)
         if bound is None or bound.layout_version != _parameter._layout_version:
-            bound = self._bind(ctx)
+            bound = self._bind(ctx, key, flat_args)
         tensors = [flat_args[i]._t for i in self._data_positions]
         tensors.extend(bound.param_tensors or [a._t for a in bound.arrays])
         run = bound.infer if not (torch.is_grad_enabled() or autograd.is_training()) else bound.run
         return [_new(t, ctx) for t in run(tensors)]
 
-    def _bind(self, ctx):
+    def _bind(self, ctx, key, flat_args):
         arrays = [self._params[name].data(ctx) for name in self._param_names]
         num_data = len(self._data_positions)
-        graph = compiled(self.symbol, ctx, self._input_names, mirror=self._mirror)
+        open_shapes = None
+        if self._shape_dependent:
+            shapes = {name: a.shape for name, a in zip(self._param_names, arrays)}
+            shapes.update((self.variables[i].name, flat_args[i].shape) for i in self._data_positions)
+            open_shapes = resolve_open_shapes(self.symbol, shapes)
+        graph = compiled(self.symbol, ctx, self._input_names, mirror=self._mirror, open_shapes=open_shapes)
         run = infer = self.runner(graph, ctx, num_data)
         if run is graph:                    # compiled backends make their own inference rewrites
             inference = compiled(self.symbol, ctx, self._input_names, passes=INFERENCE_PASSES,
-                                 mirror=False)
+                                 mirror=False, open_shapes=open_shapes)
             if inference.rewritten:
                 infer = plain_runner(inference, ctx, num_data)
         static = [a._t for a in arrays] if self._static_alloc else None
         if self._static_alloc and ctx.device_type == 'cpu':
             pool_host_memory()
-        bound = self._bound[ctx] = _Binding(_parameter._layout_version, arrays, run, infer, static)
+        bound = self._bound[key] = _Binding(_parameter._layout_version, arrays, run, infer, static)
         return bound
 
     def complete_deferred(self, flat_args):

@@ -275,6 +275,10 @@ def concat(*arrays, num_args, dim):
     return torch.cat(arrays, dim)
 
 
+# Gluon's RNN layers join their flattened weights with it (MXNet's graphs name it so).
+register('_rnn_param_concat', variadic='num_args', attrs=[('num_args', INT), ('dim', INT, 1)])(concat)
+
+
 @register('stack', variadic='num_args', attrs=[('axis', INT, 0), ('num_args', INT)])
 def stack(*arrays, axis, num_args):
     """Join arrays of the same shape along a new axis ``axis`` (in ``[-ndim-1, ndim]``)."""

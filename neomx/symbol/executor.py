@@ -11,7 +11,7 @@ import torch
 from .. import autograd
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray, zeros
-from .graph import compiled, infer
+from .graph import compiled, infer, resolve_open_shapes
 from .passes import INFERENCE_PASSES
 
 __all__ = ['Executor', 'simple_bind']
@@ -87,9 +87,10 @@ class Executor:
         self.arg_dict = dict(zip(arg_names, self.arg_arrays))
         self.grad_dict = dict(zip(arg_names, self.grad_arrays))
         self.aux_dict = dict(zip(aux_names, self.aux_arrays))
-        self._graph = compiled(symbol, ctx)
+        open_shapes = resolve_open_shapes(symbol, {n: a.shape for n, a in self.arg_dict.items()})
+        self._graph = compiled(symbol, ctx, open_shapes=open_shapes)
         self._inference = compiled(symbol, ctx, self._graph.input_names, passes=INFERENCE_PASSES,
-                                   mirror=False)
+                                   mirror=False, open_shapes=open_shapes)
         by_name = dict(self.arg_dict, **self.aux_dict)
         self._inputs = [by_name[n] for n in self._graph.input_names]
         position = {n: i for i, n in enumerate(self._graph.input_names)}

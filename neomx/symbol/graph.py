@@ -27,6 +27,7 @@ from ..base import MXNetError, TORCH_OF_TYPE_FLAG, np_dtype, torch_dtype
 from ..operator.registry import SHAPE
 
 __all__ = ['infer', 'infer_shape', 'infer_type', 'Call', 'Plan', 'plan_of', 'CompiledGraph', 'compiled',
+           'open_shape_nodes', 'resolve_open_shapes',
            'mirror_requested', 'mirror_segments', 'recompute', 'invoke']
 
 _META = torch.device('meta')
@@ -74,12 +75,25 @@ def _variable_dtype(node, given):
     return None if flag is None else TORCH_OF_TYPE_FLAG[int(flag)]
 
 
+def _has_open_shape(node):
+    """Whether ``node`` creates an array whose ``shape`` attribute leaves dimensions (0s) to
+    shape inference, as MXNet's symbolic begin states ``zeros((layers, 0, hidden))`` do."""
+    return (not node.is_variable and not node.inputs and 'shape' in node.spec.attrs
+            and not _is_known(node.params['shape']))
+
+
+def _fits(template, shape):
+    """Whether ``shape`` agrees with ``template`` wherever the template's dimension is known."""
+    return len(template) == len(shape) and all(t in (0, None) or t == d for t, d in zip(template, shape))
+
+
 class _Inference:
     """Known shapes and dtypes of graph entries ``(node, output index)``."""
 
     def __init__(self, sym, shapes, dtypes):
         self.shapes, self.dtypes, self.done = {}, {}, set()
         self.nodes = sym._nodes()
+        self.open = {node for node in self.nodes if _has_open_shape(node)}
         for node in self.nodes:
             if node.is_variable:
                 shape, dtype = _variable_shape(node, shapes), _variable_dtype(node, dtypes)
@@ -99,11 +113,66 @@ class _Inference:
 
     def _visit(self, node):
         changed = self._fill_arguments(node) | self._fill_dtypes(node)
+        if node in self.open:           # its shape comes from its readers
+            if (node, 0) in self.shapes:
+                self._check_open(node)
+                self.done.add(node)
+            return changed
+        changed |= self._solve_open_input(node)
         if all(e in self.shapes for e in node.inputs):
             changed |= self._run_meta(node)
             if all(e in self.dtypes for e in node.inputs):
                 self.done.add(node)
         return changed
+
+    def _solve_open_input(self, node):
+        """The shape of an open input (see :func:`_has_open_shape`) that the rules leave
+        unknown, where ``node``'s output and other inputs are known: its 0s filled with
+        sizes of that output such that the operator gives exactly that output (a
+        ``FullyConnected`` reading a begin state of batch 0 gets the batch of its output).
+        Only a unique fill counts."""
+        out = self.shapes.get((node, 0))
+        pending = [e for e in node.inputs if e[0] in self.open and e not in self.shapes]
+        if out is None or len(pending) != 1:
+            return False
+        entry = pending[0]
+        template = tuple(entry[0].params['shape'])
+        holes = [i for i, d in enumerate(template) if d in (0, None)]
+        if len(holes) > 2:
+            return False
+        dtypes = [self.dtypes.get(e, torch.float32) for e in node.inputs]
+        fits = []
+        for sizes in itertools.product(sorted(set(out)), repeat=len(holes)):
+            shape = list(template)
+            for i, size in zip(holes, sizes):
+                shape[i] = size
+            shapes = self._input_shapes_given(node, entry, tuple(shape))
+            if shapes is None:
+                continue
+            try:
+                results = _call_on(node, shapes, dtypes, _META)
+            except (MXNetError,) + _TORCH_ERRORS:
+                continue
+            if tuple(results[0].shape) == out:
+                fits.append(tuple(shape))
+        return len(fits) == 1 and self._set(self.shapes, entry, fits[0])
+
+    def _input_shapes_given(self, node, entry, shape):
+        """``node``'s input shapes if ``entry`` had ``shape`` (unknown weights from the
+        operator's ``infer_args``), or None when some stay unknown."""
+        known = {n: (shape if e == entry else self.shapes.get(e))
+                 for n, e in zip(node.input_names(), node.inputs)}
+        if None in known.values() and node.spec.infer_args is not None:
+            inferred = node.spec.infer_args(known, node.params) or {}
+            known = {n: s if s is not None else inferred.get(n) for n, s in known.items()}
+        shapes = [known[n] for n in node.input_names()]
+        return None if any(s is None or not _is_known(s) for s in shapes) else [tuple(s) for s in shapes]
+
+    def _check_open(self, node):
+        template, shape = node.params['shape'], self.shapes[(node, 0)]
+        if not _fits(template, shape):
+            raise MXNetError('Error in operator %s (%s): shape %s does not fit the inferred %s'
+                             % (node.name, node.op, template, shape))
 
     def _set(self, table, entry, value):
         if entry in table:
@@ -125,7 +194,7 @@ class _Inference:
             inferred = node.spec.infer_args(known, node.params) or {}
             for n, e in zip(node.input_names(), inputs):
                 shape = inferred.get(n)
-                if e[0].is_variable and shape is not None and _is_known(shape):
+                if (e[0].is_variable or e[0] in self.open) and shape is not None and _is_known(shape):
                     changed |= self._set(self.shapes, e, tuple(shape))
         if node.spec.shares_shape(node.params):
             entries = list(inputs) + [(node, 0)]
@@ -290,9 +359,46 @@ class Plan:
         return counts
 
 
-def plan_of(sym, ctx, input_names):
+def open_shape_nodes(sym):
+    """The nodes of ``sym`` that create arrays of shapes left to inference (0s in their
+    ``shape``, like MXNet's symbolic begin states); computed once per Symbol."""
+    nodes = sym._cache.get('open_shape_nodes')
+    if nodes is None:
+        nodes = sym._cache['open_shape_nodes'] = [n for n in sym._nodes() if _has_open_shape(n)]
+    return nodes
+
+
+def resolve_open_shapes(sym, shapes):
+    """The shapes of :func:`open_shape_nodes` given the inputs' shapes, or None without such
+    nodes: what compiling ``sym`` for these inputs needs (see :func:`compiled`).
+
+    Parameters
+    ----------
+    sym : Symbol
+    shapes : dict of str -> tuple
+        Known input shapes, by name.
+
+    Raises
+    ------
+    MXNetError
+        When inference cannot decide some of them.
+    """
+    nodes = open_shape_nodes(sym)
+    if not nodes:
+        return None
+    table, _ = infer(sym, shapes=shapes)
+    undecided = [n.name for n in nodes if (n, 0) not in table]
+    if undecided:
+        raise MXNetError('cannot infer the shapes of %s (shapes with 0s) from the input shapes %s'
+                         % (undecided, shapes))
+    return tuple(table[(n, 0)] for n in nodes)
+
+
+def plan_of(sym, ctx, input_names, open_shapes=None):
     """The :class:`Plan` of ``sym``: one call per operator node in topological order, the
-    variables taken as arguments in the order of ``input_names``."""
+    variables taken as arguments in the order of ``input_names``, and the nodes of
+    :func:`open_shape_nodes` creating arrays of ``open_shapes`` (see :func:`resolve_open_shapes`)."""
+    resolved = dict(zip(open_shape_nodes(sym), open_shapes or ()))
     position = {name: i for i, name in enumerate(input_names)}
     values = {node: 'x%d' % position[node.name] for node in sym._nodes() if node.is_variable}
 
@@ -303,6 +409,8 @@ def plan_of(sym, ctx, input_names):
     calls = []
     for j, node in enumerate(n for n in sym._nodes() if not n.is_variable):
         params = dict(node.params, ctx=ctx) if node.spec.ctx_attrs else node.params
+        if node in resolved:
+            params = dict(params, shape=resolved[node])
         args = [None if i is None else ref(node.inputs[i]) for i in _input_slots(node)]
         values[node] = 'v%d' % j
         calls.append(Call(functools.partial(node.spec.impl, **params), args, values[node], node))
@@ -324,6 +432,8 @@ class CompiledGraph:
     mirror : bool
         Recompute segments of the graph in the backward pass instead of keeping their
         intermediate values (see :func:`mirror_segments`).
+    open_shapes : tuple, optional
+        The shapes of the graph's :func:`open_shape_nodes`, when it has some.
 
     Attributes
     ----------
@@ -337,9 +447,9 @@ class CompiledGraph:
         Whether some pass changed the graph.
     """
 
-    def __init__(self, sym, ctx, input_names=None, passes=(), mirror=False):
+    def __init__(self, sym, ctx, input_names=None, passes=(), mirror=False, open_shapes=None):
         self.input_names = list(sym.list_inputs() if input_names is None else input_names)
-        plan = original = plan_of(sym, ctx, self.input_names)
+        plan = original = plan_of(sym, ctx, self.input_names, open_shapes)
         for rewrite in passes:
             plan = rewrite(plan)
         self.rewritten = plan is not original
@@ -493,12 +603,14 @@ def _generate(plan, mirror):
     return '\n'.join(line for line, _ in lines) + '\n', namespace, line_nodes
 
 
-def compiled(sym, ctx, input_names=None, passes=(), mirror=None):
+def compiled(sym, ctx, input_names=None, passes=(), mirror=None, open_shapes=None):
     """The :class:`CompiledGraph` of ``sym`` for ``ctx``, built once and cached on the Symbol.
 
     The generated code does not depend on shapes or dtypes (the implementations handle
     any), so the context, the order of the inputs, the passes and mirroring are the whole
-    cache key: new input shapes never re-trace.
+    cache key: new input shapes never re-trace. The exception are graphs that create arrays
+    of shapes left to inference (:func:`open_shape_nodes`), compiled for each set of
+    ``open_shapes`` (:func:`resolve_open_shapes`).
 
     Parameters
     ----------
@@ -510,12 +622,15 @@ def compiled(sym, ctx, input_names=None, passes=(), mirror=None):
         Plan rewrites (see :class:`CompiledGraph`).
     mirror : bool, optional
         Recompute segments in the backward pass; None reads ``MXNET_BACKWARD_DO_MIRROR``.
+    open_shapes : tuple, optional
+        See :class:`CompiledGraph`.
     """
     mirror = mirror_requested() if mirror is None else bool(mirror)
-    key = ('compiled', ctx, None if input_names is None else tuple(input_names), tuple(passes), mirror)
+    key = ('compiled', ctx, None if input_names is None else tuple(input_names), tuple(passes), mirror,
+           open_shapes)
     graph = sym._cache.get(key)
     if graph is None:
-        graph = sym._cache[key] = CompiledGraph(sym, ctx, input_names, passes, mirror)
+        graph = sym._cache[key] = CompiledGraph(sym, ctx, input_names, passes, mirror, open_shapes)
     return graph
 
 
@@ -541,6 +656,6 @@ def invoke(sym, arrays):
     if ctx is None:
         from ..context import current_context
         ctx = current_context()
-    graph = compiled(sym, ctx)
+    graph = compiled(sym, ctx, open_shapes=resolve_open_shapes(sym, {n: a.shape for n, a in arrays.items()}))
     outputs = graph([arrays[n]._t for n in graph.input_names])
     return [_new(t, ctx) for t in outputs]

@@ -1,7 +1,9 @@
 """Writes the export/import fixtures of tests/test_export.py (not imported by the tests).
 
 The same small CNN (Conv2D, BatchNorm, relu, MaxPool2D, Flatten, Dense) is built with
-deterministic weights by MXNet 1.9.1 (the oracle) and by neomx:
+deterministic weights by MXNet 1.9.1 (the oracle) and by neomx; MXNet also exports an
+LSTM layer without begin states (its graph creates them as ``zeros`` of batch size 0, left
+to shape inference) with its outputs at two batch sizes (``lstm_outputs.npz``):
 
     ~/mxref/bin/python tests/data/make_fixtures.py mxnet   # mxnet_cnn-* and cnn_*.npy
     python tests/data/make_fixtures.py neomx               # neomx_cnn-*
@@ -29,14 +31,36 @@ def build_cnn(mx):
         with net.name_scope():
             net.add(nn.Conv2D(4, 3, padding=1), nn.BatchNorm(), nn.Activation('relu'),
                     nn.MaxPool2D(2), nn.Flatten(), nn.Dense(5))
+    return _deterministic(mx, net, cnn_input())
+
+
+def _deterministic(mx, net, x):
+    """``net`` initialized, hybridized and called on ``x`` (completing the deferred shapes),
+    with parameters set to fixed values."""
     net.initialize()
     net.hybridize()
-    net(mx.nd.array(cnn_input()))           # completes the deferred shapes
+    net(mx.nd.array(x))
     for i, param in enumerate(net.collect_params().values()):
         n = int(np.prod(param.shape))
         value = (np.sin(np.arange(n) * 0.37 + i) * 0.5).reshape(param.shape)
         param.set_data(mx.nd.array(np.abs(value) + 0.5 if param.grad_req == 'null' else value))
     return net
+
+
+LSTM_BATCHES = (2, 3)
+
+
+def build_lstm(mx):
+    """LSTM(8) over (batch, 4 steps, 3 features) then Dense(2) per step, no begin states."""
+    with mx.name.NameManager():
+        net = mx.gluon.nn.HybridSequential()
+        with net.name_scope():
+            net.add(mx.gluon.rnn.LSTM(8, layout='NTC'), mx.gluon.nn.Dense(2, flatten=False))
+    return _deterministic(mx, net, lstm_input(LSTM_BATCHES[0]))
+
+
+def lstm_input(batch):
+    return np.random.RandomState(batch).uniform(-1, 1, size=(batch, 4, 3)).astype('float32')
 
 
 def cnn_input():
@@ -60,6 +84,10 @@ def write_mxnet():
     np.save(os.path.join(HERE, 'cnn_input.npy'), cnn_input())
     np.save(os.path.join(HERE, 'cnn_output.npy'), predicted)
     np.save(os.path.join(HERE, 'cnn_output_train.npy'), trained)
+    lstm = build_lstm(mx)
+    lstm.export(os.path.join(HERE, 'mxnet_lstm'))
+    np.savez(os.path.join(HERE, 'lstm_outputs.npz'),
+             **{'batch%d' % b: lstm(mx.nd.array(lstm_input(b))).asnumpy() for b in LSTM_BATCHES})
 
 
 def write_neomx():

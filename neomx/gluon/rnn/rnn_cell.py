@@ -14,6 +14,7 @@ import numbers
 
 from ... import ndarray
 from ...ndarray import NDArray
+from ...symbol import Symbol
 from ..block import Block, HybridBlock, _indent
 
 __all__ = ['RecurrentCell', 'HybridRecurrentCell', 'RNNCell', 'LSTMCell', 'GRUCell',
@@ -23,8 +24,9 @@ __all__ = ['RecurrentCell', 'HybridRecurrentCell', 'RNNCell', 'LSTMCell', 'GRUCe
 
 # ------------------------------------------------------------ sequence helpers
 def _as_list(arrays):
-    """A list of arrays from a split's result, which is a lone array for one piece."""
-    return list(arrays) if isinstance(arrays, (list, tuple)) else [arrays]
+    """A list of arrays from a split's result: a list of NDArrays or a Symbol with one
+    output per piece, and a lone NDArray for one piece."""
+    return list(arrays) if isinstance(arrays, (list, tuple, Symbol)) else [arrays]
 
 
 def _namespace_of(array):

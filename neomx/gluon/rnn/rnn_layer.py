@@ -210,7 +210,8 @@ class _RNNLayer(HybridBlock):
             self._check_shapes(inputs, states)
         if self._layout == 'NTC':
             inputs = F.swapaxes(inputs, dim1=0, dim2=1)
-        flat = F.concat(*[F.reshape(params[key], shape=(-1,)) for key in self._flat_order], dim=0)
+        flat = F._internal._rnn_param_concat(*[F.reshape(params[key], shape=-1) for key in self._flat_order],
+                                             dim=0)
         extra = [sequence_length] if self._use_sequence_length else []
         clip_min, clip_max, clip_nan = self._state_clip
         results = F.RNN(inputs, flat, *states, *extra, state_size=self._hidden_size,
