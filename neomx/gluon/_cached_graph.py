@@ -162,9 +162,7 @@ class CachedGraph:
         DeferredInitializationError
             While some parameter waits for its shape (see :meth:`complete_deferred`).
         """
-        key = ctx
-        if self._shape_dependent:
-            key = (ctx,) + tuple(flat_args[i].shape for i in self._data_positions)
+        key = self._key(flat_args, ctx)
         bound = self._bound.get(key)
         if bound is None or bound.layout_version != _parameter._layout_version:
             bound = self._bind(ctx, key, flat_args)
@@ -173,14 +171,44 @@ class CachedGraph:
         run = bound.infer if not (torch.is_grad_enabled() or autograd.is_training()) else bound.run
         return [_new(t, ctx) for t in run(tensors)]
 
+    def prepare(self, flat_args, ctx):
+        """Compile and bind the graph for inputs like ``flat_args`` on ``ctx`` now, as
+        their first call would."""
+        key = self._key(flat_args, ctx)
+        if key not in self._bound:
+            self._bind(ctx, key, flat_args)
+
+    def _key(self, flat_args, ctx):
+        if self._shape_dependent:
+            return (ctx,) + tuple(flat_args[i].shape for i in self._data_positions)
+        return ctx
+
+    def run_monitored(self, flat_args, ctx, callback, monitor_all=False):
+        """Like calling the graph, running it as traced (default backend, no inference
+        rewrites, no mirroring) and reporting every operator's outputs (and, with
+        ``monitor_all``, inputs) to ``callback(name, op_name, array)``: names as bytes, as
+        MXNet's operator hooks give them, and the value as an NDArray."""
+        arrays = [self._params[name].data(ctx) for name in self._param_names]
+        graph = compiled(self.symbol, ctx, self._input_names, mirror=False,
+                         open_shapes=self._open_shapes(flat_args, arrays),
+                         monitor='all' if monitor_all else 'outputs')
+        tensors = [flat_args[i]._t for i in self._data_positions] + [a._t for a in arrays]
+        outputs = graph(tensors, lambda name, op, tensor: callback(name, op, _new(tensor, ctx)))
+        return [_new(t, ctx) for t in outputs]
+
+    def _open_shapes(self, flat_args, arrays):
+        """The shapes of the graph's arrays left to inference, for these inputs (None
+        when it has none; see :func:`~neomx.symbol.graph.resolve_open_shapes`)."""
+        if not self._shape_dependent:
+            return None
+        shapes = {name: a.shape for name, a in zip(self._param_names, arrays)}
+        shapes.update((self.variables[i].name, flat_args[i].shape) for i in self._data_positions)
+        return resolve_open_shapes(self.symbol, shapes)
+
     def _bind(self, ctx, key, flat_args):
         arrays = [self._params[name].data(ctx) for name in self._param_names]
         num_data = len(self._data_positions)
-        open_shapes = None
-        if self._shape_dependent:
-            shapes = {name: a.shape for name, a in zip(self._param_names, arrays)}
-            shapes.update((self.variables[i].name, flat_args[i].shape) for i in self._data_positions)
-            open_shapes = resolve_open_shapes(self.symbol, shapes)
+        open_shapes = self._open_shapes(flat_args, arrays)
         graph = compiled(self.symbol, ctx, self._input_names, mirror=self._mirror, open_shapes=open_shapes)
         run = infer = self.runner(graph, ctx, num_data)
         if run is graph:                    # compiled backends make their own inference rewrites
@@ -194,18 +222,17 @@ class CachedGraph:
         bound = self._bound[key] = _Binding(_parameter._layout_version, arrays, run, infer, static)
         return bound
 
-    def complete_deferred(self, flat_args):
-        """Give the parameters that wait for their shapes the shapes inferred from the
-        inputs through the graph, and initialize them.
+    def infer_parameter_shapes(self, flat_args):
+        """Give the parameters of unknown shape the shapes inferred from the inputs through
+        the graph (without initializing them).
 
         Returns
         -------
         bool
-            False when some parameter's shape stays unknown (an operator without an
-            argument-shape rule feeds it).
+            False when some parameter's shape stays unknown (only operators without an
+            argument-shape rule read it).
         """
-        pending = [p for p in self._params.values() if p._data is None and p._deferred_init]
-        unknown = [p for p in pending if not shape_is_known(p.shape)]
+        unknown = [p for p in self._params.values() if not shape_is_known(p.shape)]
         if unknown:
             known = {v.name: a.shape for v, a in zip(self.variables, flat_args) if v is not None}
             arg_shapes, _, aux_shapes = self.symbol.infer_shape_partial(**known)
@@ -215,6 +242,31 @@ class CachedGraph:
                 shape = inferred.get(param.name)
                 if shape and shape_is_known(shape):     # () marks a shape left unknown
                     param.shape = shape
+        return all(shape_is_known(p.shape) for p in self._params.values())
+
+    def infer_parameter_types(self, flat_args):
+        """Give the parameters the dtypes inferred from the inputs' through the graph."""
+        known = {v.name: a.dtype for v, a in zip(self.variables, flat_args) if v is not None}
+        arg_types, _, aux_types = self.symbol.infer_type(**known)
+        if arg_types is None:
+            raise MXNetError('infer_type: cannot decide every type of the graph from the inputs %s'
+                             % known)
+        names = self.symbol.list_arguments() + self.symbol.list_auxiliary_states()
+        inferred = dict(zip(names, arg_types + aux_types))
+        for name, param in self._params.items():
+            param.dtype = inferred[name]
+
+    def complete_deferred(self, flat_args):
+        """Give the parameters that wait for their shapes the shapes inferred from the
+        inputs through the graph, and initialize them.
+
+        Returns
+        -------
+        bool
+            False when some of them keeps an unknown shape (see :meth:`infer_parameter_shapes`).
+        """
+        self.infer_parameter_shapes(flat_args)
+        pending = [p for p in self._params.values() if p._data is None and p._deferred_init]
         if any(not shape_is_known(p.shape) for p in pending):
             return False
         for param in pending:

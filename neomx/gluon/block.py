@@ -9,6 +9,7 @@ the next per-kind counter of the current :class:`~neomx.name.NameManager` (``den
 a block created inside ``parent.name_scope()`` takes the parent's prefix and the parent's
 own counters (``hybridsequential0_dense0_``).
 """
+import functools
 import itertools
 import re
 import threading
@@ -274,6 +275,12 @@ class Block:
         for child in self._children.values():
             child.hybridize(active, **kwargs)
 
+    def register_op_hook(self, callback, monitor_all=False):
+        """Install ``callback`` on the hybridized blocks among the descendants (see
+        :meth:`HybridBlock.register_op_hook`)."""
+        for child in self._children.values():
+            child.register_op_hook(callback, monitor_all)
+
     def save_parameters(self, filename, deduplicate=False):
         """Save the parameters under their structural names (``0.weight``), MXNet's format.
 
@@ -466,6 +473,7 @@ class HybridBlock(Block):
         self._backend = None
         self._cached_graphs = {}        # input format -> CachedGraph
         self._cached_graph = None       # the last traced, which export() writes
+        self._op_hook = None            # (callback, monitor_all) of register_op_hook
 
     def hybridize(self, active=True, backend=None, clear=True, static_alloc=False,
                   static_shape=False, inline_limit=2, forward_bulk_size=None,
@@ -508,6 +516,76 @@ class HybridBlock(Block):
                           static_shape=static_shape, inline_limit=inline_limit,
                           forward_bulk_size=forward_bulk_size,
                           backward_bulk_size=backward_bulk_size, **kwargs)
+
+    def optimize_for(self, x, *args, backend=None, clear=False, static_alloc=False,
+                     static_shape=False, inline_limit=2, forward_bulk_size=None,
+                     backward_bulk_size=None, **kwargs):
+        """Hybridize for ``backend`` and prepare the graph for inputs like ``(x, *args)``
+        without running it: trace it, complete deferred parameter shapes and compile it.
+
+        MXNet partitions the graph for a subgraph backend here. neomx's default backend
+        already runs what MXNet's ``'MKLDNN'``/``'ONEDNN'`` partitioning fuses (convolutions
+        with BatchNorm, sums and activations, on oneDNN) whenever it infers, so those names
+        select it; ``export`` then writes the graph as traced, which any MXNet loads.
+
+        Parameters
+        ----------
+        x, *args : NDArray
+            Inputs of the shape to prepare for.
+        backend : {None, 'MKLDNN', 'ONEDNN', 'inductor'}
+        clear, static_alloc, static_shape, inline_limit, forward_bulk_size, backward_bulk_size
+            As :meth:`hybridize`.
+        **kwargs
+            Backend options: ``torch.compile`` keyword arguments for ``'inductor'``.
+
+        Raises
+        ------
+        MXNetError
+            For another backend.
+        """
+        if backend not in _OPTIMIZE_BACKENDS:
+            raise MXNetError("optimize_for: backend %r cannot be found; neomx has %s"
+                             % (backend, ', '.join(repr(b) for b in _OPTIMIZE_BACKENDS)))
+        graph_backend = _OPTIMIZE_BACKENDS[backend]
+        options = {'backend_opts': kwargs} if graph_backend == 'inductor' and kwargs else {}
+        self.hybridize(True, backend=graph_backend, clear=clear, static_alloc=static_alloc,
+                       static_shape=static_shape, inline_limit=inline_limit,
+                       forward_bulk_size=forward_bulk_size, backward_bulk_size=backward_bulk_size,
+                       **options)
+        graph, flat = self._graph_for((x,) + args)
+        if not graph.complete_deferred(flat):
+            self._run_imperatively((x,) + args)     # the shapes only imperative runs complete
+        graph.prepare(flat, first_context(flat))
+
+    def infer_shape(self, *args):
+        """Give the parameters of unknown shape the shapes inferred from inputs like
+        ``args`` through the traced graph, without running it or initializing them."""
+        graph, flat = self._graph_for(args)
+        graph.infer_parameter_shapes(flat)
+
+    def infer_type(self, *args):
+        """Give the parameters the dtypes inferred from the inputs' through the traced graph."""
+        graph, flat = self._graph_for(args)
+        graph.infer_parameter_types(flat)
+
+    def register_op_hook(self, callback, monitor_all=False):
+        """Call ``callback(name, op_name, array)`` on every operator output (and input, with
+        ``monitor_all``) while this block and its descendants run hybridized.
+
+        ``name`` (``dense0_fwd_output``, ``dense0_fwd_data``...) and ``op_name`` are bytes,
+        as MXNet gives them; ``array`` is the value as an NDArray (MXNet passes a raw
+        NDArrayHandle). The hooked graph runs as traced: default backend, no inference
+        rewrites, no mirroring.
+        """
+        self._op_hook = (callback, monitor_all)
+        super().register_op_hook(callback, monitor_all)
+
+    def _graph_for(self, args):
+        """The traced CachedGraph for inputs like ``args`` (tracing it now if needed) and
+        the flat inputs."""
+        flat, fmt = flatten(args)
+        graph = self._cached_graphs.get(fmt)
+        return (graph if graph is not None else self._trace(flat, fmt)), flat
 
     def _clear_cached_graphs(self):
         self._cached_graphs = {}
@@ -609,13 +687,15 @@ class HybridBlock(Block):
         graph = self._cached_graphs.get(fmt)
         if graph is None:
             graph = self._trace(flat, fmt)
+        run = graph if self._op_hook is None else functools.partial(graph.run_monitored, callback=self._op_hook[0],
+                                                                     monitor_all=self._op_hook[1])
         try:
             try:
-                outputs = graph(flat, ctx)
+                outputs = run(flat, ctx)
             except DeferredInitializationError:
                 if not graph.complete_deferred(flat):
                     return self._run_imperatively(args)
-                outputs = graph(flat, ctx)
+                outputs = run(flat, ctx)
         except MXNetError as err:
             raise self._named_error(err, args) from None
         return graph.regroup(outputs)
@@ -665,6 +745,11 @@ class HybridBlock(Block):
     def hybrid_forward(self, F, x, *args, **kwargs):
         """The computation, written with ``F.<operator>``; subclasses override it."""
         raise NotImplementedError
+
+
+# optimize_for's backends: MXNet's oneDNN subgraph backends map to the default backend
+# (whose inference rewrites fuse the same patterns).
+_OPTIMIZE_BACKENDS = {None: None, 'MKLDNN': None, 'ONEDNN': None, 'inductor': 'inductor'}
 
 
 # --------------------------------------------------------- deferred shapes

@@ -434,6 +434,9 @@ class CompiledGraph:
         intermediate values (see :func:`mirror_segments`).
     open_shapes : tuple, optional
         The shapes of the graph's :func:`open_shape_nodes`, when it has some.
+    monitor : {None, 'outputs', 'all'}
+        Report operators' outputs (and inputs) to a callback, the last argument of ``fn``
+        (see :func:`_generate`).
 
     Attributes
     ----------
@@ -447,13 +450,14 @@ class CompiledGraph:
         Whether some pass changed the graph.
     """
 
-    def __init__(self, sym, ctx, input_names=None, passes=(), mirror=False, open_shapes=None):
+    def __init__(self, sym, ctx, input_names=None, passes=(), mirror=False, open_shapes=None,
+                 monitor=None):
         self.input_names = list(sym.list_inputs() if input_names is None else input_names)
         plan = original = plan_of(sym, ctx, self.input_names, open_shapes)
         for rewrite in passes:
             plan = rewrite(plan)
         self.rewritten = plan is not original
-        self.source, self._namespace, self._line_nodes = _generate(plan, mirror)
+        self.source, self._namespace, self._line_nodes = _generate(plan, mirror, monitor)
         self._filename = '<neomx graph %s>' % sym.name
         self.fn = self.fresh_fn()
 
@@ -467,10 +471,11 @@ class CompiledGraph:
         exec(compile(self.source, self._filename, 'exec'), namespace)  # pylint: disable=exec-used
         return namespace['graph']
 
-    def __call__(self, tensors):
-        """Run on the input tensors; torch errors become ``MXNetError`` naming the operator."""
+    def __call__(self, tensors, *monitor):
+        """Run on the input tensors (then the monitor callback of a monitored graph); torch
+        errors become ``MXNetError`` naming the operator."""
         try:
-            return self.fn(*tensors)
+            return self.fn(*tensors, *monitor)
         except MXNetError:
             raise
         except _TORCH_ERRORS as err:
@@ -567,12 +572,31 @@ def _runs(plan, mirror):
     return runs[::-1]
 
 
-def _generate(plan, mirror):
+def _monitor_lines(call, monitor):
+    """Lines reporting the call's inputs (``monitor == 'all'``) or outputs to ``monitor``,
+    named like MXNet's operator hooks: ``<node>_<input>`` and ``<node>_<output>``."""
+    node, lines = call.node, []
+    op = repr(node.op.encode())
+    if monitor == 'all':
+        names = node.spec.inputs if not node.spec.variadic else ['arg%d' % i for i in range(len(call.args))]
+        for name, arg in zip(names, call.args):
+            if arg is not None:
+                lines.append('    monitor(%r, %s, %s)' % (('%s_%s' % (node.name, name)).encode(), op, _text(arg)))
+    count = node.num_visible()
+    for i in range(count):
+        value = call.out if node.num_outputs() == 1 else '%s[%d]' % (call.out, i)
+        lines.append('    monitor(%r, %s, %s)' % (node.output_name(i).encode(), op, value))
+    return [(line, None) for line in lines]
+
+
+def _generate(plan, mirror, monitor=None):
     """Source of ``graph(x0, x1, ...)``, the namespace it runs in (bound implementations,
     :func:`recompute`) and ``{line number: '<op> <name>'}``.
 
     With ``mirror`` the recomputed runs become functions ``seg<k>`` that ``graph`` calls
-    through :func:`recompute`.
+    through :func:`recompute`. With ``monitor`` (``'outputs'`` or ``'all'``) the function
+    takes a last argument ``monitor(name, op_name, tensor)``, called after each operator
+    with its outputs (and, for ``'all'``, its inputs).
     """
     namespace = {'recompute': recompute}
     functions, body = [], []            # (source line, operator label or None)
@@ -586,6 +610,8 @@ def _generate(plan, mirror):
             label = '%s %s' % (call.node.op, call.node.name)
             args = ', '.join('None' if a is None else _text(a) for a in call.args)
             lines.append(('    %s = op%d(%s)  # %s' % (call.out, j, args, label), label))
+            if monitor:
+                lines.extend(_monitor_lines(call, monitor))
         return lines
 
     for k, (calls, inputs, outputs) in enumerate(_runs(plan, mirror)):
@@ -597,13 +623,14 @@ def _generate(plan, mirror):
         functions.append(('    return (%s,)' % ', '.join(outputs), None))
         body.append(('    %s, = recompute(seg%d, %s)' % (', '.join(outputs), k, ', '.join(inputs)),
                      None))
-    lines = (functions + [('def graph(%s):' % ', '.join(plan.inputs), None)] + body
+    arguments = plan.inputs + (['monitor'] if monitor else [])
+    lines = (functions + [('def graph(%s):' % ', '.join(arguments), None)] + body
              + [('    return (%s,)' % ', '.join(_text(h) for h in plan.heads), None)])
     line_nodes = {number: label for number, (_, label) in enumerate(lines, 1) if label}
     return '\n'.join(line for line, _ in lines) + '\n', namespace, line_nodes
 
 
-def compiled(sym, ctx, input_names=None, passes=(), mirror=None, open_shapes=None):
+def compiled(sym, ctx, input_names=None, passes=(), mirror=None, open_shapes=None, monitor=None):
     """The :class:`CompiledGraph` of ``sym`` for ``ctx``, built once and cached on the Symbol.
 
     The generated code does not depend on shapes or dtypes (the implementations handle
@@ -622,15 +649,15 @@ def compiled(sym, ctx, input_names=None, passes=(), mirror=None, open_shapes=Non
         Plan rewrites (see :class:`CompiledGraph`).
     mirror : bool, optional
         Recompute segments in the backward pass; None reads ``MXNET_BACKWARD_DO_MIRROR``.
-    open_shapes : tuple, optional
+    open_shapes, monitor
         See :class:`CompiledGraph`.
     """
     mirror = mirror_requested() if mirror is None else bool(mirror)
     key = ('compiled', ctx, None if input_names is None else tuple(input_names), tuple(passes), mirror,
-           open_shapes)
+           open_shapes, monitor)
     graph = sym._cache.get(key)
     if graph is None:
-        graph = sym._cache[key] = CompiledGraph(sym, ctx, input_names, passes, mirror, open_shapes)
+        graph = sym._cache[key] = CompiledGraph(sym, ctx, input_names, passes, mirror, open_shapes, monitor)
     return graph
 
 
