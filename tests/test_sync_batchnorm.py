@@ -237,7 +237,7 @@ def test_worker_error_reaches_caller_and_releases_other_contexts():
 
 def test_context_skipping_the_layer_is_reported():
     block = _PerContext(skip=lambda rank: rank == 1)
-    with pytest.raises(mx.base.MXNetError, match=r"SyncBatchNorm '.*syncbatchnorm0'.*context 1 "
+    with pytest.raises(mx.base.MXNetError, match=r"SyncBatchNorm '.*syncbatchnorm0_'.*context 1 "
                                                  r'of the parallel step ended'):
         _run_two_contexts(block)
 
@@ -246,12 +246,13 @@ def test_barrier_timeout_names_the_layer(monkeypatch):
     monkeypatch.setattr(parallel, 'SYNC_TIMEOUT', 0.2)
     block = _PerContext(before=lambda rank: time.sleep(rank))
     with pytest.raises(parallel.SyncTimeoutError,
-                       match=r"SyncBatchNorm '.*syncbatchnorm0': context \d waited 0.2 s"):
+                       match=r"SyncBatchNorm '.*syncbatchnorm0_': context \d waited 0.2 s"):
         _run_two_contexts(block)
 
 
 def test_num_devices_must_match_the_step():
-    with pytest.raises(mx.base.MXNetError, match='num_devices=4 but run in a parallel step of 2'):
+    with pytest.raises(mx.base.MXNetError, match="layer '.*syncbatchnorm0_' declares ndev=4 but "
+                                                 'runs in a parallel step of 2 contexts'):
         _run_two_contexts(_PerContext(num_devices=4))
 
 

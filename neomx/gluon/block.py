@@ -35,8 +35,6 @@ class _BlockScope:
     def __init__(self, block):
         self._block = block
         self._counter = {}
-        self._old_scope = None
-        self._name_scope = None
 
     @staticmethod
     def create(prefix, params, hint):
@@ -61,19 +59,28 @@ class _BlockScope:
     def __enter__(self):
         if self._block._empty_prefix:
             return self
-        self._old_scope = getattr(_BlockScope._current, 'value', None)
-        _BlockScope._current.value = self
         # Symbols created inside the scope are named under the block's prefix too.
-        self._name_scope = _name.Prefix(self._block.prefix)
-        self._name_scope.__enter__()
+        name_scope = _name.Prefix(self._block.prefix)
+        # What to restore is kept per thread: threads may trace one block at once.
+        _BlockScope._saved().append((getattr(_BlockScope._current, 'value', None), name_scope))
+        _BlockScope._current.value = self
+        name_scope.__enter__()
         return self
 
     def __exit__(self, *exc):
         if self._block._empty_prefix:
             return
-        self._name_scope.__exit__(*exc)
-        self._name_scope = None
-        _BlockScope._current.value = self._old_scope
+        old_scope, name_scope = _BlockScope._saved().pop()
+        name_scope.__exit__(*exc)
+        _BlockScope._current.value = old_scope
+
+    @staticmethod
+    def _saved():
+        """This thread's stack of (outer scope, name scope) of the scopes entered."""
+        saved = getattr(_BlockScope._current, 'saved', None)
+        if saved is None:
+            saved = _BlockScope._current.saved = []
+        return saved
 
 
 class HookHandle:

@@ -1,4 +1,5 @@
-"""Normalisation operators: BatchNorm, LayerNorm, InstanceNorm, GroupNorm, L2Normalization, LRN.
+"""Normalisation operators: BatchNorm, SyncBatchNorm, LayerNorm, InstanceNorm, GroupNorm,
+L2Normalization, LRN.
 
 MXNet semantics kept here:
 
@@ -8,6 +9,9 @@ MXNet semantics kept here:
   ``moving_mean``/``moving_var`` in place during the *backward* pass, as MXNet 1.9.1 does:
   ``running = momentum * running + (1 - momentum) * batch``. Its hidden outputs are the mean
   used and the inverse standard deviation ``1 / sqrt(var + eps)`` (MXNet calls it ``var``).
+* ``_contrib_SyncBatchNorm`` is BatchNorm on axis 1 whose training statistics cover every
+  context of a parallel step (``neomx._parallel_step``); its hidden outputs are the mean
+  and the biased variance.
 * ``LayerNorm``/``GroupNorm`` with ``output_mean_var`` also return the mean and the standard
   deviation ``sqrt(var + eps)``; ``GroupNorm``'s gamma and beta hold one value per *group*.
 * ``LRN`` sums squares over ``2 * ((nsize - 1) // 2) + 1`` channels but divides ``alpha`` by
@@ -17,7 +21,8 @@ import torch
 import torch.nn.functional as F
 
 from .. import autograd
-from .registry import BOOL, FLOAT, INT, OPT_FLOAT, check, choice, register
+from .._parallel_step import current_step
+from .registry import BOOL, FLOAT, INT, OPT_FLOAT, STR, check, choice, register
 
 
 def _broadcast_shape(ndim, axis):
@@ -49,20 +54,24 @@ def _non_channel_dims(data):
     return (0,) + tuple(range(2, data.dim()))
 
 
-def _moving_stats_updater(data, moving_mean, moving_var, momentum):
-    """A hook for the output's gradient that folds the batch statistics into the moving ones.
+def _batch_moments(data):
+    """Per-channel mean and biased variance of channels-first data, each of shape (C,)."""
+    var, mean = torch.var_mean(data, _non_channel_dims(data), correction=0)
+    return mean, var
 
-    MXNet updates the moving statistics in backward, so forward-only passes leave them alone.
+
+def _update_moving_stats_in_backward(out, batch_stats, moving_mean, moving_var, momentum):
+    """Fold batch statistics into the moving ones when backward reaches ``out``.
+
+    MXNet updates the moving statistics in backward, so forward-only passes leave them
+    alone. ``batch_stats()`` returns the (mean, biased variance) to fold in; it runs only
+    then, inside the hook.
     """
-    batch = data.detach()
-    reduce_dims = _non_channel_dims(data)
-
     def update(grad):
         with torch.no_grad():
-            var, mean = torch.var_mean(batch, reduce_dims, correction=0)
-            moving_mean.mul_(momentum).add_(mean.to(moving_mean.dtype), alpha=1 - momentum)
-            moving_var.mul_(momentum).add_(var.to(moving_var.dtype), alpha=1 - momentum)
-    return update
+            for moving, batch in zip((moving_mean, moving_var), batch_stats()):
+                moving.mul_(momentum).add_(batch.to(moving.dtype), alpha=1 - momentum)
+    out.register_hook(update)
 
 
 def _batch_norm_channels_first(data, gamma, beta, moving_mean, moving_var, eps, momentum,
@@ -71,7 +80,9 @@ def _batch_norm_channels_first(data, gamma, beta, moving_mean, moving_var, eps, 
     if use_batch_stats:
         out, mean, inv_std = torch.native_batch_norm(data, gamma, beta, None, None, True, 0.0, eps)
         if out.requires_grad:
-            out.register_hook(_moving_stats_updater(data, moving_mean, moving_var, momentum))
+            batch = data.detach()
+            _update_moving_stats_in_backward(out, lambda: _batch_moments(batch), moving_mean,
+                                             moving_var, momentum)
         return out, mean, inv_std
     if data.requires_grad and not use_global_stats:
         out = _moving_stats_norm_as_if_batch(data, gamma, beta, moving_mean, moving_var, eps)
@@ -106,18 +117,34 @@ def _infer_batch_norm(shapes, attrs):
     data = shapes.get('data')
     if data is None:
         return {}
-    channel = (data[attrs['axis'] % len(data)],)
+    channel = (data[attrs.get('axis', 1) % len(data)],)
     return {'gamma': channel, 'beta': channel, 'moving_mean': channel, 'moving_var': channel}
 
 
-@register('BatchNorm', inputs=('data', 'gamma', 'beta', 'moving_mean', 'moving_var'),
-          aux=('moving_mean', 'moving_var'),
+def _check_batch_norm_inputs(op, data, axis, gamma, beta, moving_mean, moving_var):
+    """Check the shapes of a batch normalisation's inputs; the channel axis made positive."""
+    check(data.dim() >= 2, op, 'data must be at least 2-D, got shape %s', tuple(data.shape))
+    check(-data.dim() <= axis < data.dim(), op, 'axis %d out of range for data of shape %s',
+          axis, tuple(data.shape))
+    axis %= data.dim()
+    _check_channel_params(op, data, axis, {'gamma': gamma, 'beta': beta,
+                                           'moving_mean': moving_mean, 'moving_var': moving_var})
+    return axis
+
+
+_BATCH_NORM_INPUTS = dict(
+    inputs=('data', 'gamma', 'beta', 'moving_mean', 'moving_var'),
+    aux=('moving_mean', 'moving_var'), num_outputs=3,
+    num_visible_outputs=lambda a: 3 if a['output_mean_var'] else 1,
+    output_names=('output', 'mean', 'var'), infer_args=_infer_batch_norm)
+
+
+@register('BatchNorm',
           attrs=[('eps', FLOAT, 1e-3), ('momentum', FLOAT, 0.9), ('fix_gamma', BOOL, True),
                  ('use_global_stats', BOOL, False), ('output_mean_var', BOOL, False),
                  ('axis', INT, 1), ('cudnn_off', BOOL, False),
                  ('min_calib_range', OPT_FLOAT, None), ('max_calib_range', OPT_FLOAT, None)],
-          num_outputs=3, num_visible_outputs=lambda a: 3 if a['output_mean_var'] else 1,
-          output_names=('output', 'mean', 'var'), infer_args=_infer_batch_norm)
+          **_BATCH_NORM_INPUTS)
 def batch_norm(data, gamma, beta, moving_mean, moving_var, eps, momentum, fix_gamma,
                use_global_stats, output_mean_var, axis, cudnn_off, min_calib_range,
                max_calib_range):
@@ -134,14 +161,14 @@ def batch_norm(data, gamma, beta, moving_mean, moving_var, eps, momentum, fix_ga
     -------
     (output, mean, inv_std) : output has data's shape; mean and ``1 / sqrt(var + eps)`` are (C,)
     """
-    check(data.dim() >= 2, 'BatchNorm', 'data must be at least 2-D, got shape %s',
-          tuple(data.shape))
-    check(-data.dim() <= axis < data.dim(), 'BatchNorm', 'axis %d out of range for data of shape %s',
-          axis, tuple(data.shape))
-    axis %= data.dim()
-    _check_channel_params('BatchNorm', data, axis, {'gamma': gamma, 'beta': beta,
-                                                    'moving_mean': moving_mean,
-                                                    'moving_var': moving_var})
+    axis = _check_batch_norm_inputs('BatchNorm', data, axis, gamma, beta, moving_mean, moving_var)
+    return _batch_norm(data, gamma, beta, moving_mean, moving_var, eps, momentum, fix_gamma,
+                       use_global_stats, axis)
+
+
+def _batch_norm(data, gamma, beta, moving_mean, moving_var, eps, momentum, fix_gamma,
+                use_global_stats, axis):
+    """BatchNorm of checked inputs with a non-negative ``axis``; see :func:`batch_norm`."""
     if fix_gamma:
         gamma = _fix_gamma(gamma)
     use_batch_stats = autograd.is_training() and not use_global_stats
@@ -150,6 +177,79 @@ def batch_norm(data, gamma, beta, moving_mean, moving_var, eps, momentum, fix_ga
                                                     moving_var, eps, momentum, use_batch_stats,
                                                     use_global_stats)
     return (out.movedim(1, axis) if axis != 1 else out), mean, inv_std
+
+
+# ---------------------------------------------------- synchronised BatchNorm
+@register('_contrib_SyncBatchNorm',
+          attrs=[('eps', FLOAT, 1e-3), ('momentum', FLOAT, 0.9), ('fix_gamma', BOOL, True),
+                 ('use_global_stats', BOOL, False), ('output_mean_var', BOOL, False),
+                 ('ndev', INT, 1), ('key', STR)],
+          **_BATCH_NORM_INPUTS)
+def sync_batch_norm(data, gamma, beta, moving_mean, moving_var, eps, momentum, fix_gamma,
+                    use_global_stats, output_mean_var, ndev, key):
+    """BatchNorm on axis 1 whose training statistics cover the whole parallel step.
+
+    In training mode (without ``use_global_stats``) inside a parallel step of several
+    contexts (see ``neomx._parallel_step``), each context shares the element count, mean
+    and biased variance of its part with the others and normalises with those of the
+    whole batch. The exchange is differentiable, so the gradients flow between contexts
+    as through BatchNorm on the concatenated batch; backward folds the global statistics
+    into each context's moving statistics. Everywhere else it is ``BatchNorm(axis=1)``.
+
+    Parameters
+    ----------
+    data : Tensor, shape (N, C, ...), at least 2-D
+    gamma, beta, moving_mean, moving_var : Tensor, shape (C,)
+    ndev : int
+        Number of contexts of the step; another number is an error, except 1 (the default,
+        and Gluon's when no GPU is present), which accepts any step.
+    key : str
+        Names the layer: its calls meet across the contexts under this key.
+
+    Returns
+    -------
+    (output, mean, var) : output has data's shape; the (C,) mean and biased variance used
+    (the moving statistics when they are used).
+    """
+    _check_batch_norm_inputs('_contrib_SyncBatchNorm', data, 1, gamma, beta, moving_mean,
+                             moving_var)
+    step = current_step()
+    # Shape inference runs implementations on meta tensors: that must not meet the others.
+    if (step is None or step.num_devices == 1 or use_global_stats or data.is_meta
+            or not autograd.is_training()):
+        out, mean, inv_std = _batch_norm(data, gamma, beta, moving_mean, moving_var, eps,
+                                         momentum, fix_gamma, use_global_stats, 1)
+        # MXNet's SyncBatchNorm reports the variance where BatchNorm reports 1 / std
+        return out, mean, inv_std.pow(-2) - eps
+    check(ndev in (1, step.num_devices), '_contrib_SyncBatchNorm',
+          "layer '%s' declares ndev=%d but runs in a parallel step of %d contexts",
+          key, ndev, step.num_devices)
+    mean, var = _step_moments(step, data, key)
+    if fix_gamma:
+        gamma = _fix_gamma(gamma)
+    shape = _broadcast_shape(data.dim(), 1)
+    scale = (torch.rsqrt(var + eps) * gamma).view(shape)
+    out = (data - mean.view(shape)) * scale + beta.view(shape)
+    if out.requires_grad:
+        stats = (mean.detach(), var.detach())
+        _update_moving_stats_in_backward(out, lambda: stats, moving_mean, moving_var, momentum)
+    return out, mean, var
+
+
+def _step_moments(step, data, key):
+    """Per-channel mean and biased variance, shape (C,), of the batch of all the step's
+    contexts, computed differentiably from the parts' own moments."""
+    mean, var = _batch_moments(data)
+    parts = step.allgather(key, (data.numel() // data.shape[1], mean, var),
+                           "_contrib_SyncBatchNorm '%s'" % key)
+    counts = torch.tensor([count for count, _, _ in parts], dtype=data.dtype, device=data.device)
+    weights = (counts / counts.sum()).unsqueeze(1)
+    means = torch.stack([part_mean.to(data.device) for _, part_mean, _ in parts])
+    variances = torch.stack([part_var.to(data.device) for _, _, part_var in parts])
+    mean = (weights * means).sum(0)
+    # each part's spread around its own mean plus its mean's offset from the global mean
+    var = (weights * (variances + (means - mean).square())).sum(0)
+    return mean, var
 
 
 # ------------------------------------------------------- per-sample norms

@@ -3,9 +3,11 @@
 neomx computes eagerly: ``[net(x) for x in parts]`` finishes the forward pass of one
 context before the next begins, so a layer cannot combine values of several contexts
 within one step. :func:`parallel_apply` with ``sync=True`` runs each context's call in its
-own thread instead, inside a *parallel step*: a layer that needs the other contexts (see
-:class:`~neomx.gluon.contrib.nn.SyncBatchNorm`) calls :func:`current_step` and
-:meth:`DeviceStep.allgather`, which waits for the same call on every other context.
+own thread instead, inside a *parallel step*: code that needs the other contexts (the
+``_contrib_SyncBatchNorm`` operator behind :class:`~neomx.gluon.contrib.nn.SyncBatchNorm`)
+calls :func:`current_step` and :meth:`DeviceStep.allgather`, which waits for the same call
+on every other context. That machinery lives in ``neomx._parallel_step``, below the
+operators; this module starts the steps.
 
 The worker threads inherit the caller's autograd state (recording, training, torch's grad
 mode), default context, name manager and attribute/name scopes. Torch builds one autograd
@@ -26,146 +28,22 @@ import threading
 import torch
 
 from ... import autograd
+from ..._parallel_step import (DeviceStep, PeerFailure, StepGroup, SyncTimeoutError,
+                               current_step, device_step)
 from ...base import MXNetError
 from ...context import Context
 from ...name import NameManager
 from ...ndarray import NDArray
 from ...symbol.attribute import AttrScope
-from ..block import _BlockScope
+from ..block import Block, _BlockScope
 from ..utils import split_and_load
 
 __all__ = ['parallel_apply', 'DataParallelModel', 'DataParallelCriterion', 'current_step',
            'DeviceStep', 'SyncTimeoutError']
 
-#: Seconds a context waits at an exchange for the other contexts before giving up.
+#: Seconds a context waits at an exchange for the other contexts before giving up
+#: (read when a step starts).
 SYNC_TIMEOUT = 120.0
-
-
-class SyncTimeoutError(MXNetError):
-    """The contexts of a parallel step did not all reach an exchange in time."""
-
-
-class _PeerFailure(MXNetError):
-    """An exchange abandoned because another context of the step failed or finished
-    without reaching it; the other context's error is the one to report."""
-
-
-# ----------------------------------------------------------------- exchanges
-class _Exchange:
-    """One meeting of the contexts: each deposits a value, waits for all, reads them all."""
-
-    def __init__(self, num_devices):
-        self.values = [None] * num_devices
-        self.arrived = 0
-        self.barrier = threading.Barrier(num_devices)
-
-
-class _StepGroup:
-    """What the threads of one parallel step share: their pending exchanges.
-
-    When a thread ends (returning or raising) it closes the group: an exchange it has not
-    reached can never complete, so the threads waiting there are released with an error
-    at once instead of at the timeout.
-    """
-
-    def __init__(self, num_devices):
-        self.num_devices = num_devices
-        self._lock = threading.Lock()
-        self._exchanges = {}
-        self._closed_by = None          # rank of the first thread that ended
-
-    def exchange(self, key, rank, value, who):
-        """Deposit ``value`` for ``rank`` at exchange ``key``; the values of all ranks."""
-        with self._lock:
-            if self._closed_by is not None:
-                raise self._peer_failure(who)
-            meeting = self._exchanges.get(key)
-            if meeting is None:
-                meeting = self._exchanges[key] = _Exchange(self.num_devices)
-            meeting.values[rank] = value
-            meeting.arrived += 1
-        try:
-            meeting.barrier.wait(SYNC_TIMEOUT)
-        except threading.BrokenBarrierError:
-            if self._closed_by is not None:
-                raise self._peer_failure(who) from None
-            raise SyncTimeoutError(
-                '%s: context %d waited %g s for the other %d contexts of the parallel step, '
-                'which did not all arrive (does every context call it the same number of '
-                'times?)' % (who, rank, SYNC_TIMEOUT, self.num_devices - 1)) from None
-        return list(meeting.values)
-
-    def close(self, rank):
-        """Thread ``rank`` has ended: abort the exchanges still missing a context."""
-        with self._lock:
-            if self._closed_by is None:
-                self._closed_by = rank
-            incomplete = [m for m in self._exchanges.values() if m.arrived < self.num_devices]
-        for meeting in incomplete:
-            meeting.barrier.abort()
-
-    def _peer_failure(self, who):
-        return _PeerFailure('%s: context %d of the parallel step ended without reaching this '
-                            'synchronisation' % (who, self._closed_by))
-
-
-class DeviceStep:
-    """One context's view of a parallel step.
-
-    Attributes
-    ----------
-    num_devices : int
-        Number of contexts taking part in the step.
-    rank : int
-        This context's position among them (the order of the inputs).
-    """
-
-    def __init__(self, group, rank):
-        self._group = group
-        self.num_devices = group.num_devices
-        self.rank = rank
-        self._calls = {}                # id(caller) -> number of exchanges it has made
-
-    def allgather(self, caller, value, who):
-        """Exchange ``value`` with the other contexts of the step.
-
-        The n-th call for ``caller`` (a layer) on each context meets the n-th call for it
-        on every other context, so a layer used twice in a step synchronises twice.
-
-        Parameters
-        ----------
-        caller : object
-            What is synchronising, usually the layer itself.
-        value : object
-            This context's contribution (any object; NDArrays keep their autograd history).
-        who : str
-            How errors name the caller.
-
-        Returns
-        -------
-        list
-            The contributions of all contexts, in rank order.
-
-        Raises
-        ------
-        SyncTimeoutError
-            When the other contexts do not arrive within ``SYNC_TIMEOUT`` seconds.
-        """
-        count = self._calls.get(id(caller), 0)
-        self._calls[id(caller)] = count + 1
-        return self._group.exchange((id(caller), count), self.rank, value, who)
-
-
-class _CurrentStep(threading.local):
-    step = None
-
-
-_CURRENT = _CurrentStep()
-
-
-def current_step():
-    """The :class:`DeviceStep` of the calling thread, or None outside a parallel step."""
-    return _CURRENT.step
 
 
 # ------------------------------------------------------------ thread state
@@ -198,20 +76,18 @@ def _run_in_threads(module, args_list, kwargs_list):
     Returns the results in input order, or raises the first error in input order,
     preferring an error of its own over one caused by another context's failure.
     """
-    group = _StepGroup(len(args_list))
+    group = StepGroup(len(args_list), SYNC_TIMEOUT)
     caller = _CallerState()
     results = [None] * len(args_list)
     errors = [None] * len(args_list)
 
     def work(rank):
         caller.install()
-        _CURRENT.step = DeviceStep(group, rank)
         try:
-            results[rank] = module(*args_list[rank], **kwargs_list[rank])
+            with device_step(group, rank):
+                results[rank] = module(*args_list[rank], **kwargs_list[rank])
         except BaseException as err:        # pylint: disable=broad-except
             errors[rank] = err              # re-raised by the calling thread
-        finally:
-            group.close(rank)
 
     threads = [threading.Thread(target=work, args=(rank,), name='neomx-parallel-%d' % rank,
                                 daemon=True) for rank in range(len(args_list))]
@@ -221,22 +97,34 @@ def _run_in_threads(module, args_list, kwargs_list):
         thread.join()
     failures = [err for err in errors if err is not None]
     if failures:
-        raise next((err for err in failures if not isinstance(err, _PeerFailure)), failures[0])
+        raise next((err for err in failures if not isinstance(err, PeerFailure)), failures[0])
     return results
 
 
-def _has_deferred_params(module):
-    collect = getattr(module, 'collect_params', None)
-    return collect is not None and any(p._deferred_init for p in collect().values())
+def _has_untraced_graph(block):
+    """Whether calling ``block`` traces a graph: it or a descendant reached through blocks
+    that are not hybridized is hybridized and has no graph yet."""
+    if getattr(block, '_active', False):
+        return block._cached_graph is None
+    return any(_has_untraced_graph(child) for child in block._children.values())
+
+
+def _first_call_prepares(module):
+    """Whether calling ``module`` completes deferred parameter shapes or traces graphs."""
+    if not isinstance(module, Block):           # a plain function
+        return False
+    return (any(p._deferred_init for p in module.collect_params().values())
+            or _has_untraced_graph(module))
 
 
 def _apply(module, args_list, kwargs_list, sync):
     """The raw results of ``module`` on each context's arguments."""
     if not sync or len(args_list) == 1:
         return [module(*args, **kwargs) for args, kwargs in zip(args_list, kwargs_list)]
-    if _has_deferred_params(module):
-        # Complete the shapes in this thread first: concurrent first calls would race to
-        # initialize the same parameters. Predict mode without recording has no side effects.
+    if _first_call_prepares(module):
+        # Prepare in this thread first: concurrent first calls would race to initialize the
+        # same parameters and to trace the same graphs (a block's name scope is not
+        # thread-safe). Predict mode without recording has no side effects.
         with autograd.pause(train_mode=False):
             module(*args_list[0], **kwargs_list[0])
     return _run_in_threads(module, args_list, kwargs_list)
