@@ -31,5 +31,7 @@ from . import model
 from . import module
 from . import module as mod
 from . import callback
+from . import monitor
+from . import monitor as mon
 from . import visualization
 from . import visualization as viz

@@ -10,7 +10,7 @@ import torch
 
 from .. import autograd
 from ..base import MXNetError
-from ..ndarray.ndarray import NDArray, zeros
+from ..ndarray.ndarray import NDArray, _new, zeros
 from .graph import compiled, infer, resolve_open_shapes
 from .passes import INFERENCE_PASSES
 
@@ -87,10 +87,11 @@ class Executor:
         self.arg_dict = dict(zip(arg_names, self.arg_arrays))
         self.grad_dict = dict(zip(arg_names, self.grad_arrays))
         self.aux_dict = dict(zip(aux_names, self.aux_arrays))
-        open_shapes = resolve_open_shapes(symbol, {n: a.shape for n, a in self.arg_dict.items()})
-        self._graph = compiled(symbol, ctx, open_shapes=open_shapes)
+        self._open_shapes = resolve_open_shapes(symbol, {n: a.shape for n, a in self.arg_dict.items()})
+        self._graph = compiled(symbol, ctx, open_shapes=self._open_shapes)
         self._inference = compiled(symbol, ctx, self._graph.input_names, passes=INFERENCE_PASSES,
-                                   mirror=False, open_shapes=open_shapes)
+                                   mirror=False, open_shapes=self._open_shapes)
+        self._monitor = None        # (monitored graph, reporting function) of set_monitor_callback
         by_name = dict(self.arg_dict, **self.aux_dict)
         self._inputs = [by_name[n] for n in self._graph.input_names]
         position = {n: i for i, n in enumerate(self._graph.input_names)}
@@ -128,12 +129,31 @@ class Executor:
                 tensors[pos] = tensors[pos].detach().requires_grad_()
         scope = autograd.record(train_mode=is_train) if record else autograd.pause(train_mode=is_train)
         with scope:
-            results = (self._graph if is_train else self._inference)(tensors)
+            if self._monitor is not None:
+                results = self._monitor[0](tensors, self._monitor[1])
+            else:
+                results = (self._graph if is_train else self._inference)(tensors)
         for out, tensor in zip(self.outputs, results):
             out._t = tensor
         self._heads = results if record else None
         self._leaves = [tensors[pos] for pos, _, _ in self._trained] if record else None
         return self.outputs
+
+    def set_monitor_callback(self, callback, monitor_all=False):
+        """Call ``callback(name, array)`` on every operator output (and input, with
+        ``monitor_all``) in later forward passes, which then run the graph as bound (no
+        inference rewrites, no mirroring).
+
+        ``name`` is bytes as in MXNet (``fc_output``, ``fc_data``...); ``array`` is the
+        value as an NDArray (MXNet passes a raw NDArrayHandle).
+        """
+        graph = compiled(self._symbol, self._ctx, self._graph.input_names, mirror=False,
+                         open_shapes=self._open_shapes, monitor='all' if monitor_all else 'outputs')
+        ctx = self._ctx
+
+        def report(name, op_name, tensor):  # pylint: disable=unused-argument
+            callback(name, _new(tensor, ctx))
+        self._monitor = (graph, report)
 
     def backward(self, out_grads=None, is_train=True):
         """Gradients of the outputs (weighted by ``out_grads``, ones by default) with respect

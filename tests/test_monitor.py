@@ -1,0 +1,62 @@
+"""mx.monitor.Monitor and Executor.set_monitor_callback (MXNet 1.9.1's debugging API)."""
+import logging
+
+import numpy as np
+
+import neomx as mx
+
+
+def _bound_mlp():
+    data = mx.sym.var('data')
+    out = mx.sym.Activation(mx.sym.FullyConnected(data, num_hidden=3, name='fc'), act_type='relu', name='act')
+    exe = out.simple_bind(mx.cpu(), data=(2, 4))
+    rng = np.random.RandomState(0)
+    for array in exe.arg_arrays:
+        array[:] = rng.uniform(-1, 1, array.shape)
+    return exe
+
+
+def _rms(x):
+    return float(np.sqrt(np.mean(np.square(x))))
+
+
+def test_monitor_collects_outputs_then_arguments_by_mxnet_names():
+    exe = _bound_mlp()
+    mon = mx.mon.Monitor(1)
+    mon.install(exe)
+    mon.tic()
+    out = exe.forward(is_train=False)[0].asnumpy()
+    results = mon.toc()
+    # names and order recorded from MXNet 1.9.1
+    assert [name for _, name, _ in results] == ['fc_output', 'act_output', 'data', 'fc_weight', 'fc_bias']
+    assert all(step == 1 for step, _, _ in results)
+    stats = {name: float(text.strip()) for _, name, text in results}
+    np.testing.assert_allclose(stats['act_output'], _rms(out), rtol=1e-5)
+    np.testing.assert_allclose(stats['fc_weight'], _rms(exe.arg_dict['fc_weight'].asnumpy()), rtol=1e-5)
+
+
+def test_monitor_interval_pattern_sort_and_inputs():
+    exe = _bound_mlp()
+    mon = mx.monitor.Monitor(2, stat_func=lambda x: x.max(), pattern='.*(output|data)', sort=True,
+                             monitor_all=True)
+    mon.install(exe)
+    collected = []
+    for _ in range(3):
+        mon.tic()
+        exe.forward()
+        collected.append(mon.toc())
+    assert [len(c) for c in collected] == [5, 0, 5]
+    assert [name for _, name, _ in collected[0]] == ['act_data', 'act_output', 'data', 'fc_data', 'fc_output']
+    assert collected[2][0][0] == 3
+
+
+def test_module_fit_with_monitor_logs_batches(caplog):
+    data = mx.sym.var('data')
+    net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(data, num_hidden=2, name='fc'), name='softmax')
+    x = np.random.RandomState(1).uniform(-1, 1, (8, 3)).astype(np.float32)
+    train = mx.io.NDArrayIter(x, np.arange(8) % 2, batch_size=4)
+    module = mx.mod.Module(net, context=mx.cpu())
+    with caplog.at_level(logging.INFO):
+        module.fit(train, num_epoch=1, monitor=mx.mon.Monitor(1, pattern='fc_output'))
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith('Batch:')]
+    assert len(lines) == 2 and all('fc_output' in line for line in lines)
