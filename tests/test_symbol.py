@@ -259,3 +259,24 @@ def test_symbol_ufuncs_and_creation_functions():
     np.testing.assert_array_equal(mx.sym.eye(3, k=1).eval()[0].asnumpy(), np.eye(3, k=1))
     np.testing.assert_allclose(mx.sym.linspace(0, 1, 5).eval()[0].asnumpy(), np.linspace(0, 1, 5))
     assert mx.sym.zeros((2, 3), name='z').name == 'z'
+
+
+def test_split_into_one_part_is_one_numbered_output_in_graphs():
+    # recorded from MXNet 1.9.1: one output named output0, the squeezed array itself
+    parts = mx.sym.split(mx.sym.var('x'), num_outputs=1, axis=1, squeeze_axis=True, name='split')
+    assert parts.list_outputs() == ['split_output0']
+    x = mx.nd.array(np.arange(6).reshape(2, 1, 3))
+    out = (parts * 2).bind(mx.cpu(), {'x': x}).forward()[0]
+    np.testing.assert_array_equal(out.asnumpy(), np.arange(6).reshape(2, 3) * 2)
+    assert mx.nd.split(x, num_outputs=1, axis=1).shape == (2, 1, 3)
+
+
+def test_symbol_split_v2_writes_mxnets_attributes():
+    equal = json.loads(mx.sym.split_v2(mx.sym.var('x'), 3, axis=0).tojson())['nodes'][1]['attrs']
+    at = json.loads(mx.sym.split_v2(mx.sym.var('x'), (2, 4), axis=1, squeeze_axis=True).tojson())['nodes'][1]['attrs']
+    # recorded from MXNet 1.9.1
+    assert equal == {'axis': '0', 'indices': '[]', 'sections': '3', 'squeeze_axis': 'False'}
+    assert at == {'axis': '1', 'indices': '[0, 2, 4]', 'sections': '0', 'squeeze_axis': 'True'}
+    parts = mx.sym.split_v2(mx.sym.var('x'), (2, 4), axis=0)
+    outs = parts.bind(mx.cpu(), {'x': mx.nd.arange(6)}).forward()
+    assert [o.asnumpy().tolist() for o in outs] == [[0, 1], [2, 3], [4, 5]]

@@ -109,6 +109,18 @@ def histogram(a, bins=10, range=None):  # pylint: disable=redefined-builtin
     return array(counts, ctx=a.context, dtype='int64'), array(edges, ctx=a.context)
 
 
+def split_v2_attrs(indices_or_sections):
+    """``_split_v2``'s attributes for ``split_v2``'s ``indices_or_sections``, spelled as MXNet
+    passes them (so Symbol JSON matches): ``sections`` for an int, the section starts for a
+    tuple."""
+    if isinstance(indices_or_sections, int):
+        return {'indices': [], 'sections': indices_or_sections}
+    if isinstance(indices_or_sections, tuple):
+        return {'indices': [0] + list(indices_or_sections), 'sections': 0}
+    raise ValueError('indices_or_sections must be an int or a tuple of ints, got %s'
+                     % type(indices_or_sections).__name__)
+
+
 def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
     """Split ``ary`` along ``axis`` into equal sections (an int) or at the given indices (a tuple).
 
@@ -126,14 +138,8 @@ def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
     -------
     list of NDArray, or one NDArray when there is a single part.
     """
-    if isinstance(indices_or_sections, int):
-        if ary.shape[axis] % indices_or_sections:
-            raise ValueError('array split does not result in an equal division: axis %d of size %d '
-                             'into %d sections' % (axis, ary.shape[axis], indices_or_sections))
-        return op._split_v2(ary, indices=(), axis=axis, squeeze_axis=squeeze_axis,
-                            sections=indices_or_sections)
-    if isinstance(indices_or_sections, tuple):
-        return op._split_v2(ary, indices=(0,) + indices_or_sections, axis=axis,
-                            squeeze_axis=squeeze_axis)
-    raise ValueError('indices_or_sections must be an int or a tuple of ints, got %s'
-                     % type(indices_or_sections).__name__)
+    attrs = split_v2_attrs(indices_or_sections)
+    if attrs['sections'] and ary.shape[axis] % attrs['sections']:
+        raise ValueError('array split does not result in an equal division: axis %d of size %d '
+                         'into %d sections' % (axis, ary.shape[axis], attrs['sections']))
+    return op._split_v2(ary, axis=axis, squeeze_axis=squeeze_axis, **attrs)

@@ -294,12 +294,19 @@ def _split_at(op, data, bounds, axis, squeeze_axis):
         check(all(p.shape[axis] == 1 for p in parts), op, 'squeeze_axis needs parts of size 1 along '
               'axis %d, got sizes %s', axis, [p.shape[axis] for p in parts])
         parts = [p.squeeze(axis) for p in parts]
-    return tuple(copy_of(p) for p in parts)
+    parts = tuple(copy_of(p) for p in parts)
+    return parts if len(parts) > 1 else parts[0]    # one output: the array itself, as any op
+
+
+def _numbered_outputs(count):
+    """``output_names`` of splits: ``output0``, ``output1``... even for a single part, as MXNet."""
+    return lambda attrs: tuple('output%d' % i for i in range(count(attrs)))
 
 
 @register('SliceChannel', inputs=('data',),
           attrs=[('num_outputs', INT), ('axis', INT, 1), ('squeeze_axis', BOOL, False)],
-          aliases=('split',), num_outputs=lambda a: a['num_outputs'])
+          aliases=('split',), num_outputs=lambda a: a['num_outputs'],
+          output_names=_numbered_outputs(lambda a: a['num_outputs']))
 def slice_channel(data, num_outputs, axis, squeeze_axis):
     """Split ``data`` into ``num_outputs`` equal parts along ``axis`` (a list of arrays)."""
     axis = normalize_axis(axis, data.dim(), 'SliceChannel')

@@ -20,7 +20,7 @@ _register.attach_methods(op)
 from . import random  # noqa: E402,F401
 from .executor import Executor  # noqa: E402,F401
 
-from ..ndarray.functions import make_ufunc as _make_ufunc  # noqa: E402
+from ..ndarray.functions import make_ufunc as _make_ufunc, split_v2_attrs as _split_v2_attrs  # noqa: E402
 from .symbol import _apply  # noqa: E402
 
 
@@ -43,3 +43,10 @@ minimum = _sym_ufunc('minimum', '_minimum', '_minimum_scalar', '_minimum_scalar'
 power = _sym_ufunc('power', '_power', '_power_scalar', '_rpower_scalar', _builtins.pow)
 pow = power  # pylint: disable=redefined-builtin
 hypot = _sym_ufunc('hypot', '_hypot', '_hypot_scalar', '_hypot_scalar', lambda a, b: (a * a + b * b) ** 0.5)
+
+
+def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
+    """Split ``ary`` along ``axis`` into equal sections (an int) or at the given indices (a
+    tuple): the Symbol form of :func:`neomx.nd.split_v2`."""
+    return _internal._split_v2(ary, axis=axis, squeeze_axis=squeeze_axis,
+                               **_split_v2_attrs(indices_or_sections))
