@@ -15,7 +15,6 @@ def sym_gen(seq_len):
     """Sum over the steps of one FullyConnected (weights shared by name), then softmax."""
     data = mx.sym.var('data')
     weight, bias = mx.sym.var('step_weight'), mx.sym.var('step_bias')
-    # seq_len >= 2: neomx's executor mishandles split with num_outputs=1 (see the report).
     steps = mx.sym.split(data, num_outputs=seq_len, axis=1, squeeze_axis=True)
     total = None
     for t, step in enumerate(steps):
@@ -130,7 +129,7 @@ def test_outputs_per_bucket_match_numpy():
     mod = bound_module()
     params = fixed_params()
     rng = np.random.RandomState(2)
-    for seq_len in (4, 3, 2, 5):
+    for seq_len in (4, 3, 2, 1, 5):
         x = rng.randn(2, seq_len, FEATURES).astype(np.float32)
         mod.forward(batch_of(x, np.array([0, 1], np.float32)), is_train=False)
         assert mod.data_shapes[0].shape == (2, seq_len, FEATURES)
