@@ -97,6 +97,7 @@ def make_function(spec, func_name):
     impl = spec.impl
     parse = _attr_parser(spec)
     variadic = spec.variadic
+    count_attr = variadic if isinstance(variadic, str) else None    # None: no attribute counts them (Custom)
     ctx_attrs = spec.ctx_attrs
     fixed_visible = spec.num_visible_outputs if not callable(spec.num_visible_outputs) else None
     count_visible = spec.count_visible
@@ -109,7 +110,8 @@ def make_function(spec, func_name):
             arrays = args
             if len(args) == 1 and isinstance(args[0], (list, tuple)):
                 arrays = args[0]
-            kwargs.setdefault(variadic, len(arrays))
+            if count_attr is not None:
+                kwargs.setdefault(count_attr, len(arrays))
         else:
             arrays = list(args[:n_in])
             if len(arrays) < n_in:

@@ -1,5 +1,13 @@
-"""Operator definitions. Importing this package registers every operator family."""
+"""Operator definitions. Importing this package registers every operator family.
+
+It is also MXNet's ``mx.operator``: custom operators written in Python (``CustomOp``,
+``CustomOpProp``, ``register``), see :mod:`.custom`.
+"""
 from . import registry
 # Each module registers one family of operators (registration side effects).
 from . import (creation, elemwise, reduce, linalg, shape, indexing, random, optimizer_ops,  # noqa: F401
-               nn_conv, nn_activation, nn_norm, nn_output, sequence, rnn, image)
+               nn_conv, nn_activation, nn_norm, nn_output, sequence, rnn, image, contrib_misc,
+               detection, spatial, custom)
+# Older operator names (MXNet 0.x graphs), registered last: aliases of the operators above.
+from . import legacy  # noqa: F401
+from .custom import *  # noqa: F401,F403  pylint: disable=wildcard-import

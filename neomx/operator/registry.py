@@ -213,9 +213,10 @@ class OpSpec:
         The inputs that are auxiliary states (``moving_mean``...): updated, not learned.
     attrs : dict of str -> Attr
         Attributes in MXNet's declaration order (positional arguments follow the inputs).
-    variadic : str or None
+    variadic : str or True or None
         For operators taking any number of inputs (``concat``), the attribute that counts
-        them (``num_args``); the inputs are named ``arg0, arg1...`` then.
+        them (``num_args``); the inputs are named ``arg0, arg1...`` then. ``True`` where no
+        attribute counts them and :meth:`input_names` names them (``Custom``).
     num_outputs : int or callable(attrs) -> int
         Number of outputs the implementation returns.
     num_visible_outputs : int or callable(attrs) -> int or None
@@ -323,6 +324,10 @@ class OpSpec:
         drop = set(self.optional_inputs(attrs))
         return tuple(n for n in self.inputs if n not in drop)
 
+    def aux_names(self, attrs):
+        """The inputs that are auxiliary states, for these attributes (:attr:`aux`)."""
+        return self.aux
+
     def shares_shape(self, attrs):
         """Whether, for these attributes, the inputs and output 0 share one shape (:attr:`same_shape`)."""
         same = self.same_shape
@@ -358,16 +363,18 @@ _REGISTRY = {}
 _ALIASES = {}
 
 
-def register(name, aliases=(), **spec_kwargs):
+def register(name, aliases=(), spec_class=OpSpec, **spec_kwargs):
     """Decorator: register the decorated torch implementation as operator ``name``.
 
     ``aliases`` are further names (``elemwise_add`` for ``_plus``) under which the same
-    spec is reachable. Returns the implementation unchanged, with ``.spec`` attached.
+    spec is reachable. ``spec_class`` is an :class:`OpSpec` subclass for operators whose
+    inputs and attributes depend on the attributes given (``Custom``). Returns the
+    implementation unchanged, with ``.spec`` attached.
     """
     def deco(impl):
         if name in _REGISTRY:
             raise MXNetError('operator %s is registered twice' % name)
-        spec = OpSpec(name, impl, **spec_kwargs)
+        spec = spec_class(name, impl, **spec_kwargs)
         _REGISTRY[name] = spec
         for alias in aliases:
             _ALIASES[alias] = name

@@ -517,7 +517,7 @@ def mirror_segments(calls):
     size = max(1, math.ceil(len(calls) / count))
     segments, run = [], []
     for call in calls:
-        if call.node.spec.aux:
+        if call.node.mutated_inputs():
             segments.extend([(True, run), (False, [call])] if run else [(False, [call])])
             run = []
             continue

@@ -30,8 +30,7 @@ def make_function(spec, func_name):
 
     def sym_function(*args, name=None, attr=None, **kwargs):
         if spec.variadic:
-            given = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
-            kwargs.setdefault(spec.variadic, len(given))
+            given = _variadic_inputs(spec, args, kwargs)
         else:
             if len(args) > n_in + len(attr_names):
                 raise TypeError('%s: takes %d inputs and %d attributes, got %d positional arguments'
@@ -46,6 +45,19 @@ def make_function(spec, func_name):
     sym_function.__doc__ = _docstring(spec, func_name)
     sym_function.spec = spec
     return sym_function
+
+
+def _variadic_inputs(spec, args, kwargs):
+    """The input Symbols of a variadic operator: a list of the positional ones, or a dict
+    of those given by keyword (popped from ``kwargs``), not both, as in MXNet. Sets the
+    attribute counting them, where the operator has one."""
+    given = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
+    named = {k: kwargs.pop(k) for k in [k for k, v in kwargs.items() if isinstance(v, Symbol)]}
+    if given and named:
+        raise TypeError('%s: give the input Symbols either positionally or by keyword, not both' % spec.name)
+    if isinstance(spec.variadic, str):
+        kwargs.setdefault(spec.variadic, len(given) or len(named))
+    return named or list(given)
 
 
 def _docstring(spec, func_name):

@@ -101,9 +101,10 @@ class _Node:
 
     def mutated_inputs(self):
         """The input entries this operator updates in place (its auxiliary states)."""
-        if self.spec is None or not self.spec.aux:
+        aux = () if self.spec is None else self.spec.aux_names(self.params)
+        if not aux:
             return []
-        return [e for e, n in zip(self.inputs, self.input_names()) if n in self.spec.aux]
+        return [e for e, n in zip(self.inputs, self.input_names()) if n in aux]
 
 
 def _variable_node(name, attrs):
@@ -121,7 +122,7 @@ def create_op_node(spec, inputs, kwargs, name=None, attr=None, hint=None):
     ----------
     spec : OpSpec
     inputs : dict of str -> Symbol, or list of Symbol
-        By input name; a list for variadic operators (``concat``).
+        By input name; or a list, in input order, for variadic operators (``concat``).
     kwargs : dict
         Operator attributes as the user gave them (Python values or MXNet strings).
     name : str, optional
@@ -142,11 +143,20 @@ def create_op_node(spec, inputs, kwargs, name=None, attr=None, hint=None):
         attrs[_stored_key(key)] = value
     params = _op_params(spec, attrs)
     name = NameManager.current().get(name, hint or spec.name.lower())
-    if spec.variadic:
-        entries = [_single_entry(s, spec, 'arg%d' % i) for i, s in enumerate(inputs)]
+    if isinstance(inputs, dict):
+        names = spec.input_names(params)
+        # Inputs absent for these attributes (bias with no_bias) are ignored; a variadic
+        # operator's keyword inputs must name its inputs.
+        unknown = [n for n in inputs if n not in names] if spec.variadic else ()
+        if unknown:
+            raise MXNetError('%s: no input named %s; inputs are %s' % (spec.name, unknown[0], ', '.join(names)))
     else:
-        entries = [_single_entry(inputs[n], spec, n) if inputs.get(n) is not None
-                   else _auto_variable(name, n, attrs) for n in spec.input_names(params)]
+        names = spec.input_names(params, len(inputs))
+        if len(inputs) > len(names):
+            raise MXNetError('%s: expects %d inputs, got %d' % (spec.name, len(names), len(inputs)))
+        inputs = dict(zip(names, inputs))
+    entries = [_single_entry(inputs[n], spec, n) if inputs.get(n) is not None
+               else _auto_variable(name, n, attrs) for n in names]
     node = _Node(spec.name, name, attrs, entries, spec, params)
     return Symbol([(node, i) for i in range(node.num_visible())])
 
