@@ -73,13 +73,18 @@ class _Node:
         The entries (node, output index) feeding the operator.
     spec : OpSpec or None
     params : dict or None
-        The operator's typed attributes, parsed once from ``attrs``.
+        The operator's typed attributes, parsed once from ``attrs`` (plus ``subgraphs``,
+        see :func:`_op_params`).
+    subgraphs : tuple of Symbol
+        The graphs a control-flow operator runs (``_foreach``'s body), written to JSON
+        under the node's ``"subgraphs"``; empty for other operators.
     """
-    __slots__ = ('op', 'name', 'attrs', 'inputs', 'spec', 'params')
+    __slots__ = ('op', 'name', 'attrs', 'inputs', 'spec', 'params', 'subgraphs')
 
-    def __init__(self, op, name, attrs, inputs=(), spec=None, params=None):
+    def __init__(self, op, name, attrs, inputs=(), spec=None, params=None, subgraphs=()):
         self.op, self.name, self.attrs = op, name, attrs
         self.inputs, self.spec, self.params = tuple(inputs), spec, params
+        self.subgraphs = tuple(subgraphs)
 
     @property
     def is_variable(self):
@@ -111,11 +116,16 @@ def _variable_node(name, attrs):
     return _Node('null', name, attrs)
 
 
-def _op_params(spec, attrs):
-    return spec.parse_attrs({k: v for k, v in attrs.items() if not _is_dunder(k)})
+def _op_params(spec, attrs, subgraphs=()):
+    """The typed attributes of a node; an operator carrying subgraphs also receives them,
+    as the keyword ``subgraphs`` of its implementation (see ``neomx/operator/control_flow.py``)."""
+    params = spec.parse_attrs({k: v for k, v in attrs.items() if not _is_dunder(k)})
+    if subgraphs:
+        params['subgraphs'] = tuple(subgraphs)
+    return params
 
 
-def create_op_node(spec, inputs, kwargs, name=None, attr=None, hint=None):
+def create_op_node(spec, inputs, kwargs, name=None, attr=None, hint=None, subgraphs=()):
     """Apply operator ``spec`` to input Symbols, creating variables for the missing inputs.
 
     Parameters
@@ -131,6 +141,8 @@ def create_op_node(spec, inputs, kwargs, name=None, attr=None, hint=None):
         Extra node attributes, merged over the current :class:`AttrScope`'s.
     hint : str, optional
         Prefix of automatic names (the lower-cased function name by default).
+    subgraphs : sequence of Symbol, optional
+        The graphs a control-flow operator runs (see :attr:`_Node.subgraphs`).
 
     Returns
     -------
@@ -141,7 +153,7 @@ def create_op_node(spec, inputs, kwargs, name=None, attr=None, hint=None):
     for key, value in AttrScope.current().get(attr).items():
         # Plain keys other than the hidden ones are operator arguments, as in MXNet.
         attrs[_stored_key(key)] = value
-    params = _op_params(spec, attrs)
+    params = _op_params(spec, attrs, subgraphs)
     name = NameManager.current().get(name, hint or spec.name.lower())
     if isinstance(inputs, dict):
         names = spec.input_names(params)
@@ -157,7 +169,7 @@ def create_op_node(spec, inputs, kwargs, name=None, attr=None, hint=None):
         inputs = dict(zip(names, inputs))
     entries = [_single_entry(inputs[n], spec, n) if inputs.get(n) is not None
                else _auto_variable(name, n, attrs) for n in names]
-    node = _Node(spec.name, name, attrs, entries, spec, params)
+    node = _Node(spec.name, name, attrs, entries, spec, params, subgraphs)
     return Symbol([(node, i) for i in range(node.num_visible())])
 
 
@@ -347,7 +359,8 @@ class Symbol:
         for node in self._nodes():
             if not (node.is_variable and node.name in replace):
                 copies[node] = _Node(node.op, node.name, dict(node.attrs),
-                                     [entry(c, i) for c, i in node.inputs], node.spec, node.params)
+                                     [entry(c, i) for c, i in node.inputs], node.spec, node.params,
+                                     node.subgraphs)
         return Symbol([entry(n, i) for n, i in self._heads])
 
     def __copy__(self):
@@ -369,7 +382,8 @@ class Symbol:
         raise NotImplementedForSymbol(self.__bool__, 'bool')
 
     # --------------------------------------------------------- serialization
-    def _graph_dict(self):
+    def _graph_dict(self, top=True):
+        """The JSON object of the graph; a subgraph's (``top`` False) has no ``attrs``."""
         nodes = self._nodes()
         index = {node: i for i, node in enumerate(nodes)}
         json_nodes, row_ptr = [], [0]
@@ -383,13 +397,17 @@ class Symbol:
                 versions[child] = versions.get(child, 0) + 1
             entry['inputs'] = [[index[child], i, versions[child] if (child, i) in mutated else 0]
                                for child, i in node.inputs]
+            if node.subgraphs:
+                entry['subgraphs'] = [sub._graph_dict(top=False) for sub in node.subgraphs]
             json_nodes.append(entry)
             row_ptr.append(row_ptr[-1] + (1 if node.spec is None else node.spec.count_recorded(node.params)))
-        return {'nodes': json_nodes,
-                'arg_nodes': [i for i, node in enumerate(nodes) if node.is_variable],
-                'node_row_ptr': row_ptr,
-                'heads': [[index[node], i, 0] for node, i in self._heads],
-                'attrs': {'mxnet_version': ['int', MXNET_VERSION]}}
+        graph = {'nodes': json_nodes,
+                 'arg_nodes': [i for i, node in enumerate(nodes) if node.is_variable],
+                 'node_row_ptr': row_ptr,
+                 'heads': [[index[node], i, 0] for node, i in self._heads]}
+        if top:
+            graph['attrs'] = {'mxnet_version': ['int', MXNET_VERSION]}
+        return graph
 
     def tojson(self):
         """The graph as MXNet 1.9.1's JSON text (same layout, byte for byte)."""
@@ -627,6 +645,11 @@ def load_json(json_str):
         graph = json.loads(json_str)
     except ValueError as err:
         raise MXNetError('load_json: not valid JSON: %s' % err) from None
+    return _graph_symbol(graph)
+
+
+def _graph_symbol(graph):
+    """The Symbol of a parsed JSON graph object (a file's, or a node's subgraph)."""
     nodes = []
     for entry in graph['nodes']:
         attrs = _node_attrs(entry)
@@ -635,7 +658,9 @@ def load_json(json_str):
             nodes.append(_variable_node(entry['name'], attrs))
         else:
             spec = registry.get(entry['op'])
-            nodes.append(_Node(entry['op'], entry['name'], attrs, inputs, spec, _op_params(spec, attrs)))
+            subgraphs = [_graph_symbol(sub) for sub in entry.get('subgraphs', ())]
+            nodes.append(_Node(entry['op'], entry['name'], attrs, inputs, spec, _op_params(spec, attrs, subgraphs),
+                               subgraphs))
     return Symbol([(nodes[h[0]], h[1]) for h in graph['heads']])
 
 

@@ -1,0 +1,137 @@
+"""Control-flow operators: ``_foreach``, ``_while_loop`` and ``_cond``.
+
+``mx.sym.contrib.foreach/while_loop/cond`` (see ``neomx/symbol/contrib_control_flow.py``)
+build these nodes. Each carries its loop body or branches as *subgraphs*: Symbols whose
+inputs are numbered in ``list_inputs()`` order, and the node's ``*_locs`` attributes say
+which of the node's inputs feeds which subgraph input. The implementations receive the
+subgraphs (keyword ``subgraphs``, see ``neomx/symbol/symbol.py``), run them through
+their compiled graphs (compiled once per subgraph and context) and loop in Python over
+torch tensors, so torch autograd differentiates through every step: Executors, Module
+and hybridized Gluon blocks train through them.
+
+On ``device='meta'`` tensors (shape inference) the data-dependent decisions cannot be
+made: ``_while_loop`` runs its body once and gives outputs of ``max_iterations`` rows,
+``_cond`` runs its then-branch.
+"""
+import torch
+
+from ..context import context_of_device
+from . import registry
+from .registry import ANY, INT
+
+_SUBGRAPH_COUNTS = {'_foreach': 1, '_while_loop': 2, '_cond': 3}
+
+
+class _ControlFlowSpec(registry.OpSpec):
+    """A control-flow operator's registry entry: its ``num_args`` counts the subgraphs
+    too, as in MXNet, so the node has ``num_args - <number of subgraphs>`` inputs."""
+
+    def input_names(self, attrs, num_args=None):
+        count = attrs['num_args'] - _SUBGRAPH_COUNTS[self.name] if num_args is None else num_args
+        return tuple('data%d' % i for i in range(count))
+
+
+def _run(subgraph, tensors):
+    """The outputs (a tuple) of ``subgraph`` on ``tensors``, given in its ``list_inputs`` order."""
+    from ..symbol.graph import compiled      # the symbol package imports the operators first
+    ctx = context_of_device(tensors[0].device)
+    return compiled(subgraph, ctx)(tensors)
+
+
+def _single_or_tuple(outputs):
+    # A single-output operator returns its tensor: compiled graphs use the value directly.
+    return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+
+def _count(attrs):
+    return attrs['num_outputs']
+
+
+def _control_flow_op(name, attrs):
+    """Register the decorated implementation as control-flow operator ``name``."""
+    return registry.register(name, variadic=True, spec_class=_ControlFlowSpec, num_outputs=_count,
+                             attrs=[('num_args', INT), ('num_outputs', INT)] + attrs)
+
+
+@_control_flow_op('_foreach', [('num_out_data', INT), ('in_state_locs', ANY), ('in_data_locs', ANY),
+                               ('remain_locs', ANY)])
+def foreach(*tensors, subgraphs, num_args, num_outputs, num_out_data, in_state_locs, in_data_locs,
+            remain_locs):
+    """Run the body subgraph on each slice along axis 0 of the data inputs, threading states.
+
+    Inputs are the data arrays (each ``(T, ...)``), the initial states, then the captured
+    arrays; outputs are the ``num_out_data`` step outputs stacked into ``(T, ...)`` then
+    the final states.
+    """
+    body, = subgraphs
+    n_data, n_states = len(in_data_locs), len(in_state_locs)
+    data, states, remain = tensors[:n_data], tensors[n_data:n_data + n_states], tensors[n_data + n_states:]
+    inputs = [None] * (n_data + n_states + len(remain))
+    for loc, tensor in zip(remain_locs, remain):
+        inputs[loc] = tensor
+    steps = []
+    for t in range(data[0].shape[0]):
+        for loc, array in zip(in_data_locs, data):
+            inputs[loc] = array[t]
+        for loc, state in zip(in_state_locs, states):
+            inputs[loc] = state
+        outputs = _run(body, inputs)
+        steps.append(outputs[:num_out_data])
+        states = outputs[num_out_data:]
+    stacked = [torch.stack(column) for column in zip(*steps)]
+    return _single_or_tuple(stacked + list(states))
+
+
+@_control_flow_op('_while_loop', [('num_out_data', INT), ('max_iterations', INT), ('cond_input_locs', ANY),
+                                  ('func_input_locs', ANY), ('func_var_locs', ANY)])
+def while_loop(*tensors, subgraphs, num_args, num_outputs, num_out_data, max_iterations, cond_input_locs,
+               func_input_locs, func_var_locs):
+    """Run the body subgraph while the condition subgraph gives a true scalar, at most
+    ``max_iterations`` times.
+
+    Outputs are the ``num_out_data`` step outputs stacked into ``(max_iterations, ...)``
+    (rows after the last step are zeros; MXNet leaves them uninitialized) then the final
+    loop variables.
+    """
+    cond_graph, func_graph = subgraphs
+    values = list(tensors)                  # the node's inputs, loop variables updated in place
+    var_slots = [func_input_locs[loc] for loc in func_var_locs]
+    steps = []
+    meta = tensors[0].is_meta
+    while len(steps) < max_iterations and (meta or _is_true(_run(cond_graph, [values[i] for i in cond_input_locs]))):
+        outputs = _run(func_graph, [values[i] for i in func_input_locs])
+        steps.append(outputs[:num_out_data])
+        for slot, value in zip(var_slots, outputs[num_out_data:]):
+            values[slot] = value
+        if meta:            # shapes only: one step tells them
+            break
+    if steps:
+        stacked = [_pad_rows(torch.stack(column), max_iterations) for column in zip(*steps)]
+    else:       # no step ran: a step on meta tensors gives the outputs' shapes
+        templates = _run(func_graph, [values[i].to('meta') for i in func_input_locs])[:num_out_data]
+        stacked = [torch.zeros((max_iterations,) + tuple(t.shape), dtype=t.dtype, device=tensors[0].device)
+                   for t in templates]
+    return _single_or_tuple(stacked + [values[slot] for slot in var_slots])
+
+
+def _is_true(outputs):
+    return bool(outputs[0].reshape(-1)[0].item())
+
+
+def _pad_rows(stacked, rows):
+    """``stacked`` (``(steps, ...)``) grown to ``rows`` rows with zeros."""
+    missing = rows - stacked.shape[0]
+    if missing == 0:
+        return stacked
+    return torch.cat([stacked, stacked.new_zeros((missing,) + tuple(stacked.shape[1:]))])
+
+
+@_control_flow_op('_cond', [('cond_input_locs', ANY), ('then_input_locs', ANY), ('else_input_locs', ANY)])
+def cond(*tensors, subgraphs, num_args, num_outputs, cond_input_locs, then_input_locs, else_input_locs):
+    """Run the then- or the else-branch subgraph as the predicate subgraph gives true or false."""
+    pred_graph, then_graph, else_graph = subgraphs
+    if tensors[0].is_meta or _is_true(_run(pred_graph, [tensors[i] for i in cond_input_locs])):
+        branch, locs = then_graph, then_input_locs
+    else:
+        branch, locs = else_graph, else_input_locs
+    return _single_or_tuple(list(_run(branch, [tensors[i] for i in locs])))
