@@ -35,3 +35,12 @@ from . import monitor
 from . import monitor as mon
 from . import visualization
 from . import visualization as viz
+from . import recordio
+from . import image
+from . import image as img
+from . import rnn
+from . import profiler
+from . import runtime
+from . import util
+from . import engine
+from . import random as rnd

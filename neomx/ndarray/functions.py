@@ -98,8 +98,41 @@ def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs):
     return array(np.eye(N, M or N, k), ctx=ctx, dtype=dtype)
 
 
-def imdecode(*args, **kwargs):
-    raise NotImplementedError('mx.nd.imdecode: use mx.image.imdecode (needs Pillow)')
+def imdecode(str_img, clip_rect=(0, 0, 0, 0), out=None, index=0, channels=3, mean=None):
+    """Decode an image into a (channels, height, width) float32 array (deprecated in MXNet
+    for ``mx.image.imdecode``, whose HWC uint8 result this rearranges).
+
+    Parameters
+    ----------
+    str_img : bytes
+        The encoded image.
+    clip_rect : tuple of 4 int
+        ``(x0, y0, x1, y1)``: keep only this rectangle; all zeros keeps the whole image.
+    out : NDArray, optional
+        Where to write: shaped (C, H, W), or (N, C, H, W) with ``index`` choosing the slice.
+    channels : int
+        3 for colour (RGB), 1 for grey.
+    mean : NDArray, optional
+        Subtracted from the image (broadcast over (C, H, W)).
+
+    Returns
+    -------
+    NDArray
+        ``out`` when given.
+    """
+    from ..image import imdecode as decode_hwc        # the image package imports this one
+    image = decode_hwc(str_img, flag=1 if channels == 3 else 0)
+    x0, y0, x1, y1 = clip_rect
+    if x1 > x0 and y1 > y0:
+        image = image[y0:y1, x0:x1]
+    result = image.astype('float32').transpose((2, 0, 1))
+    if mean is not None:
+        result = result - mean
+    if out is None:
+        return result
+    target = out[index] if out.ndim == 4 else out
+    target[:] = result
+    return out
 
 
 def histogram(a, bins=10, range=None):  # pylint: disable=redefined-builtin

@@ -1,0 +1,326 @@
+"""Image augmenters: callables from an (H, W, C) NDArray to an (H, W, C) NDArray.
+
+Random choices use Python's ``random`` module (and numpy's global RNG for PCA lighting noise),
+exactly as MXNet draws them, so seeding those generators reproduces MXNet's augmentations.
+"""
+import json
+import random
+
+import numpy as np
+
+from .. import ndarray as nd
+from ..ndarray.ndarray import NDArray
+from ._resize import pick_interp
+from .image import center_crop, color_normalize, imresize, random_crop, random_size_crop, resize_short
+
+__all__ = ['Augmenter', 'SequentialAug', 'ResizeAug', 'ForceResizeAug', 'RandomCropAug',
+           'RandomSizedCropAug', 'CenterCropAug', 'RandomOrderAug', 'BrightnessJitterAug',
+           'ContrastJitterAug', 'SaturationJitterAug', 'HueJitterAug', 'ColorJitterAug',
+           'LightingAug', 'ColorNormalizeAug', 'RandomGrayAug', 'HorizontalFlipAug', 'CastAug',
+           'CreateAugmenter']
+
+_LUMA = (0.299, 0.587, 0.114)
+# RGB <-> YIQ, the colour space in which a hue shift is a rotation of (I, Q).
+_RGB_TO_YIQ = np.array([[0.299, 0.587, 0.114], [0.596, -0.274, -0.321], [0.211, -0.523, 0.311]])
+_YIQ_TO_RGB = np.array([[1.0, 0.956, 0.621], [1.0, -0.272, -0.647], [1.0, -1.107, 1.705]])
+# ImageNet's PCA of RGB pixels, used by CreateAugmenter's pca_noise.
+_IMAGENET_EIGVAL = np.array([55.46, 4.794, 1.148])
+_IMAGENET_EIGVEC = np.array([[-0.5675, 0.7192, 0.4009],
+                             [-0.5808, -0.0045, -0.8140],
+                             [-0.5836, -0.6948, 0.4203]])
+_IMAGENET_MEAN = (123.68, 116.28, 103.53)
+_IMAGENET_STD = (58.395, 57.12, 57.375)
+
+
+class Augmenter:
+    """Base augmenter: keeps its constructor arguments (arrays as lists) for :meth:`dumps`."""
+
+    def __init__(self, **kwargs):
+        self._kwargs = {key: _jsonable(value) for key, value in kwargs.items()}
+
+    def dumps(self):
+        """JSON string ``[class name in lower case, constructor arguments]``."""
+        return json.dumps([type(self).__name__.lower(), self._kwargs])
+
+    def __call__(self, src):
+        raise NotImplementedError('Must override implementation.')
+
+
+def _jsonable(value):
+    if isinstance(value, NDArray):
+        value = value.asnumpy()
+    return value.tolist() if isinstance(value, np.ndarray) else value
+
+
+class SequentialAug(Augmenter):
+    """Apply the augmenters ``ts`` one after the other."""
+
+    def __init__(self, ts):
+        super().__init__()
+        self.ts = ts
+
+    def dumps(self):
+        """A list (not a string, as in MXNet): ``[name, [child dumps...]]``."""
+        return [type(self).__name__.lower(), [aug.dumps() for aug in self.ts]]
+
+    def __call__(self, src):
+        for aug in self.ts:
+            src = aug(src)
+        return src
+
+
+class RandomOrderAug(SequentialAug):
+    """Apply the augmenters ``ts`` in a random order (shuffled in place at every call)."""
+
+    def __call__(self, src):
+        random.shuffle(self.ts)
+        return super().__call__(src)
+
+
+class _SizedAug(Augmenter):
+    """An augmenter parametrised by an output ``size`` and an interpolation code."""
+
+    def __init__(self, size, interp=2):
+        super().__init__(size=size, interp=interp)
+        self.size = size
+        self.interp = interp
+
+
+class ResizeAug(_SizedAug):
+    """Resize the shorter edge to ``size`` (an int)."""
+
+    def __call__(self, src):
+        return resize_short(src, self.size, self.interp)
+
+
+class ForceResizeAug(_SizedAug):
+    """Resize to exactly ``size`` (w, h), ignoring the aspect ratio."""
+
+    def __call__(self, src):
+        sizes = (src.shape[0], src.shape[1], self.size[1], self.size[0])
+        return imresize(src, *self.size, interp=pick_interp(self.interp, sizes))
+
+
+class RandomCropAug(_SizedAug):
+    """Crop a random window of ``size`` (w, h); see :func:`random_crop`."""
+
+    def __call__(self, src):
+        return random_crop(src, self.size, self.interp)[0]
+
+
+class CenterCropAug(_SizedAug):
+    """Crop the centred window of ``size`` (w, h); see :func:`center_crop`."""
+
+    def __call__(self, src):
+        return center_crop(src, self.size, self.interp)[0]
+
+
+class RandomSizedCropAug(Augmenter):
+    """Crop a window of random area and aspect ratio, resized to ``size``; see :func:`random_size_crop`."""
+
+    def __init__(self, size, area, ratio, interp=2, **kwargs):
+        super().__init__(size=size, area=area, ratio=ratio, interp=interp)
+        self.size = size
+        self.area = kwargs.pop('min_area', area)
+        self.ratio = ratio
+        self.interp = interp
+        assert not kwargs, 'unexpected keyword arguments for `RandomSizedCropAug`.'
+
+    def __call__(self, src):
+        return random_size_crop(src, self.size, self.area, self.ratio, self.interp)[0]
+
+
+def _jitter_factor(spread):
+    return 1.0 + random.uniform(-spread, spread)
+
+
+class BrightnessJitterAug(Augmenter):
+    """Scale all pixels by a factor in [1 - brightness, 1 + brightness] (in place)."""
+
+    def __init__(self, brightness):
+        super().__init__(brightness=brightness)
+        self.brightness = brightness
+
+    def __call__(self, src):
+        src *= _jitter_factor(self.brightness)
+        return src
+
+
+class ContrastJitterAug(Augmenter):
+    """Blend the image with its mean gray level by a random factor (in place)."""
+
+    def __init__(self, contrast):
+        super().__init__(contrast=contrast)
+        self.contrast = contrast
+        self.coef = nd.array([[_LUMA]])
+
+    def __call__(self, src):
+        alpha = _jitter_factor(self.contrast)
+        gray = src * self.coef
+        # 3 * mean of the weighted channels = the mean luma of the image.
+        gray = (3.0 * (1.0 - alpha) / gray.size) * nd.sum(gray)
+        src *= alpha
+        src += gray
+        return src
+
+
+class SaturationJitterAug(Augmenter):
+    """Blend every pixel with its own luma by a random factor (in place)."""
+
+    def __init__(self, saturation):
+        super().__init__(saturation=saturation)
+        self.saturation = saturation
+        self.coef = nd.array([[_LUMA]])
+
+    def __call__(self, src):
+        alpha = _jitter_factor(self.saturation)
+        gray = nd.sum(src * self.coef, axis=2, keepdims=True)
+        gray *= (1.0 - alpha)
+        src *= alpha
+        src += gray
+        return src
+
+
+class HueJitterAug(Augmenter):
+    """Rotate the hue by a random angle in [-hue, hue] * pi, linearly in YIQ space."""
+
+    def __init__(self, hue):
+        super().__init__(hue=hue)
+        self.hue = hue
+
+    def __call__(self, src):
+        angle = random.uniform(-self.hue, self.hue) * np.pi
+        cos, sin = np.cos(angle), np.sin(angle)
+        rotate_iq = np.array([[1.0, 0.0, 0.0], [0.0, cos, -sin], [0.0, sin, cos]])
+        transform = (_YIQ_TO_RGB @ rotate_iq @ _RGB_TO_YIQ).T
+        return nd.dot(src, nd.array(transform))
+
+
+class ColorJitterAug(RandomOrderAug):
+    """Brightness, contrast and saturation jitter (the non-zero ones) in a random order."""
+
+    def __init__(self, brightness, contrast, saturation):
+        jitters = [(BrightnessJitterAug, brightness), (ContrastJitterAug, contrast),
+                   (SaturationJitterAug, saturation)]
+        super().__init__([kind(spread) for kind, spread in jitters if spread > 0])
+
+
+class LightingAug(Augmenter):
+    """AlexNet-style PCA noise: add ``eigvec @ (alpha * eigval)``, alpha ~ N(0, alphastd)."""
+
+    def __init__(self, alphastd, eigval, eigvec):
+        super().__init__(alphastd=alphastd, eigval=eigval, eigvec=eigvec)
+        self.alphastd = alphastd
+        self.eigval = eigval
+        self.eigvec = eigvec
+
+    def __call__(self, src):
+        alpha = np.random.normal(0, self.alphastd, size=(3,))
+        src += nd.array(np.dot(self.eigvec * alpha, self.eigval))
+        return src
+
+
+class ColorNormalizeAug(Augmenter):
+    """Subtract ``mean`` and divide by ``std`` per channel; see :func:`color_normalize`."""
+
+    def __init__(self, mean, std):
+        super().__init__(mean=mean, std=std)
+        self.mean = _as_ndarray(mean)
+        self.std = _as_ndarray(std)
+
+    def __call__(self, src):
+        return color_normalize(src, self.mean, self.std)
+
+
+def _as_ndarray(value):
+    return value if value is None or isinstance(value, NDArray) else nd.array(value)
+
+
+class RandomGrayAug(Augmenter):
+    """With probability ``p``, replace each channel by the pixel's gray level (3 channels kept)."""
+
+    def __init__(self, p):
+        super().__init__(p=p)
+        self.p = p
+        self.mat = nd.array([[0.21] * 3, [0.72] * 3, [0.07] * 3])
+
+    def __call__(self, src):
+        if random.random() < self.p:
+            src = nd.dot(src, self.mat)
+        return src
+
+
+class HorizontalFlipAug(Augmenter):
+    """With probability ``p``, mirror the image left-right."""
+
+    def __init__(self, p):
+        super().__init__(p=p)
+        self.p = p
+
+    def __call__(self, src):
+        if random.random() < self.p:
+            src = nd.flip(src, axis=1)
+        return src
+
+
+class CastAug(Augmenter):
+    """Cast the image to dtype ``typ``."""
+
+    def __init__(self, typ='float32'):
+        super().__init__(type=typ)
+        self.typ = typ
+
+    def __call__(self, src):
+        return src.astype(self.typ)
+
+
+def _normalize_stat(value, imagenet_default, name):
+    """``True`` means ImageNet's statistics; otherwise None or a 1- or 3-element array."""
+    if value is True:
+        return nd.array(imagenet_default)
+    if value is not None:
+        assert isinstance(value, (np.ndarray, NDArray)) and value.shape[0] in (1, 3), \
+            '%s must be an array of 1 or 3 values' % name
+    return value
+
+
+def CreateAugmenter(data_shape, resize=0, rand_crop=False, rand_resize=False, rand_mirror=False,
+                    mean=None, std=None, brightness=0, contrast=0, saturation=0, hue=0,
+                    pca_noise=0, rand_gray=0, inter_method=2):
+    """The standard augmenter list for images of ``data_shape`` (C, H, W).
+
+    Order: resize of the shorter edge, crop (random sized, random or center) to (W, H),
+    mirror, cast to float32, colour jitter, hue jitter, PCA lighting, random gray,
+    normalisation (``mean``/``std`` True = ImageNet's statistics).
+
+    Returns
+    -------
+    list of Augmenter
+    """
+    augs = []
+    if resize > 0:
+        augs.append(ResizeAug(resize, inter_method))
+    crop_size = (data_shape[2], data_shape[1])
+    if rand_resize:
+        assert rand_crop, 'rand_resize requires rand_crop'
+        augs.append(RandomSizedCropAug(crop_size, 0.08, (3.0 / 4.0, 4.0 / 3.0), inter_method))
+    elif rand_crop:
+        augs.append(RandomCropAug(crop_size, inter_method))
+    else:
+        augs.append(CenterCropAug(crop_size, inter_method))
+    if rand_mirror:
+        augs.append(HorizontalFlipAug(0.5))
+    augs.append(CastAug())
+    if brightness or contrast or saturation:
+        augs.append(ColorJitterAug(brightness, contrast, saturation))
+    if hue:
+        augs.append(HueJitterAug(hue))
+    if pca_noise > 0:
+        augs.append(LightingAug(pca_noise, _IMAGENET_EIGVAL, _IMAGENET_EIGVEC))
+    if rand_gray > 0:
+        augs.append(RandomGrayAug(rand_gray))
+    mean = _normalize_stat(mean, _IMAGENET_MEAN, 'mean')
+    std = _normalize_stat(std, _IMAGENET_STD, 'std')
+    if mean is not None or std is not None:
+        augs.append(ColorNormalizeAug(mean, std))
+    return augs

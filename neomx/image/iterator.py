@@ -1,0 +1,212 @@
+"""``ImageIter``: batches of augmented images read from an image list and a root folder."""
+import os
+import random
+import numbers
+
+from .. import ndarray as nd
+from ..io import DataBatch, DataIter
+from .augment import CreateAugmenter
+from .image import imdecode
+
+__all__ = ['ImageIter']
+
+_LABEL_DTYPES = ('int32', 'float32', 'int64', 'float64')
+
+
+def _read_lst(path, dtype):
+    """Parse an .lst file (index, labels..., relative path; tab separated) into (keys, {key: (label, path)})."""
+    entries = {}
+    keys = []
+    with open(path) as lines:
+        for line in lines:
+            fields = line.strip().split('\t')
+            key = int(fields[0])
+            entries[key] = (nd.array([float(v) for v in fields[1:-1]], dtype=dtype), fields[-1])
+            keys.append(key)
+    return keys, entries
+
+
+def _read_imglist(imglist, dtype):
+    """Index a list of ``[label or labels..., path]`` items under the keys '1', '2', ..."""
+    entries = {}
+    for index, item in enumerate(imglist, start=1):
+        if len(item) > 2:
+            label = item[:-1]
+        elif isinstance(item[0], numbers.Number):
+            label = [item[0]]
+        else:
+            label = item[0]
+        entries[str(index)] = (nd.array(label, dtype=dtype), item[-1])
+    return list(entries), entries
+
+
+class ImageIter(DataIter):
+    """Iterate over images listed in ``path_imglist`` or ``imglist``, augmented and batched.
+
+    Parameters
+    ----------
+    batch_size : int
+        Images per batch.
+    data_shape : tuple of int
+        (3, H, W) of every image after augmentation.
+    label_width : int, default 1
+        Labels per image; labels have shape (batch_size,) or (batch_size, label_width).
+    path_imgrec, path_imgidx : str, optional
+        RecordIO input: not supported yet (raises NotImplementedError).
+    path_imglist : str, optional
+        .lst file: ``index \\t label(s) \\t relative path`` per line.
+    path_root : str, optional
+        Folder the image paths are relative to.
+    shuffle : bool, default False
+        Shuffle the image order at every reset (Python's ``random``).
+    part_index, num_parts : int
+        Keep only part ``part_index`` of ``num_parts`` equal parts (the rest is dropped).
+    aug_list : list of Augmenter, optional
+        Augmenters; by default ``CreateAugmenter(data_shape, **kwargs)``.
+    imglist : list, optional
+        ``[label or labels..., path]`` items, instead of ``path_imglist``.
+    data_name, label_name : str
+        Names in ``provide_data`` / ``provide_label``.
+    dtype : str, default 'float32'
+        Label dtype: int32, float32, int64 or float64.
+    last_batch_handle : {'pad', 'discard', 'roll_over'}
+        The incomplete last batch is filled from the start, dropped, or completed from the next epoch.
+
+    Each batch holds data of shape (batch_size, 3, H, W) float32 and the labels; ``pad`` counts
+    the samples repeated to fill the last batch.
+    """
+
+    def __init__(self, batch_size, data_shape, label_width=1, path_imgrec=None, path_imglist=None,
+                 path_root=None, path_imgidx=None, shuffle=False, part_index=0, num_parts=1,
+                 aug_list=None, imglist=None, data_name='data', label_name='softmax_label',
+                 dtype='float32', last_batch_handle='pad', **kwargs):
+        super().__init__(batch_size)
+        assert path_imgrec or path_imglist or isinstance(imglist, list)
+        assert dtype in _LABEL_DTYPES, dtype + ' label not supported'
+        if path_imgrec:
+            raise NotImplementedError('ImageIter: path_imgrec (RecordIO input) is not supported '
+                                      'by neomx yet; use path_imglist or imglist')
+        if path_imglist:
+            keys, self.imglist = _read_lst(path_imglist, dtype)
+        else:
+            keys, self.imglist = _read_imglist(imglist, dtype)
+        self.check_data_shape(data_shape)
+        self.path_root = path_root
+        self.data_shape = data_shape
+        self.label_width = label_width
+        self.provide_data = [(data_name, (batch_size,) + tuple(data_shape))]
+        label_shape = (batch_size, label_width) if label_width > 1 else (batch_size,)
+        self.provide_label = [(label_name, label_shape)]
+        self.shuffle = shuffle
+        if num_parts > 1:
+            assert part_index < num_parts
+            part = len(keys) // num_parts
+            keys = keys[part_index * part:(part_index + 1) * part]
+        self.seq = keys
+        self.num_image = len(keys)
+        self.auglist = CreateAugmenter(data_shape, **kwargs) if aug_list is None else aug_list
+        self.last_batch_handle = last_batch_handle
+        self.cur = 0
+        self._allow_read = True
+        self._clear_cache()
+        self.reset()
+
+    def _clear_cache(self):
+        self._cache_data = self._cache_label = self._cache_idx = None
+
+    def reset(self):
+        """Rewind (keeping a rolled-over partial batch) and reshuffle if asked."""
+        if self.shuffle:
+            random.shuffle(self.seq)
+        if self.last_batch_handle != 'roll_over' or self._cache_data is None:
+            self.cur = 0
+            self._allow_read = True
+
+    def hard_reset(self):
+        """Rewind and drop any rolled-over partial batch."""
+        if self.shuffle:
+            random.shuffle(self.seq)
+        self.cur = 0
+        self._allow_read = True
+        self._clear_cache()
+
+    def next_sample(self):
+        """(label NDArray, encoded image bytes) of the next image; StopIteration at the end."""
+        if not self._allow_read:
+            raise StopIteration
+        if self.cur >= self.num_image:
+            if self.last_batch_handle != 'discard':
+                self.cur = 0
+            raise StopIteration
+        label, fname = self.imglist[self.seq[self.cur]]
+        self.cur += 1
+        return label, self.read_image(fname)
+
+    def _batchify(self, batch_data, batch_label, start=0):
+        """Fill the batch from index ``start``; the index reached (StopIteration if none read)."""
+        i = start
+        try:
+            while i < self.batch_size:
+                label, encoded = self.next_sample()
+                data = self.imdecode(encoded)
+                batch_data[i] = self.postprocess_data(self.augmentation_transform(data))
+                batch_label[i] = label
+                i += 1
+        except StopIteration:
+            if not i:
+                raise
+        return i
+
+    def next(self):
+        """The next :class:`~neomx.io.DataBatch` (data, label, pad)."""
+        if self._cache_data is not None:
+            batch_data, batch_label, filled = self._cache_data, self._cache_label, self._cache_idx
+        else:
+            batch_data = nd.zeros((self.batch_size,) + tuple(self.data_shape))
+            batch_label = nd.empty(self.provide_label[0][1])
+            filled = self._batchify(batch_data, batch_label)
+        pad = self.batch_size - filled
+        if pad:
+            if self.last_batch_handle == 'discard':
+                raise StopIteration
+            if self.last_batch_handle == 'roll_over' and self._cache_data is None:
+                self._cache_data, self._cache_label, self._cache_idx = batch_data, batch_label, filled
+                raise StopIteration
+            self._batchify(batch_data, batch_label, filled)
+            if self.last_batch_handle == 'pad':
+                self._allow_read = False
+            else:
+                self._clear_cache()
+        return DataBatch([batch_data], [batch_label], pad=pad)
+
+    @staticmethod
+    def check_data_shape(data_shape):
+        """Require a (3, H, W) shape."""
+        if len(data_shape) != 3:
+            raise ValueError('data_shape should have length 3, with dimensions CxHxW')
+        if data_shape[0] != 3:
+            raise ValueError('This iterator expects inputs to have 3 channels.')
+
+    def imdecode(self, encoded):
+        """Decode one image; a RuntimeError names the file when it is broken."""
+        try:
+            return imdecode(encoded)
+        except Exception as err:  # pylint: disable=broad-except
+            _, fname = self.imglist[self.seq[(self.cur - 1) % self.num_image]]
+            raise RuntimeError('Broken image filename: {}, {}'.format(fname, err)) from err
+
+    def read_image(self, fname):
+        """The encoded bytes of ``fname`` (relative to ``path_root``)."""
+        with open(os.path.join(self.path_root or '', fname), 'rb') as stream:
+            return stream.read()
+
+    def augmentation_transform(self, data):
+        """Apply the augmenters in order."""
+        for aug in self.auglist:
+            data = aug(data)
+        return data
+
+    @staticmethod
+    def postprocess_data(datum):
+        """(H, W, C) to (C, H, W)."""
+        return nd.transpose(datum, axes=(2, 0, 1))
