@@ -1,0 +1,61 @@
+"""RecordIO datasets: ``RecordFileDataset`` (raw records) and ``ImageRecordDataset`` (images)."""
+import os
+
+from ... import recordio
+from ...ndarray.ndarray import array
+from .dataset import Dataset
+
+__all__ = ['RecordFileDataset', 'ImageRecordDataset']
+
+
+class RecordFileDataset(Dataset):
+    """The records of a ``.rec`` file, as bytes, through its ``.idx`` index (same name).
+
+    Parameters
+    ----------
+    filename : str
+        Path of the ``.rec`` file; ``<name>.idx`` must sit next to it.
+    """
+
+    def __init__(self, filename):
+        self.idx_file = os.path.splitext(filename)[0] + '.idx'
+        self.filename = filename
+        self._record = recordio.MXIndexedRecordIO(self.idx_file, self.filename, 'r')
+
+    def __getitem__(self, idx):
+        return self._record.read_idx(self._record.keys[idx])
+
+    def __len__(self):
+        return len(self._record.keys)
+
+
+class ImageRecordDataset(RecordFileDataset):
+    """Images packed with ``recordio.pack_img``: samples are (image, label).
+
+    Parameters
+    ----------
+    filename : str
+        Path of the ``.rec`` file (with its ``.idx``).
+    flag : int
+        1: (H, W, 3) RGB uint8 images; 0: (H, W, 1) grayscale.
+    transform : callable, optional
+        ``transform(image, label)`` returning the sample.
+
+    Notes
+    -----
+    The label is the header's float, or its float32 array for multi-label records.
+    Images are decoded with Pillow (MXNet uses OpenCV: JPEG pixels may differ slightly).
+    """
+
+    def __init__(self, filename, flag=1, transform=None):
+        super().__init__(filename)
+        self._flag = flag
+        self._transform = transform
+
+    def __getitem__(self, idx):
+        header, encoded = recordio.unpack(super().__getitem__(idx))
+        pixels = recordio._decode_image(encoded, 1 if self._flag else 0)
+        image = array(pixels.reshape(pixels.shape[:2] + (-1,)), dtype='uint8')
+        if self._transform is not None:
+            return self._transform(image, header.label)
+        return image, header.label

@@ -1,0 +1,290 @@
+"""``mx.io.ImageRecordIter``: batches of decoded, cropped, normalised images from a ``.rec`` file.
+
+The iterator reproduces MXNet's default augmentation pipeline for the deterministic settings:
+decode (RGB, or gray for one channel), shorter-edge ``resize``, an aspect-keeping resize
+that makes the image cover ``data_shape`` when it is smaller, a centre (or random) crop, an optional mirror, then
+``(pixel - mean) / std * scale`` per channel into NCHW float32. Batching follows MXNet too:
+with ``round_batch`` the last batch of an epoch is completed with the first records of the
+next pass and ``pad`` counts them, and the epoch after that resumes behind them.
+
+Differences from MXNet: images are decoded with Pillow and resized with torch's bilinear
+interpolation, where MXNet uses OpenCV (JPEG pixels and resized pixels may differ by a few
+levels; PNG without resizing is identical). The shuffled order and random augmentations
+are reproducible from ``seed``/``seed_aug`` but are not MXNet's streams. With
+``round_batch=False`` the last batch is zero-filled and ``pad`` counts the filler (MXNet
+leaves stale samples there and reports 0). ``DataBatch.index`` is all zeros, as in MXNet.
+"""
+import numpy as np
+import torch
+
+from .. import recordio
+from ..base import MXNetError
+from ..context import cpu, cpu_pinned
+from ..ndarray.ndarray import _new as _wrap_tensor
+from .io import DataDesc, DataIter
+
+__all__ = ['ImageRecordIter']
+
+# Accepted for compatibility; they tune MXNet's C++ threads, buffers and logging.
+_IGNORED = {'preprocess_threads', 'prefetch_buffer', 'verbose', 'ctx', 'shuffle_chunk_size',
+            'shuffle_chunk_seed', 'aug_seq'}
+# MXNet augmentations neomx does not implement, with the values that switch them off.
+_UNSUPPORTED = {
+    'path_imglist': '', 'mean_img': '', 'random_resized_crop': False, 'max_rotate_angle': 0,
+    'rotate': -1, 'max_aspect_ratio': 0, 'min_aspect_ratio': None, 'max_shear_ratio': 0,
+    'max_crop_size': -1, 'min_crop_size': -1, 'max_random_scale': 1, 'min_random_scale': 1,
+    'max_random_area': 1, 'min_random_area': 1, 'max_img_size': 1e10, 'min_img_size': 0,
+    'brightness': 0, 'contrast': 0, 'saturation': 0, 'pca_noise': 0, 'random_h': 0,
+    'random_s': 0, 'random_l': 0, 'pad': 0, 'fill_value': 255, 'max_random_contrast': 0,
+    'max_random_illumination': 0, 'mean_a': 0, 'std_a': 1,
+}
+# torch interpolation mode by MXNet's inter_method (0 nearest, 1 bilinear).
+_INTERPOLATION = {0: 'nearest', 1: 'bilinear'}
+# Pillow decode flag by number of output channels.
+_DECODE_FLAG = {1: 0, 3: 1}
+_OUTPUT_DTYPES = {None: np.float32, 'float32': np.float32, 'uint8': np.uint8}
+
+
+def _check_options(options):
+    """Reject unknown arguments and augmentations that are set but not implemented."""
+    for name, value in options.items():
+        if name in _IGNORED:
+            continue
+        if name not in _UNSUPPORTED:
+            raise MXNetError('ImageRecordIter: Cannot find argument \'%s\'' % name)
+        if value != _UNSUPPORTED[name]:
+            raise MXNetError('ImageRecordIter: argument %s=%r is not supported by neomx '
+                             '(only its default %r)' % (name, value, _UNSUPPORTED[name]))
+
+
+def _record_offsets(path_imgrec, path_imgidx):
+    """Byte offsets of the records of the file, from the index when there is one."""
+    if path_imgidx:
+        with open(path_imgidx) as index:
+            return [int(line.split('\t')[1]) for line in index if line.strip()]
+    offsets = []
+    with open(path_imgrec, 'rb') as stream:
+        while True:
+            position = stream.tell()
+            if recordio._read_record(stream) is None:
+                return offsets
+            offsets.append(position)
+
+
+def _resize(pixels, height, width, interpolation):
+    """Resize an (H, W, C) uint8 array to (height, width, C), rounding like OpenCV."""
+    image = torch.from_numpy(np.ascontiguousarray(pixels)).permute(2, 0, 1)[None].float()
+    align = {} if interpolation == 'nearest' else {'align_corners': False}
+    resized = torch.nn.functional.interpolate(image, size=(height, width), mode=interpolation, **align)
+    return resized[0].permute(1, 2, 0).round_().clamp_(0, 255).to(torch.uint8).numpy()
+
+
+def _covering_size(height, width, min_height, min_width):
+    """(height, width) scaled up, aspect kept, until it covers (min_height, min_width)."""
+    if min_height * width >= min_width * height:
+        return min_height, width * min_height // height
+    return height * min_width // width, min_width
+
+
+def _shorter_edge_size(height, width, size):
+    """(height, width) scaled so that the shorter edge is ``size`` (integer division as MXNet)."""
+    if height > width:
+        return size * height // width, size
+    return size, size * width // height
+
+
+class ImageRecordIter(DataIter):
+    """Iterate over image RecordIO files in batches of (N, C, H, W) images and their labels.
+
+    All arguments are keyword-only, as in MXNet.
+
+    Parameters
+    ----------
+    path_imgrec : str
+        The ``.rec`` file (records made by ``recordio.pack_img`` or im2rec).
+    data_shape : tuple of int
+        (channels, height, width) of one output image; channels 1 (gray) or 3 (RGB).
+    batch_size : int
+    path_imgidx : str
+        Optional ``.idx`` file; the records are otherwise found by scanning the file.
+    label_width : int
+        Labels per image; must equal the number of labels of each record.
+    shuffle : bool
+        Reshuffle the records every pass, from ``seed``.
+    seed : int
+        Seed of the shuffle (and of augmentations when ``seed_aug`` is None).
+    round_batch : bool
+        Complete the last batch with the first records (see the module docstring).
+    resize : int
+        Resize the shorter edge to this before cropping (-1: no resize).
+    rand_crop, rand_mirror, mirror : bool
+        Random instead of centre crop; mirror half of the images; mirror all of them.
+    mean_r, mean_g, mean_b, std_r, std_g, std_b, scale : float
+        Output ``(pixel - mean) / std * scale`` per channel (float outputs only).
+    inter_method : int
+        0 nearest, 1 bilinear.
+    dtype : None, 'float32' or 'uint8'
+        Output dtype; uint8 outputs the cropped pixels without normalisation.
+    num_parts, part_index : int
+        Read only part ``part_index`` of ``num_parts`` equal contiguous parts of the records.
+    seed_aug : int, optional
+    data_name, label_name : str
+    device_id : int
+        Output context: ``cpu_pinned(device_id)``, or ``cpu(0)`` for -1.
+    **options
+        ``preprocess_threads``, ``prefetch_buffer``, ``verbose``, ``ctx``, ``aug_seq``,
+        ``shuffle_chunk_*`` are ignored; MXNet's other augmentations raise MXNetError
+        unless left at their defaults.
+    """
+
+    def __init__(self, *, path_imgrec, data_shape, batch_size, path_imgidx='', label_width=1,
+                 shuffle=False, seed=0, round_batch=True, resize=-1, rand_crop=False,
+                 rand_mirror=False, mirror=False, mean_r=0., mean_g=0., mean_b=0., std_r=1.,
+                 std_g=1., std_b=1., scale=1., inter_method=1, dtype=None, num_parts=1,
+                 part_index=0, seed_aug=None, data_name='data', label_name='softmax_label',
+                 device_id=0, **options):
+        super().__init__(batch_size)
+        _check_options(options)
+        self._check_arguments(data_shape, inter_method, dtype)
+        self.data_shape = tuple(data_shape)
+        self.label_width = label_width
+        self.shuffle = shuffle
+        self.round_batch = round_batch
+        self.resize = resize
+        self.rand_crop = rand_crop
+        self.rand_mirror = rand_mirror
+        self.mirror = mirror
+        self._interpolation = _INTERPOLATION[inter_method]
+        self._dtype = _OUTPUT_DTYPES[dtype]
+        channels = self.data_shape[0]
+        self._mean = np.array([mean_r, mean_g, mean_b][:channels], np.float32).reshape(-1, 1, 1)
+        # MXNet multiplies by the reciprocal: the same float32 rounding as its outputs.
+        self._inv_std = 1 / np.array([std_r, std_g, std_b][:channels], np.float32).reshape(-1, 1, 1)
+        self._scale = np.float32(scale)
+        self._ctx = cpu(0) if device_id == -1 else cpu_pinned(device_id)
+        self._record = open(path_imgrec, 'rb')
+        offsets = _record_offsets(path_imgrec, path_imgidx)
+        part = -(-len(offsets) // num_parts)
+        self._offsets = offsets[part_index * part:(part_index + 1) * part]
+        self._shuffle_rng = np.random.RandomState(seed)
+        self._aug_rng = np.random.RandomState(seed if seed_aug is None else seed_aug)
+        label_shape = (batch_size,) if label_width == 1 else (batch_size, label_width)
+        self.provide_data = [DataDesc(data_name, (batch_size,) + self.data_shape, self._dtype)]
+        self.provide_label = [DataDesc(label_name, label_shape, np.float32)]
+        self._batch = None
+        self._new_pass()
+        self._overflowed = False
+
+    @staticmethod
+    def _check_arguments(data_shape, inter_method, dtype):
+        if len(data_shape) != 3 or data_shape[0] not in _DECODE_FLAG:
+            raise MXNetError('ImageRecordIter: data_shape must be (channels, height, width) with '
+                             '1 or 3 channels, got %s' % (data_shape,))
+        if inter_method not in _INTERPOLATION:
+            raise MXNetError('ImageRecordIter: inter_method=%r is not supported by neomx '
+                             '(0 nearest or 1 bilinear)' % inter_method)
+        if dtype not in _OUTPUT_DTYPES:
+            raise MXNetError('ImageRecordIter: dtype=%r is not supported by neomx (None, '
+                             '\'float32\' or \'uint8\')' % dtype)
+
+    def __del__(self):
+        record = getattr(self, '_record', None)
+        if record is not None:
+            record.close()
+
+    def _new_pass(self):
+        """Start reading the records from the first (reshuffled when ``shuffle``)."""
+        self._order = list(self._offsets)
+        if self.shuffle:
+            self._shuffle_rng.shuffle(self._order)
+        self._cursor = 0
+
+    def _take(self, count):
+        """Up to ``count`` next offsets of the current pass."""
+        taken = self._order[self._cursor:self._cursor + count]
+        self._cursor += len(taken)
+        return taken
+
+    def reset(self):
+        # After a wrapped batch MXNet goes on behind the records it borrowed.
+        if self.round_batch and self._overflowed:
+            self._overflowed = False
+        else:
+            self._new_pass()
+
+    def iter_next(self):
+        if self._overflowed:
+            return False
+        offsets = self._take(self.batch_size)
+        if not offsets:
+            return False
+        pad = self.batch_size - len(offsets)
+        if pad and self.round_batch:
+            self._new_pass()
+            offsets += self._take(pad)
+            self._overflowed = True
+            if len(offsets) < self.batch_size:
+                raise MXNetError('ImageRecordIter: batch_size %d is more than twice the %d records'
+                                 % (self.batch_size, len(self._offsets)))
+        self._batch = self._load(offsets, pad)
+        return True
+
+    def _load(self, offsets, pad):
+        """Data, label and pad of a batch of the records at ``offsets``, zero-filled to size."""
+        data = np.zeros((self.batch_size,) + self.data_shape, self._dtype)
+        label = np.zeros(self.provide_label[0].shape, np.float32)
+        for slot, offset in enumerate(offsets):
+            self._record.seek(offset)
+            header, image = recordio.unpack(recordio._read_record(self._record))
+            label[slot] = self._label_of(header)
+            data[slot] = self._process(image)
+        return [_wrap_tensor(torch.from_numpy(data), self._ctx)], \
+            [_wrap_tensor(torch.from_numpy(label), self._ctx)], pad
+
+    def _label_of(self, header):
+        num_label = header.flag if header.flag > 0 else 1
+        if num_label != self.label_width:
+            raise MXNetError('ImageRecordIter: the record provides %d-dimensional label but '
+                             'label_width is set to %d' % (num_label, self.label_width))
+        return header.label
+
+    def _process(self, encoded):
+        """Decode, resize, crop, mirror and normalise one image to (C, H, W)."""
+        channels, height, width = self.data_shape
+        pixels = recordio._decode_image(encoded, _DECODE_FLAG[channels])
+        if pixels.ndim == 2:
+            pixels = pixels[:, :, None]
+        if self.resize > 0:
+            pixels = _resize(pixels, *_shorter_edge_size(*pixels.shape[:2], self.resize),
+                             self._interpolation)
+        if pixels.shape[0] < height or pixels.shape[1] < width:
+            pixels = _resize(pixels, *_covering_size(*pixels.shape[:2], height, width),
+                             self._interpolation)
+        pixels = self._crop(pixels, height, width)
+        if self.mirror or (self.rand_mirror and self._aug_rng.randint(2)):
+            pixels = pixels[:, ::-1]
+        chw = pixels.transpose(2, 0, 1)
+        if self._dtype == np.uint8:
+            return chw
+        return (chw - self._mean) * self._inv_std * self._scale
+
+    def _crop(self, pixels, height, width):
+        """The (height, width) window at the centre, or at random with ``rand_crop``."""
+        spare_y, spare_x = pixels.shape[0] - height, pixels.shape[1] - width
+        if self.rand_crop:
+            y, x = self._aug_rng.randint(spare_y + 1), self._aug_rng.randint(spare_x + 1)
+        else:
+            y, x = spare_y // 2, spare_x // 2
+        return pixels[y:y + height, x:x + width]
+
+    def getdata(self):
+        return self._batch[0]
+
+    def getlabel(self):
+        return self._batch[1]
+
+    def getpad(self):
+        return self._batch[2]
+
+    def getindex(self):
+        return np.zeros(self.batch_size, np.uint64)

@@ -1,0 +1,421 @@
+"""``mx.recordio``: read and write MXNet's RecordIO files (``.rec``, with ``.idx`` indexes).
+
+The file format is dmlc's RecordIO, byte for byte: every record is a sequence of parts, each
+a little-endian ``uint32`` magic ``0xced7230a``, a ``uint32`` holding ``(cflag << 29) | length``
+and ``length`` bytes of data; the record ends with zero padding to a 4-byte boundary. Where
+the payload contains the magic at a 4-byte aligned offset, the writer drops it there and
+starts a new part (``cflag`` 1 = first, 2 = middle, 3 = last, 0 = the whole record), so a
+reader can resynchronise on the magic; the reader puts the dropped magics back.
+
+An index file (``.idx``) has one ``key<TAB>byte offset`` line per record.
+
+Image records (``pack_img``/``unpack_img``) are encoded and decoded with Pillow where MXNet
+uses OpenCV: the channel order is the same (BGR, as OpenCV's), PNG pixels are identical and
+JPEG pixels may differ by a few levels between the two decoders.
+"""
+import io
+import numbers
+import struct
+from collections import namedtuple
+from multiprocessing import current_process
+
+import numpy as np
+
+from .base import MXNetError
+
+__all__ = ['MXRecordIO', 'MXIndexedRecordIO', 'IRHeader', 'pack', 'unpack', 'pack_img', 'unpack_img']
+
+_MAGIC = 0xced7230a
+_MAGIC_BYTES = struct.pack('<I', _MAGIC)
+_PART_HEADER = struct.Struct('<II')
+_LENGTH_BITS = 29
+_MAX_RECORD = 1 << _LENGTH_BITS
+# cflag of a record's parts: the whole record, or the first, a middle or the last of several.
+_WHOLE, _FIRST, _MIDDLE, _LAST = 0, 1, 2, 3
+
+
+def _padding(length):
+    """Zero bytes that bring ``length`` up to a multiple of 4."""
+    return b'\0' * (-length % 4)
+
+
+def _split_at_magic(buf):
+    """Cut ``buf`` at the magic numbers sitting at 4-byte aligned offsets, dropping them.
+
+    Returns
+    -------
+    list of memoryview
+        One part, or ``k + 1`` parts for ``k`` aligned magics.
+    """
+    view = memoryview(buf)
+    parts = []
+    start = 0
+    found = buf.find(_MAGIC_BYTES)
+    while found != -1:
+        if found % 4 == 0:
+            parts.append(view[start:found])
+            start = found + 4
+            found = buf.find(_MAGIC_BYTES, start)
+        else:
+            found = buf.find(_MAGIC_BYTES, found + 1)
+    parts.append(view[start:])
+    return parts
+
+
+def _encode_record(buf):
+    """The bytes of one record holding payload ``buf`` (see the module docstring)."""
+    if len(buf) >= _MAX_RECORD:
+        raise MXNetError('RecordIO only accepts records of less than 2^29 bytes, got %d' % len(buf))
+    parts = _split_at_magic(buf)
+    flags = [_WHOLE] if len(parts) == 1 else [_FIRST] + [_MIDDLE] * (len(parts) - 2) + [_LAST]
+    out = bytearray()
+    for flag, part in zip(flags, parts):
+        out += _PART_HEADER.pack(_MAGIC, (flag << _LENGTH_BITS) | len(part))
+        out += part
+    out += _padding(len(buf))
+    return bytes(out)
+
+
+def _read_record(stream):
+    """The payload of the record at the position of ``stream``, or None at the end of the file."""
+    payload = bytearray()
+    while True:
+        header = stream.read(_PART_HEADER.size)
+        if not header and not payload:
+            return None
+        if len(header) != _PART_HEADER.size:
+            raise MXNetError('Invalid RecordIO file: truncated record header')
+        magic, lrecord = _PART_HEADER.unpack(header)
+        if magic != _MAGIC:
+            raise MXNetError('Invalid RecordIO file: bad magic number 0x%08x' % magic)
+        flag, length = lrecord >> _LENGTH_BITS, lrecord & (_MAX_RECORD - 1)
+        padded = length + -length % 4
+        data = stream.read(padded)
+        if len(data) != padded:
+            raise MXNetError('Invalid RecordIO file: truncated record')
+        payload += data[:length]
+        if flag in (_WHOLE, _LAST):
+            return bytes(payload)
+        payload += _MAGIC_BYTES
+
+
+class MXRecordIO:
+    """Sequential reader or writer of a RecordIO file.
+
+    Parameters
+    ----------
+    uri : str
+        Path of the ``.rec`` file.
+    flag : str
+        ``'r'`` to read, ``'w'`` to write (the file is truncated).
+
+    Notes
+    -----
+    Pickling closes the record (flushing a writer) and the copy reopens it, as MXNet does so
+    that readers can be sent to DataLoader worker processes. A reader refuses to ``read`` in
+    another process than the one that opened it (``RuntimeError``).
+    """
+
+    def __init__(self, uri, flag):
+        self.uri = uri
+        self.flag = flag
+        self.handle = None
+        self.pid = None
+        self.is_open = False
+        self.open()
+
+    def open(self):
+        """Open the file for reading or writing, as ``flag`` says."""
+        if self.flag == 'w':
+            self.writable = True
+        elif self.flag == 'r':
+            self.writable = False
+        else:
+            raise ValueError('Invalid flag %s' % self.flag)
+        try:
+            self.handle = open(self.uri, self.flag + 'b')
+        except OSError as err:
+            raise MXNetError('RecordIO: cannot open "%s": %s' % (self.uri, err.strerror)) from None
+        self.pid = current_process().pid
+        self.is_open = True
+
+    def __del__(self):
+        self.close()
+
+    def __getstate__(self):
+        is_open = self.is_open
+        self.close()
+        state = dict(self.__dict__)
+        state['is_open'] = is_open
+        del state['handle']
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__ = state
+        self.is_open = False
+        self.handle = None
+        if state['is_open']:
+            self.open()
+
+    def _check_pid(self, allow_reset=False):
+        """Refuse (or, with ``allow_reset``, reopen) a record opened by another process."""
+        if self.pid != current_process().pid:
+            if not allow_reset:
+                raise RuntimeError('Forbidden operation in multiple processes')
+            self.reset()
+
+    def close(self):
+        """Close the file (a no-op when it is closed)."""
+        if not getattr(self, 'is_open', False):
+            return
+        self.handle.close()
+        self.handle = None
+        self.is_open = False
+        self.pid = None
+
+    def reset(self):
+        """Reopen the file: a reader starts over, a writer truncates it."""
+        self.close()
+        self.open()
+
+    def write(self, buf):
+        """Append one record holding the bytes ``buf``."""
+        assert self.writable
+        self._check_pid(allow_reset=False)
+        self.handle.write(_encode_record(bytes(buf)))
+
+    def read(self):
+        """The next record's bytes, or None at the end of the file."""
+        assert not self.writable
+        self._check_pid(allow_reset=False)
+        return _read_record(self.handle)
+
+
+class MXIndexedRecordIO(MXRecordIO):
+    """RecordIO file with an index file, for random access by key.
+
+    Parameters
+    ----------
+    idx_path : str
+        Path of the index file: one ``key<TAB>offset`` line per record.
+    uri : str
+        Path of the ``.rec`` file.
+    flag : str
+        ``'r'`` or ``'w'``.
+    key_type : type
+        Type the keys are parsed to when reading the index (``int`` by default).
+
+    Attributes
+    ----------
+    keys : list
+        Keys in file order.
+    idx : dict
+        Byte offset of the record of each key.
+    """
+
+    def __init__(self, idx_path, uri, flag, key_type=int):
+        self.idx_path = idx_path
+        self.idx = {}
+        self.keys = []
+        self.key_type = key_type
+        self.fidx = None
+        super().__init__(uri, flag)
+
+    def open(self):
+        super().open()
+        self.idx = {}
+        self.keys = []
+        self.fidx = open(self.idx_path, self.flag)
+        if not self.writable:
+            for line in self.fidx:
+                fields = line.strip().split('\t')
+                key = self.key_type(fields[0])
+                self.idx[key] = int(fields[1])
+                self.keys.append(key)
+
+    def close(self):
+        if not getattr(self, 'is_open', False):
+            return
+        super().close()
+        self.fidx.close()
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        state['fidx'] = None
+        return state
+
+    def seek(self, idx):
+        """Move the reader to the record of key ``idx``."""
+        assert not self.writable
+        self._check_pid(allow_reset=True)
+        self.handle.seek(self.idx[idx])
+
+    def tell(self):
+        """Byte offset where the writer's next record starts."""
+        assert self.writable
+        self._check_pid(allow_reset=False)
+        return self.handle.tell()
+
+    def read_idx(self, idx):
+        """The bytes of the record of key ``idx``."""
+        self.seek(idx)
+        return self.read()
+
+    def write_idx(self, idx, buf):
+        """Append a record holding ``buf`` under key ``idx`` and index it."""
+        key = self.key_type(idx)
+        pos = self.tell()
+        self.write(buf)
+        self.fidx.write('%s\t%d\n' % (str(key), pos))
+        self.idx[key] = pos
+        self.keys.append(key)
+
+
+IRHeader = namedtuple('HEADER', ['flag', 'label', 'id', 'id2'])
+IRHeader.__doc__ = """Header of an image record.
+
+Parameters
+----------
+flag : int
+    0 for a scalar label; otherwise the number of float32 labels stored before the payload.
+label : float or array of float32
+    The label(s).
+id, id2 : int
+    Unsigned 64-bit ids of the record.
+"""
+_IR_FORMAT = 'IfQQ'
+_IR_SIZE = struct.calcsize(_IR_FORMAT)
+
+
+def pack(header, s):
+    """Prefix the bytes ``s`` with an image record header.
+
+    Parameters
+    ----------
+    header : IRHeader or tuple
+        ``flag`` is ignored: a scalar ``label`` is stored in the header (flag 0), an array
+        label as float32 values after it (flag = its size).
+    s : bytes
+        Payload.
+
+    Returns
+    -------
+    bytes
+    """
+    header = IRHeader(*header)
+    if isinstance(header.label, numbers.Number):
+        header = header._replace(flag=0)
+    else:
+        label = np.asarray(header.label, dtype=np.float32)
+        header = header._replace(flag=label.size, label=0)
+        s = label.tobytes() + s
+    return struct.pack(_IR_FORMAT, *header) + s
+
+
+def unpack(s):
+    """Split a packed record into its header and payload.
+
+    Returns
+    -------
+    header : IRHeader
+        With ``label`` a float32 array of size ``flag`` when ``flag > 0``.
+    s : bytes
+        Payload.
+    """
+    header = IRHeader(*struct.unpack(_IR_FORMAT, s[:_IR_SIZE]))
+    s = s[_IR_SIZE:]
+    if header.flag > 0:
+        header = header._replace(label=np.frombuffer(s, np.float32, header.flag))
+        s = s[header.flag * 4:]
+    return header, s
+
+
+def _pillow():
+    try:
+        from PIL import Image
+    except ImportError:
+        raise MXNetError('mx.recordio image functions need Pillow: pip install pillow') from None
+    return Image
+
+
+# Pillow mode to decode to, by OpenCV imread flag (-1 unchanged, 0 grayscale, 1 colour).
+_DECODE_MODES = {0: 'L', 1: 'RGB'}
+
+
+def _decode_image(buf, iscolor=1):
+    """Decode JPEG/PNG bytes to a uint8 array in RGB(A) order.
+
+    Parameters
+    ----------
+    buf : bytes
+    iscolor : int
+        1 for (H, W, 3) colour, 0 for (H, W) grayscale, -1 for the stored channels
+        ((H, W) gray, (H, W, 3) RGB or (H, W, 4) RGBA).
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    with _pillow().open(io.BytesIO(buf)) as img:
+        mode = _DECODE_MODES.get(iscolor)
+        if mode is None:
+            mode = img.mode if img.mode in ('L', 'RGB', 'RGBA') else ('RGBA' if 'A' in img.mode else 'RGB')
+        return np.array(img.convert(mode), dtype=np.uint8)
+
+
+def _reverse_channels(img):
+    """RGB(A) <-> BGR(A) for a colour image; gray images unchanged."""
+    if img.ndim == 3 and img.shape[2] >= 3:
+        return np.concatenate([img[:, :, 2::-1], img[:, :, 3:]], axis=2)
+    return img
+
+
+def unpack_img(s, iscolor=-1):
+    """Unpack a record holding an encoded image.
+
+    Parameters
+    ----------
+    s : bytes
+    iscolor : int
+        As OpenCV's imread flag: -1 unchanged, 0 grayscale, 1 colour.
+
+    Returns
+    -------
+    header : IRHeader
+    img : numpy.ndarray
+        uint8, (H, W) or (H, W, C) in BGR(A) order, as OpenCV decodes.
+    """
+    header, s = unpack(s)
+    return header, _reverse_channels(_decode_image(s, iscolor))
+
+
+def pack_img(header, img, quality=95, img_fmt='.jpg'):
+    """Encode an image and pack it with ``header``.
+
+    Parameters
+    ----------
+    header : IRHeader or tuple
+    img : numpy.ndarray
+        uint8, (H, W) gray or (H, W, 3) in BGR order (OpenCV's).
+    quality : int
+        JPEG quality (1-100); for PNG, the zlib compression level (clipped to 0-9).
+    img_fmt : str
+        ``'.jpg'``, ``'.jpeg'`` or ``'.png'``.
+
+    Returns
+    -------
+    bytes
+    """
+    fmt = img_fmt.upper()
+    if fmt in ('.JPG', '.JPEG'):
+        options = dict(format='JPEG', quality=quality)
+    elif fmt == '.PNG':
+        options = dict(format='PNG', compress_level=min(max(quality, 0), 9))
+    else:
+        raise ValueError('pack_img: unsupported image format %s (use .jpg or .png)' % img_fmt)
+    pixels = _reverse_channels(np.asarray(img, dtype=np.uint8))
+    if pixels.ndim == 3 and pixels.shape[2] == 1:
+        pixels = pixels[:, :, 0]
+    buf = io.BytesIO()
+    _pillow().fromarray(pixels).save(buf, **options)
+    return pack(header, buf.getvalue())
