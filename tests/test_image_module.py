@@ -235,8 +235,8 @@ def test_image_iter_imglist_modes(tmp_path):
 def test_image_iter_errors(tmp_path):
     with pytest.raises(ValueError, match='3 channels'):
         mx.image.ImageIter(1, (1, 4, 4), imglist=[[0, 'a.png']])
-    with pytest.raises(NotImplementedError, match='path_imgrec'):
-        mx.image.ImageIter(1, (3, 4, 4), path_imgrec='x.rec')
+    with pytest.raises(mx.base.MXNetError, match='x.rec'):
+        mx.image.ImageIter(1, (3, 4, 4), path_imgrec=str(tmp_path / 'x.rec'))
     (tmp_path / 'bad.png').write_bytes(b'not an image')
     it = mx.image.ImageIter(1, (3, 4, 4), imglist=[[0, 'bad.png']], path_root=str(tmp_path))
     with pytest.raises(RuntimeError, match='Broken image filename: bad.png'):
@@ -255,3 +255,25 @@ def test_nd_imdecode_gives_float_chw_clipped_and_into_out():
     assert mx.nd.imdecode(_raw('image_rgb.png'), out=out, index=1) is out
     np.testing.assert_array_equal(out[1].asnumpy(), chw.asnumpy())
     assert mx.nd.imdecode(_raw('image_rgb.png'), channels=1).shape == (1,) + chw.shape[1:]
+
+
+def test_image_iter_reads_recordio_in_order_and_by_index():
+    rec, idx = os.path.join(DATA, 'recordio_png.rec'), os.path.join(DATA, 'recordio_png.idx')
+    reader = mx.recordio.MXIndexedRecordIO(idx, rec, 'r')
+    records = [mx.recordio.unpack_img(reader.read_idx(k)) for k in reader.keys]
+    aug = [mx.image.CenterCropAug((4, 4)), mx.image.CastAug()]
+    shape = (3, 4, 4)
+    for it in (mx.image.ImageIter(2, shape, path_imgrec=rec, path_imgidx=idx, aug_list=aug),
+               mx.image.ImageIter(2, shape, path_imgrec=rec, aug_list=aug)):
+        for _ in range(2):                      # a second epoch after reset
+            seen = []
+            for batch in it:
+                count = 2 - batch.pad
+                seen += [(l, d) for l, d in zip(batch.label[0].asnumpy()[:count], batch.data[0].asnumpy()[:count])]
+            it.reset()
+            assert [l for l, _ in seen] == [h.label for h, _ in records]
+            for (_, data), (_, bgr) in zip(seen, records):      # unpack_img gives BGR like OpenCV
+                want = mx.image.center_crop(mx.nd.array(bgr[:, :, ::-1].copy(), dtype='uint8'), (4, 4))[0]
+                np.testing.assert_array_equal(data, want.asnumpy().transpose(2, 0, 1))
+    with pytest.raises(ValueError, match='path_imgidx'):
+        mx.image.ImageIter(2, shape, path_imgrec=rec, shuffle=True)

@@ -3,7 +3,7 @@ import os
 import random
 import numbers
 
-from .. import ndarray as nd
+from .. import ndarray as nd, recordio
 from ..io import DataBatch, DataIter
 from .augment import CreateAugmenter
 from .image import imdecode
@@ -52,7 +52,8 @@ class ImageIter(DataIter):
     label_width : int, default 1
         Labels per image; labels have shape (batch_size,) or (batch_size, label_width).
     path_imgrec, path_imgidx : str, optional
-        RecordIO input: not supported yet (raises NotImplementedError).
+        RecordIO input (labels from the record headers unless a list is given too); the
+        index file allows random access, needed for ``shuffle`` and ``num_parts``.
     path_imglist : str, optional
         .lst file: ``index \\t label(s) \\t relative path`` per line.
     path_root : str, optional
@@ -83,13 +84,20 @@ class ImageIter(DataIter):
         super().__init__(batch_size)
         assert path_imgrec or path_imglist or isinstance(imglist, list)
         assert dtype in _LABEL_DTYPES, dtype + ' label not supported'
+        self.imgrec, keys, self.imglist = None, None, None
         if path_imgrec:
-            raise NotImplementedError('ImageIter: path_imgrec (RecordIO input) is not supported '
-                                      'by neomx yet; use path_imglist or imglist')
+            if path_imgidx:
+                self.imgrec = recordio.MXIndexedRecordIO(path_imgidx, path_imgrec, 'r')
+                keys = list(self.imgrec.keys)
+            else:
+                self.imgrec = recordio.MXRecordIO(path_imgrec, 'r')
         if path_imglist:
             keys, self.imglist = _read_lst(path_imglist, dtype)
-        else:
+        elif isinstance(imglist, list):
             keys, self.imglist = _read_imglist(imglist, dtype)
+        if keys is None and (shuffle or num_parts > 1):
+            raise ValueError('ImageIter: shuffle and num_parts need random access: give path_imgidx '
+                             'with path_imgrec')
         self.check_data_shape(data_shape)
         self.path_root = path_root
         self.data_shape = data_shape
@@ -102,8 +110,8 @@ class ImageIter(DataIter):
             assert part_index < num_parts
             part = len(keys) // num_parts
             keys = keys[part_index * part:(part_index + 1) * part]
-        self.seq = keys
-        self.num_image = len(keys)
+        self.seq = keys                 # None: read the .rec file in order
+        self.num_image = None if keys is None else len(keys)
         self.auglist = CreateAugmenter(data_shape, **kwargs) if aug_list is None else aug_list
         self.last_batch_handle = last_batch_handle
         self.cur = 0
@@ -119,27 +127,44 @@ class ImageIter(DataIter):
         if self.shuffle:
             random.shuffle(self.seq)
         if self.last_batch_handle != 'roll_over' or self._cache_data is None:
-            self.cur = 0
-            self._allow_read = True
+            self._rewind()
 
     def hard_reset(self):
         """Rewind and drop any rolled-over partial batch."""
         if self.shuffle:
             random.shuffle(self.seq)
+        self._rewind()
+        self._clear_cache()
+
+    def _rewind(self):
         self.cur = 0
         self._allow_read = True
-        self._clear_cache()
+        if self.seq is None:
+            self.imgrec.reset()
 
     def next_sample(self):
         """(label NDArray, encoded image bytes) of the next image; StopIteration at the end."""
         if not self._allow_read:
             raise StopIteration
+        if self.seq is None:                # a .rec file read in order
+            record = self.imgrec.read()
+            if record is None:
+                if self.last_batch_handle != 'discard':
+                    self.imgrec.reset()
+                raise StopIteration
+            self.cur += 1
+            header, encoded = recordio.unpack(record)
+            return header.label, encoded
         if self.cur >= self.num_image:
             if self.last_batch_handle != 'discard':
                 self.cur = 0
             raise StopIteration
-        label, fname = self.imglist[self.seq[self.cur]]
+        key = self.seq[self.cur]
         self.cur += 1
+        if self.imgrec is not None:
+            header, encoded = recordio.unpack(self.imgrec.read_idx(key))
+            return (header.label if self.imglist is None else self.imglist[key][0]), encoded
+        label, fname = self.imglist[key]
         return label, self.read_image(fname)
 
     def _batchify(self, batch_data, batch_label, start=0):
@@ -192,6 +217,9 @@ class ImageIter(DataIter):
         try:
             return imdecode(encoded)
         except Exception as err:  # pylint: disable=broad-except
+            if self.imglist is None:
+                raise RuntimeError('Broken image in record %d of the .rec file: %s'
+                                   % (self.cur - 1, err)) from err
             _, fname = self.imglist[self.seq[(self.cur - 1) % self.num_image]]
             raise RuntimeError('Broken image filename: {}, {}'.format(fname, err)) from err
 
