@@ -18,11 +18,6 @@ import mx_rnn_make_fixture as fixture  # noqa: E402  (the oracle's builders, run
 with open(os.path.join(DATA, 'mx_rnn_oracle.json')) as _f:
     ORACLE = json.load(_f)
 
-# neomx's Dropout declares one output where MXNet's has two (output and mask), which only
-# shows in node_row_ptr: graphs containing Dropout are compared without it.
-WITH_DROPOUT = {'seq_True', 'unfused_lstm_True'}
-
-
 @pytest.fixture(autouse=True)
 def _quiet():
     with warnings.catch_warnings():
@@ -34,9 +29,6 @@ def _quiet():
 def test_unrolled_graph_json_equals_mxnet(key):
     expected = ORACLE['graphs'][key]
     made = fixture.graph_json(mx, fixture.graph_builders(mx)[key])
-    if key in WITH_DROPOUT:
-        expected, made = dict(expected), dict(made)
-        del expected['node_row_ptr'], made['node_row_ptr']
     assert made == expected
 
 
@@ -217,11 +209,7 @@ def _language_model(vocab_size, hidden):
 
     def sym_gen(length):
         data, label = mx.sym.Variable('data'), mx.sym.Variable('softmax_label')
-        # The weight's dtype is declared: neomx's infer_type does not yet derive it from
-        # Embedding's ``dtype`` attribute as MXNet does.
-        weight = mx.sym.Variable('embed_weight', dtype='float32')
-        embed = mx.sym.Embedding(data=data, weight=weight, input_dim=vocab_size, output_dim=hidden,
-                                 name='embed')
+        embed = mx.sym.Embedding(data=data, input_dim=vocab_size, output_dim=hidden, name='embed')
         cell.reset()
         outputs, _ = cell.unroll(length, inputs=embed, merge_outputs=True)
         pred = mx.sym.FullyConnected(mx.sym.Reshape(outputs, shape=(-1, hidden)),
@@ -254,3 +242,22 @@ def test_bucketing_module_trains_lstm_language_model():
         perplexities.append(metric.get()[1])
     assert sorted(module._buckets) == [4, 6]
     assert perplexities[-1] < perplexities[0] * 0.6, perplexities
+
+
+def test_fused_rnn_initializer_is_mx_init_fused_rnn():
+    assert mx.init.FusedRNN is mx.rnn.rnn_cell.FusedRNN
+    init = mx.init.FusedRNN(None, 4, 1, 'lstm')
+    assert json.loads(init.dumps())[0] == 'fusedrnn'
+
+
+def test_embedding_weight_takes_the_dtype_attribute():
+    # recorded from MXNet 1.9.1
+    embed = mx.sym.Embedding(mx.sym.var('x'), input_dim=3, output_dim=2, dtype='float16')
+    assert embed.infer_type(x='float64') == ([np.float64, np.float16], [np.float16], [])
+    plain = mx.sym.Embedding(mx.sym.var('x'), input_dim=3, output_dim=2)
+    assert plain.infer_type(x='int32') == ([np.int32, np.float32], [np.float32], [])
+
+
+def test_dropout_records_its_mask_output_like_mxnet():
+    graph = json.loads(mx.sym.Dropout(mx.sym.var('x'), p=0.5).tojson())
+    assert graph['node_row_ptr'] == [0, 1, 3]           # recorded from MXNet 1.9.1

@@ -191,7 +191,8 @@ def softmax_activation(data, mode):
 # -------------------------------------------------------------------- Dropout
 @register('Dropout', inputs=('data',),
           attrs=[('p', FLOAT, 0.5), ('mode', choice('always', 'training')('training')), ('axes', SHAPE, ()),
-                 ('cudnn_off', OPT_BOOL, False)])
+                 ('cudnn_off', OPT_BOOL, False)],
+          hidden_outputs=lambda attrs: 1)     # MXNet's graph also records the dropout mask
 def dropout(data, p, mode, axes, cudnn_off):
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``.
 

@@ -527,7 +527,8 @@ def roi_pooling(data, rois, pooled_size, spatial_scale):
 @register('Embedding', inputs=('data', 'weight'),
           attrs=[('input_dim', INT), ('output_dim', INT), ('dtype', DTYPE, torch.float32),
                  ('sparse_grad', BOOL, False)],
-          infer_args=lambda shapes, attrs: {'weight': (attrs['input_dim'], attrs['output_dim'])})
+          infer_args=lambda shapes, attrs: {'weight': (attrs['input_dim'], attrs['output_dim'])},
+          dtype_inputs=('weight',))
 def embedding(data, weight, input_dim, output_dim, dtype, sparse_grad):
     """Rows of ``weight`` (input_dim, output_dim) picked by the indices in ``data``.
 

@@ -234,6 +234,9 @@ class OpSpec:
         them from any other, backwards from the output included. Set it only where MXNet 1.9.1
         infers backwards too (not for ``Dropout`` or ``BatchNorm``, whose output has their
         data's shape but whose shape rules only run forwards).
+    dtype_inputs : tuple of str
+        Inputs whose dtype is the ``dtype`` attribute, like the output's (Embedding's
+        ``weight``): ``infer_type`` gives them that type whatever the data's is.
     hidden_outputs : callable(attrs) -> int, optional
         Outputs MXNet's graph records for the operator but never shows (oneDNN's max-pooling
         workspace); neomx does not compute them, it only counts them in Symbol JSON's
@@ -244,7 +247,7 @@ class OpSpec:
 
     def __init__(self, name, impl, inputs=(), aux=(), attrs=(), variadic=None, num_outputs=1,
                  num_visible_outputs=None, output_names=None, optional_inputs=None,
-                 infer_args=None, same_shape=False, hidden_outputs=None, doc=None):
+                 infer_args=None, same_shape=False, dtype_inputs=(), hidden_outputs=None, doc=None):
         self.name = name
         self.impl = impl
         self.inputs = tuple(inputs)
@@ -263,6 +266,7 @@ class OpSpec:
         self.optional_inputs = optional_inputs
         self.infer_args = infer_args
         self.same_shape = same_shape
+        self.dtype_inputs = tuple(dtype_inputs)
         self.hidden_outputs = hidden_outputs
         self.ctx_attrs = 'ctx' in self.attrs
         self.doc = doc or (impl.__doc__ if impl is not None else None)

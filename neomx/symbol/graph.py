@@ -205,11 +205,18 @@ class _Inference:
         return changed
 
     def _fill_dtypes(self, node):
-        """Unknown dtypes: an operator's ``dtype`` attribute gives its output's; otherwise
-        inputs and output share one dtype (MXNet's same-type rule)."""
+        """Unknown dtypes: an operator's ``dtype`` attribute gives its output's (and its
+        ``dtype_inputs``'); otherwise inputs and output share one dtype (MXNet's same-type rule)."""
         if 'dtype' in node.spec.attrs:
             dtype = node.params['dtype']
-            return dtype is not None and self._set(self.dtypes, (node, 0), torch_dtype(dtype))
+            if dtype is None:
+                return False
+            typed = [(node, 0)] + [e for n, e in zip(node.input_names(), node.inputs)
+                                   if n in node.spec.dtype_inputs]
+            changed = False
+            for entry in typed:
+                changed |= self._set(self.dtypes, entry, torch_dtype(dtype))
+            return changed
         entries = list(node.inputs) + [(node, 0)]
         known = [self.dtypes[e] for e in entries if e in self.dtypes]
         changed = False

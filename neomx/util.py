@@ -1,0 +1,168 @@
+"""``mx.util``: environment, GPU queries and the NumPy-semantics switches.
+
+MXNet 1.9.1 can switch to NumPy shape semantics (zero-dim and zero-size shapes) and NumPy
+array semantics (``mx.np.ndarray`` instead of ``NDArray``). neomx implements only the
+legacy ``mx.nd`` interface, so the query functions always answer False, the switches may
+be turned OFF (a no-op), and asking to turn either ON raises ``NotImplementedError``.
+"""
+import os
+
+import torch
+
+from .base import MXNetError
+from .context import gpu_memory_info, num_gpus
+
+__all__ = ['is_np_shape', 'is_np_array', 'set_np_shape', 'np_shape', 'np_array',
+           'use_np_shape', 'use_np_array', 'use_np', 'set_np', 'reset_np',
+           'get_gpu_count', 'get_gpu_memory', 'get_cuda_compute_capability',
+           'set_module', 'getenv', 'setenv']
+
+
+def _refuse_numpy_semantics(semantics, active):
+    """Raise unless ``active`` is false: neomx can only stay in legacy semantics."""
+    if active:
+        raise NotImplementedError(
+            'neomx has no NumPy interface (mx.np / mx.npx): NumPy %s semantics cannot be '
+            'turned on; only the legacy mx.nd semantics are available' % semantics)
+
+
+def is_np_shape():
+    """Whether NumPy shape semantics are on: always False in neomx."""
+    return False
+
+
+def is_np_array():
+    """Whether NumPy array semantics are on: always False in neomx."""
+    return False
+
+
+def set_np_shape(active):
+    """Turn NumPy shape semantics on or off; only off is supported.
+
+    Returns
+    -------
+    bool
+        The previous state (always False).
+
+    Raises
+    ------
+    NotImplementedError
+        When ``active`` is true.
+    """
+    _refuse_numpy_semantics('shape', active)
+    return False
+
+
+class _LegacySemanticsScope:
+    """``with`` scope that keeps (only) the legacy semantics: entering and leaving change nothing."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        return None
+
+
+def np_shape(active=True):
+    """Scope with NumPy shape semantics ``active``; only ``active=False`` is supported."""
+    _refuse_numpy_semantics('shape', active)
+    return _LegacySemanticsScope()
+
+
+def np_array(active=True):
+    """Scope with NumPy array semantics ``active``; only ``active=False`` is supported."""
+    _refuse_numpy_semantics('array', active)
+    return _LegacySemanticsScope()
+
+
+def _numpy_decorator(semantics):
+    """A decorator like MXNet's ``use_np_*``: it would run ``func`` with ``semantics`` on."""
+    def decorator(func):
+        _refuse_numpy_semantics(semantics, True)
+        return func
+    decorator.__name__ = 'use_np' if semantics == 'shape and array' else 'use_np_' + semantics
+    decorator.__doc__ = ('Decorator that runs a function or class with NumPy %s semantics: '
+                         'raises NotImplementedError in neomx.' % semantics)
+    return decorator
+
+
+use_np_shape = _numpy_decorator('shape')
+use_np_array = _numpy_decorator('array')
+use_np = _numpy_decorator('shape and array')
+
+
+def set_np(shape=True, array=True):
+    """Set NumPy shape and array semantics together; only ``set_np(False, False)`` works.
+
+    Raises
+    ------
+    ValueError
+        When array semantics are asked for without shape semantics (as MXNet).
+    NotImplementedError
+        When either is asked for.
+    """
+    if array and not shape:
+        raise ValueError('NumPy Shape semantics is required in using NumPy array semantics.')
+    _refuse_numpy_semantics('shape', shape)
+    _refuse_numpy_semantics('array', array)
+
+
+def reset_np():
+    """Turn NumPy shape and array semantics off (they always are in neomx)."""
+    set_np(shape=False, array=False)
+
+
+def get_gpu_count():
+    """Number of GPUs visible to torch."""
+    return num_gpus()
+
+
+def get_gpu_memory(gpu_dev_id):
+    """``(free, total)`` memory of GPU ``gpu_dev_id`` in bytes.
+
+    Raises
+    ------
+    MXNetError
+        When that GPU does not exist.
+    """
+    return gpu_memory_info(gpu_dev_id)
+
+
+def get_cuda_compute_capability(ctx):
+    """CUDA compute capability of a GPU context as an int (70 for ``sm_70``).
+
+    Raises
+    ------
+    ValueError
+        When ``ctx`` is not a GPU context.
+    """
+    if ctx.device_type != 'gpu':
+        raise ValueError('Expecting a gpu context to get cuda compute capability, while received ctx %s'
+                         % ctx)
+    if ctx.device_id >= num_gpus():
+        raise MXNetError('gpu(%d) is not available: this machine has %d GPU(s) visible to torch'
+                         % (ctx.device_id, num_gpus()))
+    major, minor = torch.cuda.get_device_capability(ctx.device_id)
+    return major * 10 + minor
+
+
+def set_module(module):
+    """Decorator that sets ``__module__`` of a function or class (unless ``module`` is None)."""
+    def decorator(func):
+        if module is not None:
+            func.__module__ = module
+        return func
+    return decorator
+
+
+def getenv(name):
+    """The value of environment variable ``name``, or None when it is not set."""
+    return os.environ.get(name)
+
+
+def setenv(name, value):
+    """Set environment variable ``name`` to ``value``; ``None`` removes it."""
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
