@@ -476,3 +476,38 @@ def test_contrib_concurrent_identity_syncbatchnorm():
     with mx.autograd.record():
         y = sync(x)
     np.testing.assert_allclose(y.asnumpy(), _normalize(x.asnumpy(), (0, 2), 1e-5), rtol=1e-4, atol=1e-5)
+
+
+# ------------------------------------------------------------- contrib.nn extras
+def test_pixel_shuffle_layers_match_mxnet_and_hybridize():
+    cnn = contrib.nn
+    x2 = mx.nd.arange(2 * 8 * 2 * 3).reshape((2, 8, 2, 3))
+    # recorded from MXNet 1.9.1
+    np.testing.assert_array_equal(cnn.PixelShuffle2D((2, 2))(x2)[0, 0].asnumpy(),
+                                  [[0, 6, 1, 7, 2, 8], [12, 18, 13, 19, 14, 20],
+                                   [3, 9, 4, 10, 5, 11], [15, 21, 16, 22, 17, 23]])
+    np.testing.assert_array_equal(cnn.PixelShuffle1D(2)(mx.nd.arange(24).reshape((2, 4, 3)))[0].asnumpy(),
+                                  [[0, 3, 1, 4, 2, 5], [6, 9, 7, 10, 8, 11]])
+    y3 = cnn.PixelShuffle3D((2, 1, 2))(mx.nd.arange(32).reshape((1, 8, 1, 2, 2)))
+    assert y3.shape == (1, 2, 2, 2, 4)
+    np.testing.assert_array_equal(y3[0, 0].asnumpy().ravel(), [0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15])
+    assert [repr(b) for b in (cnn.PixelShuffle1D(2), cnn.PixelShuffle2D(2), cnn.PixelShuffle3D(2))] == [
+        'PixelShuffle1D(2)', 'PixelShuffle2D((2, 2))', 'PixelShuffle3D((2, 2, 2))']
+    x3 = mx.nd.array(np.random.RandomState(0).uniform(size=(2, 8, 2, 3, 2)))
+    for block, x in ((cnn.PixelShuffle2D((2, 2)), x2), (cnn.PixelShuffle3D(2), x3)):
+        want = block(x).asnumpy()
+        block.hybridize()
+        np.testing.assert_array_equal(block(x).asnumpy(), want)
+    check_numeric_gradient(lambda x: cnn.PixelShuffle2D((2, 1))(x), [np.random.rand(1, 4, 2, 3)])
+
+
+def test_sparse_embedding_is_a_dense_embedding_with_row_sparse_declarations():
+    layer = contrib.nn.SparseEmbedding(5, 3, weight_initializer=mx.init.Constant(0.5))
+    layer.initialize()
+    assert repr(layer) == 'SparseEmbedding(5 -> 3, float32)'
+    assert layer.weight.stype == 'row_sparse' and layer.weight.name.endswith('_weight')
+    with mx.autograd.record():
+        out = layer(mx.nd.array([[1, 2], [2, 4]]))
+    out.backward()
+    np.testing.assert_array_equal(out.asnumpy(), np.full((2, 2, 3), 0.5))
+    np.testing.assert_array_equal(layer.weight.grad().asnumpy().sum(axis=1), [0, 3, 6, 0, 3])

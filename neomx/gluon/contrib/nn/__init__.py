@@ -1,2 +1,3 @@
-"""``gluon.contrib.nn``: Concurrent containers, Identity and SyncBatchNorm."""
+"""``gluon.contrib.nn``: Concurrent containers, Identity, SparseEmbedding, SyncBatchNorm and
+PixelShuffle layers."""
 from .basic_layers import *  # noqa: F401,F403

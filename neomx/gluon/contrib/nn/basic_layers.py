@@ -1,8 +1,11 @@
-"""Contributed layers: Concurrent, HybridConcurrent, Identity, SyncBatchNorm."""
+"""Contributed layers: Concurrent, HybridConcurrent, Identity, SparseEmbedding, SyncBatchNorm,
+PixelShuffle1D/2D/3D."""
 from .... import context, ndarray
-from ...nn import BatchNorm, HybridSequential, Sequential
+from ...block import Block, HybridBlock
+from ...nn import BatchNorm, Embedding, HybridSequential, Sequential
 
-__all__ = ['Concurrent', 'HybridConcurrent', 'Identity', 'SyncBatchNorm']
+__all__ = ['Concurrent', 'HybridConcurrent', 'Identity', 'SparseEmbedding', 'SyncBatchNorm',
+           'PixelShuffle1D', 'PixelShuffle2D', 'PixelShuffle3D']
 
 
 class Concurrent(Sequential):
@@ -78,3 +81,90 @@ class SyncBatchNorm(BatchNorm):
     def hybrid_forward(self, F, x, gamma, beta, running_mean, running_var):
         return F.contrib.SyncBatchNorm(x, gamma, beta, running_mean, running_var, name='fwd',
                                        **self._kwargs)
+
+
+class SparseEmbedding(Block):
+    """Embedding whose weight and gradient MXNet keeps row-sparse, for large vocabularies.
+
+    neomx stores sparse arrays densely, so this is :class:`~neomx.gluon.nn.Embedding` with
+    ``sparse_grad`` run imperatively; unlike MXNet it also runs before a Trainer exists.
+    Shapes: indices of any shape ``S`` -> ``S + (output_dim,)``.
+    """
+
+    def __init__(self, input_dim, output_dim, dtype='float32', weight_initializer=None, **kwargs):
+        super().__init__(**kwargs)
+        self._kwargs = {'input_dim': input_dim, 'output_dim': output_dim, 'dtype': dtype,
+                        'sparse_grad': True}
+        self.weight = self.params.get('weight', shape=(input_dim, output_dim), init=weight_initializer,
+                                      dtype=dtype, stype='row_sparse', grad_stype='row_sparse')
+
+    def forward(self, x):
+        return ndarray.Embedding(x, self.weight.data(x.context), name='fwd', **self._kwargs)
+
+    __repr__ = Embedding.__repr__
+
+
+def _factors(factor, count):
+    """``factor`` as a tuple of ``count`` ints (one int repeats)."""
+    factors = (factor,) * count if isinstance(factor, int) else tuple(factor)
+    assert len(factors) == count, 'expected %d factors, got %s' % (count, factor)
+    return factors
+
+
+class _PixelShuffle(HybridBlock):
+    """Move channel groups into ``factor``-times larger spatial dimensions (sub-pixel
+    convolution's upscaling); subclasses give the reshapes."""
+
+    def __init__(self, factor):
+        super().__init__()
+        self._factors = factor
+
+    def __repr__(self):
+        return '%s(%s)' % (type(self).__name__, self._factors)
+
+
+class PixelShuffle1D(_PixelShuffle):
+    """Shapes: (N, f * C, W) -> (N, C, W * f)."""
+
+    def __init__(self, factor):
+        super().__init__(int(factor))
+
+    def hybrid_forward(self, F, x):
+        f = self._factors
+        x = F.reshape(x, (0, -4, -1, f, 0))                 # (N, C, f, W)
+        x = F.transpose(x, (0, 1, 3, 2))                    # (N, C, W, f)
+        return F.reshape(x, (0, 0, -3))
+
+
+class PixelShuffle2D(_PixelShuffle):
+    """Shapes: (N, f1 * f2 * C, H, W) -> (N, C, H * f1, W * f2)."""
+
+    def __init__(self, factor):
+        super().__init__(_factors(factor, 2))
+
+    def hybrid_forward(self, F, x):
+        f1, f2 = self._factors
+        x = F.reshape(x, (0, -4, -1, f1 * f2, 0, 0))        # (N, C, f1 * f2, H, W)
+        x = F.reshape(x, (0, 0, -4, f1, f2, 0, 0))          # (N, C, f1, f2, H, W)
+        x = F.transpose(x, (0, 1, 4, 2, 5, 3))              # (N, C, H, f1, W, f2)
+        return F.reshape(x, (0, 0, -3, -3))
+
+
+class PixelShuffle3D(_PixelShuffle):
+    """Shapes: (N, f1 * f2 * f3 * C, D, H, W) -> (N, C, D * f1, H * f2, W * f3)."""
+
+    def __init__(self, factor):
+        super().__init__(_factors(factor, 3))
+
+    def hybrid_forward(self, F, x):
+        # One spatial axis at a time, as MXNet's graph does (6-D transposes at most).
+        f1, f2, f3 = self._factors
+        x = F.reshape(x, (0, -4, -1, f1 * f2 * f3, 0, 0, 0))   # (N, C, f1 f2 f3, D, H, W)
+        x = F.swapaxes(x, dim1=2, dim2=3)                       # (N, C, D, f1 f2 f3, H, W)
+        x = F.reshape(x, (0, 0, 0, -4, f1, f2 * f3, 0, 0))      # (N, C, D, f1, f2 f3, H, W)
+        x = F.reshape(x, (0, 0, -3, 0, 0, 0))                   # (N, C, D f1, f2 f3, H, W)
+        x = F.swapaxes(x, dim1=3, dim2=4)                       # (N, C, D f1, H, f2 f3, W)
+        x = F.reshape(x, (0, 0, 0, 0, -4, f2, f3, 0))           # (N, C, D f1, H, f2, f3, W)
+        x = F.reshape(x, (0, 0, 0, -3, 0, 0))                   # (N, C, D f1, H f2, f3, W)
+        x = F.swapaxes(x, dim1=4, dim2=5)                       # (N, C, D f1, H f2, W, f3)
+        return F.reshape(x, (0, 0, 0, 0, -3))
