@@ -97,6 +97,11 @@ def _host(x):
     return x.asnumpy() if isinstance(x, NDArray) else numpy.asarray(x)
 
 
+def _python_scalar(value):
+    """A numpy scalar as the Python number MXNet's metrics give (arrays pass through)."""
+    return value.item() if isinstance(value, numpy.generic) else value
+
+
 class EvalMetric:
     """Base class of all metrics.
 
@@ -161,7 +166,7 @@ class EvalMetric:
         """``(name, value)`` of the local statistics; value is NaN before any update."""
         if self.num_inst == 0:
             return self.name, float('nan')
-        return self.name, self.sum_metric / self.num_inst
+        return self.name, _python_scalar(self.sum_metric / self.num_inst)
 
     def get_global(self):
         """``(name, value)`` of the global statistics (the local ones without global stats)."""
@@ -169,7 +174,7 @@ class EvalMetric:
             return self.get()
         if self.global_num_inst == 0:
             return self.name, float('nan')
-        return self.name, self.global_sum_metric / self.global_num_inst
+        return self.name, _python_scalar(self.global_sum_metric / self.global_num_inst)
 
     def get_name_value(self):
         """``[(name, value), ...]``."""

@@ -1,8 +1,7 @@
 """Samplers: iterables of dataset indices (or of batches of indices)."""
 import numpy as np
 
-__all__ = ['Sampler', 'SequentialSampler', 'RandomSampler', 'FilterSampler', 'BatchSampler',
-           'IntervalSampler']
+__all__ = ['Sampler', 'SequentialSampler', 'RandomSampler', 'FilterSampler', 'BatchSampler']
 
 _LAST_BATCH = ('keep', 'discard', 'rollover')
 
@@ -66,34 +65,6 @@ class FilterSampler(Sampler):
 
     def __len__(self):
         return len(self._indices)
-
-
-class IntervalSampler(Sampler):
-    """Every ``interval``-th index: 0, k, 2k, ..., then (with ``rollover``) 1, k + 1, ...
-
-    Parameters
-    ----------
-    length : int
-    interval : int
-        Must not exceed ``length``.
-    rollover : bool
-        Continue from offsets 1, 2, ... after the first pass, covering every index once.
-    """
-
-    def __init__(self, length, interval, rollover=True):
-        assert interval < length, 'Interval {} must be smaller than length {}'.format(interval, length)
-        self._length = length
-        self._interval = interval
-        self._rollover = rollover
-
-    def __iter__(self):
-        for offset in range(self._interval if self._rollover else 1):
-            yield from range(offset, self._length, self._interval)
-
-    def __len__(self):
-        if self._rollover:
-            return self._length
-        return len(range(0, self._length, self._interval))
 
 
 class BatchSampler(Sampler):
