@@ -5,3 +5,4 @@ from . import rnn
 from . import data
 from . import estimator
 from . import parallel
+from . import cnn
