@@ -88,21 +88,26 @@ class _Conv(HybridBlock):
         return out if self.act is None else self.act(out)
 
     def __repr__(self):
-        kw = self._kwargs
-        ndim = len(kw['kernel'])
-        parts = [_mapping(self.weight.shape), 'kernel_size={}'.format(kw['kernel']),
-                 'stride={}'.format(kw['stride'])]
-        if kw['pad'] != (0,) * ndim:
-            parts.append('padding={}'.format(kw['pad']))
-        if kw['dilate'] != (1,) * ndim:
-            parts.append('dilation={}'.format(kw['dilate']))
-        if kw['num_group'] != 1:
-            parts.append('groups={}'.format(kw['num_group']))
-        if self.bias is None:
-            parts.append('bias=False')
-        if self.act:
-            parts.append(str(self.act))
-        return '{}({})'.format(self.__class__.__name__, ', '.join(parts))
+        return conv_repr(self, self._kwargs, self.weight, self.bias)
+
+
+def conv_repr(block, kwargs, weight, bias):
+    """MXNet's repr of a convolution layer: ``Conv2D(3 -> 8, kernel_size=(3, 3), ...)``,
+    the non-default geometry only."""
+    ndim = len(kwargs['kernel'])
+    parts = [_mapping(weight.shape), 'kernel_size={}'.format(kwargs['kernel']),
+             'stride={}'.format(kwargs['stride'])]
+    if kwargs['pad'] != (0,) * ndim:
+        parts.append('padding={}'.format(kwargs['pad']))
+    if kwargs['dilate'] != (1,) * ndim:
+        parts.append('dilation={}'.format(kwargs['dilate']))
+    if kwargs['num_group'] != 1:
+        parts.append('groups={}'.format(kwargs['num_group']))
+    if bias is None:
+        parts.append('bias=False')
+    if block.act:
+        parts.append(str(block.act))
+    return '{}({})'.format(type(block).__name__, ', '.join(parts))
 
 
 _LAYOUTS = {1: ('NCW', 'NWC'), 2: ('NCHW', 'NHWC'), 3: ('NCDHW', 'NDHWC')}

@@ -9,8 +9,8 @@ is ``(batch, channels, out_height, out_width)`` with, per spatial axis,
 """
 from ....base import numeric_types
 from ...block import HybridBlock
-from ...nn.basic_layers import _mapping, _optional_activation
-from ...nn.conv_layers import _infer_param_shapes
+from ...nn.basic_layers import _optional_activation
+from ...nn.conv_layers import _infer_param_shapes, conv_repr
 
 __all__ = ['DeformableConvolution', 'ModulatedDeformableConvolution']
 
@@ -151,21 +151,8 @@ class DeformableConvolution(_DeformableConv):
         return 'deformable_conv'
 
     def __repr__(self):
-        kw = self._kwargs_deformable_conv
-        ndim = len(kw['kernel'])
-        parts = [_mapping(self.deformable_conv_weight.shape), 'kernel_size={}'.format(kw['kernel']),
-                 'stride={}'.format(kw['stride'])]
-        if kw['pad'] != (0,) * ndim:
-            parts.append('padding={}'.format(kw['pad']))
-        if kw['dilate'] != (1,) * ndim:
-            parts.append('dilation={}'.format(kw['dilate']))
-        if kw['num_group'] != 1:
-            parts.append('groups={}'.format(kw['num_group']))
-        if self.deformable_conv_bias is None:
-            parts.append('bias=False')
-        if self.act:
-            parts.append(str(self.act))
-        return '{}({})'.format(self.__class__.__name__, ', '.join(parts))
+        return conv_repr(self, self._kwargs_deformable_conv, self.deformable_conv_weight,
+                         self.deformable_conv_bias)
 
 
 class ModulatedDeformableConvolution(_DeformableConv):
