@@ -96,6 +96,35 @@ def test_export_epoch_names_arg_and_aux(tmp_path):
     assert 'aux:hybridsequential0_batchnorm0_running_mean' in keys
 
 
+def test_export_writes_parameters_in_graph_input_order(tmp_path):
+    # MXNet 1.9.1 writes the parameters in the order of the graph's inputs, not of
+    # collect_params() (here observed with the oracle on the same block).
+    class Net(mx.gluon.HybridBlock):
+        """Children registered in another order than the graph uses them."""
+
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            with self.name_scope():
+                self.late = nn.Dense(3)
+                self.early = nn.Dense(4)
+                self.bn = nn.BatchNorm()
+
+        def hybrid_forward(self, F, x):  # pylint: disable=arguments-differ
+            return self.late(self.bn(self.early(x)))
+
+    with mx.name.NameManager():
+        net = Net()
+    net.initialize()
+    net.hybridize()
+    net(mx.nd.ones((2, 5)))
+    net.export(str(tmp_path / 'net'))
+    assert list(mx.nd.load(str(tmp_path / 'net-0000.params'))) == [
+        'arg:net0_dense1_weight', 'arg:net0_dense1_bias', 'arg:net0_batchnorm0_gamma',
+        'arg:net0_batchnorm0_beta', 'aux:net0_batchnorm0_running_mean',
+        'aux:net0_batchnorm0_running_var', 'arg:net0_dense0_weight', 'arg:net0_dense0_bias']
+    assert list(net.collect_params())[0] == 'net0_dense0_weight'
+
+
 def test_export_needs_a_traced_graph(tmp_path):
     dense = nn.Dense(2, in_units=2)
     dense.initialize()

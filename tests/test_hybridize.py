@@ -353,5 +353,5 @@ def test_compiled_source_calls_one_implementation_per_operator():
     net.hybridize()
     net(mx.nd.array(X4))
     ops = [n for n in net._cached_graph.symbol._nodes() if not n.is_variable]
-    compiled = next(iter(net._cached_graph._bound.values()))[2]
+    compiled = next(iter(net._cached_graph._bound.values())).run
     assert compiled.source.count(' = op') == len(ops)

@@ -115,6 +115,30 @@ def test_static_flags_recorded_and_parameter_list_fixed():
     assert _binding(reference).param_tensors is None
 
 
+@pytest.mark.parametrize('flags', [{}, {'static_alloc': True}])
+def test_rebinding_keeps_the_compiled_runner_but_reads_the_new_arrays(flags):
+    net = _mlp(**flags)
+    x = mx.nd.array(X)
+    before = net(x).asnumpy()
+    wrapped = []                    # a compiled backend's runner: compiling is costly
+
+    def counting_runner(graph, ctx, num_data):  # pylint: disable=unused-argument
+        wrapped.append(graph)
+        return lambda tensors: graph(tensors)
+    net._cached_graph.runner = counting_runner
+    net._cached_graph._bound.clear()
+    net(x)
+    assert len(wrapped) == 1
+    other = gluon.nn.Dense(2)       # any Parameter getting arrays invalidates every binding
+    other.initialize()
+    other(x)
+    bias = net.collect_params()[net.prefix + 'dense1_bias']
+    old_bias = bias.data().asnumpy()
+    bias.set_data(mx.nd.full((3,), 5.0))
+    np.testing.assert_allclose(net(x).asnumpy(), before - old_bias + 5.0, rtol=1e-5, atol=1e-5)
+    assert len(wrapped) == 1
+
+
 def test_static_alloc_pools_host_memory_and_keeps_inference_rewrites(monkeypatch):
     calls = []
     monkeypatch.setattr(_cached_graph, 'pool_host_memory', lambda: calls.append(1))

@@ -106,6 +106,54 @@ def test_parameter_names_and_shapes_match_mxnet(name, size, count, total, full_d
     assert _digest(structural) == structural_digest
 
 
+# sha1 (16 hex digits) of MXNet 1.9.1's ``net(mx.sym.var('data')).tojson()`` for each
+# network (fresh NameManager): the graph ``export`` writes, byte for byte.
+SYMBOL_DIGESTS = [
+    ('resnet18_v1', 'ef16f4ac632e49de'),
+    ('resnet34_v1', 'c3b5287254411ea7'),
+    ('resnet50_v1', '4ad2dbde66765f8f'),
+    ('resnet101_v1', '110bb3145ea197e7'),
+    ('resnet152_v1', '7574aa42a15c600a'),
+    ('resnet18_v2', '723ce9b2c0c05fa4'),
+    ('resnet34_v2', '1a206e77e6582c82'),
+    ('resnet50_v2', '4679863b37261c7a'),
+    ('resnet101_v2', '02eda4956838406d'),
+    ('resnet152_v2', '929d5548d33d5688'),
+    ('vgg11', 'a7f1585ca4d12948'),
+    ('vgg13', '3562015db407b5fd'),
+    ('vgg16', '688baa801fa4b979'),
+    ('vgg19', '35df5a15133d475a'),
+    ('vgg11_bn', '37460cab0875aece'),
+    ('vgg13_bn', '1110b4b4e62a5c17'),
+    ('vgg16_bn', 'cf4ea8385af99683'),
+    ('vgg19_bn', 'a67333b1057bd6b5'),
+    ('alexnet', '12e0539d7accebab'),
+    ('densenet121', '0c959c08310a68f7'),
+    ('densenet161', '15f8c8e3aee388af'),
+    ('densenet169', '1b492044f2dc5b5f'),
+    ('densenet201', 'aa3d7abc5a8da5b1'),
+    ('squeezenet1.0', '9e6f0ecd2a5fdfeb'),
+    ('squeezenet1.1', '06ae4996745db6e1'),
+    ('inceptionv3', '8fd7ab3f7af5b70d'),
+    ('mobilenet1.0', '60d21610dab4ed37'),
+    ('mobilenet0.75', 'b557179d1eb182e6'),
+    ('mobilenet0.5', 'd82dee1f71c1b83d'),
+    ('mobilenet0.25', 'f920e6ee8f94a23d'),
+    ('mobilenetv2_1.0', '0331034a25a13101'),
+    ('mobilenetv2_0.75', '7788057f07da0af0'),
+    ('mobilenetv2_0.5', '4417c54be4bd1de8'),
+    ('mobilenetv2_0.25', '4fec791cb41d305f'),
+]
+
+
+@pytest.mark.parametrize('name,digest', SYMBOL_DIGESTS, ids=[case[0] for case in SYMBOL_DIGESTS])
+def test_exported_graph_is_mxnets(name, digest):
+    with mx.name.NameManager():
+        net = vision.get_model(name)
+    text = net(mx.sym.var('data')).tojson()
+    assert hashlib.sha1(text.encode()).hexdigest()[:16] == digest
+
+
 @pytest.mark.parametrize('name', ALL_MODELS)
 def test_forward_shape_of_every_model(name):
     size = _input_size(name)

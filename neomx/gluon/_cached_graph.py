@@ -154,6 +154,10 @@ class CachedGraph:
         self._shape_dependent = bool(open_shape_nodes(symbol))
         self._bound = {}        # ctx, or (ctx, data shapes) when shape-dependent -> _Binding
 
+    def parameters(self):
+        """``[(name, Parameter)]`` of the graph's parameters, in the order of its inputs."""
+        return [(name, self._params[name]) for name in self._param_names]
+
     def __call__(self, flat_args, ctx):
         """Run on the flat input arrays (all on ``ctx``); returns the flat output arrays.
 
@@ -206,7 +210,29 @@ class CachedGraph:
         return resolve_open_shapes(self.symbol, shapes)
 
     def _bind(self, ctx, key, flat_args):
+        """Bind the parameters' current arrays, compiling the graph unless the previous
+        binding for ``key`` had parameters of the same shapes and dtypes.
+
+        Any Parameter getting new arrays (another block's initialization, a Trainer's
+        ``grad_req``) invalidates every binding; keeping the compiled runners then spares
+        a compiled backend a recompilation.
+        """
         arrays = [self._params[name].data(ctx) for name in self._param_names]
+        signature = tuple((a.shape, a.dtype) for a in arrays)
+        previous = self._bound.get(key)
+        if previous is not None and previous.signature == signature:
+            run, infer = previous.run, previous.infer
+        else:
+            run, infer = self._compile(ctx, flat_args, arrays)
+        static = [a._t for a in arrays] if self._static_alloc else None
+        if self._static_alloc and ctx.device_type == 'cpu':
+            pool_host_memory()
+        bound = self._bound[key] = _Binding(_parameter._layout_version, signature, arrays, run,
+                                            infer, static)
+        return bound
+
+    def _compile(self, ctx, flat_args, arrays):
+        """The (training, inference) runners of the graph for these inputs and parameters."""
         num_data = len(self._data_positions)
         open_shapes = self._open_shapes(flat_args, arrays)
         graph = compiled(self.symbol, ctx, self._input_names, mirror=self._mirror, open_shapes=open_shapes)
@@ -216,11 +242,7 @@ class CachedGraph:
                                  mirror=False, open_shapes=open_shapes)
             if inference.rewritten:
                 infer = plain_runner(inference, ctx, num_data)
-        static = [a._t for a in arrays] if self._static_alloc else None
-        if self._static_alloc and ctx.device_type == 'cpu':
-            pool_host_memory()
-        bound = self._bound[key] = _Binding(_parameter._layout_version, arrays, run, infer, static)
-        return bound
+        return run, infer
 
     def infer_parameter_shapes(self, flat_args):
         """Give the parameters of unknown shape the shapes inferred from the inputs through
@@ -283,6 +305,7 @@ class CachedGraph:
 class _Binding(NamedTuple):
     """A CachedGraph bound on one context."""
     layout_version: int         # parameter._layout_version when bound (changes: rebind)
+    signature: tuple            # the parameters' (shape, dtype) pairs, in the graph's order
     arrays: list                # the parameters' NDArrays, in the graph's order
     run: Callable               # fn(tensors) -> output tensors
     infer: Callable             # the same for inference (outside record(), predict mode)

@@ -737,16 +737,10 @@ class HybridBlock(Block):
                                'block at least once before calling export.')
         sym = self._cached_graph.symbol
         sym.save('%s-symbol.json' % path, remove_amp_cast=remove_amp_cast)
-        arg_names = set(sym.list_arguments())
+        # The graph's parameters in the order of its inputs, as MXNet writes them.
         aux_names = set(sym.list_auxiliary_states())
-        arrays = {}
-        for name, param in self.collect_params().items():
-            if name in arg_names:
-                arrays['arg:%s' % name] = param._reduce()
-            else:
-                assert name in aux_names, \
-                    "Parameter '%s' is not used by the graph of block '%s'" % (name, self.name)
-                arrays['aux:%s' % name] = param._reduce()
+        arrays = {('aux:%s' if name in aux_names else 'arg:%s') % name: param._reduce()
+                  for name, param in self._cached_graph.parameters()}
         ndarray.save('%s-%04d.params' % (path, epoch), arrays)
 
     def hybrid_forward(self, F, x, *args, **kwargs):

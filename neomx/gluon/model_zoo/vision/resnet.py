@@ -70,9 +70,14 @@ class _ResidualV1(HybridBlock):
         else:
             self.downsample = None
 
+    # The operand order of the sum, as in MXNet's blocks, so that exports are identical.
+    _shortcut_first = False
+
     def hybrid_forward(self, F, x):
         shortcut = x if self.downsample is None else self.downsample(x)
-        return F.Activation(self.body(x) + shortcut, act_type='relu')
+        body = self.body(x)
+        total = shortcut + body if self._shortcut_first else body + shortcut
+        return F.Activation(total, act_type='relu')
 
 
 class _ResidualV2(HybridBlock):
@@ -111,6 +116,7 @@ class _ResidualV2(HybridBlock):
 
 class BasicBlockV1(_ResidualV1):
     __doc__ = """Two 3x3 convolutions, post-activation (ResNet-18/34 V1).""" + _BLOCK_PARAMS_DOC
+    _shortcut_first = True
 
     def __init__(self, channels, stride, downsample=False, in_channels=0, **kwargs):
         super().__init__([(channels, 3, stride, in_channels), (channels, 3, 1, channels)],
