@@ -1,4 +1,7 @@
 """The operator registry: attribute parsing from Python values and MXNet's strings, errors."""
+import json
+
+import numpy as np
 import pytest
 
 import neomx as mx
@@ -12,6 +15,16 @@ def test_attribute_parsing_accepts_strings():
     given = {k: attrs[k] for k in ('shape', 'reverse')}
     assert spec.format_attrs(given) == {'shape': '(2, -1)', 'reverse': 'True'}
     assert registry.get('_plus_scalar').parse_attrs({'scalar': '1e-3'})['scalar'] == 1e-3
+
+
+def test_operators_without_attributes_ignore_keywords_as_mxnet():
+    # MXNet 1.9.1: nd.broadcast_maximum(a, b, axis=1) and nd.relu(a, foo=1) run, and the
+    # Symbol keeps the keyword (its Gluon CosineEmbeddingLoss exports one).
+    a, b = mx.nd.array([[1.0, -2.0]]), mx.nd.zeros((1, 1))
+    np.testing.assert_array_equal(mx.nd.broadcast_maximum(a, b, axis=1).asnumpy(), [[1.0, 0.0]])
+    np.testing.assert_array_equal(mx.nd.relu(a, foo=1).asnumpy(), [[1.0, 0.0]])
+    node = json.loads(mx.sym.relu(mx.sym.var('x'), foo=1).tojson())['nodes'][1]
+    assert node['attrs'] == {'foo': '1'}
 
 
 def test_unknown_and_invalid_arguments_name_operator_and_argument():

@@ -222,8 +222,8 @@ SoftmaxCELoss = SoftmaxCrossEntropyLoss
 class KLDivLoss(Loss):
     """Kullback-Leibler divergence ``label * (log(label) - pred)`` from log-probabilities ``pred``.
 
-    Unlike the other losses it is summed (not averaged) over the non-batch axes, as in
-    MXNet 1.9.1.
+    Unlike the other losses it is summed (not averaged) over the non-batch axes, and the
+    label is used as it is (not reshaped to the prediction's shape), as in MXNet 1.9.1.
 
     Parameters
     ----------
@@ -240,7 +240,6 @@ class KLDivLoss(Loss):
     def hybrid_forward(self, F, pred, label, sample_weight=None):
         if not self._from_logits:
             pred = F.log_softmax(pred, self._axis)
-        label = self._like(F, label, pred)
         loss = _apply_weighting(F, label * (F.log(label + 1e-12) - pred), self._weight, sample_weight)
         return F.sum(loss, axis=self._batch_axis, exclude=True)
 
@@ -411,16 +410,25 @@ class CosineEmbeddingLoss(Loss):
         label = label.reshape((-1, 1))
         cos_sim = self._cosine_similarity(F, input1, input2)
         similar = (1 - cos_sim) * (label == 1)
-        dissimilar = F.relu((label == -1) * (cos_sim - self._margin))
+        # broadcast_maximum with a (1, 1) floor (and MXNet's stray ``axis``): the graph MXNet
+        # 1.9.1 exports.
+        dissimilar = F.broadcast_maximum(self._floor(F, 0, cos_sim), (label == -1) * (cos_sim - self._margin),
+                                         axis=1)
         return _apply_weighting(F, similar + dissimilar, self._weight, sample_weight)
 
     @staticmethod
-    def _cosine_similarity(F, x, y, axis=-1):
+    def _floor(F, value, like):
+        """A (1, 1) array of ``value``: float32 in graphs (MXNet's ``_zeros``/``_full`` nodes),
+        of ``like``'s dtype for arrays (MXNet's float32 floor fails on float64 inputs)."""
+        kwargs = {'dtype': like.dtype} if isinstance(like, NDArray) else {}
+        return F.zeros((1, 1), **kwargs) if value == 0 else F.full((1, 1), value, **kwargs)
+
+    def _cosine_similarity(self, F, x, y, axis=-1):
         """Cosine similarity along ``axis`` as (N, 1), with norms floored at 1e-12."""
         x_norm = F.norm(x, axis=axis).reshape((-1, 1))
         y_norm = F.norm(y, axis=axis).reshape((-1, 1))
         x_dot_y = F.sum(x * y, axis=axis).reshape((-1, 1))
-        return x_dot_y / F.maximum(x_norm * y_norm, 1e-12)
+        return x_dot_y / F.broadcast_maximum(x_norm * y_norm, self._floor(F, 1e-12, x_dot_y))
 
 
 class SDMLLoss(Loss):

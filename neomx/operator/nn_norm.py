@@ -273,12 +273,17 @@ def _mean_std_outputs(attrs):
     return 3 if attrs['output_mean_var'] else 1
 
 
+def _hidden_mean_std(attrs):
+    """MXNet's graphs always record the mean and deviation outputs, visible or not."""
+    return 3 - _mean_std_outputs(attrs)
+
+
 _MEAN_STD_NAMES = ('output', 'mean', 'std')
 
 
 @register('LayerNorm', inputs=('data', 'gamma', 'beta'),
           attrs=[('axis', INT, -1), ('eps', FLOAT, 1e-5), ('output_mean_var', BOOL, False)],
-          num_outputs=_mean_std_outputs, output_names=_MEAN_STD_NAMES,
+          num_outputs=_mean_std_outputs, output_names=_MEAN_STD_NAMES, hidden_outputs=_hidden_mean_std,
           infer_args=_infer_affine(lambda shape, a: shape[a['axis'] % len(shape)]))
 def layer_norm(data, gamma, beta, axis, eps, output_mean_var):
     """Normalise each sample over ``axis`` alone, then scale and shift.
@@ -305,6 +310,7 @@ def layer_norm(data, gamma, beta, axis, eps, output_mean_var):
 
 
 @register('InstanceNorm', inputs=('data', 'gamma', 'beta'), attrs=[('eps', FLOAT, 1e-3)],
+          hidden_outputs=lambda attrs: 2,   # the mean and variance, in MXNet's graphs
           infer_args=_infer_affine(lambda shape, a: shape[1]))
 def instance_norm(data, gamma, beta, eps):
     """Normalise each (sample, channel) over the spatial axes, then scale and shift.
@@ -322,7 +328,7 @@ def instance_norm(data, gamma, beta, eps):
 
 @register('GroupNorm', inputs=('data', 'gamma', 'beta'),
           attrs=[('num_groups', INT, 1), ('eps', FLOAT, 1e-5), ('output_mean_var', BOOL, False)],
-          num_outputs=_mean_std_outputs, output_names=_MEAN_STD_NAMES,
+          num_outputs=_mean_std_outputs, output_names=_MEAN_STD_NAMES, hidden_outputs=_hidden_mean_std,
           infer_args=_infer_affine(lambda shape, a: a['num_groups']))
 def group_norm(data, gamma, beta, num_groups, eps, output_mean_var):
     """Normalise each sample over groups of channels, then scale and shift per group.

@@ -305,7 +305,8 @@ def _label_lengths(labels, padding):
           inputs=('data', 'label', 'data_lengths', 'label_lengths'),
           attrs=[('use_data_lengths', BOOL, False), ('use_label_lengths', BOOL, False),
                  ('blank_label', choice('first', 'last'), 'first')],
-          optional_inputs=_absent_ctc_lengths, output_names=('output0',))
+          optional_inputs=_absent_ctc_lengths, output_names=('output0',),
+          hidden_outputs=lambda attrs: 1)     # MXNet's graph also records the gradient
 def ctc_loss(data, label, data_lengths, label_lengths, use_data_lengths, use_label_lengths,
              blank_label):
     """Connectionist temporal classification loss of unnormalised activations.

@@ -276,14 +276,15 @@ class OpSpec:
         """Typed attributes from user keywords (Python values or MXNet strings), defaults filled.
 
         Raises ``MXNetError`` for unknown or missing attributes and unparsable values, naming
-        the operator and the argument.
+        the operator and the argument. An operator without attributes ignores any keyword,
+        as MXNet's operators without a parameter parser do (a Symbol still records them).
         """
         attrs = dict(self.defaults)
         spec_attrs = self.attrs
         for key, value in kwargs.items():
             attr = spec_attrs.get(key)
             if attr is None:
-                if key.startswith('__') and key.endswith('__'):   # Symbol's '__shape__' etc.
+                if not spec_attrs or (key.startswith('__') and key.endswith('__')):  # '__shape__'...
                     continue
                 raise MXNetError("%s: cannot find argument '%s'; possible arguments are: %s"
                                  % (self.name, key, ', '.join(self.attr_names) or '(none)'))

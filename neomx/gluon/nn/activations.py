@@ -29,13 +29,14 @@ class Activation(HybridBlock):
 class _LeakyReLUFamily(HybridBlock):
     """A fixed ``LeakyReLU`` operator variant (``act_type``, optional ``slope``)."""
     _act_type = None
+    _node_name = 'fwd'      # the operator's name in the block's scope (None: numbered), as MXNet
 
     def __init__(self, slope=None, **kwargs):
         super().__init__(**kwargs)
         self._slope_kwargs = {} if slope is None else {'slope': slope}
 
     def hybrid_forward(self, F, x):
-        return F.LeakyReLU(x, act_type=self._act_type, name='fwd', **self._slope_kwargs)
+        return F.LeakyReLU(x, act_type=self._act_type, name=self._node_name, **self._slope_kwargs)
 
 
 class LeakyReLU(_LeakyReLUFamily):
@@ -54,6 +55,7 @@ class LeakyReLU(_LeakyReLUFamily):
 class ELU(_LeakyReLUFamily):
     """``x`` for ``x > 0``, ``alpha * (exp(x) - 1)`` otherwise."""
     _act_type = 'elu'
+    _node_name = None
 
     def __init__(self, alpha=1.0, **kwargs):
         super().__init__(alpha, **kwargs)

@@ -16,6 +16,10 @@ from ... import ndarray
 from ...ndarray import NDArray
 from ...symbol import Symbol
 from ..block import Block, HybridBlock, _indent
+from ..nn.activations import LeakyReLU
+
+# Activations that MXNet's cells apply with their own operators (F.tanh...), not Activation.
+_OWN_OPERATOR_ACTIVATIONS = ('tanh', 'relu', 'sigmoid', 'softsign')
 
 __all__ = ['RecurrentCell', 'HybridRecurrentCell', 'RNNCell', 'LSTMCell', 'GRUCell',
            'SequentialRNNCell', 'HybridSequentialRNNCell', 'DropoutCell', 'ModifierCell',
@@ -68,7 +72,7 @@ def _format_sequence(length, inputs, layout, merge):
         steps = inputs.shape[time_axis] if F is ndarray else length
         assert length is None or length == steps, \
             'unroll of %s steps got inputs of shape %s (layout %s)' % (length, inputs.shape, layout)
-        inputs = _as_list(F.split(inputs, num_outputs=steps, axis=time_axis, squeeze_axis=True))
+        inputs = _as_list(F.split(inputs, num_outputs=steps, axis=time_axis, squeeze_axis=1))
     return inputs, time_axis, F, batch_size
 
 
@@ -228,10 +232,18 @@ class RecurrentCell(Block):
         return _format_sequence(length, outputs, layout, merge_outputs)[0], states
 
     @staticmethod
-    def _activate(F, x, activation):
-        """Apply an activation given by name (``'tanh'``) or as a block/callable."""
+    def _activate(F, x, activation, name=None):
+        """Apply an activation given by name (``'tanh'``) or as a block/callable.
+
+        As in MXNet's cells, the names with an operator of their own run it and the others
+        run ``Activation``; ``name`` names the node.
+        """
+        if activation in _OWN_OPERATOR_ACTIVATIONS:
+            return getattr(F, activation)(x, name=name)
         if isinstance(activation, str):
-            return F.Activation(x, act_type=activation)
+            return F.Activation(x, act_type=activation, name=name)
+        if isinstance(activation, LeakyReLU):
+            return F.LeakyReLU(x, act_type='leaky', slope=activation._alpha, name=name)
         return activation(x)
 
     def __call__(self, inputs, states):
@@ -320,9 +332,11 @@ class RNNCell(_GatedCell):
         return ', %s' % (self._activation,)
 
     def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
+        step = 't%d_' % self._counter
         i2h, h2h = self._projections(F, inputs, states[0], i2h_weight, h2h_weight, i2h_bias,
                                      h2h_bias)
-        output = self._activate(F, i2h + h2h, self._activation)
+        output = self._activate(F, F.elemwise_add(i2h, h2h, name=step + 'plus0'), self._activation,
+                                name=step + 'out')
         return output, [output]
 
 
@@ -367,16 +381,26 @@ class LSTMCell(_GatedCell):
         return 'lstm'
 
     def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
+        step = 't%d_' % self._counter
         i2h, h2h = self._projections(F, inputs, states[0], i2h_weight, h2h_weight, i2h_bias,
                                      h2h_bias)
-        gates = F.SliceChannel(i2h + h2h, num_outputs=4)
-        in_gate = self._activate(F, gates[0], self._recurrent_activation)
-        forget_gate = self._activate(F, gates[1], self._recurrent_activation)
-        cell_input = self._activate(F, gates[2], self._activation)
-        out_gate = self._activate(F, gates[3], self._recurrent_activation)
-        next_c = forget_gate * states[1] + in_gate * cell_input
-        next_h = out_gate * self._activate(F, next_c, self._activation)
+        gates = F.SliceChannel(F.elemwise_add(i2h, h2h, name=step + 'plus0'), num_outputs=4,
+                               name=step + 'slice')
+        in_gate, forget_gate, cell_input, out_gate = [
+            self._activate(F, gate, activation, name=step + letter)
+            for gate, activation, letter in zip(gates, self._gate_activations(), 'ifco')]
+        next_c = F.elemwise_add(F.elemwise_mul(forget_gate, states[1], name=step + 'mul0'),
+                                F.elemwise_mul(in_gate, cell_input, name=step + 'mul1'),
+                                name=step + 'state')
+        cell_output = (F.Activation(next_c, act_type=self._activation, name=step + 'activation0')
+                       if isinstance(self._activation, str) else self._activate(F, next_c, self._activation))
+        next_h = F.elemwise_mul(out_gate, cell_output, name=step + 'out')
         return next_h, [next_h, next_c]
+
+    def _gate_activations(self):
+        """The activations of the input, forget, cell and output slices."""
+        gate = self._recurrent_activation
+        return gate, gate, self._activation, gate
 
 
 class GRUCell(_GatedCell):
@@ -414,14 +438,23 @@ class GRUCell(_GatedCell):
 
     def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
         previous = states[0]
+        step = 't%d_' % self._counter
         i2h, h2h = self._projections(F, inputs, previous, i2h_weight, h2h_weight, i2h_bias,
                                      h2h_bias)
-        i2h_r, i2h_z, i2h_n = F.SliceChannel(i2h, num_outputs=3)
-        h2h_r, h2h_z, h2h_n = F.SliceChannel(h2h, num_outputs=3)
-        reset_gate = F.sigmoid(i2h_r + h2h_r)
-        update_gate = F.sigmoid(i2h_z + h2h_z)
-        candidate = F.tanh(i2h_n + reset_gate * h2h_n)
-        next_h = (1 - update_gate) * candidate + update_gate * previous
+        i2h_r, i2h_z, i2h_n = F.SliceChannel(i2h, num_outputs=3, name=step + 'i2h_slice')
+        h2h_r, h2h_z, h2h_n = F.SliceChannel(h2h, num_outputs=3, name=step + 'h2h_slice')
+        reset_gate = F.Activation(F.elemwise_add(i2h_r, h2h_r, name=step + 'plus0'),
+                                  act_type='sigmoid', name=step + 'r_act')
+        update_gate = F.Activation(F.elemwise_add(i2h_z, h2h_z, name=step + 'plus1'),
+                                   act_type='sigmoid', name=step + 'z_act')
+        candidate = F.Activation(F.elemwise_add(i2h_n, F.elemwise_mul(reset_gate, h2h_n, name=step + 'mul0'),
+                                                name=step + 'plus2'),
+                                 act_type='tanh', name=step + 'h_act')
+        keep = F.elemwise_sub(F.ones_like(update_gate, name=step + 'ones_like0'), update_gate,
+                              name=step + 'minus0')
+        next_h = F.elemwise_add(F.elemwise_mul(keep, candidate, name=step + 'mul1'),
+                                F.elemwise_mul(update_gate, previous, name=step + 'mul20'),
+                                name=step + 'out')
         return next_h, [next_h]
 
 
@@ -536,12 +569,14 @@ class DropoutCell(HybridRecurrentCell):
 
     def unroll(self, length, inputs, begin_state=None, layout='NTC', merge_outputs=None,
                valid_length=None):
-        """A merged sequence is dropped out in one go; otherwise step by step."""
+        """A merged sequence is dropped out in one go; otherwise step by step.
+
+        ``valid_length`` is ignored (the padding is not zeroed), as in MXNet.
+        """
         self.reset()
         inputs, _, F, _ = _format_sequence(length, inputs, layout, merge_outputs)
         if isinstance(inputs, list):
-            return super().unroll(length, inputs, begin_state, layout, merge_outputs,
-                                  valid_length)
+            return super().unroll(length, inputs, begin_state, layout, merge_outputs, None)
         return self.hybrid_forward(F, inputs, begin_state or [])
 
 
@@ -639,7 +674,7 @@ class ResidualCell(ModifierCell):
 
     def hybrid_forward(self, F, inputs, states):
         output, states = self.base_cell(inputs, states)
-        return output + inputs, states
+        return F.elemwise_add(output, inputs, name='t%d_fwd' % self._counter), states
 
     def unroll(self, length, inputs, begin_state=None, layout='NTC', merge_outputs=None,
                valid_length=None):
@@ -654,8 +689,8 @@ class ResidualCell(ModifierCell):
             inputs = _mask_sequence_variable_length(F, inputs, length, valid_length, time_axis,
                                                     merge)
         if merge:
-            return outputs + inputs, states
-        return [output + step for output, step in zip(outputs, inputs)], states
+            return F.elemwise_add(outputs, inputs), states
+        return [F.elemwise_add(output, step) for output, step in zip(outputs, inputs)], states
 
 
 class BidirectionalCell(HybridRecurrentCell):
@@ -697,13 +732,14 @@ class BidirectionalCell(HybridRecurrentCell):
         (re-aligned in time); states are the forward cell's, then the backward cell's."""
         self.reset()
         steps, time_axis, F, batch_size = _format_sequence(length, inputs, layout, False)
+        reversed_steps = _reverse_sequences(steps, length, valid_length)    # first, as MXNet names
         states = _begin_state_for(self, F, begin_state, steps, batch_size)
         l_cell, r_cell = self._children.values()
         l_count = len(l_cell.state_info(batch_size))
         l_outputs, l_states = l_cell.unroll(length, steps, states[:l_count], layout,
                                             merge_outputs, valid_length)
-        r_outputs, r_states = r_cell.unroll(length, _reverse_sequences(steps, length, valid_length),
-                                            states[l_count:], layout, False, valid_length)
+        r_outputs, r_states = r_cell.unroll(length, reversed_steps, states[l_count:], layout, False,
+                                            valid_length)
         r_outputs = _reverse_sequences(r_outputs, length, valid_length)
         if merge_outputs is None:
             merge_outputs = not isinstance(l_outputs, list)

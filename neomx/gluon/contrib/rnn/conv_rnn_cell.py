@@ -112,18 +112,23 @@ class _ConvRecurrentCell(HybridRecurrentCell):
         h2h = F.Convolution(states[0], h2h_weight, h2h_bias, kernel=self._h2h_kernel,
                             stride=self._stride, dilate=self._h2h_dilate, pad=self._h2h_pad,
                             num_filter=rows, layout=self._conv_layout, name=step + 'h2h')
-        return self._step(F, i2h, h2h, states)
+        return self._step(F, i2h, h2h, states, step)
 
-    def _step(self, F, i2h, h2h, states):
-        """``(output, next_states)`` from the two convolutions of the step."""
+    def _step(self, F, i2h, h2h, states, step):
+        """``(output, next_states)`` from the two convolutions of the step (names as
+        MXNet's, after the step's prefix ``step``)."""
         raise NotImplementedError
+
+    def _activate_as_configured(self, F):
+        """The cell's activation as ``fn(x, name=None)``."""
+        return lambda x, name=None: self._activate(F, x, self._activation, name=name)
 
 
 class _ConvRNNCell(_ConvRecurrentCell):
     _family = 'RNN'
 
-    def _step(self, F, i2h, h2h, states):
-        output = self._activate(F, i2h + h2h, self._activation)
+    def _step(self, F, i2h, h2h, states, step):
+        output = self._activate(F, i2h + h2h, self._activation, name=step + 'out')
         return output, [output]
 
 
@@ -132,9 +137,9 @@ class _ConvLSTMCell(_ConvRecurrentCell):
     _num_gates = 4
     _num_states = 2
 
-    def _step(self, F, i2h, h2h, states):
-        next_h, next_c = _lstm_update(F, i2h + h2h, states[1], self._activation,
-                                      axis=self._channel_axis)
+    def _step(self, F, i2h, h2h, states, step):
+        next_h, next_c = _lstm_update(F, i2h + h2h, states[1], self._activate_as_configured(F), step,
+                                      'out', axis=self._channel_axis)
         return next_h, [next_h, next_c]
 
 
@@ -142,14 +147,14 @@ class _ConvGRUCell(_ConvRecurrentCell):
     _family = 'GRU'
     _num_gates = 3
 
-    def _step(self, F, i2h, h2h, states):
+    def _step(self, F, i2h, h2h, states, step):
         axis = self._channel_axis
-        i2h_r, i2h_z, i2h_n = F.SliceChannel(i2h, num_outputs=3, axis=axis)
-        h2h_r, h2h_z, h2h_n = F.SliceChannel(h2h, num_outputs=3, axis=axis)
-        reset_gate = F.sigmoid(i2h_r + h2h_r)
-        update_gate = F.sigmoid(i2h_z + h2h_z)
-        candidate = self._activate(F, i2h_n + reset_gate * h2h_n, self._activation)
-        next_h = (1 - update_gate) * candidate + update_gate * states[0]
+        i2h_r, i2h_z, i2h_n = F.SliceChannel(i2h, num_outputs=3, axis=axis, name=step + 'i2h_slice')
+        h2h_r, h2h_z, h2h_n = F.SliceChannel(h2h, num_outputs=3, axis=axis, name=step + 'h2h_slice')
+        reset_gate = F.Activation(i2h_r + h2h_r, act_type='sigmoid', name=step + 'r_act')
+        update_gate = F.Activation(i2h_z + h2h_z, act_type='sigmoid', name=step + 'z_act')
+        candidate = self._activate(F, i2h_n + reset_gate * h2h_n, self._activation, name=step + 'h_act')
+        next_h = F.elemwise_add((1. - update_gate) * candidate, update_gate * states[0], name=step + 'out')
         return next_h, [next_h]
 
 

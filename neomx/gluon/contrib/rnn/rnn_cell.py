@@ -11,8 +11,9 @@ from ...rnn.rnn_cell import (BidirectionalCell, HybridRecurrentCell, ModifierCel
 __all__ = ['VariationalDropoutCell', 'LSTMPCell']
 
 
-def _lstm_update(F, gates, previous_c, activation, axis=1):
-    """One LSTM state update from the summed pre-activations of the four gates.
+def _lstm_update(F, gates, previous_c, activate, step, out_name, axis=None):
+    """One LSTM state update from the summed pre-activations of the four gates, with the
+    operators and node names of MXNet's contrib cells.
 
     Parameters
     ----------
@@ -22,20 +23,26 @@ def _lstm_update(F, gates, previous_c, activation, axis=1):
         (MXNet's) along ``axis``.
     previous_c : NDArray or Symbol
         The cell state of the previous step, shaped like one gate.
-    activation : str or callable
-        The activation of the cell input and of the new cell state (``'tanh'``).
-    axis : int
-        The channel axis along which the gates are stacked.
+    activate : callable(x, name=None)
+        The activation of the cell input and of the new cell state.
+    step : str
+        The step's name prefix, ``'t%d_'``.
+    out_name : str
+        The name of the output node after ``step``.
+    axis : int, optional
+        The channel axis along which the gates are stacked; None for SliceChannel's default.
 
     Returns
     -------
     (next_h, next_c), each shaped like ``previous_c``.
     """
-    in_gate, forget_gate, cell_input, out_gate = F.SliceChannel(gates, num_outputs=4, axis=axis)
-    activate = HybridRecurrentCell._activate
-    next_c = (F.sigmoid(forget_gate) * previous_c
-              + F.sigmoid(in_gate) * activate(F, cell_input, activation))
-    next_h = F.sigmoid(out_gate) * activate(F, next_c, activation)
+    slices = F.SliceChannel(gates, num_outputs=4, name=step + 'slice',
+                            **({} if axis is None else {'axis': axis}))
+    in_gate, forget_gate, out_gate = [F.Activation(slices[i], act_type='sigmoid', name=step + letter)
+                                      for i, letter in ((0, 'i'), (1, 'f'), (3, 'o'))]
+    cell_input = activate(slices[2], name=step + 'c')
+    next_c = F.elemwise_add(forget_gate * previous_c, in_gate * cell_input, name=step + 'state')
+    next_h = F.elemwise_mul(out_gate, activate(next_c), name=step + out_name)
     return next_h, next_c
 
 
@@ -205,7 +212,9 @@ class LSTMPCell(HybridRecurrentCell):
         i2h = F.FullyConnected(inputs, i2h_weight, i2h_bias, num_hidden=rows, name=step + 'i2h')
         h2h = F.FullyConnected(states[0], h2h_weight, h2h_bias, num_hidden=rows,
                                name=step + 'h2h')
-        hidden, next_c = _lstm_update(F, i2h + h2h, states[1], 'tanh')
+        hidden, next_c = _lstm_update(F, i2h + h2h, states[1],
+                                      lambda x, name=None: F.Activation(x, act_type='tanh', name=name),
+                                      step, 'hidden')
         next_r = F.FullyConnected(hidden, h2r_weight, num_hidden=self._projection_size,
                                   no_bias=True, name=step + 'out')
         return next_r, [next_r, next_c]
