@@ -286,6 +286,29 @@ def test_executor_forward_backward_and_aux_update():
     assert exe.aux_dict['sc_count'].asnumpy().tolist() == [2.0]
 
 
+def test_operators_made_per_call_imperatively_and_once_per_executor_node():
+    # MXNet 1.9.1: three nd.Custom calls create three operators; a bound executor keeps
+    # one per node across passes (MXNet makes it at bind time, neomx at the first pass);
+    # new shapes (a reshaped executor) make new ones.
+    x, label = mx.nd.array(_X), mx.nd.array(_LABEL)
+    del CALLS[:]
+    for _ in range(3):
+        mx.nd.Custom(x, label, op_type='test_softmax')
+    assert len(_events('create')) == 3
+    sym = mx.sym.Custom(mx.sym.var('data'), mx.sym.var('label'), op_type='test_softmax', name='sm')
+    exe = sym.simple_bind(mx.cpu(), data=(2, 3), label=(2,))
+    del CALLS[:]
+    for _ in range(3):
+        exe.forward(is_train=True, data=x, label=label)
+        exe.backward()
+    exe.forward(is_train=False)
+    assert _events('create') == [('cpu(0)', [[2, 3], [2]], [0, 0])]
+    np.testing.assert_allclose(exe.grad_dict['data'].asnumpy(), _SOFTMAX_GRAD, rtol=1e-6)
+    exe.reshape(allow_up_sizing=True, data=(4, 3), label=(4,)).forward(is_train=False,
+                                                                     data=mx.nd.array(np.vstack([_X, _X])))
+    assert _events('create')[-1] == ('cpu(0)', [[4, 3], [4]], [0, 0])
+
+
 def test_module_fit_learns_a_custom_weight():
     rng = np.random.RandomState(0)
     features = rng.randn(40, 4).astype('float32')

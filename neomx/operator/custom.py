@@ -14,8 +14,14 @@ backward calls the user's ``backward``: gradients flow through torch autograd in
 ``autograd.record()``, Symbol executors and hybridized blocks alike. On ``device='meta'``
 tensors (graph shape inference) it returns empty outputs of the shapes and dtypes the
 prop infers, without calling the user's code.
+
+``create_operator`` runs once per call imperatively and in hybridized blocks, and once per
+node of a bound Symbol executor (which keeps its operators, so they may keep state across
+passes), as in MXNet; MXNet calls it at bind time, neomx at the first forward pass.
 """
 import collections
+import contextlib
+import threading
 import warnings
 
 import torch
@@ -276,6 +282,47 @@ def _output_types(prop, args):
     return [torch_dtype(t) for t in result[1]]
 
 
+class _BoundOperators(threading.local):
+    """The CustomOp instances of the executor running on this thread, if any."""
+
+    def __init__(self):
+        super().__init__()
+        self.store = None       # the executor's list of (key, CustomOp), by call position
+        self.position = 0       # Custom calls made so far in this pass
+
+
+_BOUND = _BoundOperators()
+
+
+@contextlib.contextmanager
+def bound_operators(store):
+    """Scope of one executor pass: its ``Custom`` nodes reuse the operators kept in
+    ``store`` (a list, empty at first), the n-th call of the pass taking the n-th entry
+    when it was made for the same prop, context, shapes and types."""
+    previous = _BOUND.store, _BOUND.position
+    _BOUND.store, _BOUND.position = store, 0
+    try:
+        yield
+    finally:
+        _BOUND.store, _BOUND.position = previous
+
+
+def _operator_for(prop, ctx, shapes, type_flags):
+    """``prop.create_operator(...)``, or the executor's operator for this call position."""
+    store = _BOUND.store
+    if store is None:
+        return prop.create_operator(ctx, [list(s) for s in shapes], list(type_flags))
+    key = (prop, ctx, shapes, type_flags)
+    position = _BOUND.position
+    _BOUND.position += 1
+    if position < len(store) and store[position][0] == key:
+        return store[position][1]
+    op = prop.create_operator(ctx, [list(s) for s in shapes], list(type_flags))
+    del store[position:]
+    store.append((key, op))
+    return op
+
+
 class _Invocation:
     """One run of a user's :class:`CustomOp`: what its forward and backward calls share."""
     __slots__ = ('op', 'ctx', 'aux', 'out_shapes', 'out_dtypes')
@@ -343,7 +390,7 @@ def custom(*tensors, op_type, **kwargs):
     if any(t.is_meta for t in tensors):     # shape inference: no user code runs
         return _single_or_tuple(tuple(torch.empty(s, dtype=d, device='meta') for s, d in zip(out_shapes, out_dtypes)))
     ctx = context_of_device(tensors[0].device) if tensors else current_context()
-    op = prop.create_operator(ctx, [list(s) for s in given], [TYPE_FLAG_OF_TORCH[t.dtype] for t in tensors])
+    op = _operator_for(prop, ctx, tuple(given), tuple(TYPE_FLAG_OF_TORCH[t.dtype] for t in tensors))
     outputs = _CustomFunction.apply(_Invocation(op, ctx, aux, out_shapes, out_dtypes), *args)
     return _single_or_tuple(outputs)
 

@@ -11,6 +11,7 @@ import torch
 from .. import autograd
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray, _new, zeros
+from ..operator.custom import bound_operators
 from .graph import compiled, infer, resolve_open_shapes
 from .passes import INFERENCE_PASSES
 
@@ -99,6 +100,7 @@ class Executor:
                          if req != 'null']
         self.outputs = self._allocate_outputs()
         self._heads = self._leaves = None
+        self._custom_ops = []       # the CustomOp instances of its Custom nodes (operator.custom)
 
     def _allocate_outputs(self):
         shapes, dtypes = infer(self._symbol, {n: a.shape for n, a in self.arg_dict.items()},
@@ -128,7 +130,7 @@ class Executor:
             for pos, _, _ in self._trained:
                 tensors[pos] = tensors[pos].detach().requires_grad_()
         scope = autograd.record(train_mode=is_train) if record else autograd.pause(train_mode=is_train)
-        with scope:
+        with scope, bound_operators(self._custom_ops):
             if self._monitor is not None:
                 results = self._monitor[0](tensors, self._monitor[1])
             else:
