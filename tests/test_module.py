@@ -313,3 +313,35 @@ def test_calls_out_of_order():
         predicting.backward()
     with pytest.raises(mx.MXNetError, match='inputs_need_grad'):
         predicting.get_input_grads()
+
+
+# --------------------------------------------------- resuming MXNet's checkpoints
+_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data')
+
+
+def _resumed_after_one_step(load_optimizer_states):
+    """The fixture checkpoint of MXNet 1.9.1 (tests/data/make_fixtures.py ``states``: two
+    SGD steps with momentum), loaded and trained one more step on its third batch."""
+    mod = mx.mod.Module.load(os.path.join(_DATA, 'mxnet_mlp'), 2,
+                             load_optimizer_states=load_optimizer_states, context=mx.cpu())
+    mod.bind(data_shapes=[('data', (4, 5))], label_shapes=[('softmax_label', (4,))])
+    mod.init_optimizer(optimizer='sgd', optimizer_params=(('learning_rate', 0.1), ('momentum', 0.9),
+                                                          ('wd', 0.01)))
+    rs = np.random.RandomState(3)
+    batches = [(rs.uniform(-1, 1, (4, 5)), rs.randint(0, 3, 4)) for _ in range(3)]
+    data, label = batches[2]
+    mod.forward(mx.io.DataBatch([mx.nd.array(data)], [mx.nd.array(label)]), is_train=True)
+    mod.backward()
+    mod.update()
+    return {k: v.asnumpy() for k, v in mod.get_params()[0].items()}
+
+
+def test_resumes_mxnet_training_from_its_pickled_optimizer_states():
+    want = np.load(os.path.join(_DATA, 'mxnet_mlp_step3.npz'))
+    got = _resumed_after_one_step(True)
+    assert sorted(got) == sorted(want.files)
+    for name in want.files:
+        np.testing.assert_allclose(got[name], want[name], rtol=1e-5, atol=1e-6)
+    # Without the momentum of the first two steps the third lands elsewhere.
+    fresh = _resumed_after_one_step(False)
+    assert not np.allclose(fresh['fc1_weight'], want['fc1_weight'], rtol=1e-4, atol=1e-5)

@@ -234,6 +234,8 @@ def test_states_keep_keys_dtypes_and_scheduler():
 def test_set_states_rejects_foreign_bytes():
     updater = mx.optimizer.get_updater(mx.optimizer.SGD())
     with pytest.raises(MXNetError, match='not a neomx optimizer state'):
+        updater.set_states(b'NEOMX?pickled')
+    with pytest.raises(MXNetError, match='not a valid MXNet optimizer state'):
         updater.set_states(b'\x80\x04pickled')
 
 

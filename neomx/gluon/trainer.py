@@ -37,7 +37,9 @@ class Trainer:
     def __init__(self, params, optimizer, optimizer_params=None, kvstore='device',
                  compression_params=None, update_on_kvstore=None):
         if isinstance(params, (dict, ParameterDict)):
-            params = list(params.values())
+            # By name, as MXNet: a parameter's index (its optimizer state's and KVStore key)
+            # is then the same in both, and so are saved states.
+            params = [params[key] for key in sorted(params.keys())]
         if not isinstance(params, (list, tuple)):
             raise ValueError('First argument must be a list or dict of Parameters, got %s.' % type(params))
         self._params = []

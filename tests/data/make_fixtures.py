@@ -8,6 +8,7 @@ to shape inference) with its outputs at two batch sizes (``lstm_outputs.npz``):
     ~/mxref/bin/python tests/data/make_fixtures.py mxnet   # mxnet_cnn-* and cnn_*.npy
     python tests/data/make_fixtures.py neomx               # neomx_cnn-*
     ~/mxref/bin/python tests/data/make_fixtures.py check   # MXNet loads neomx's export
+    ~/mxref/bin/python tests/data/make_fixtures.py states  # mxnet_mlp-*, mxnet_trainer*: states
 
 ``mxnet`` exports the hybridized model and saves its input and outputs (prediction and
 training mode); ``neomx`` exports the same model; ``check`` imports neomx's files into
@@ -111,5 +112,94 @@ def check_with_mxnet():
         assert np.allclose(got, expected, rtol=1e-5, atol=1e-6), what
 
 
+def build_module(mx):
+    """A Module over a small MLP (SGD with momentum and weight decay), parameters fixed."""
+    data = mx.sym.var('data')
+    net = mx.sym.FullyConnected(data, num_hidden=6, name='fc1')
+    net = mx.sym.Activation(net, act_type='tanh', name='tanh1')
+    net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(net, num_hidden=3, name='fc2'), name='softmax')
+    mod = mx.mod.Module(net, context=mx.cpu())
+    mod.bind(data_shapes=[('data', (4, 5))], label_shapes=[('softmax_label', (4,))])
+    mod.init_params(mx.init.Constant(0.1))
+    args, _ = mod.get_params()
+    for i, (name, value) in enumerate(sorted(args.items())):
+        args[name] = mx.nd.array(np.sin(np.arange(value.size) * 0.7 + i).reshape(value.shape))
+    mod.set_params(args, {})
+    return mod
+
+
+def module_batches(mx):
+    """Three batches of the module's data."""
+    rs = np.random.RandomState(3)
+    return [mx.io.DataBatch([mx.nd.array(rs.uniform(-1, 1, (4, 5)))], [mx.nd.array(rs.randint(0, 3, 4))])
+            for _ in range(3)]
+
+
+MODULE_OPTIMIZER = ('sgd', (('learning_rate', 0.1), ('momentum', 0.9), ('wd', 0.01)))
+
+
+def write_states():
+    """MXNet trains the module two steps and checkpoints it with its optimizer states, then
+    takes a third step; the parameters after it are what resuming must reach."""
+    import mxnet as mx
+    mod = build_module(mx)
+    mod.init_optimizer(optimizer=MODULE_OPTIMIZER[0], optimizer_params=MODULE_OPTIMIZER[1])
+    batches = module_batches(mx)
+    for batch in batches:
+        if batch is batches[2]:
+            mod.save_checkpoint(os.path.join(HERE, 'mxnet_mlp'), 2, save_optimizer_states=True)
+        mod.forward(batch, is_train=True)
+        mod.backward()
+        mod.update()
+    np.savez(os.path.join(HERE, 'mxnet_mlp_step3.npz'),
+             **{k: v.asnumpy() for k, v in mod.get_params()[0].items()})
+
+
+def build_gluon_mlp(mx):
+    """Dense(4, tanh) -> Dense(2) on 3 features, deterministic parameters."""
+    with mx.name.NameManager():
+        net = mx.gluon.nn.HybridSequential()
+        with net.name_scope():
+            net.add(mx.gluon.nn.Dense(4, activation='tanh', in_units=3), mx.gluon.nn.Dense(2, in_units=4))
+    net.initialize()
+    for i, param in enumerate(net.collect_params().values()):
+        param.set_data(mx.nd.array(np.cos(np.arange(param.data().size) * 0.9 + i).reshape(param.shape)))
+    return net
+
+
+def gluon_batches():
+    rs = np.random.RandomState(5)
+    return [(rs.uniform(-1, 1, (6, 3)).astype('float32'), rs.uniform(-1, 1, (6, 2)).astype('float32'))
+            for _ in range(3)]
+
+
+TRAINER_OPTIMIZER = ('adam', {'learning_rate': 0.05, 'wd': 0.01})
+
+
+def gluon_step(mx, net, trainer, batch):
+    data, label = batch
+    with mx.autograd.record():
+        loss = mx.gluon.loss.L2Loss()(net(mx.nd.array(data)), mx.nd.array(label))
+    loss.backward()
+    trainer.step(data.shape[0])
+
+
+def write_trainer_states():
+    """MXNet's Trainer (Adam) after two steps: its parameters and states (with the pickled
+    optimizer, as Trainer.save_states writes them); then the parameters after a third."""
+    import mxnet as mx
+    net = build_gluon_mlp(mx)
+    trainer = mx.gluon.Trainer(net.collect_params(), *TRAINER_OPTIMIZER)
+    batches = gluon_batches()
+    for batch in batches[:2]:
+        gluon_step(mx, net, trainer, batch)
+    net.save_parameters(os.path.join(HERE, 'mxnet_trainer.params'))
+    trainer.save_states(os.path.join(HERE, 'mxnet_trainer.states'))
+    gluon_step(mx, net, trainer, batches[2])
+    np.savez(os.path.join(HERE, 'mxnet_trainer_step3.npz'),
+             **{k: v.data().asnumpy() for k, v in net.collect_params().items()})
+
+
 if __name__ == '__main__':
-    {'mxnet': write_mxnet, 'neomx': write_neomx, 'check': check_with_mxnet}[sys.argv[1]]()
+    {'mxnet': write_mxnet, 'neomx': write_neomx, 'check': check_with_mxnet,
+     'states': lambda: (write_states(), write_trainer_states())}[sys.argv[1]]()
