@@ -18,12 +18,12 @@ from ...symbol import Symbol
 from ..block import Block, HybridBlock, _indent
 from ..nn.activations import LeakyReLU
 
-# Activations that MXNet's cells apply with their own operators (F.tanh...), not Activation.
-_OWN_OPERATOR_ACTIVATIONS = ('tanh', 'relu', 'sigmoid', 'softsign')
-
 __all__ = ['RecurrentCell', 'HybridRecurrentCell', 'RNNCell', 'LSTMCell', 'GRUCell',
            'SequentialRNNCell', 'HybridSequentialRNNCell', 'DropoutCell', 'ModifierCell',
            'ZoneoutCell', 'ResidualCell', 'BidirectionalCell']
+
+# Activations that MXNet's cells apply with their own operators (F.tanh...), not Activation.
+_OWN_OPERATOR_ACTIVATIONS = ('tanh', 'relu', 'sigmoid', 'softsign')
 
 
 # ------------------------------------------------------------ sequence helpers
