@@ -13,6 +13,7 @@ import torch
 import torch.nn.functional as F
 
 from .nn_output import _output_layer
+from .dtype_rules import DTypeRule
 from .registry import BOOL, CTX, FLOAT, INT, OPT_INT, OPT_SHAPE, SHAPE, check, register
 from .shape import normalize_axis
 
@@ -36,20 +37,28 @@ def all_finite(data, init_output):
     return _finite_flag('all_finite', (data,), init_output)
 
 
+def _all_inputs(attrs, count='num_arrays'):
+    """The names of a variadic operator's inputs."""
+    return tuple('arg%d' % i for i in range(attrs[count]))
+
+
 @register('multi_all_finite', variadic='num_arrays',
-          attrs=[('num_arrays', INT, 1), ('init_output', BOOL, True)])
+          attrs=[('num_arrays', INT, 1), ('init_output', BOOL, True)],
+          dtypes=DTypeRule(free=_all_inputs, output='float32'))
 def multi_all_finite(*arrays, num_arrays, init_output):
     """:func:`all_finite` over several arrays at once."""
     return _finite_flag('multi_all_finite', arrays, init_output)
 
 
-@register('multi_sum_sq', variadic='num_arrays', attrs=[('num_arrays', INT)])
+@register('multi_sum_sq', variadic='num_arrays', attrs=[('num_arrays', INT)],
+          dtypes=DTypeRule(output='float32'))
 def multi_sum_sq(*arrays, num_arrays):
     """The sum of squares of each array: float32, shape (num_arrays,)."""
     return torch.stack([a.float().square().sum() for a in arrays])
 
 
-@register('reset_arrays', variadic='num_arrays', attrs=[('num_arrays', INT)], num_outputs=0)
+@register('reset_arrays', variadic='num_arrays', attrs=[('num_arrays', INT)], num_outputs=0,
+          aux=_all_inputs, dtypes=DTypeRule(free=_all_inputs, output='float32'))
 def reset_arrays(*arrays, num_arrays):
     """Set every (floating point) input to zero, in place; no outputs."""
     for a in arrays:
@@ -62,17 +71,33 @@ def reset_arrays(*arrays, num_arrays):
 _AMP_FLOATS = (torch.float16, torch.float32)    # float64 and integer inputs are left alone
 
 
+def _amp_target(dtypes, cast_narrow):
+    """The dtype ``amp_multicast`` casts its float16/float32 inputs to (None: there are none)."""
+    amp = [d for d in dtypes if d in _AMP_FLOATS]
+    if not amp:
+        return None
+    return (min if cast_narrow else max)(amp, key=lambda d: torch.finfo(d).bits)
+
+
+def _amp_output_dtype(dtypes, attrs):
+    """``amp_multicast``'s first output's dtype (what ``infer_type`` tracks), None while an
+    input's is unknown."""
+    first = dtypes[0]
+    if first not in _AMP_FLOATS:
+        return first
+    return None if None in dtypes else _amp_target(dtypes, attrs['cast_narrow'])
+
+
 @register('amp_multicast', variadic='num_outputs',
           attrs=[('num_outputs', INT), ('cast_narrow', BOOL, False)],
-          num_outputs=lambda a: a['num_outputs'])
+          num_outputs=lambda a: a['num_outputs'],
+          dtypes=DTypeRule(free=lambda a: _all_inputs(a, 'num_outputs'), output=_amp_output_dtype))
 def amp_multicast(*arrays, num_outputs, cast_narrow):
     """Cast the float16/float32 inputs to the widest of their dtypes (narrowest with
     ``cast_narrow``); other inputs come back unchanged. One output per input."""
-    amp = [a.dtype for a in arrays if a.dtype in _AMP_FLOATS]
-    if not amp:
+    target = _amp_target([a.dtype for a in arrays], cast_narrow)
+    if target is None:
         return tuple(a.clone() for a in arrays)
-    pick = min if cast_narrow else max
-    target = pick(amp, key=lambda d: torch.finfo(d).bits)
     return tuple(a.to(target) if a.dtype in _AMP_FLOATS else a.clone() for a in arrays)
 
 
@@ -134,7 +159,7 @@ def quadratic(data, a, b, c):
     return (a * x * x + b * x + c).to(data.dtype)
 
 
-@register('_contrib_allclose', inputs=('a', 'b'),
+@register('_contrib_allclose', inputs=('a', 'b'), dtypes=DTypeRule(free=('b',), output='uint8'),
           attrs=[('rtol', FLOAT, 1e-5), ('atol', FLOAT, 1e-8), ('equal_nan', BOOL, True)])
 def allclose(a, b, rtol, atol, equal_nan):
     """Whether ``|a - b| <= atol + rtol |b|`` everywhere: a 0-d uint8, 1 or 0 (no gradient)."""

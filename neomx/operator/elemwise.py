@@ -10,6 +10,7 @@ import math
 
 import torch
 
+from .dtype_rules import DTypeRule
 from .registry import BOOL, DTYPE, FLOAT, INT, OPT_INT, check, register
 
 # ------------------------------------------------------------------- unary
@@ -305,7 +306,7 @@ def ones_like(data):
     return torch.ones_like(data)
 
 
-@register('reshape_like', inputs=('lhs', 'rhs'),
+@register('reshape_like', inputs=('lhs', 'rhs'), dtypes=DTypeRule(free=('rhs',)),
           attrs=[('lhs_begin', OPT_INT, None), ('lhs_end', OPT_INT, None),
                  ('rhs_begin', OPT_INT, None), ('rhs_end', OPT_INT, None)])
 def reshape_like(lhs, rhs, lhs_begin, lhs_end, rhs_begin, rhs_end):

@@ -10,6 +10,7 @@ import math
 
 import torch
 
+from .dtype_rules import DTypeRule
 from .registry import BOOL, DTYPE, FLOAT, INT, OPT_INT, SHAPE, check, choice, register
 from .shape import normalize_axis
 
@@ -32,7 +33,7 @@ def _fit_range(op, idx, size, mode):
     return idx.clamp(0, size - 1)
 
 
-@register('take', inputs=('a', 'indices'),
+@register('take', inputs=('a', 'indices'), dtypes=DTypeRule(free=('indices',)),
           attrs=[('axis', INT, 0), ('mode', choice('clip', 'raise', 'wrap'), 'clip')])
 def take(a, indices, axis, mode):
     """Slices of ``a`` along ``axis`` at ``indices``.
@@ -46,7 +47,7 @@ def take(a, indices, axis, mode):
     return torch.index_select(a, axis, idx).reshape(out_shape)
 
 
-@register('pick', inputs=('data', 'index'),
+@register('pick', inputs=('data', 'index'), dtypes=DTypeRule(free=('index',)),
           attrs=[('axis', OPT_INT, -1), ('keepdims', BOOL, False),
                  ('mode', choice('clip', 'wrap'), 'clip')])
 def pick(data, index, axis, keepdims, mode):
@@ -71,7 +72,7 @@ def pick(data, index, axis, keepdims, mode):
     return out if keepdims or ndim == 1 else out.squeeze(axis)
 
 
-@register('batch_take', inputs=('a', 'indices'))
+@register('batch_take', inputs=('a', 'indices'), dtypes=DTypeRule(fixed={'indices': 'int32'}))
 def batch_take(a, indices):
     """``a[i, indices[i]]`` for each row ``i`` of ``a`` (indices clipped to the row length)."""
     rows = a.reshape(-1, a.shape[-1])
@@ -81,7 +82,7 @@ def batch_take(a, indices):
     return torch.gather(rows, 1, idx).reshape(indices.shape)
 
 
-@register('gather_nd', inputs=('data', 'indices'))
+@register('gather_nd', inputs=('data', 'indices'), dtypes=DTypeRule(free=('indices',)))
 def gather_nd(data, indices):
     """Elements or slices of ``data`` at the coordinates in the columns of ``indices``.
 
@@ -94,7 +95,8 @@ def gather_nd(data, indices):
     return data[tuple(_as_index(indices))]
 
 
-@register('scatter_nd', inputs=('data', 'indices'), attrs=[('shape', SHAPE)])
+@register('scatter_nd', inputs=('data', 'indices'), attrs=[('shape', SHAPE)],
+          dtypes=DTypeRule(free=('indices',)))
 def scatter_nd(data, indices, shape):
     """A zero array of ``shape`` holding ``data`` at the coordinates in the columns of ``indices``
     (the inverse of :func:`gather_nd`; with repeated coordinates the last one wins)."""
@@ -120,7 +122,7 @@ def one_hot(indices, depth, on_value, off_value, dtype):
     return torch.where(hit, on, off)
 
 
-@register('where', inputs=('condition', 'x', 'y'))
+@register('where', inputs=('condition', 'x', 'y'), dtypes=DTypeRule(free=('condition',)))
 def where(condition, x, y):
     """``x`` where ``condition`` is non-zero, else ``y``.
 
@@ -137,7 +139,8 @@ def where(condition, x, y):
     return torch.where(condition != 0, x, y)
 
 
-@register('_contrib_boolean_mask', inputs=('data', 'index'), attrs=[('axis', INT, 0)])
+@register('_contrib_boolean_mask', inputs=('data', 'index'), attrs=[('axis', INT, 0)],
+          dtypes=DTypeRule(free=('index',)))
 def boolean_mask(data, index, axis):
     """The slices of ``data`` along ``axis`` where the 1-D ``index`` is non-zero (data-dependent
     output size)."""
@@ -178,7 +181,8 @@ def unravel_index(data, shape):
     return torch.stack(coords[::-1]).to(data.dtype)
 
 
-@register('_contrib_index_copy', inputs=('old_tensor', 'index_vector', 'new_tensor'))
+@register('_contrib_index_copy', inputs=('old_tensor', 'index_vector', 'new_tensor'),
+          dtypes=DTypeRule(free=('index_vector', 'new_tensor')))
 def index_copy(old_tensor, index_vector, new_tensor):
     """A copy of ``old_tensor`` whose rows ``index_vector[i]`` are replaced by ``new_tensor[i]``."""
     check(index_vector.dim() == 1 and new_tensor.shape[0] == index_vector.shape[0]

@@ -11,6 +11,7 @@ import torch.nn.functional as F
 
 from . import registry
 from .nn_conv import pooling
+from .dtype_rules import DTypeRule
 from .registry import BOOL, FLOAT, SHAPE, check, choice, register
 from .shape import flip_negative_steps
 
@@ -113,7 +114,8 @@ def slice_assign_scalar(data, scalar, begin, end, step):
     return _assign_slice('_slice_assign_scalar', data, value, begin, end, step)
 
 
-@register('_scatter_set_nd', inputs=('lhs', 'rhs', 'indices'), attrs=[('shape', SHAPE)])
+@register('_scatter_set_nd', inputs=('lhs', 'rhs', 'indices'), attrs=[('shape', SHAPE)],
+          dtypes=DTypeRule(free=('indices',)))
 def scatter_set_nd(lhs, rhs, indices, shape):
     """``lhs`` with the elements at the coordinates in the columns of ``indices`` set to ``rhs``.
 
@@ -125,7 +127,7 @@ def scatter_set_nd(lhs, rhs, indices, shape):
 
 
 # ------------------------------------------------------- NDArray utilities
-@register('fill_element_0index', inputs=('lhs', 'mhs', 'rhs'))
+@register('fill_element_0index', inputs=('lhs', 'mhs', 'rhs'), dtypes=DTypeRule(soft=('mhs', 'rhs')))
 def fill_element_0index(lhs, mhs, rhs):
     """``lhs`` (N, K) with ``out[i, rhs[i]] = mhs[i]``; rows whose index is outside [0, K) keep lhs."""
     check(lhs.dim() == 2 and mhs.shape == rhs.shape == lhs.shape[:1], 'fill_element_0index',
@@ -137,7 +139,7 @@ def fill_element_0index(lhs, mhs, rhs):
     return lhs.index_put((rows, index[valid]), mhs[valid].to(lhs.dtype))
 
 
-@register('_onehot_encode', inputs=('lhs', 'rhs'))
+@register('_onehot_encode', inputs=('lhs', 'rhs'), dtypes=DTypeRule(soft=('rhs',)))
 def onehot_encode(lhs, rhs):
     """One-hot rows of ``rhs``'s shape (N, K) and dtype for the indices ``lhs`` (N,).
 

@@ -11,6 +11,7 @@ import torch
 import torch.nn.functional as F
 
 from .. import autograd
+from .dtype_rules import DTypeRule
 from .registry import BOOL, FLOAT, INT, OPT_BOOL, OPT_DTYPE, OPT_FLOAT, SHAPE, check, choice, register
 
 
@@ -155,7 +156,7 @@ _SOFTMAX_ATTRS = [('axis', INT, -1), ('temperature', OPT_FLOAT, None), ('dtype',
                   ('use_length', OPT_BOOL, False)]
 
 
-@register('softmax', inputs=('data', 'length'), attrs=_SOFTMAX_ATTRS,
+@register('softmax', inputs=('data', 'length'), attrs=_SOFTMAX_ATTRS, dtypes=DTypeRule(free=('length',)),
           optional_inputs=lambda attrs: () if attrs['use_length'] else ('length',))
 def softmax(data, length, axis, temperature, dtype, use_length):
     """``exp(x / T) / sum(exp(x / T))`` along ``axis``; with ``use_length`` only the first

@@ -13,6 +13,7 @@ import torch
 import torch.nn.functional as F
 
 from .elemwise import _round_half_away
+from .dtype_rules import DTypeRule
 from .registry import (BOOL, DTYPE, FLOAT, INT, OPT_BOOL, OPT_FLOAT, OPT_INT, SHAPE, Attr, check, choice,
                        memoized, register)
 
@@ -450,7 +451,7 @@ def _resized(mode, size, target, scale):
     return _PARITY_RESIZE[mode](size)
 
 
-@register('_contrib_BilinearResize2D', inputs=('data', 'like'),
+@register('_contrib_BilinearResize2D', inputs=('data', 'like'), dtypes=DTypeRule(soft=('like',)),
           attrs=[('height', INT, 1), ('width', INT, 1), ('scale_height', OPT_FLOAT, None),
                  ('scale_width', OPT_FLOAT, None),
                  ('mode', choice('like', 'odd_scale', 'size', 'to_even_down', 'to_even_up', 'to_odd_down',

@@ -22,6 +22,7 @@ import torch.nn.functional as F
 
 from .. import autograd
 from .._parallel_step import current_step
+from .dtype_rules import DTypeRule
 from .registry import BOOL, FLOAT, INT, OPT_FLOAT, STR, check, choice, register
 
 
@@ -136,7 +137,8 @@ _BATCH_NORM_INPUTS = dict(
     inputs=('data', 'gamma', 'beta', 'moving_mean', 'moving_var'),
     aux=('moving_mean', 'moving_var'), num_outputs=3,
     num_visible_outputs=lambda a: 3 if a['output_mean_var'] else 1,
-    output_names=('output', 'mean', 'var'), infer_args=_infer_batch_norm)
+    output_names=('output', 'mean', 'var'), infer_args=_infer_batch_norm,
+    dtypes=DTypeRule(half_float32=('gamma', 'beta', 'moving_mean', 'moving_var')))
 
 
 @register('BatchNorm',

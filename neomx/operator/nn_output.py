@@ -13,6 +13,7 @@ import math
 import torch
 import torch.nn.functional as F
 
+from .dtype_rules import DTypeRule
 from .registry import BOOL, FLOAT, INT, check, choice, register
 from .shape import normalize_axis
 
@@ -306,6 +307,7 @@ def _label_lengths(labels, padding):
           attrs=[('use_data_lengths', BOOL, False), ('use_label_lengths', BOOL, False),
                  ('blank_label', choice('first', 'last'), 'first')],
           optional_inputs=_absent_ctc_lengths, output_names=('output0',),
+          dtypes=DTypeRule(free=('label', 'data_lengths', 'label_lengths')),
           hidden_outputs=lambda attrs: 1)     # MXNet's graph also records the gradient
 def ctc_loss(data, label, data_lengths, label_lengths, use_data_lengths, use_label_lengths,
              blank_label):

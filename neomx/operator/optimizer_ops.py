@@ -18,6 +18,7 @@ folded into a scalar instead of spending a pass over memory on it.
 """
 import torch
 
+from .dtype_rules import DTypeRule
 from .registry import (register, check, FLOAT, FLOATS, INT, BOOL)
 
 __all__ = ['sgd_', 'sgd_mom_', 'nag_mom_', 'adam_', 'adamw_', 'rmsprop_', 'rmspropalex_', 'ftrl_',
@@ -423,6 +424,12 @@ def _weight_attrs(*middle):
     return [('lr', FLOAT)] + list(middle) + [('wd', FLOAT, 0.0)] + _RESCALE_CLIP
 
 
+def _float32_states(*states, float32_inputs=()):
+    """``register`` arguments of a mixed-precision update: its ``states`` (the master weight,
+    momentum or moments) are float32 auxiliary states; ``float32_inputs`` are float32 too."""
+    return {'aux': states, 'dtypes': DTypeRule(fixed=dict.fromkeys(states + float32_inputs, 'float32'))}
+
+
 @register('sgd_update', inputs=('weight', 'grad'), attrs=_weight_attrs() + _LAZY)
 def sgd_update(weight, grad, lr, wd, rescale_grad, clip_gradient, lazy_update):
     """SGD step: ``weight - lr * (clip(rescale_grad * grad) + wd * weight)``; lazy_update only
@@ -432,7 +439,7 @@ def sgd_update(weight, grad, lr, wd, rescale_grad, clip_gradient, lazy_update):
     return w
 
 
-@register('sgd_mom_update', inputs=('weight', 'grad', 'mom'),
+@register('sgd_mom_update', inputs=('weight', 'grad', 'mom'), aux=('mom',),
           attrs=_weight_attrs(('momentum', FLOAT, 0.0)) + _LAZY)
 def sgd_mom_update(weight, grad, mom, lr, momentum, wd, rescale_grad, clip_gradient, lazy_update):
     """Momentum SGD step; ``mom`` is updated in place, the new weight is returned."""
@@ -441,7 +448,8 @@ def sgd_mom_update(weight, grad, mom, lr, momentum, wd, rescale_grad, clip_gradi
     return w
 
 
-@register('mp_sgd_update', inputs=('weight', 'grad', 'weight32'), attrs=_weight_attrs() + _LAZY)
+@register('mp_sgd_update', inputs=('weight', 'grad', 'weight32'), attrs=_weight_attrs() + _LAZY,
+          **_float32_states('weight32'))
 def mp_sgd_update(weight, grad, weight32, lr, wd, rescale_grad, clip_gradient, lazy_update):
     """Mixed-precision SGD: the float32 master ``weight32`` is updated in place and returned
     cast to ``weight``'s dtype."""
@@ -450,14 +458,15 @@ def mp_sgd_update(weight, grad, weight32, lr, wd, rescale_grad, clip_gradient, l
 
 
 @register('mp_sgd_mom_update', inputs=('weight', 'grad', 'mom', 'weight32'),
-          attrs=_weight_attrs(('momentum', FLOAT, 0.0)) + _LAZY)
+          attrs=_weight_attrs(('momentum', FLOAT, 0.0)) + _LAZY, **_float32_states('mom', 'weight32'))
 def mp_sgd_mom_update(weight, grad, mom, weight32, lr, momentum, wd, rescale_grad, clip_gradient, lazy_update):
     """Mixed-precision momentum SGD (``mom`` and ``weight32`` float32, updated in place)."""
     sgd_mom_([weight32], [grad], [mom], [lr], [wd], momentum, rescale_grad, clip_gradient)
     return weight32.to(weight.dtype)
 
 
-@register('nag_mom_update', inputs=('weight', 'grad', 'mom'), attrs=_weight_attrs(('momentum', FLOAT, 0.0)))
+@register('nag_mom_update', inputs=('weight', 'grad', 'mom'), aux=('mom',),
+          attrs=_weight_attrs(('momentum', FLOAT, 0.0)))
 def nag_mom_update(weight, grad, mom, lr, momentum, wd, rescale_grad, clip_gradient):
     """Nesterov momentum step; ``mom`` is updated in place."""
     w = weight.clone()
@@ -466,7 +475,7 @@ def nag_mom_update(weight, grad, mom, lr, momentum, wd, rescale_grad, clip_gradi
 
 
 @register('mp_nag_mom_update', inputs=('weight', 'grad', 'mom', 'weight32'),
-          attrs=_weight_attrs(('momentum', FLOAT, 0.0)))
+          attrs=_weight_attrs(('momentum', FLOAT, 0.0)), **_float32_states('mom', 'weight32'))
 def mp_nag_mom_update(weight, grad, mom, weight32, lr, momentum, wd, rescale_grad, clip_gradient):
     """Mixed-precision Nesterov momentum step (``weight32`` updated in place)."""
     nag_mom_([weight32], [grad], [mom], [lr], [wd], momentum, rescale_grad, clip_gradient)
@@ -505,7 +514,14 @@ def _register_multi_sgd(name, group, momentum, master):
     impl.__doc__ = ('Updates num_weights weights at once (inputs: weight, grad%s%s per weight) with %sSGD; '
                     'returns the new weights.' % (', mom' if momentum else '', ', weight32' if master else '',
                                                   'momentum ' if momentum else ''))
-    register(name, variadic='num_weights', num_outputs=lambda a: a['num_weights'], attrs=attrs)(impl)
+    # Per weight, the inputs after (weight, grad) are states: mom and/or the float32 master weight.
+    def states(attrs):
+        return tuple('arg%d' % (group * k + i) for k in range(attrs['num_weights']) for i in range(2, group))
+
+    def master_states(attrs):
+        return dict.fromkeys(states(attrs), 'float32') if master else {}
+    register(name, variadic='num_weights', num_outputs=lambda a: a['num_weights'], attrs=attrs, aux=states,
+             dtypes=DTypeRule(fixed=master_states))(impl)
 
 
 _register_multi_sgd('multi_sgd_update', 2, False, False)
@@ -514,7 +530,7 @@ _register_multi_sgd('multi_mp_sgd_update', 3, False, True)
 _register_multi_sgd('multi_mp_sgd_mom_update', 4, True, True)
 
 
-@register('adam_update', inputs=('weight', 'grad', 'mean', 'var'),
+@register('adam_update', inputs=('weight', 'grad', 'mean', 'var'), aux=('mean', 'var'),
           attrs=[('lr', FLOAT), ('beta1', FLOAT, 0.9), ('beta2', FLOAT, 0.999), ('epsilon', FLOAT, 1e-8),
                  ('wd', FLOAT, 0.0)] + _RESCALE_CLIP + _LAZY)
 def adam_update(weight, grad, mean, var, lr, beta1, beta2, epsilon, wd, rescale_grad, clip_gradient,
@@ -537,7 +553,8 @@ def _adamw(target, grad, mean, var, rescale_grad, lr, beta1, beta2, epsilon, wd,
 
 
 @register('_adamw_update', aliases=('_contrib_adamw_update',),
-          inputs=('weight', 'grad', 'mean', 'var', 'rescale_grad'), attrs=_ADAMW_ATTRS)
+          inputs=('weight', 'grad', 'mean', 'var', 'rescale_grad'), attrs=_ADAMW_ATTRS, aux=('mean', 'var'),
+          dtypes=DTypeRule(fixed={'rescale_grad': 'float32'}))
 def adamw_update(weight, grad, mean, var, rescale_grad, lr, beta1, beta2, epsilon, wd, eta, clip_gradient):
     """AdamW step; skipped (weight returned unchanged) when ``rescale_grad`` is inf or NaN."""
     w = weight.clone()
@@ -546,7 +563,8 @@ def adamw_update(weight, grad, mean, var, rescale_grad, lr, beta1, beta2, epsilo
 
 
 @register('_mp_adamw_update', aliases=('_contrib_mp_adamw_update',),
-          inputs=('weight', 'grad', 'mean', 'var', 'weight32', 'rescale_grad'), attrs=_ADAMW_ATTRS)
+          inputs=('weight', 'grad', 'mean', 'var', 'weight32', 'rescale_grad'), attrs=_ADAMW_ATTRS,
+          **_float32_states('mean', 'var', 'weight32', float32_inputs=('rescale_grad',)))
 def mp_adamw_update(weight, grad, mean, var, weight32, rescale_grad, lr, beta1, beta2, epsilon, wd, eta,
                     clip_gradient):
     """Mixed-precision AdamW (``weight32`` updated in place)."""
@@ -557,7 +575,7 @@ def mp_adamw_update(weight, grad, mean, var, weight32, rescale_grad, lr, beta1, 
 _CLIP_WEIGHTS = [('clip_weights', FLOAT, -1.0)]
 
 
-@register('rmsprop_update', inputs=('weight', 'grad', 'n'),
+@register('rmsprop_update', inputs=('weight', 'grad', 'n'), aux=('n',),
           attrs=[('lr', FLOAT), ('gamma1', FLOAT, 0.95), ('epsilon', FLOAT, 1e-8), ('wd', FLOAT, 0.0)]
           + _RESCALE_CLIP + _CLIP_WEIGHTS)
 def rmsprop_update(weight, grad, n, lr, gamma1, epsilon, wd, rescale_grad, clip_gradient, clip_weights):
@@ -567,7 +585,7 @@ def rmsprop_update(weight, grad, n, lr, gamma1, epsilon, wd, rescale_grad, clip_
     return w
 
 
-@register('rmspropalex_update', inputs=('weight', 'grad', 'n', 'g', 'delta'),
+@register('rmspropalex_update', inputs=('weight', 'grad', 'n', 'g', 'delta'), aux=('n', 'g', 'delta'),
           attrs=[('lr', FLOAT), ('gamma1', FLOAT, 0.95), ('gamma2', FLOAT, 0.9), ('epsilon', FLOAT, 1e-8),
                  ('wd', FLOAT, 0.0)] + _RESCALE_CLIP + _CLIP_WEIGHTS)
 def rmspropalex_update(weight, grad, n, g, delta, lr, gamma1, gamma2, epsilon, wd, rescale_grad, clip_gradient,
@@ -579,7 +597,7 @@ def rmspropalex_update(weight, grad, n, g, delta, lr, gamma1, gamma2, epsilon, w
     return w
 
 
-@register('ftrl_update', inputs=('weight', 'grad', 'z', 'n'),
+@register('ftrl_update', inputs=('weight', 'grad', 'z', 'n'), aux=('z', 'n'),
           attrs=[('lr', FLOAT), ('lamda1', FLOAT, 0.01), ('beta', FLOAT, 1.0), ('wd', FLOAT, 0.0)]
           + _RESCALE_CLIP)
 def ftrl_update(weight, grad, z, n, lr, lamda1, beta, wd, rescale_grad, clip_gradient):
@@ -589,7 +607,7 @@ def ftrl_update(weight, grad, z, n, lr, lamda1, beta, wd, rescale_grad, clip_gra
     return w
 
 
-@register('ftml_update', inputs=('weight', 'grad', 'd', 'v', 'z'),
+@register('ftml_update', inputs=('weight', 'grad', 'd', 'v', 'z'), aux=('d', 'v', 'z'),
           attrs=[('lr', FLOAT), ('beta1', FLOAT, 0.6), ('beta2', FLOAT, 0.999), ('epsilon', FLOAT, 1e-8),
                  ('t', INT), ('wd', FLOAT, 0.0), ('rescale_grad', FLOAT, 1.0), ('clip_grad', FLOAT, -1.0)])
 def ftml_update(weight, grad, d, v, z, lr, beta1, beta2, epsilon, t, wd, rescale_grad, clip_grad):
@@ -607,7 +625,7 @@ def signsgd_update(weight, grad, lr, wd, rescale_grad, clip_gradient):
     return w
 
 
-@register('signum_update', inputs=('weight', 'grad', 'mom'),
+@register('signum_update', inputs=('weight', 'grad', 'mom'), aux=('mom',),
           attrs=_weight_attrs(('momentum', FLOAT, 0.0)) + [('wd_lh', FLOAT, 0.0)])
 def signum_update(weight, grad, mom, lr, momentum, wd, rescale_grad, clip_gradient, wd_lh):
     """Signum step; ``mom`` updated in place."""
@@ -621,7 +639,7 @@ _LAMB1_ATTRS = [('beta1', FLOAT, 0.9), ('beta2', FLOAT, 0.999), ('epsilon', FLOA
 _LAMB2_ATTRS = [('lr', FLOAT), ('lower_bound', FLOAT, -1.0), ('upper_bound', FLOAT, -1.0)]
 
 
-@register('lamb_update_phase1', inputs=('weight', 'grad', 'mean', 'var'), attrs=_LAMB1_ATTRS)
+@register('lamb_update_phase1', inputs=('weight', 'grad', 'mean', 'var'), attrs=_LAMB1_ATTRS, aux=('mean', 'var'))
 def lamb_update_phase1(weight, grad, mean, var, beta1, beta2, epsilon, t, bias_correction, wd, rescale_grad,
                        clip_gradient):
     """LAMB phase 1: returns the update direction; ``mean``/``var`` updated in place."""
@@ -629,7 +647,9 @@ def lamb_update_phase1(weight, grad, mean, var, beta1, beta2, epsilon, t, bias_c
                        rescale_grad, clip_gradient)[0]
 
 
-@register('mp_lamb_update_phase1', inputs=('weight', 'grad', 'mean', 'var', 'weight32'), attrs=_LAMB1_ATTRS)
+@register('mp_lamb_update_phase1', inputs=('weight', 'grad', 'mean', 'var', 'weight32'), attrs=_LAMB1_ATTRS,
+          aux=('mean', 'var'), dtypes=DTypeRule(fixed=dict.fromkeys(('mean', 'var', 'weight32'), 'float32'),
+                                                output='float32'))
 def mp_lamb_update_phase1(weight, grad, mean, var, weight32, beta1, beta2, epsilon, t, bias_correction, wd,
                           rescale_grad, clip_gradient):
     """Mixed-precision LAMB phase 1 (float32 direction from the master weight)."""
@@ -645,7 +665,8 @@ def lamb_update_phase2(weight, g, r1, r2, lr, lower_bound, upper_bound):
     return w
 
 
-@register('mp_lamb_update_phase2', inputs=('weight', 'g', 'r1', 'r2', 'weight32'), attrs=_LAMB2_ATTRS)
+@register('mp_lamb_update_phase2', inputs=('weight', 'g', 'r1', 'r2', 'weight32'), attrs=_LAMB2_ATTRS,
+          aux=('weight32',), dtypes=DTypeRule(fixed=dict.fromkeys(('g', 'r1', 'r2', 'weight32'), 'float32')))
 def mp_lamb_update_phase2(weight, g, r1, r2, weight32, lr, lower_bound, upper_bound):
     """Mixed-precision LAMB phase 2 (``weight32`` updated in place)."""
     lamb_phase2_([weight32], [g], [r1.reshape(())], [r2.reshape(())], [lr], lower_bound, upper_bound)

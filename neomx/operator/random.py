@@ -19,6 +19,7 @@ import torch
 from torch.distributions import Gamma
 
 from ..base import dtype_name, torch_dtype
+from .dtype_rules import DTypeRule
 from .registry import BOOL, CTX, FLOAT, INT, OPT_SHAPE, SHAPE, Attr, check, register
 
 _FLOAT_NAMES = ('float16', 'float32', 'float64')
@@ -209,7 +210,8 @@ def _register_array_form(name, dist):
     sample_arrays.__doc__ = ('Samples of %s distributions whose parameters (%s) are arrays of one '
                              'shape S; output shape S + ``shape``.' % (name, ', '.join(dist.array_names)))
     register(op, inputs=dist.array_names,
-             attrs=[('shape', SHAPE, ()), ('dtype', FLOAT_DTYPE, None)])(sample_arrays)
+             attrs=[('shape', SHAPE, ()), ('dtype', FLOAT_DTYPE, None)],
+             dtypes=DTypeRule(output='float32'))(sample_arrays)
 
 
 for _name, _dist in DISTRIBUTIONS.items():

@@ -23,6 +23,7 @@ import functools
 import numpy as np
 
 from ..base import MXNetError, torch_dtype
+from .dtype_rules import SAME_DTYPE
 
 __all__ = ['Attr', 'OpSpec', 'register', 'get', 'all_ops', 'REQUIRED', 'check',
            'INT', 'FLOAT', 'BOOL', 'STR', 'SHAPE', 'OPT_INT', 'OPT_FLOAT', 'OPT_SHAPE', 'DTYPE',
@@ -209,8 +210,10 @@ class OpSpec:
         ``impl(*input_tensors, **attrs) -> Tensor or tuple of Tensors``.
     inputs : tuple of str
         Input names in order; auxiliary states included, at the end.
-    aux : tuple of str
-        The inputs that are auxiliary states (``moving_mean``...): updated, not learned.
+    aux : tuple of str, or callable(attrs) -> tuple of str
+        The inputs that are auxiliary states: updated in place by the operator, not learned
+        (BatchNorm's ``moving_mean``, an optimizer update's ``mom``); ``arg<i>`` names for
+        variadic operators.
     attrs : dict of str -> Attr
         Attributes in MXNet's declaration order (positional arguments follow the inputs).
     variadic : str or True or None
@@ -237,6 +240,9 @@ class OpSpec:
     dtype_inputs : tuple of str
         Inputs whose dtype is the ``dtype`` attribute, like the output's (Embedding's
         ``weight``): ``infer_type`` gives them that type whatever the data's is.
+    dtypes : DTypeRule
+        How the other inputs' and the output's dtypes relate (:mod:`.dtype_rules`); by
+        default all share one, as for most MXNet operators.
     hidden_outputs : callable(attrs) -> int, optional
         Outputs MXNet's graph records for the operator but never shows (oneDNN's max-pooling
         workspace); neomx does not compute them, it only counts them in Symbol JSON's
@@ -247,11 +253,12 @@ class OpSpec:
 
     def __init__(self, name, impl, inputs=(), aux=(), attrs=(), variadic=None, num_outputs=1,
                  num_visible_outputs=None, output_names=None, optional_inputs=None,
-                 infer_args=None, same_shape=False, dtype_inputs=(), hidden_outputs=None, doc=None):
+                 infer_args=None, same_shape=False, dtype_inputs=(), dtypes=SAME_DTYPE, hidden_outputs=None,
+                 doc=None):
         self.name = name
         self.impl = impl
         self.inputs = tuple(inputs)
-        self.aux = tuple(aux)
+        self.aux = aux if callable(aux) else tuple(aux)
         self.attrs = {}
         for entry in attrs:
             aname, attr = entry[0], entry[1]
@@ -267,6 +274,7 @@ class OpSpec:
         self.infer_args = infer_args
         self.same_shape = same_shape
         self.dtype_inputs = tuple(dtype_inputs)
+        self.dtypes = dtypes
         self.hidden_outputs = hidden_outputs
         self.ctx_attrs = 'ctx' in self.attrs
         self.doc = doc or (impl.__doc__ if impl is not None else None)
@@ -331,7 +339,7 @@ class OpSpec:
 
     def aux_names(self, attrs):
         """The inputs that are auxiliary states, for these attributes (:attr:`aux`)."""
-        return self.aux
+        return self.aux(attrs) if callable(self.aux) else self.aux
 
     def shares_shape(self, attrs):
         """Whether, for these attributes, the inputs and output 0 share one shape (:attr:`same_shape`)."""

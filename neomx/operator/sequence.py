@@ -7,6 +7,7 @@ sequence spans all T steps.
 """
 import torch
 
+from .dtype_rules import DTypeRule
 from .registry import BOOL, FLOAT, INT, check, register
 
 
@@ -18,7 +19,7 @@ def _sequence_op(name, attrs):
     """Register a sequence operator: inputs (data, sequence_length), the latter optional."""
     return register(name, inputs=('data', 'sequence_length'),
                     attrs=[('use_sequence_length', BOOL, False)] + attrs,
-                    optional_inputs=_no_length_input)
+                    optional_inputs=_no_length_input, dtypes=DTypeRule(soft=('sequence_length',)))
 
 
 def _lengths(op, data, sequence_length, use_sequence_length, axis):

@@ -10,6 +10,7 @@ import math
 import torch
 
 from ..base import MXNetError
+from .dtype_rules import DTypeRule
 from .registry import BOOL, FLOAT, INT, OPT_INT, OPT_SHAPE, SHAPE, check, choice, register
 
 
@@ -360,7 +361,8 @@ def slice_axis(data, axis, begin, end):
     return copy_of(data.narrow(axis, lo, hi - lo))
 
 
-@register('slice_like', inputs=('data', 'shape_like'), attrs=[('axes', SHAPE, ())])
+@register('slice_like', inputs=('data', 'shape_like'), attrs=[('axes', SHAPE, ())],
+          dtypes=DTypeRule(free=('shape_like',)))
 def slice_like(data, shape_like, axes):
     """The leading part of ``data`` with the sizes of ``shape_like`` along ``axes`` (all if empty)."""
     if not axes:
@@ -444,7 +446,7 @@ def broadcast_to(data, shape):
     return _broadcast('broadcast_to', data, target)
 
 
-@register('broadcast_like', inputs=('lhs', 'rhs'),
+@register('broadcast_like', inputs=('lhs', 'rhs'), dtypes=DTypeRule(free=('rhs',)),
           attrs=[('lhs_axes', OPT_SHAPE, None), ('rhs_axes', OPT_SHAPE, None)])
 def broadcast_like(lhs, rhs, lhs_axes, rhs_axes):
     """Broadcast ``lhs`` to the shape of ``rhs``, or only its ``lhs_axes`` to the sizes of

@@ -24,6 +24,7 @@ from torch.utils.checkpoint import checkpoint
 
 from .. import autograd
 from ..base import MXNetError, TORCH_OF_TYPE_FLAG, np_dtype, torch_dtype
+from ..operator.dtype_rules import DTypeMismatch
 from ..operator.registry import SHAPE
 
 __all__ = ['infer', 'infer_shape', 'infer_type', 'Call', 'Plan', 'plan_of', 'CompiledGraph', 'compiled',
@@ -205,24 +206,27 @@ class _Inference:
         return changed
 
     def _fill_dtypes(self, node):
-        """Unknown dtypes: an operator's ``dtype`` attribute gives its output's (and its
-        ``dtype_inputs``'); otherwise inputs and output share one dtype (MXNet's same-type rule)."""
-        if 'dtype' in node.spec.attrs:
-            dtype = node.params['dtype']
-            if dtype is None:
-                return False
-            typed = [(node, 0)] + [e for n, e in zip(node.input_names(), node.inputs)
-                                   if n in node.spec.dtype_inputs]
-            changed = False
-            for entry in typed:
-                changed |= self._set(self.dtypes, entry, torch_dtype(dtype))
-            return changed
-        entries = list(node.inputs) + [(node, 0)]
-        known = [self.dtypes[e] for e in entries if e in self.dtypes]
+        """Unknown dtypes of ``node``'s inputs and output 0 from the known ones, by the
+        operator's :class:`~neomx.operator.dtype_rules.DTypeRule`; MXNetError for a known
+        input that contradicts it."""
+        spec, entries = node.spec, list(node.inputs) + [(node, 0)]
+        attr_dtype = node.params.get('dtype') if 'dtype' in spec.attrs else None
+        names = node.input_names()
+        try:
+            solved = spec.dtypes.solve(names, node.params, [self.dtypes.get(e) for e in entries],
+                                       spec.dtype_inputs, None if attr_dtype is None else torch_dtype(attr_dtype),
+                                       backward='dtype' not in spec.attrs)
+        except DTypeMismatch as err:
+            def label(i):
+                return "input %d '%s' (%s)" % (i, names[i], node.inputs[i][0].name)
+            origin = 'the rule of the operator' if err.source is None else label(err.source)
+            raise MXNetError('Error in operator %s (%s): incompatible dtypes: %s is %s, expected %s '
+                             'from %s' % (node.name, node.op, label(err.index), np_dtype(err.got).__name__,
+                                          np_dtype(err.expected).__name__, origin)) from None
         changed = False
-        if known:
-            for e in entries:
-                changed |= self._set(self.dtypes, e, known[0])
+        for entry, dtype in zip(entries, solved):
+            if dtype is not None:
+                changed |= self._set(self.dtypes, entry, dtype)
         return changed
 
     def _run_meta(self, node):
