@@ -1,5 +1,5 @@
-"""Operators with several inputs, and the dtype questions tests/test_infer_type.py asks of
-them, written for any MXNet-like module ``mx``.
+"""Operators with one or more inputs, and the dtype questions tests/test_infer_type.py asks
+of them, written for any MXNet-like module ``mx``.
 
 Each operator is built from Symbol JSON (variables ``in0``, ``in1``... then the operator), so
 MXNet and neomx load the same graph without naming its Python function. Run with MXNet
@@ -23,9 +23,81 @@ _BINARY = ['_equal', '_greater', '_greater_equal', '_hypot', '_lesser', '_lesser
            '_contrib_box_iou', '_identity_with_attr_like_rhs', '_linalg_gemm2', '_linalg_trmm',
            '_linalg_trsm', '_onehot_encode']
 
+# operators with one input; those with required attributes get them in _ONE_INPUT_ATTRS
+_ONE_INPUT = (
+    'Activation', 'BlockGrad', 'Cast', 'Dropout', 'Flatten', 'GridGenerator', 'L2Normalization',
+    'LRN', 'MakeLoss', 'Pad', 'Pooling', 'Pooling_v1', 'Reshape', 'SliceChannel',
+    'SoftmaxActivation', 'SwapAxis', '_contrib_AdaptiveAvgPooling2D', '_contrib_MultiBoxPrior',
+    '_contrib_arange_like', '_contrib_bipartite_matching', '_contrib_box_nms',
+    '_contrib_div_sqrt_dim', '_contrib_gradientmultiplier', '_contrib_index_array',
+    '_contrib_interleaved_matmul_selfatt_qk', '_contrib_quadratic', '_contrib_round_ste',
+    '_contrib_sign_ste', '_copy', '_copyto', '_div_scalar', '_equal_scalar',
+    '_greater_equal_scalar', '_greater_scalar', '_hypot_scalar', '_image_adjust_lighting',
+    '_image_crop', '_image_flip_left_right', '_image_flip_top_bottom', '_image_normalize',
+    '_image_random_brightness', '_image_random_color_jitter', '_image_random_contrast',
+    '_image_random_flip_left_right', '_image_random_flip_top_bottom', '_image_random_hue',
+    '_image_random_lighting', '_image_random_saturation', '_image_resize', '_image_to_tensor',
+    '_lesser_equal_scalar', '_lesser_scalar', '_linalg_det', '_linalg_extractdiag',
+    '_linalg_extracttrian', '_linalg_gelqf', '_linalg_inverse', '_linalg_makediag',
+    '_linalg_maketrian', '_linalg_potrf', '_linalg_potri', '_linalg_slogdet', '_linalg_sumlogdiag',
+    '_linalg_syevd', '_linalg_syrk', '_logical_and_scalar', '_logical_or_scalar',
+    '_logical_xor_scalar', '_maximum_scalar', '_minimum_scalar', '_minus_scalar', '_mod_scalar',
+    '_mul_scalar', '_not_equal_scalar', '_np_cumsum', '_plus_scalar', '_power_scalar',
+    '_random_exponential_like', '_random_gamma_like', '_random_generalized_negative_binomial_like',
+    '_random_negative_binomial_like', '_random_normal_like', '_random_poisson_like',
+    '_random_uniform_like', '_ravel_multi_index', '_rdiv_scalar', '_rminus_scalar', '_rmod_scalar',
+    '_rpower_scalar', '_sample_exponential', '_sample_multinomial', '_sample_poisson', '_shuffle',
+    '_slice_assign_scalar', '_split_v2', '_unravel_index', 'abs', 'all_finite', 'amp_cast',
+    'arccos', 'arccosh', 'arcsin', 'arcsinh', 'arctan', 'arctanh', 'argmax', 'argmax_channel',
+    'argmin', 'argsort', 'broadcast_axis', 'broadcast_to', 'cbrt', 'ceil', 'clip', 'col2im', 'cos',
+    'cosh', 'degrees', 'depth_to_space', 'diag', 'erf', 'erfinv', 'exp', 'expand_dims', 'expm1',
+    'fix', 'floor', 'gamma', 'gammaln', 'hard_sigmoid', 'im2col', 'log', 'log10', 'log1p', 'log2',
+    'log_softmax', 'logical_not', 'make_loss', 'max', 'mean', 'min', 'moments', 'nanprod',
+    'nansum', 'negative', 'norm', 'one_hot', 'ones_like', 'prod', 'radians', 'rcbrt', 'reciprocal',
+    'relu', 'repeat', 'reverse', 'rint', 'round', 'rsqrt', 'shape_array', 'sigmoid', 'sign', 'sin',
+    'sinh', 'size_array', 'slice', 'slice_axis', 'smooth_l1', 'softmin', 'softsign', 'sort',
+    'space_to_depth', 'sqrt', 'square', 'squeeze', 'sum', 'tan', 'tanh', 'tile', 'topk',
+    'transpose', 'trunc', 'zeros_like',
+)
+_ONE_INPUT_ATTRS = {
+    'Activation': {'act_type': 'relu'},
+    'Cast': {'dtype': 'float16'},
+    'GridGenerator': {'transform_type': 'affine', 'target_shape': '(2, 2)'},
+    'LRN': {'nsize': '3'},
+    'Pad': {'mode': 'constant', 'pad_width': '(0, 0, 0, 0, 1, 1, 1, 1)'},
+    'SliceChannel': {'num_outputs': '2'},
+    '_contrib_bipartite_matching': {'threshold': '0.5'},
+    '_contrib_interleaved_matmul_selfatt_qk': {'heads': '2'},
+    '_slice_assign_scalar': {'begin': '(0,)', 'end': '(1,)'},
+    '_image_adjust_lighting': {'alpha': '(0.1, 0.1, 0.1)'},
+    '_image_crop': {'x': '0', 'y': '0', 'width': '2', 'height': '2'},
+    '_image_random_brightness': {'min_factor': '0.5', 'max_factor': '1.5'},
+    '_image_random_color_jitter': {'brightness': '0.1', 'contrast': '0.1', 'saturation': '0.1', 'hue': '0.1'},
+    '_image_random_contrast': {'min_factor': '0.5', 'max_factor': '1.5'},
+    '_image_random_hue': {'min_factor': '0.5', 'max_factor': '1.5'},
+    '_image_random_saturation': {'min_factor': '0.5', 'max_factor': '1.5'},
+    '_ravel_multi_index': {'shape': '(2, 3)'},
+    '_split_v2': {'indices': '(0, 1)'},
+    '_unravel_index': {'shape': '(2, 3)'},
+    'amp_cast': {'dtype': 'float16'},
+    'clip': {'a_min': '0', 'a_max': '1'},
+    'col2im': {'output_size': '(4, 4)', 'kernel': '(2, 2)'},
+    'slice': {'begin': '(0,)', 'end': '(1,)'},
+    'depth_to_space': {'block_size': '2'},
+    'expand_dims': {'axis': '0'},
+    'reverse': {'axis': '0'},
+    'im2col': {'kernel': '(2, 2)'},
+    'one_hot': {'depth': '3'},
+    'repeat': {'repeats': '2'},
+    'slice_axis': {'axis': '0', 'begin': '0', 'end': '1'},
+    'space_to_depth': {'block_size': '2'},
+    'tile': {'reps': '(2,)'},
+}
+
 # operator -> (attributes, number of inputs)
 OPERATORS = dict(
-    {name: ({}, 2) for name in _BINARY},
+    {name: (_ONE_INPUT_ATTRS.get(name, {}), 1) for name in _ONE_INPUT},
+    **{name: ({}, 2) for name in _BINARY},
     BatchNorm=({}, 5),
     BilinearSampler=({}, 2),
     CTCLoss=({'use_data_lengths': 'True', 'use_label_lengths': 'True'}, 4),
@@ -117,8 +189,11 @@ OPERATORS = dict(
 
 def questions(num_inputs):
     """``[(label, {variable: dtype})]``: the first input float64 alone, then with each other
-    input float32, then float16 data with each other input float32."""
+    input float32, then float16 data with each other input float32; a single input also
+    float16 and int32."""
     cases = [('in0=float64', {'in0': 'float64'})]
+    if num_inputs == 1:
+        cases += [('in0=float16', {'in0': 'float16'}), ('in0=int32', {'in0': 'int32'})]
     for first in ('float64', 'float16'):
         for i in range(1, num_inputs):
             cases.append(('in0=%s,in%d=float32' % (first, i), {'in0': first, 'in%d' % i: 'float32'}))

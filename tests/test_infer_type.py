@@ -1,11 +1,12 @@
 """``Symbol.infer_type`` against MXNet 1.9.1, operator by operator.
 
-``infer_type_cases.py`` builds each operator with several inputs from Symbol JSON and asks
-``infer_type`` for the first input float64 alone, then with each other input float32 (and
-the same with float16 data). ``data/infer_type_mxnet.json`` holds MXNet's answers, recorded
-by running ``infer_type_cases.py`` with the oracle: the dtypes of arguments, outputs and
-auxiliary states, ``'error'`` for a dtype mismatch, or ``'incomplete'``. neomx must give
-the same answers, except for the differences listed in ``DIFFERENCES``.
+``infer_type_cases.py`` builds each operator with one or more inputs from Symbol JSON and
+asks ``infer_type`` for the first input float64 alone, then with each other input float32
+(and the same with float16 data); a single input also float16 and int32.
+``data/infer_type_mxnet.json`` holds MXNet's answers, recorded by running
+``infer_type_cases.py`` with the oracle: the dtypes of arguments, outputs and auxiliary
+states, ``'error'`` for a dtype mismatch, ``'incomplete'``, or ``'crash'`` where MXNet dies.
+neomx must give the same answers, except for the differences listed in ``DIFFERENCES``.
 """
 import json
 import os
@@ -34,6 +35,10 @@ DIFFERENCES = {
     **dict.fromkeys(_each(['mp_lamb_update_phase1'], ['in0=float64'] + ['in0=float64,in%d=float32' % i
                                                                        for i in (2, 3, 4)]),
                     'float64 works'),
+    # MXNet refuses these (no kernels for the dtype, or no type rule); neomx answers.
+    **dict.fromkeys(_each(['_contrib_MultiBoxPrior', '_copyto'], ['in0=float64', 'in0=float16', 'in0=int32']),
+                    'answers'),
+    **dict.fromkeys(_each(['_linalg_det', '_linalg_slogdet'], ['in0=float16', 'in0=int32']), 'answers'),
     # MXNet fails when the indices' dtype is unknown; neomx leaves them unknown.
     **dict.fromkeys(_each(['pick', 'take'], _FLOAT64_ALONE), 'incomplete'),
     # MXNet overwrites the given dtype of these inputs with the data's; neomx keeps it.
@@ -62,7 +67,9 @@ def test_infer_type_is_mxnets(op):
     for label, dtypes in questions(num_inputs):
         got, want = answer(mx, sym, dtypes), MXNET[op][label]
         difference = DIFFERENCES.get((op, label))
-        if difference is None:
+        if want == 'crash':     # MXNet 1.9.1 dies on this graph (Pooling without a kernel)
+            assert isinstance(got, list), (op, label)
+        elif difference is None:
             assert got == want, (op, label)
         elif difference == 'error' or difference == 'incomplete':
             assert got == difference, (op, label)

@@ -236,3 +236,15 @@ def test_add_n_cast_and_likes():
     assert mx.nd.cast(mx.nd.array([1.7]), dtype='int32').asnumpy().tolist() == [1]
     assert mx.nd.zeros_like(mx.nd.array(A)).shape == (2, 3)
     assert mx.nd.reshape_like(mx.nd.array(A), mx.nd.ones((3, 2))).shape == (3, 2)
+
+
+@pytest.mark.parametrize('dtype, target, expected', [
+    ('float32', 'float16', 'float16'), ('float16', 'float32', 'float32'),
+    ('float64', 'float16', 'float64'), ('int32', 'float16', 'int32')])
+def test_amp_cast_casts_only_half_and_single_precision(dtype, target, expected):
+    # MXNet 1.9.1 leaves float64 and integer inputs of amp_cast as they are
+    x = mx.nd.array([[1.5, -2.25]], dtype=dtype)
+    y = mx.nd.amp_cast(x, dtype=target)
+    assert y.dtype == np.dtype(expected)
+    np.testing.assert_array_equal(y.asnumpy(), x.asnumpy().astype(expected))
+    assert mx.sym.amp_cast(mx.sym.var('x'), dtype=target).infer_type(x=dtype)[1] == [np.dtype(expected).type]

@@ -31,7 +31,8 @@ def _finite_flag(op, arrays, init_output):
     return torch.full((1,), float(finite), device=arrays[0].device)
 
 
-@register('all_finite', inputs=('data',), attrs=[('init_output', BOOL, True)])
+@register('all_finite', inputs=('data',), attrs=[('init_output', BOOL, True)],
+          dtypes=DTypeRule(output='float32'))
 def all_finite(data, init_output):
     """Whether every element of ``data`` is finite: a float32 array of shape (1,) holding 1 or 0."""
     return _finite_flag('all_finite', (data,), init_output)
@@ -169,7 +170,8 @@ def allclose(a, b, rtol, atol, equal_nan):
     return close.all().to(torch.uint8)
 
 
-@register('_contrib_index_array', inputs=('data',), attrs=[('axes', OPT_SHAPE, None)])
+@register('_contrib_index_array', inputs=('data',), attrs=[('axes', OPT_SHAPE, None)],
+          dtypes=DTypeRule(output='int64'))
 def index_array(data, axes):
     """int64 array of shape ``data.shape + (len(axes),)``: each element's index along ``axes``
     (all axes when None)."""

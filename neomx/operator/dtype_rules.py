@@ -41,8 +41,9 @@ class DTypeRule:
     fixed : dict of str -> dtype name, or callable(attrs) -> dict
         Inputs with a dtype of their own.
     output : dtype name, or callable(input dtypes (None: unknown), attrs) -> dtype, optional
-        Output 0's dtype when it is not the operator's type (``multi_sum_sq`` gives float32);
-        an operator's ``dtype`` attribute, when given, comes first.
+        Output 0's dtype when it is not the operator's type (``multi_sum_sq`` gives float32).
+        An operator's ``dtype`` attribute, when given, comes before a dtype name, a
+        callable (which sees the attributes) before both.
     """
 
     def __init__(self, soft=(), free=(), fixed=None, half_float32=(), output=None):
@@ -104,12 +105,12 @@ class DTypeRule:
                 inputs[i] = expected[i]
             elif expected[i] is not None and inputs[i] != expected[i] and name not in soft:
                 raise DTypeMismatch(i, inputs[i], expected[i], source)
-        if attr_dtype is not None:
+        if callable(self.output):
+            out = self.output(inputs, attrs)
+        elif attr_dtype is not None:
             out = attr_dtype
         elif self.output is None:
             out = own_type if own_type is not None else out
-        elif callable(self.output):
-            out = self.output(inputs, attrs)
         else:
             out = torch_dtype(self.output)
         return inputs + [out]

@@ -10,6 +10,7 @@ import math
 
 import torch
 
+from ..base import torch_dtype
 from .dtype_rules import DTypeRule
 from .registry import BOOL, DTYPE, FLOAT, INT, OPT_INT, check, register
 
@@ -276,10 +277,20 @@ def cast(data, dtype):
     return data.to(dtype)
 
 
-@register('amp_cast', inputs=('data',), attrs=[('dtype', DTYPE)], same_shape=True)
+_AMP_CASTABLE = (torch.float16, torch.bfloat16, torch.float32)    # float64 and integers stay
+
+
+def _amp_cast_dtype(dtypes, attrs):
+    data = dtypes[0]
+    return torch_dtype(attrs['dtype']) if data in _AMP_CASTABLE else data
+
+
+@register('amp_cast', inputs=('data',), attrs=[('dtype', DTYPE)], same_shape=True,
+          dtypes=DTypeRule(output=_amp_cast_dtype))
 def amp_cast(data, dtype):
-    """Cast used by automatic mixed precision; casts floating inputs only."""
-    return data.to(dtype) if data.dtype.is_floating_point else data
+    """Cast used by automatic mixed precision: float16, bfloat16 and float32 inputs become
+    ``dtype``; others (float64, integers) pass unchanged, as in MXNet."""
+    return data.to(dtype) if data.dtype in _AMP_CASTABLE else data
 
 
 @register('_copy', inputs=('data',), aliases=('identity',), same_shape=True)

@@ -11,6 +11,7 @@ import math
 import torch
 import torch.nn.functional as tF
 
+from .dtype_rules import DTypeRule
 from .registry import BOOL, FLOAT, FLOATS, INT, SHAPE, check, register
 
 # ITU-R 601 luma weights (RGB -> gray), used by contrast and saturation.
@@ -43,7 +44,7 @@ def _as_float(data):
     return data if data.dtype.is_floating_point else data.float()
 
 
-@register('_image_to_tensor', inputs=('data',))
+@register('_image_to_tensor', inputs=('data',), dtypes=DTypeRule(output='float32'))
 def to_tensor(data):
     """HWC (NHWC) image with values in [0, 255] -> CHW (NCHW) float32 in [0, 1]."""
     _check_image('to_tensor', data)

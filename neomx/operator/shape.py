@@ -478,13 +478,13 @@ def broadcast_axis(data, axis, size):
 
 
 # -------------------------------------------------------------- metadata
-@register('shape_array', inputs=('data',))
+@register('shape_array', inputs=('data',), dtypes=DTypeRule(output='int64'))
 def shape_array(data):
     """The shape of ``data`` as a 1-D int64 array."""
     return torch.tensor(tuple(data.shape), dtype=torch.int64, device=data.device)
 
 
-@register('size_array', inputs=('data',))
+@register('size_array', inputs=('data',), dtypes=DTypeRule(output='int64'))
 def size_array(data):
     """The number of elements of ``data`` as an int64 array of shape (1,)."""
     return torch.tensor((data.numel(),), dtype=torch.int64, device=data.device)
