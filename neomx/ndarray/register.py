@@ -23,7 +23,7 @@ _ATTR_CACHE_SIZE = 256      # attribute combinations remembered per operator
 
 
 def _input_names(spec, arrays):
-    return ['arg%d' % i for i in range(len(arrays))] if spec.variadic else spec.inputs
+    return [registry.variadic_name(i) for i in range(len(arrays))] if spec.variadic else spec.inputs
 
 
 def _op_error(spec, arrays, err):

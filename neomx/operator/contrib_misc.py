@@ -14,7 +14,7 @@ import torch.nn.functional as F
 
 from .nn_output import _output_layer
 from .dtype_rules import DTypeRule
-from .registry import BOOL, CTX, FLOAT, INT, OPT_INT, OPT_SHAPE, SHAPE, check, register
+from .registry import BOOL, CTX, FLOAT, INT, OPT_INT, OPT_SHAPE, SHAPE, check, register, variadic_name
 from .shape import normalize_axis
 
 # --------------------------------------------------- mixed precision helpers
@@ -40,7 +40,7 @@ def all_finite(data, init_output):
 
 def _all_inputs(attrs, count='num_arrays'):
     """The names of a variadic operator's inputs."""
-    return tuple('arg%d' % i for i in range(attrs[count]))
+    return tuple(variadic_name(i) for i in range(attrs[count]))
 
 
 @register('multi_all_finite', variadic='num_arrays',

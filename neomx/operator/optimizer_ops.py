@@ -19,7 +19,7 @@ folded into a scalar instead of spending a pass over memory on it.
 import torch
 
 from .dtype_rules import DTypeRule
-from .registry import (register, check, FLOAT, FLOATS, INT, BOOL)
+from .registry import (register, check, variadic_name, FLOAT, FLOATS, INT, BOOL)
 
 __all__ = ['sgd_', 'sgd_mom_', 'nag_mom_', 'adam_', 'adamw_', 'rmsprop_', 'rmspropalex_', 'ftrl_',
            'ftml_', 'signsgd_', 'signum_', 'lamb_phase1', 'lamb_phase2_', 'adagrad_', 'adadelta_',
@@ -516,7 +516,7 @@ def _register_multi_sgd(name, group, momentum, master):
                                                   'momentum ' if momentum else ''))
     # Per weight, the inputs after (weight, grad) are states: mom and/or the float32 master weight.
     def states(attrs):
-        return tuple('arg%d' % (group * k + i) for k in range(attrs['num_weights']) for i in range(2, group))
+        return tuple(variadic_name(group * k + i) for k in range(attrs['num_weights']) for i in range(2, group))
 
     def master_states(attrs):
         return dict.fromkeys(states(attrs), 'float32') if master else {}

@@ -25,7 +25,7 @@ import numpy as np
 from ..base import MXNetError, torch_dtype
 from .dtype_rules import SAME_DTYPE
 
-__all__ = ['Attr', 'OpSpec', 'register', 'get', 'all_ops', 'REQUIRED', 'check',
+__all__ = ['Attr', 'OpSpec', 'register', 'variadic_name', 'get', 'all_ops', 'REQUIRED', 'check',
            'INT', 'FLOAT', 'BOOL', 'STR', 'SHAPE', 'OPT_INT', 'OPT_FLOAT', 'OPT_SHAPE', 'DTYPE',
            'OPT_DTYPE', 'FLOATS', 'CTX', 'ANY', 'OPT_BOOL', 'choice', 'memoized']
 
@@ -331,7 +331,7 @@ class OpSpec:
         """The inputs present for these attributes (variadic ones named ``arg0..``)."""
         if self.variadic:
             n = attrs.get(self.variadic, num_args) if num_args is None else num_args
-            return tuple('arg%d' % i for i in range(n))
+            return tuple(variadic_name(i) for i in range(n))
         if self.optional_inputs is None:
             return self.inputs
         drop = set(self.optional_inputs(attrs))
@@ -374,6 +374,11 @@ class OpSpec:
 
 _REGISTRY = {}
 _ALIASES = {}
+
+
+def variadic_name(index):
+    """The name of input ``index`` of a variadic operator (``arg0``...)."""
+    return 'arg%d' % index
 
 
 def register(name, aliases=(), spec_class=OpSpec, **spec_kwargs):

@@ -25,7 +25,7 @@ from torch.utils.checkpoint import checkpoint
 from .. import autograd
 from ..base import MXNetError, TORCH_OF_TYPE_FLAG, np_dtype, torch_dtype
 from ..operator.dtype_rules import DTypeMismatch
-from ..operator.registry import SHAPE
+from ..operator.registry import SHAPE, variadic_name
 
 __all__ = ['infer', 'infer_shape', 'infer_type', 'Call', 'Plan', 'plan_of', 'CompiledGraph', 'compiled',
            'open_shape_nodes', 'resolve_open_shapes',
@@ -589,7 +589,7 @@ def _monitor_lines(call, monitor):
     node, lines = call.node, []
     op = repr(node.op.encode())
     if monitor == 'all':
-        names = node.spec.inputs if not node.spec.variadic else ['arg%d' % i for i in range(len(call.args))]
+        names = node.spec.inputs if not node.spec.variadic else [variadic_name(i) for i in range(len(call.args))]
         for name, arg in zip(names, call.args):
             if arg is not None:
                 lines.append('    monitor(%r, %s, %s)' % (('%s_%s' % (node.name, name)).encode(), op, _text(arg)))
