@@ -21,6 +21,7 @@ from multiprocessing import current_process
 
 import numpy as np
 
+from ._optional import require
 from .base import MXNetError
 
 __all__ = ['MXRecordIO', 'MXIndexedRecordIO', 'IRHeader', 'pack', 'unpack', 'pack_img', 'unpack_img']
@@ -331,11 +332,7 @@ def unpack(s):
 
 
 def _pillow():
-    try:
-        from PIL import Image
-    except ImportError:
-        raise MXNetError('mx.recordio image functions need Pillow: pip install pillow') from None
-    return Image
+    return require('PIL.Image', 'vision', 'mx.recordio image functions')
 
 
 # Pillow mode to decode to, by OpenCV imread flag (-1 unchanged, 0 grayscale, 1 colour).

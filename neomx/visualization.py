@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 
+from ._optional import require
 from .symbol import Symbol
 
 __all__ = ['print_summary', 'plot_network']
@@ -216,11 +217,8 @@ def plot_network(symbol, title='plot', save_format='pdf', shape=None, dtype=None
     ImportError
         Without the ``graphviz`` Python package.
     """
-    try:
-        from graphviz import Digraph  # imported here: an optional dependency
-    except ImportError as err:
-        raise ImportError('mx.viz.plot_network needs the graphviz Python package '
-                          '(pip install graphviz), and the Graphviz binaries to render') from err
+    # The Graphviz binaries are needed too, to render.
+    Digraph = require('graphviz', 'viz', 'mx.viz.plot_network').Digraph
     _check_symbol(symbol)
     shapes = _entry_shapes(symbol, shape) if shape is not None else None
     types = _entry_types(symbol, dtype) if dtype is not None else None

@@ -7,7 +7,8 @@ import pytest
 
 import neomx as mx
 
-FILES = os.path.join(os.path.dirname(__file__), '..', '..', 'shared', 'conformance', 'golden', 'files')
+# Written by MXNet 1.9.1 (copied from the conformance suite's golden files).
+FILES = os.path.join(os.path.dirname(__file__), 'data', 'mxnet_files')
 
 # Written by MXNet 1.9.1 for the graph of _mixed_graph() (oracle run, kept verbatim).
 MXNET_JSON = r"""{

@@ -129,7 +129,7 @@ def test_plot_network_without_shapes():
 
 def test_plot_network_needs_the_graphviz_package(monkeypatch):
     monkeypatch.setitem(sys.modules, 'graphviz', None)
-    with pytest.raises(ImportError, match='pip install graphviz'):
+    with pytest.raises(ImportError, match=r'pip install "neomx\[viz\]"'):
         mx.viz.plot_network(conv_net())
 
 

@@ -11,8 +11,8 @@ import random
 
 import numpy as np
 import torch
-from PIL import Image
 
+from .._optional import require
 from ..base import MXNetError
 from ..context import current_context
 from ..ndarray.ndarray import NDArray, _new
@@ -27,8 +27,9 @@ _BORDER_PAD_MODES = {1: 'edge', 2: 'symmetric', 3: 'wrap', 4: 'reflect'}
 
 def _decode_pillow(stream, flag, to_rgb, source):
     """Decode a file object to an (H, W, 3) or (H, W, 1) uint8 array."""
+    image_module = require('PIL.Image', 'vision', 'mx.image decoding')
     try:
-        img = Image.open(stream)
+        img = image_module.open(stream)
         if flag == 0 and img.format == 'JPEG':
             img.draft('L', img.size)  # decode luma directly, as libjpeg does for OpenCV
         img.load()

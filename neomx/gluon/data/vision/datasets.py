@@ -13,6 +13,7 @@ import tarfile
 import numpy as np
 
 from .... import ndarray as nd
+from ...._optional import require
 from ....base import MXNetError, data_dir
 from ...utils import check_sha1, download
 from ..dataset import Dataset
@@ -272,11 +273,8 @@ class ImageFolderDataset(Dataset):
                     self.items.append((os.path.join(path, name), label))
 
     def _read(self, path):
-        try:
-            from PIL import Image
-        except ImportError:
-            raise MXNetError('ImageFolderDataset needs Pillow to decode images: pip install pillow') from None
-        with Image.open(path) as img:
+        image_module = require('PIL.Image', 'vision', 'ImageFolderDataset')
+        with image_module.open(path) as img:
             pixels = np.asarray(img.convert('RGB' if self._flag else 'L'), dtype=np.uint8)
         if pixels.ndim == 2:
             pixels = pixels[:, :, None]
