@@ -60,9 +60,19 @@ DIFFERENCES = {
 }
 
 
+# Operators without outputs: the case's head names an output they lack. MXNet loads that
+# file (and crashes running it); neomx refuses it when loading.
+_NO_OUTPUTS = {'reset_arrays'}
+
+
 @pytest.mark.parametrize('op', sorted(OPERATORS))
 def test_infer_type_is_mxnets(op):
     attrs, num_inputs = OPERATORS[op]
+    if op in _NO_OUTPUTS:
+        with pytest.raises(mx.base.MXNetError, match="head 0 refers to output 0 of node %d 'op' .*0 outputs"
+                           % num_inputs):
+            operator_symbol(mx, op, attrs, num_inputs)
+        return
     sym = operator_symbol(mx, op, attrs, num_inputs)
     for label, dtypes in questions(num_inputs):
         got, want = answer(mx, sym, dtypes), MXNET[op][label]

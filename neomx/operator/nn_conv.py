@@ -421,7 +421,8 @@ def _upsample_nearest(inputs, scale, multi_input_mode):
           attrs=[('scale', INT), ('num_filter', INT, 0), ('sample_type', choice('bilinear', 'nearest')),
                  ('multi_input_mode', choice('concat', 'sum')('concat')), ('num_args', INT),
                  ('workspace', INT, 512)],
-          infer_args=_upsampling_args)
+          infer_args=_upsampling_args,
+          num_inputs=lambda a: 2 if a['sample_type'] == 'bilinear' else a['num_args'])
 def upsampling(*inputs, scale, num_filter, sample_type, multi_input_mode, num_args, workspace):
     """Upsample 4-D (N, C, H, W) inputs by an integer ``scale``.
 

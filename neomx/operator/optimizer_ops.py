@@ -521,7 +521,7 @@ def _register_multi_sgd(name, group, momentum, master):
     def master_states(attrs):
         return dict.fromkeys(states(attrs), 'float32') if master else {}
     register(name, variadic='num_weights', num_outputs=lambda a: a['num_weights'], attrs=attrs, aux=states,
-             dtypes=DTypeRule(fixed=master_states))(impl)
+             dtypes=DTypeRule(fixed=master_states), num_inputs=lambda a: group * a['num_weights'])(impl)
 
 
 _register_multi_sgd('multi_sgd_update', 2, False, False)

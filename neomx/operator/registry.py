@@ -38,8 +38,28 @@ class _Required:
 REQUIRED = _Required()
 
 
+# Attribute text parsed as a Python literal: longer text (files are data from anywhere) is
+# refused rather than parsed, and so is deeper nesting, which only a crafted file has.
+_MAX_LITERAL_CHARS = 1 << 16
+_MAX_LITERAL_DEPTH = 32
+
+
+def _nesting(s):
+    depth = deepest = 0
+    for c in s:
+        if c in '([{':
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in ')]}':
+            depth -= 1
+    return deepest
+
+
 def _literal(value):
-    """Parse MXNet's string form of an attribute ('(2, 2)', 'True', 'None', '1e-3')."""
+    """Parse MXNet's string form of an attribute ('(2, 2)', 'True', 'None', '1e-3').
+
+    Raises ``ValueError`` for text longer than 64 KiB or nested deeper than 32 brackets.
+    """
     s = value.strip()
     if s in ('None', ''):
         return None
@@ -48,8 +68,14 @@ def _literal(value):
         return True
     if low == 'false':
         return False
+    if len(s) > _MAX_LITERAL_CHARS:
+        raise ValueError('attribute text of %d characters is longer than %d' % (len(s), _MAX_LITERAL_CHARS))
+    if len(s) > _MAX_LITERAL_DEPTH and _nesting(s) > _MAX_LITERAL_DEPTH:
+        raise ValueError('attribute text nests brackets deeper than %d' % _MAX_LITERAL_DEPTH)
     try:
         return ast.literal_eval(s)
+    except (MemoryError, RecursionError):
+        raise ValueError('attribute text %.40r... is too complex to parse' % s) from None
     except (ValueError, SyntaxError):
         if s.startswith('[') or s.startswith('('):    # '(2,2L)' or '[2 2]' from old files
             return tuple(int(float(x)) for x in s.strip('[]()').replace(',', ' ').replace('L', '').split())
@@ -249,12 +275,15 @@ class OpSpec:
         ``node_row_ptr`` so exported files match MXNet's.
     ctx_attrs : bool
         The operator creates arrays (``ctx``/``dtype``/``shape`` attributes, no inputs).
+    num_inputs : callable(attrs) -> int, optional
+        How many inputs a variadic operator takes, where its counting attribute does not
+        say it alone (``UpSampling``'s bilinear weight, ``multi_sgd_update``'s gradients).
     """
 
     def __init__(self, name, impl, inputs=(), aux=(), attrs=(), variadic=None, num_outputs=1,
                  num_visible_outputs=None, output_names=None, optional_inputs=None,
                  infer_args=None, same_shape=False, dtype_inputs=(), dtypes=SAME_DTYPE, hidden_outputs=None,
-                 doc=None):
+                 num_inputs=None, doc=None):
         self.name = name
         self.impl = impl
         self.inputs = tuple(inputs)
@@ -276,6 +305,7 @@ class OpSpec:
         self.dtype_inputs = tuple(dtype_inputs)
         self.dtypes = dtypes
         self.hidden_outputs = hidden_outputs
+        self.num_inputs = num_inputs
         self.ctx_attrs = 'ctx' in self.attrs
         self.doc = doc or (impl.__doc__ if impl is not None else None)
 
@@ -299,10 +329,10 @@ class OpSpec:
             try:
                 value = attr.parse(value)
             except (ValueError, TypeError, SyntaxError) as err:
-                raise MXNetError("%s: invalid value %r for argument '%s' (expected %s): %s"
+                raise MXNetError("%s: invalid value %.100r for argument '%s' (expected %s): %.200s"
                                  % (self.name, value, key, attr.kind, err)) from None
             if attr.choices is not None and value not in attr.choices:
-                raise MXNetError("%s: invalid value '%s' for argument '%s'; expected one of %s"
+                raise MXNetError("%s: invalid value %.100r for argument '%s'; expected one of %s"
                                  % (self.name, value, key, ', '.join(map(str, attr.choices))))
             attrs[key] = value
         if len(attrs) != len(spec_attrs):
@@ -336,6 +366,13 @@ class OpSpec:
             return self.inputs
         drop = set(self.optional_inputs(attrs))
         return tuple(n for n in self.inputs if n not in drop)
+
+    def count_inputs(self, attrs):
+        """How many inputs the operator takes with these attributes (what a Symbol file's
+        node must give)."""
+        if self.num_inputs is not None:
+            return self.num_inputs(attrs)
+        return len(self.input_names(attrs))
 
     def aux_names(self, attrs):
         """The inputs that are auxiliary states, for these attributes (:attr:`aux`)."""

@@ -238,8 +238,8 @@ class Executor:
         return Executor(self._symbol, self._ctx, args, grads, self._grad_req, aux)
 
     def debug_str(self):
-        """The generated source of the compiled graph."""
-        return self._graph.source
+        """The compiled graph's source, each operator call annotated with its node."""
+        return self._graph.listing()
 
 
 def simple_bind(symbol, ctx, grad_req, type_dict, shapes):

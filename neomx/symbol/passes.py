@@ -1,6 +1,6 @@
 """Graph-level optimisations for inference: rewrites of a compiled graph's Plan.
 
-A pass takes a :class:`~neomx.symbol.graph.Plan` and returns a rewritten one, or the same
+A pass takes a :class:`~neomx.symbol.plan.Plan` and returns a rewritten one, or the same
 object when nothing applies. The rewritten calls compute the original result whenever
 they run recorded (``autograd.record()``) or in training mode, so an inference plan is
 correct everywhere and only faster where the rewrite applies: hybridized blocks run it for
@@ -12,7 +12,7 @@ import torch
 
 from .. import autograd
 from ..operator.nn_conv import _conv_geometry
-from .graph import Call, Plan
+from .plan import Call, Plan
 
 __all__ = ['InferenceConvolution', 'fuse_convolutions', 'version_stamp', 'INFERENCE_PASSES']
 

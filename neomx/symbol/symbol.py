@@ -7,7 +7,6 @@ JSON files (``"(3, 3)"``, ``"True"``); the operator's typed attributes are parse
 once, when the node is created, so nothing is parsed at run time.
 """
 import json
-import os
 
 import numpy as np
 import torch
@@ -631,40 +630,5 @@ def _json_join(opening, items, closing, depth, multi_line):
     return opening + inner + (', ' + inner).join(items) + '\n' + '  ' * depth + closing
 
 
-def _node_attrs(entry):
-    """A JSON node's attributes, from 'attrs' or the older 'param' and 'attr' keys."""
-    attrs = {}
-    for key in ('param', 'attr', 'attrs'):
-        attrs.update(entry.get(key) or {})
-    return {k: str(v) for k, v in attrs.items()}
-
-
-def load_json(json_str):
-    """The Symbol described by MXNet JSON text (as written by :meth:`Symbol.tojson`)."""
-    try:
-        graph = json.loads(json_str)
-    except ValueError as err:
-        raise MXNetError('load_json: not valid JSON: %s' % err) from None
-    return _graph_symbol(graph)
-
-
-def _graph_symbol(graph):
-    """The Symbol of a parsed JSON graph object (a file's, or a node's subgraph)."""
-    nodes = []
-    for entry in graph['nodes']:
-        attrs = _node_attrs(entry)
-        inputs = [(nodes[e[0]], e[1]) for e in entry.get('inputs', ())]
-        if entry['op'] == 'null':
-            nodes.append(_variable_node(entry['name'], attrs))
-        else:
-            spec = registry.get(entry['op'])
-            subgraphs = [_graph_symbol(sub) for sub in entry.get('subgraphs', ())]
-            nodes.append(_Node(entry['op'], entry['name'], attrs, inputs, spec, _op_params(spec, attrs, subgraphs),
-                               subgraphs))
-    return Symbol([(nodes[h[0]], h[1]) for h in graph['heads']])
-
-
-def load(fname):
-    """The Symbol saved in JSON file ``fname``."""
-    with open(fname, encoding='utf-8') as f:
-        return load_json(f.read())
+# Reading files checks them whole; it needs the Symbol class above.
+from .loading import load, load_json  # noqa: E402  pylint: disable=wrong-import-position

@@ -1,0 +1,157 @@
+"""The source of a compiled graph's function, generated from a :class:`~neomx.symbol.plan.Plan`.
+
+The function makes one call per operator, inputs by position, so running it costs no
+dispatch, parsing or graph walk, and torch autograd (and ``torch.compile``) see plain
+Python over torch tensors::
+
+    def graph(x0, x1, x2):
+        v0 = op0(x0, x1, x2)
+        v1 = op1(v0)
+        return (v1,)
+
+Graphs come from files that anyone may have written, so nothing of a graph reaches the
+source but its shape: every identifier is one the generator makes (``x3``, ``v7``,
+``op2``, ``seg1``, ``c5``), and everything else -- the bound implementations, the node
+names a monitor reports -- lives in the namespace the source runs in. Node and operator
+names are kept beside the source, by line number, for error messages. :func:`check_source`
+proves the property on every generated text before it is compiled.
+"""
+import io
+import itertools
+import re
+import tokenize
+
+from ..base import MXNetError
+from ..operator.registry import variadic_name
+from .mirroring import mirror_segments, recompute
+
+__all__ = ['generate', 'check_source']
+
+# The identifiers the generator writes: keywords and fixed names, and numbered values.
+_FIXED_NAMES = frozenset(('def', 'return', 'None', 'graph', 'recompute', 'monitor'))
+_NUMBERED_NAME = re.compile(r'(x|v|op|seg|c)[0-9]+\Z')
+_INDEX = re.compile(r'[0-9]+\Z')
+_OPERATORS = frozenset(('(', ')', ',', '=', ':', '[', ']'))
+_LAYOUT_TOKENS = frozenset((tokenize.NEWLINE, tokenize.NL, tokenize.INDENT, tokenize.DEDENT,
+                            tokenize.ENDMARKER))
+
+
+def check_source(source):
+    """Raise ``MXNetError`` unless ``source`` is made only of the generator's own tokens:
+    the fixed names, numbered identifiers, decimal indices and punctuation -- no string,
+    comment, attribute access or any other name, whatever the graph held."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError) as err:
+        raise MXNetError('generated graph source does not tokenize: %s' % err) from None
+    for token in tokens:
+        kind, text = token.type, token.string
+        if kind in _LAYOUT_TOKENS:
+            continue
+        if ((kind == tokenize.NAME and (text in _FIXED_NAMES or _NUMBERED_NAME.match(text)))
+                or (kind == tokenize.NUMBER and _INDEX.match(text))
+                or (kind == tokenize.OP and text in _OPERATORS)):
+            continue
+        raise MXNetError('generated graph source holds the unexpected token %r at line %d'
+                         % (text, token.start[0]))
+
+
+def _text(ref):
+    name, index = ref
+    return name if index is None else '%s[%d]' % (name, index)
+
+
+def _runs(plan, mirror):
+    """The calls in runs ``(calls, inputs, outputs)``: the value names a recomputed run
+    takes and returns, both None for a run executed in place."""
+    segments = mirror_segments(plan.calls) if mirror else [(False, plan.calls)]
+    used_later = {name for name, _ in plan.heads}
+    runs = []
+    for recomputed, calls in reversed(segments):
+        defined = {c.out for c in calls}
+        inputs = list(dict.fromkeys(a[0] for c in calls for a in c.args
+                                    if a is not None and a[0] not in defined))
+        outputs = [c.out for c in calls if c.out in used_later]
+        used_later.update(inputs)
+        runs.append((calls, inputs, outputs) if recomputed and outputs else (calls, None, None))
+    return runs[::-1]
+
+
+class _Generator:
+    """The lines of one function and the namespace they run in."""
+
+    def __init__(self, monitor):
+        self.monitor = monitor
+        self.namespace = {'recompute': recompute}
+        self._operators = itertools.count()
+        self._constants = itertools.count()
+
+    def constant(self, value):
+        """A generated name bound to ``value`` in the namespace: how data reaches the code."""
+        name = 'c%d' % next(self._constants)
+        self.namespace[name] = value
+        return name
+
+    def call_lines(self, calls):
+        """``(line, (op, node name) or None)`` for each call, and its monitor reports."""
+        lines = []
+        for call in calls:
+            j = next(self._operators)
+            self.namespace['op%d' % j] = call.fn
+            args = ', '.join('None' if a is None else _text(a) for a in call.args)
+            lines.append(('    %s = op%d(%s)' % (call.out, j, args), (call.node.op, call.node.name)))
+            if self.monitor:
+                lines.extend((line, None) for line in self._monitor_lines(call))
+        return lines
+
+    def _monitor_lines(self, call):
+        """Lines reporting the call's inputs (``monitor == 'all'``) or outputs to ``monitor``,
+        named like MXNet's operator hooks: ``<node>_<input>`` and ``<node>_<output>``."""
+        node, lines = call.node, []
+        op = self.constant(node.op.encode())
+        if self.monitor == 'all':
+            names = (node.spec.inputs if not node.spec.variadic
+                     else [variadic_name(i) for i in range(len(call.args))])
+            for name, arg in zip(names, call.args):
+                if arg is not None:
+                    label = self.constant(('%s_%s' % (node.name, name)).encode())
+                    lines.append('    monitor(%s, %s, %s)' % (label, op, _text(arg)))
+        for i in range(node.num_visible()):
+            value = call.out if node.num_outputs() == 1 else '%s[%d]' % (call.out, i)
+            lines.append('    monitor(%s, %s, %s)' % (self.constant(node.output_name(i).encode()), op, value))
+        return lines
+
+
+def generate(plan, mirror, monitor=None):
+    """Source of ``graph(x0, x1, ...)``, the namespace it runs in (bound implementations,
+    :func:`~neomx.symbol.mirroring.recompute`, constants) and ``{line number: (op, node
+    name)}`` of the lines that call operators.
+
+    With ``mirror`` the recomputed runs become functions ``seg<k>`` that ``graph`` calls
+    through ``recompute``. With ``monitor`` (``'outputs'`` or ``'all'``) the function
+    takes a last argument ``monitor(name, op_name, tensor)``, called after each operator
+    with its outputs (and, for ``'all'``, its inputs).
+
+    Raises
+    ------
+    MXNetError
+        If the source would hold anything but the generator's own tokens (see
+        :func:`check_source`).
+    """
+    gen = _Generator(monitor)
+    functions, body = [], []            # (source line, (op, name) or None)
+    for k, (calls, inputs, outputs) in enumerate(_runs(plan, mirror)):
+        if inputs is None:
+            body.extend(gen.call_lines(calls))
+            continue
+        functions.append(('def seg%d(%s):' % (k, ', '.join(inputs)), None))
+        functions.extend(gen.call_lines(calls))
+        functions.append(('    return (%s,)' % ', '.join(outputs), None))
+        body.append(('    %s, = recompute(seg%d, %s)' % (', '.join(outputs), k, ', '.join(inputs)), None))
+    arguments = plan.inputs + (['monitor'] if monitor else [])
+    lines = (functions + [('def graph(%s):' % ', '.join(arguments), None)] + body
+             + [('    return (%s,)' % ', '.join(_text(h) for h in plan.heads), None)])
+    source = '\n'.join(line for line, _ in lines) + '\n'
+    check_source(source)
+    line_nodes = {number: label for number, (_, label) in enumerate(lines, 1) if label}
+    return source, gen.namespace, line_nodes

@@ -1,0 +1,350 @@
+"""Shape and dtype inference over Symbol graphs.
+
+Inference runs each operator's torch implementation on ``device='meta'`` tensors in graph
+order, so output shapes and dtypes follow the implementations exactly; unknown argument
+shapes (weights) come from the operator's ``infer_args`` rule, and the operators declared
+``same_shape`` in the registry (element-wise ones) pass a known shape between their inputs
+and output in either direction, iterated to a fixed point.
+"""
+import itertools
+import warnings
+
+import torch
+
+from ..base import MXNetError, TORCH_OF_TYPE_FLAG, np_dtype, torch_dtype
+from ..operator.dtype_rules import DTypeMismatch
+from ..operator.registry import SHAPE
+
+__all__ = ['infer', 'infer_shape', 'infer_type', 'input_slots', 'open_shape_nodes', 'resolve_open_shapes',
+           'TORCH_ERRORS']
+
+_META = torch.device('meta')
+_CPU = torch.device('cpu')
+TORCH_ERRORS = (RuntimeError, ValueError, IndexError, TypeError, NotImplementedError)
+
+
+
+class _DeviceContext:
+    """Stands in for a Context where creation operators (``ctx`` attribute) run during inference."""
+    __slots__ = ('torch_device',)
+
+    def __init__(self, device):
+        self.torch_device = device
+
+
+# ------------------------------------------------------------------ inference
+def input_slots(node):
+    """For each input the implementation takes, the index into ``node.inputs`` (None: absent)."""
+    if node.spec.variadic:
+        return list(range(len(node.inputs)))
+    present = {n: i for i, n in enumerate(node.input_names())}
+    return [present.get(n) for n in node.spec.inputs]
+
+
+def _is_known(shape):
+    # MXNet's legacy shapes mark unknown dimensions with 0.
+    return shape is not None and all(d is not None and d > 0 for d in shape)
+
+
+def _variable_shape(node, given):
+    shape = given.get(node.name)
+    if shape is None and '__shape__' in node.attrs:
+        shape = node.attrs['__shape__']
+    if shape is None:
+        return None
+    shape = SHAPE.parse(shape)
+    return shape if _is_known(shape) else None
+
+
+def _variable_dtype(node, given):
+    dtype = given.get(node.name)
+    if dtype is not None:
+        return torch_dtype(dtype)
+    flag = node.attrs.get('__dtype__')
+    return None if flag is None else TORCH_OF_TYPE_FLAG[int(flag)]
+
+
+def _has_open_shape(node):
+    """Whether ``node`` creates an array whose ``shape`` attribute leaves dimensions (0s) to
+    shape inference, as MXNet's symbolic begin states ``zeros((layers, 0, hidden))`` do."""
+    return (not node.is_variable and not node.inputs and 'shape' in node.spec.attrs
+            and not _is_known(node.params['shape']))
+
+
+def _fits(template, shape):
+    """Whether ``shape`` agrees with ``template`` wherever the template's dimension is known."""
+    return len(template) == len(shape) and all(t in (0, None) or t == d for t, d in zip(template, shape))
+
+
+class _Inference:
+    """Known shapes and dtypes of graph entries ``(node, output index)``."""
+
+    def __init__(self, sym, shapes, dtypes):
+        self.shapes, self.dtypes, self.done = {}, {}, set()
+        self.nodes = sym._nodes()
+        self.open = {node for node in self.nodes if _has_open_shape(node)}
+        for node in self.nodes:
+            if node.is_variable:
+                shape, dtype = _variable_shape(node, shapes), _variable_dtype(node, dtypes)
+                if shape is not None:
+                    self.shapes[(node, 0)] = shape
+                if dtype is not None:
+                    self.dtypes[(node, 0)] = dtype
+
+    def run(self):
+        changed = True
+        while changed:
+            changed = False
+            for node in self.nodes:
+                if not node.is_variable and node not in self.done:
+                    changed |= self._visit(node)
+        return self
+
+    def _visit(self, node):
+        changed = self._fill_arguments(node) | self._fill_dtypes(node)
+        if node in self.open:           # its shape comes from its readers
+            if (node, 0) in self.shapes:
+                self._check_open(node)
+                self.done.add(node)
+            return changed
+        changed |= self._solve_open_input(node)
+        if all(e in self.shapes for e in node.inputs):
+            changed |= self._run_meta(node)
+            if all(e in self.dtypes for e in node.inputs):
+                self.done.add(node)
+        return changed
+
+    def _solve_open_input(self, node):
+        """The shape of an open input (see :func:`_has_open_shape`) that the rules leave
+        unknown, where ``node``'s output and other inputs are known: its 0s filled with
+        sizes of that output such that the operator gives exactly that output (a
+        ``FullyConnected`` reading a begin state of batch 0 gets the batch of its output).
+        Only a unique fill counts."""
+        out = self.shapes.get((node, 0))
+        pending = [e for e in node.inputs if e[0] in self.open and e not in self.shapes]
+        if out is None or len(pending) != 1:
+            return False
+        entry = pending[0]
+        template = tuple(entry[0].params['shape'])
+        holes = [i for i, d in enumerate(template) if d in (0, None)]
+        if len(holes) > 2:
+            return False
+        dtypes = [self.dtypes.get(e, torch.float32) for e in node.inputs]
+        fits = []
+        for sizes in itertools.product(sorted(set(out)), repeat=len(holes)):
+            shape = list(template)
+            for i, size in zip(holes, sizes):
+                shape[i] = size
+            shapes = self._input_shapes_given(node, entry, tuple(shape))
+            if shapes is None:
+                continue
+            try:
+                results = _call_on(node, shapes, dtypes, _META)
+            except (MXNetError,) + TORCH_ERRORS:
+                continue
+            if tuple(results[0].shape) == out:
+                fits.append(tuple(shape))
+        return len(fits) == 1 and self._set(self.shapes, entry, fits[0])
+
+    def _input_shapes_given(self, node, entry, shape):
+        """``node``'s input shapes if ``entry`` had ``shape`` (unknown weights from the
+        operator's ``infer_args``), or None when some stay unknown."""
+        known = {n: (shape if e == entry else self.shapes.get(e))
+                 for n, e in zip(node.input_names(), node.inputs)}
+        if None in known.values() and node.spec.infer_args is not None:
+            inferred = node.spec.infer_args(known, node.params) or {}
+            known = {n: s if s is not None else inferred.get(n) for n, s in known.items()}
+        shapes = [known[n] for n in node.input_names()]
+        return None if any(s is None or not _is_known(s) for s in shapes) else [tuple(s) for s in shapes]
+
+    def _check_open(self, node):
+        template, shape = node.params['shape'], self.shapes[(node, 0)]
+        if not _fits(template, shape):
+            raise MXNetError('Error in operator %s (%s): shape %s does not fit the inferred %s'
+                             % (node.name, node.op, template, shape))
+
+    def _set(self, table, entry, value):
+        if entry in table:
+            return False
+        table[entry] = value
+        return True
+
+    def _fill_arguments(self, node):
+        """Unknown input shapes from the operator's ``infer_args`` rule and, for ``same_shape``
+        operators, from whichever of their inputs and output is known (so a known output
+        reaches an unknown input, as in MXNet)."""
+        inputs = node.inputs
+        if all(e in self.shapes for e in inputs):
+            return False
+        changed = False
+        # Like MXNet's shape functions, infer the arguments only once the data (first input) is known.
+        if node.spec.infer_args is not None and inputs[0] in self.shapes:
+            known = {n: self.shapes.get(e) for n, e in zip(node.input_names(), inputs)}
+            inferred = node.spec.infer_args(known, node.params) or {}
+            for n, e in zip(node.input_names(), inputs):
+                shape = inferred.get(n)
+                if (e[0].is_variable or e[0] in self.open) and shape is not None and _is_known(shape):
+                    changed |= self._set(self.shapes, e, tuple(shape))
+        if node.spec.shares_shape(node.params):
+            entries = list(inputs) + [(node, 0)]
+            known = [self.shapes[e] for e in entries if e in self.shapes]
+            if known:
+                for e in entries:
+                    changed |= self._set(self.shapes, e, known[0])
+        return changed
+
+    def _fill_dtypes(self, node):
+        """Unknown dtypes of ``node``'s inputs and output 0 from the known ones, by the
+        operator's :class:`~neomx.operator.dtype_rules.DTypeRule`; MXNetError for a known
+        input that contradicts it."""
+        spec, entries = node.spec, list(node.inputs) + [(node, 0)]
+        attr_dtype = node.params.get('dtype') if 'dtype' in spec.attrs else None
+        names = node.input_names()
+        try:
+            solved = spec.dtypes.solve(names, node.params, [self.dtypes.get(e) for e in entries],
+                                       spec.dtype_inputs, None if attr_dtype is None else torch_dtype(attr_dtype),
+                                       backward='dtype' not in spec.attrs)
+        except DTypeMismatch as err:
+            def label(i):
+                return "input %d '%s' (%s)" % (i, names[i], node.inputs[i][0].name)
+            origin = 'the rule of the operator' if err.source is None else label(err.source)
+            raise MXNetError('Error in operator %s (%s): incompatible dtypes: %s is %s, expected %s '
+                             'from %s' % (node.name, node.op, label(err.index), np_dtype(err.got).__name__,
+                                          np_dtype(err.expected).__name__, origin)) from None
+        changed = False
+        for entry, dtype in zip(entries, solved):
+            if dtype is not None:
+                changed |= self._set(self.dtypes, entry, dtype)
+        return changed
+
+    def _run_meta(self, node):
+        """Output shapes and dtypes of ``node`` by running its implementation on meta tensors."""
+        dtypes = [self.dtypes.get(e, torch.float32) for e in node.inputs]
+        shapes = [self.shapes[e] for e in node.inputs]
+        try:
+            results = _call_on(node, shapes, dtypes, _META)
+        except MXNetError:
+            raise
+        except TORCH_ERRORS:
+            # Data-dependent implementations cannot run on meta tensors: use real zeros.
+            try:
+                results = _call_on(node, shapes, dtypes, _CPU)
+            except MXNetError:
+                raise
+            except TORCH_ERRORS as err:
+                raise MXNetError('Error in operator %s (%s): %s; input shapes %s'
+                                 % (node.name, node.op, str(err).split('\n')[0], shapes)) from None
+        inputs_typed = all(e in self.dtypes for e in node.inputs)
+        changed = False
+        for i, out in enumerate(results):
+            entry = (node, i)
+            shape = tuple(out.shape)
+            if self.shapes.get(entry, shape) != shape:
+                raise MXNetError('Error in operator %s (%s): incompatible shapes: output %d is %s, '
+                                 'expected %s' % (node.name, node.op, i, shape, self.shapes[entry]))
+            changed |= self._set(self.shapes, entry, shape)
+            if inputs_typed and self.dtypes.get(entry) != out.dtype:
+                self.dtypes[entry] = out.dtype
+                changed = True
+        return changed
+
+
+def _call_on(node, shapes, dtypes, device):
+    tensors = [torch.zeros(s, dtype=d, device=device) if device is _CPU else torch.empty(s, dtype=d, device=device)
+               for s, d in zip(shapes, dtypes)]
+    args = [None if i is None else tensors[i] for i in input_slots(node)]
+    params = node.params
+    if node.spec.ctx_attrs:
+        params = dict(params, ctx=_DeviceContext(device))
+    results = node.spec.impl(*args, **params)
+    return (results,) if isinstance(results, torch.Tensor) else results
+
+
+def infer(sym, shapes=None, dtypes=None):
+    """Known shapes and dtypes of every entry of ``sym``'s graph.
+
+    Parameters
+    ----------
+    sym : Symbol
+    shapes, dtypes : dict of str -> shape / dtype, optional
+        Known values of variables, by name (variables' ``__shape__``/``__dtype__`` also count).
+
+    Returns
+    -------
+    (dict, dict)
+        ``{(node, index): shape tuple}`` and ``{(node, index): torch dtype}`` of the known entries.
+
+    Raises
+    ------
+    MXNetError
+        When the given shapes are inconsistent with an operator.
+    """
+    state = _Inference(sym, shapes or {}, dtypes or {}).run()
+    return state.shapes, state.dtypes
+
+
+def _per_group(sym, table):
+    """Values of ``table`` for (arguments, outputs, auxiliary states)."""
+    args, aux = sym._variables()
+    return ([table.get((n, 0)) for n in args], [table.get(h) for h in sym._heads],
+            [table.get((n, 0)) for n in aux])
+
+
+def infer_shape(sym, known, partial):
+    """``Symbol.infer_shape`` (``partial=False``) and ``infer_shape_partial``."""
+    shapes, _ = infer(sym, shapes=known)
+    groups = _per_group(sym, shapes)
+    if partial:
+        return tuple([() if s is None else s for s in group] for group in groups)
+    if any(s is None for group in groups for s in group):
+        unknown = [n for n, s in zip(sym.list_arguments(), groups[0]) if s is None]
+        warnings.warn('Cannot decide the shape of %s: pass more argument shapes' % ', '.join(unknown),
+                      stacklevel=3)
+        return None, None, None
+    return groups
+
+
+def infer_type(sym, known):
+    """``Symbol.infer_type``: numpy types, or ``(None, None, None)`` when some stay unknown."""
+    _, dtypes = infer(sym, dtypes=known)
+    groups = _per_group(sym, dtypes)
+    if any(d is None for group in groups for d in group):
+        return None, None, None
+    return tuple([np_dtype(d) for d in group] for group in groups)
+
+
+
+def open_shape_nodes(sym):
+    """The nodes of ``sym`` that create arrays of shapes left to inference (0s in their
+    ``shape``, like MXNet's symbolic begin states); computed once per Symbol."""
+    nodes = sym._cache.get('open_shape_nodes')
+    if nodes is None:
+        nodes = sym._cache['open_shape_nodes'] = [n for n in sym._nodes() if _has_open_shape(n)]
+    return nodes
+
+
+def resolve_open_shapes(sym, shapes):
+    """The shapes of :func:`open_shape_nodes` given the inputs' shapes, or None without such
+    nodes: what compiling ``sym`` for these inputs needs (see :func:`compiled`).
+
+    Parameters
+    ----------
+    sym : Symbol
+    shapes : dict of str -> tuple
+        Known input shapes, by name.
+
+    Raises
+    ------
+    MXNetError
+        When inference cannot decide some of them.
+    """
+    nodes = open_shape_nodes(sym)
+    if not nodes:
+        return None
+    table, _ = infer(sym, shapes=shapes)
+    undecided = [n.name for n in nodes if (n, 0) not in table]
+    if undecided:
+        raise MXNetError('cannot infer the shapes of %s (shapes with 0s) from the input shapes %s'
+                         % (undecided, shapes))
+    return tuple(table[(n, 0)] for n in nodes)
+

@@ -1,0 +1,223 @@
+"""Reading Symbol JSON files, checked whole before any of the graph is used.
+
+A symbol file is data from anywhere. Its structure is checked when it is read, node by
+node in file order, and anything wrong raises ``MXNetError`` naming the node's index, name
+and operator: a node or entry of the wrong shape, an input that refers to a node at or
+after its reader (a cycle or forward reference) or to an output the node does not have, a
+head out of range, an operator given a different number of inputs than its attributes
+require (a missing ``bias``), attributes the operator does not parse, and variable
+annotations (``__shape__``, ``__dtype__``...) that are not what they declare. Names and
+attribute values are kept as data only (see :mod:`neomx.symbol.codegen`), so no content
+of a file runs.
+"""
+import json
+
+from ..base import MXNetError, TORCH_OF_TYPE_FLAG
+from ..operator import registry
+from .symbol import Symbol, _Node, _op_params, _variable_node
+
+__all__ = ['load', 'load_json']
+
+# Control-flow subgraphs nest; deeper nesting than this is refused before recursion runs out.
+_MAX_SUBGRAPH_DEPTH = 32
+_SHOWN_NAME = 60        # characters of a name shown in messages
+
+_FLOAT_ANNOTATIONS = ('__lr_mult__', '__wd_mult__')
+_STORAGE_TYPES = (-1, 0, 1, 2)      # undefined, default, row_sparse, csr
+_NODE_ERRORS = (MXNetError, ValueError, TypeError, KeyError, IndexError)
+
+
+def _shown(name):
+    text = repr(name)
+    return text if len(text) <= _SHOWN_NAME else text[:_SHOWN_NAME] + '...'
+
+
+class _Invalid(Exception):
+    """A problem of the node being read; :class:`_GraphReader` adds where it is."""
+
+
+def _node_attrs(entry):
+    """A JSON node's attributes, from 'attrs' or the older 'param' and 'attr' keys."""
+    attrs = {}
+    for key in ('param', 'attr', 'attrs'):
+        table = entry.get(key)
+        if table is None:
+            continue
+        if not isinstance(table, dict):
+            raise _Invalid("'%s' is a %s, not an object" % (key, type(table).__name__))
+        for name, value in table.items():
+            if isinstance(value, (list, dict)) or value is None:
+                raise _Invalid('attribute %s is a %s, not a string' % (_shown(name), type(value).__name__))
+            attrs[name] = value if isinstance(value, str) else str(value)
+    return attrs
+
+
+def _check_annotations(attrs):
+    """The annotations neomx reads from variables hold what they declare."""
+    if '__shape__' in attrs:
+        try:
+            shape = registry.SHAPE.parse(attrs['__shape__'])
+        except (ValueError, TypeError) as err:
+            raise _Invalid('__shape__ %s is not a shape: %s' % (_shown(attrs['__shape__']), err)) from None
+        if any(d is not None and d < -1 for d in shape):
+            raise _Invalid('__shape__ %s has a negative dimension' % _shown(attrs['__shape__']))
+    for key, known in (('__dtype__', TORCH_OF_TYPE_FLAG), ('__storage_type__', _STORAGE_TYPES)):
+        if key in attrs:
+            value = attrs[key].strip()
+            if not (value.lstrip('-').isdigit() and len(value) < 4 and int(value) in known):
+                raise _Invalid('%s %s is not a type flag MXNet writes' % (key, _shown(attrs[key])))
+    for key in _FLOAT_ANNOTATIONS:
+        if key in attrs:
+            try:
+                float(attrs[key])
+            except ValueError:
+                raise _Invalid('%s %s is not a number' % (key, _shown(attrs[key]))) from None
+
+
+def _entry_indices(entry, what):
+    """``(node index, output index)`` of a ``[node, output(, version)]`` entry."""
+    if (not isinstance(entry, list) or len(entry) not in (2, 3)
+            or not all(type(x) is int for x in entry)):     # pylint: disable=unidiomatic-typecheck
+        raise _Invalid('%s is %s, not [node, output] or [node, output, version] integers'
+                       % (what, _shown(entry)))
+    return entry[0], entry[1]
+
+
+def _output_of(nodes, index, output, what, before):
+    """The entry ``(node, output)`` that ``what`` refers to, of the nodes read so far; the
+    reader is node ``before`` (None for a head)."""
+    if index < 0:
+        raise _Invalid('%s refers to node %d, which is not a node index' % (what, index))
+    if index >= len(nodes):
+        if before is not None:
+            raise _Invalid('%s refers to node %d, which does not come before node %d (a cycle or a '
+                           'forward reference)' % (what, index, before))
+        raise _Invalid('%s refers to node %d, out of range (the graph has %d nodes)' % (what, index, len(nodes)))
+    node = nodes[index]
+    count = node.num_outputs()
+    if not 0 <= output < count:
+        raise _Invalid('%s refers to output %d of node %d %s (%s), which has %d output%s'
+                       % (what, output, index, _shown(node.name), node.op, count, '' if count == 1 else 's'))
+    return node, output
+
+
+class _GraphReader:
+    """Reads one graph object (a file's or a node's subgraph); ``where`` prefixes messages."""
+
+    def __init__(self, where, depth=0):
+        self.where, self.depth = where, depth
+
+    def _fail(self, message):
+        raise MXNetError('%s: %s' % (self.where, message))
+
+    def symbol(self, graph):
+        if not isinstance(graph, dict):
+            self._fail('the graph is a %s, not an object' % type(graph).__name__)
+        entries, heads = graph.get('nodes'), graph.get('heads')
+        if not isinstance(entries, list) or not entries:
+            self._fail("the graph has no list of nodes ('nodes')")
+        if not isinstance(heads, list) or not heads:
+            self._fail("the graph has no list of outputs ('heads')")
+        nodes = []
+        for i, entry in enumerate(entries):
+            try:
+                nodes.append(self._node(i, entry, nodes))
+            except _Invalid as err:
+                self._fail('node %d%s: %s' % (i, _described(entry), err))
+        outputs = []
+        for k, head in enumerate(heads):
+            try:
+                outputs.append(_output_of(nodes, *_entry_indices(head, 'head %d' % k), 'head %d' % k, None))
+            except _Invalid as err:
+                self._fail(str(err))
+        return Symbol(outputs)
+
+    def _node(self, i, entry, nodes):
+        if not isinstance(entry, dict):
+            raise _Invalid('is a %s, not an object' % type(entry).__name__)
+        op, name = entry.get('op'), entry.get('name')
+        if not isinstance(op, str) or not isinstance(name, str):
+            raise _Invalid("needs a string 'op' and 'name'")
+        attrs = _node_attrs(entry)
+        _check_annotations(attrs)
+        raw_inputs = entry.get('inputs', [])
+        if not isinstance(raw_inputs, list):
+            raise _Invalid("'inputs' is a %s, not a list" % type(raw_inputs).__name__)
+        inputs = [_output_of(nodes, *_entry_indices(e, 'input %d' % k), 'input %d' % k, i)
+                  for k, e in enumerate(raw_inputs)]
+        raw_subgraphs = entry.get('subgraphs', [])
+        if not isinstance(raw_subgraphs, list):
+            raise _Invalid("'subgraphs' is a %s, not a list" % type(raw_subgraphs).__name__)
+        if op == 'null':
+            if inputs or raw_subgraphs:
+                raise _Invalid('a variable takes no inputs or subgraphs')
+            return _variable_node(name, attrs)
+        try:
+            spec = registry.get(op)
+        except MXNetError as err:
+            raise _Invalid(str(err)) from None
+        return self._operator_node(i, op, name, attrs, inputs, spec, raw_subgraphs)
+
+    def _operator_node(self, i, op, name, attrs, inputs, spec, raw_subgraphs):
+        if raw_subgraphs and self.depth >= _MAX_SUBGRAPH_DEPTH:
+            raise _Invalid('subgraphs nest deeper than %d levels' % _MAX_SUBGRAPH_DEPTH)
+        subgraphs = [_GraphReader('%s: subgraph %d of node %d %s' % (self.where, k, i, _shown(name)),
+                                  self.depth + 1).symbol(sub)
+                     for k, sub in enumerate(raw_subgraphs)]
+        try:
+            params = _op_params(spec, attrs, subgraphs)
+            node = _Node(op, name, attrs, inputs, spec, params, subgraphs)
+            expected = spec.count_inputs(params)
+            node.num_outputs()
+        except _NODE_ERRORS as err:
+            raise _Invalid(str(err)) from None
+        if len(inputs) != expected:
+            names = node.spec.input_names(params, expected if spec.variadic else None)
+            raise _Invalid('takes %d input%s (%s), the file gives %d'
+                           % (expected, '' if expected == 1 else 's', ', '.join(names), len(inputs)))
+        return node
+
+
+def _described(entry):
+    """`` 'name' (op)`` of a JSON node, as far as it has them."""
+    if not isinstance(entry, dict):
+        return ''
+    name, op = entry.get('name'), entry.get('op')
+    return '%s%s' % ('' if name is None else ' ' + _shown(name), ' (%s)' % op if isinstance(op, str) else '')
+
+
+def load_json(json_str):
+    """The Symbol described by MXNet JSON text (as written by :meth:`Symbol.tojson`).
+
+    Raises
+    ------
+    MXNetError
+        For text that is not JSON or not a valid graph, naming the node at fault by index,
+        name and operator.
+    """
+    return _parse(json_str, 'load_json')
+
+
+def _parse(text, where):
+    if isinstance(text, (bytes, bytearray)):
+        try:
+            text = bytes(text).decode('utf-8')
+        except UnicodeDecodeError as err:
+            raise MXNetError('%s: not UTF-8 text: %s' % (where, err)) from None
+    if not isinstance(text, str):
+        raise TypeError('%s: expected JSON text, got %s' % (where, type(text).__name__))
+    try:
+        graph = json.loads(text)
+    except ValueError as err:
+        raise MXNetError('%s: not valid JSON: %s' % (where, err)) from None
+    except RecursionError:
+        raise MXNetError('%s: JSON nested too deeply' % where) from None
+    return _GraphReader(where).symbol(graph)
+
+
+def load(fname):
+    """The Symbol saved in JSON file ``fname`` (checked as :func:`load_json` does; errors
+    name the file)."""
+    with open(fname, 'rb') as f:
+        data = f.read()
+    return _parse(data, 'symbol file %s' % fname)
