@@ -15,6 +15,7 @@ from .. import kvstore as kvs
 from .. import model
 from .. import ndarray as nd
 from .. import optimizer as opt
+from ..base import atomic_write
 from ..context import Context, cpu
 from ..initializer import InitDesc, Uniform
 from ..io import DataDesc
@@ -408,8 +409,7 @@ class Module(BaseModule):
         if self._update_on_kvstore:
             self._kvstore.save_optimizer_states(fname)
         else:
-            with open(fname, 'wb') as f:
-                f.write(self._updater.get_states())
+            atomic_write(fname, [self._updater.get_states()])
 
     def load_optimizer_states(self, fname):
         """Restore optimizer states written by :meth:`save_optimizer_states`."""
@@ -417,8 +417,7 @@ class Module(BaseModule):
         if self._update_on_kvstore:
             self._kvstore.load_optimizer_states(fname)
         else:
-            with open(fname, 'rb') as f:
-                self._updater.set_states(f.read())
+            self._updater.set_states(opt.state_format.read_file(fname), fname)
 
     # ----------------------------------------------------------------- running
     def forward(self, data_batch, is_train=None):

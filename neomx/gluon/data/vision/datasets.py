@@ -13,7 +13,7 @@ import tarfile
 import numpy as np
 
 from .... import ndarray as nd
-from ....base import MXNetError, data_dir
+from ....base import MXNetError, atomic_write, data_dir
 from ...utils import check_sha1, download
 from ..dataset import Dataset
 
@@ -215,9 +215,8 @@ class CIFAR10(_DownloadedDataset):
         with tarfile.open(archive) as tar:
             for member in tar.getmembers():
                 if member.isfile() and member.name.endswith('.bin'):
-                    with tar.extractfile(member) as src, open(os.path.join(self._root, os.path.basename(
-                            member.name)), 'wb') as dst:
-                        dst.write(src.read())
+                    with tar.extractfile(member) as src:
+                        atomic_write(os.path.join(self._root, os.path.basename(member.name)), [src.read()])
 
 
 class CIFAR100(CIFAR10):
