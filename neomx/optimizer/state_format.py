@@ -179,7 +179,7 @@ def _read_npy(stream, buf, source):
     stream.seek(at + nbytes)
     values = np.frombuffer(buf, dtype=dtype, count=count, offset=at)
     values = values.reshape(shape[::-1]).T if fortran else values.reshape(shape)
-    return np.ascontiguousarray(values, dtype=dtype.newbyteorder('='))
+    return np.array(values, dtype=dtype.newbyteorder('='), order='C')     # owned and writable
 
 
 def _loads_neomx(buf, source):

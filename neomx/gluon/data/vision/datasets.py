@@ -275,8 +275,11 @@ class ImageFolderDataset(Dataset):
             from PIL import Image
         except ImportError:
             raise MXNetError('ImageFolderDataset needs Pillow to decode images: pip install pillow') from None
-        with Image.open(path) as img:
-            pixels = np.asarray(img.convert('RGB' if self._flag else 'L'), dtype=np.uint8)
+        try:
+            with Image.open(path) as img:
+                pixels = np.asarray(img.convert('RGB' if self._flag else 'L'), dtype=np.uint8)
+        except (OSError, ValueError, SyntaxError) as err:     # Pillow's errors for bad data
+            raise MXNetError('ImageFolderDataset: cannot decode image %s: %s' % (path, err)) from None
         if pixels.ndim == 2:
             pixels = pixels[:, :, None]
         return nd.array(pixels, dtype=np.uint8)
