@@ -16,7 +16,7 @@ from .. import model
 from .. import ndarray as nd
 from .. import optimizer as opt
 from ..base import atomic_write
-from ..context import Context, cpu
+from ..context import as_context_list, cpu
 from ..initializer import InitDesc, Uniform
 from ..io import DataDesc
 from .base_module import BaseModule, check_input_names, parse_data_desc
@@ -75,7 +75,7 @@ class Module(BaseModule):
                  context=cpu(), work_load_list=None, fixed_param_names=None, state_names=None,
                  compression_params=None):
         super().__init__(logger=logger)
-        self._context = [context] if isinstance(context, Context) else list(context)
+        self._context = as_context_list(context, 'context')
         self._work_load_list = list(work_load_list) if work_load_list is not None else [1] * len(self._context)
         if len(self._work_load_list) != len(self._context):
             raise ValueError('work_load_list has %d entries for %d contexts'

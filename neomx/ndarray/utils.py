@@ -347,6 +347,19 @@ def load(fname):
     return _parse(buf, fname)
 
 
+def load_named(fname):
+    """The ``{name: NDArray}`` of a parameters file; MXNetError naming the file when its
+    arrays have no names (a list saved with ``mx.nd.save``). An empty file gives ``{}``."""
+    loaded = load(fname)
+    if isinstance(loaded, list):
+        if loaded:
+            raise MXNetError('%s holds %d arrays without names (a list saved with mx.nd.save); '
+                             'parameters load from a file of named arrays, as save_parameters, '
+                             'save_checkpoint or mx.nd.save of a dict write' % (fname, len(loaded)))
+        return {}
+    return loaded
+
+
 def load_frombuffer(buf):
     """Load NDArrays from the bytes of a ``.params`` file (see :func:`load`).
 
