@@ -6,6 +6,7 @@ names MXNet users write ('float32', np.float32), numpy dtypes and torch dtypes.
 """
 import numbers
 import os
+import stat
 import uuid
 
 import numpy as np
@@ -17,6 +18,16 @@ __all__ = ['MXNetError', 'NotImplementedForSymbol', 'string_types', 'numeric_typ
 
 class MXNetError(RuntimeError):
     """Error raised by neomx operators, the engine, KVStore and file readers."""
+
+
+class MXNetValueError(MXNetError, ValueError):
+    """A bad argument value where MXNet raised ``ValueError``: code catching either works."""
+
+
+def check_batch_size(batch_size, where, error=MXNetError):
+    """Raise ``error`` naming ``where`` unless ``batch_size`` is a positive integer."""
+    if isinstance(batch_size, bool) or not isinstance(batch_size, integer_types) or batch_size <= 0:
+        raise error('%s: batch_size must be a positive integer, got %r' % (where, batch_size))
 
 
 class NotImplementedForSymbol(MXNetError):
@@ -104,30 +115,116 @@ def data_dir():
     return os.path.expanduser(os.environ.get('MXNET_HOME', os.path.join('~', '.mxnet')))
 
 
-def atomic_write(fname, chunks):
-    """Write the byte strings ``chunks`` to ``fname`` through a temporary file in its folder.
+class AtomicFile:
+    """A binary file written under a temporary name and put in place by :meth:`commit`.
 
-    The final ``os.replace`` is atomic: a reader sees the old file or the complete new one,
-    and a failure midway (in the file system or in the code producing ``chunks``) leaves the
-    old file untouched. The file gets the usual permissions (umask applies).
+    The temporary file sits in the destination's folder (the folder of a symbolic link's
+    target: the link is written through, not replaced) as ``.NAME.XXXXXXXXXXXX.tmp``; it
+    gets the mode of the file it replaces (a new file gets the usual mode, umask applied).
+    :meth:`commit` flushes it to disk and renames it over the destination in one step, so a
+    reader sees the old file or the complete new one. :meth:`discard` (or leaving a
+    ``with`` block by an exception) removes it; only a killed process leaves it behind.
+
+    Example
+    -------
+    >>> with AtomicFile('/tmp/neomx_atomic_doc.bin') as f:   # doctest: +SKIP
+    ...     f.write(b'data')                                  # committed when the block ends
     """
-    fname = os.fspath(fname)
-    folder, base = os.path.split(os.path.abspath(fname))
-    tmp = os.path.join(folder, '.%s.%s.tmp' % (base, uuid.uuid4().hex[:12]))
-    try:
-        f = open(tmp, 'xb')
-    except OSError as err:
-        raise MXNetError('cannot write %s: %s' % (fname, err.strerror or err)) from None
-    try:
-        with f:
-            for chunk in chunks:
-                f.write(chunk)
-        os.replace(tmp, fname)
-    except BaseException as err:
-        os.remove(tmp)
-        if isinstance(err, OSError):
-            raise MXNetError('cannot write %s: %s' % (fname, err.strerror or err)) from err
-        raise
+
+    def __init__(self, fname):
+        self.fname = os.fspath(fname)
+        # Through symbolic links: replacing the link would leave its target stale.
+        self.target = os.path.realpath(self.fname)
+        folder, base = os.path.split(self.target)
+        self.tmp = os.path.join(folder, '.%s.%s.tmp' % (base, uuid.uuid4().hex[:12]))
+        try:
+            mode = stat.S_IMODE(os.stat(self.target).st_mode)
+        except OSError:
+            mode = None
+        self.handle = None
+        self._created = False
+        try:
+            self.handle = open(self.tmp, 'xb')
+            self._created = True
+            if mode is not None:
+                os.chmod(self.tmp, mode)
+        except OSError as err:
+            self.discard()
+            raise _write_error(self.fname, err) from None
+
+    def write(self, chunk):
+        """Append the bytes ``chunk``."""
+        try:
+            self.handle.write(chunk)
+        except BaseException as err:
+            self.discard()
+            if isinstance(err, OSError):
+                raise _write_error(self.fname, err) from err
+            raise
+
+    def tell(self):
+        return self.handle.tell()
+
+    def commit(self):
+        """Flush to disk and move the finished file over the destination."""
+        if self.handle is None:
+            return
+        try:
+            self.handle.flush()
+            os.fsync(self.handle.fileno())
+            self.handle.close()
+            self.handle = None
+            os.replace(self.tmp, self.target)
+            self._created = False
+        except BaseException as err:
+            self.discard()
+            if isinstance(err, OSError):
+                raise _write_error(self.fname, err) from err
+            raise
+
+    def discard(self):
+        """Drop what was written; the destination keeps its old content."""
+        if self.handle is not None:
+            handle, self.handle = self.handle, None
+            try:
+                handle.close()
+            except OSError:
+                pass
+        self._remove_tmp()
+
+    def _remove_tmp(self):
+        if not self._created:
+            return
+        self._created = False
+        try:
+            os.remove(self.tmp)
+        except FileNotFoundError:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            self.commit()
+        else:
+            self.discard()
+
+
+def _write_error(fname, err):
+    return MXNetError('cannot write %s: %s' % (fname, err.strerror or err))
+
+
+def atomic_write(fname, chunks):
+    """Write the byte strings ``chunks`` to ``fname`` atomically (see :class:`AtomicFile`).
+
+    A failure midway (in the file system or in the code producing ``chunks``) leaves the
+    old file untouched and no temporary file behind; a symbolic link is written through
+    and an existing file keeps its mode.
+    """
+    with AtomicFile(fname) as f:
+        for chunk in chunks:
+            f.write(chunk)
 
 
 def check_call(ret):

@@ -5,6 +5,7 @@ NDArray remembers which one it lives on and copies between them are real copies,
 multi-device code (KVStore aggregation, ``split_and_load``) behaves the same on a laptop
 as on a GPU server.
 """
+import re
 import threading
 
 import torch
@@ -12,6 +13,9 @@ import torch
 from .base import MXNetError
 
 __all__ = ['Context', 'cpu', 'gpu', 'cpu_pinned', 'current_context', 'num_gpus', 'gpu_memory_info']
+
+# MXNet's string form of a context, as its creation operators parse it: 'cpu(0)', 'gpu(1)'.
+_CONTEXT_STRING = re.compile(r'(cpu|gpu|cpu_pinned|cpu_shared)\((\d+)\)')
 
 
 class Context:
@@ -125,6 +129,43 @@ def current_context():
     if ctx is None:
         ctx = Context._default.value = Context('cpu', 0)
     return ctx
+
+
+def as_context(ctx, argument='ctx'):
+    """``ctx`` as a Context: a Context itself, MXNet's string form (``'cpu(0)'``,
+    ``'gpu(1)'``), or None for the current context.
+
+    Raises
+    ------
+    MXNetError
+        For anything else, naming ``argument`` and the accepted forms.
+
+    Example
+    -------
+    >>> as_context('gpu(1)')
+    gpu(1)
+    """
+    if ctx is None:
+        return current_context()
+    if isinstance(ctx, Context):
+        return ctx
+    if isinstance(ctx, str):
+        match = _CONTEXT_STRING.fullmatch(ctx.strip())
+        if match:
+            return Context(match.group(1), int(match.group(2)))
+    raise MXNetError("%s=%r is not a context: use mx.cpu(), mx.gpu(i) or MXNet's string form "
+                     "such as 'cpu(0)' or 'gpu(1)'" % (argument, ctx))
+
+
+def as_context_list(ctx, argument='ctx'):
+    """``ctx`` (None, a context or a list of them, in any form :func:`as_context` takes) as a
+    list of Contexts; None gives ``[current_context()]``."""
+    if ctx is None or isinstance(ctx, (Context, str)):
+        return [as_context(ctx, argument)]
+    if isinstance(ctx, (list, tuple)):
+        return [as_context(c, argument) for c in ctx]
+    raise MXNetError("%s=%r is not a context or a list of contexts: use mx.cpu(), mx.gpu(i) or "
+                     "lists of them" % (argument, ctx))
 
 
 def context_of_device(device):

@@ -8,6 +8,7 @@ import logging
 
 from . import ndarray as nd
 from . import symbol as sym
+from .ndarray.utils import load_named
 
 __all__ = ['save_checkpoint', 'load_checkpoint', 'load_params']
 
@@ -37,7 +38,7 @@ def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_ca
 def load_params(prefix, epoch):
     """``(arg_params, aux_params)`` from ``prefix-%04d.params``."""
     arg_params, aux_params = {}, {}
-    for key, value in nd.load('%s-%04d.params' % (prefix, epoch)).items():
+    for key, value in load_named('%s-%04d.params' % (prefix, epoch)).items():
         kind, _, name = key.partition(':')
         if kind == 'arg':
             arg_params[name] = value

@@ -15,6 +15,7 @@ JPEG pixels may differ by a few levels between the two decoders.
 """
 import io
 import numbers
+import os
 import struct
 from collections import namedtuple
 from multiprocessing import current_process
@@ -22,7 +23,7 @@ from multiprocessing import current_process
 import numpy as np
 
 from ._optional import require
-from .base import MXNetError
+from .base import AtomicFile, MXNetError
 
 __all__ = ['MXRecordIO', 'MXIndexedRecordIO', 'IRHeader', 'pack', 'unpack', 'pack_img', 'unpack_img']
 
@@ -133,10 +134,13 @@ class MXRecordIO:
             self.writable = False
         else:
             raise ValueError('Invalid flag %s' % self.flag)
-        try:
-            self.handle = open(self.uri, self.flag + 'b')
-        except OSError as err:
-            raise MXNetError('RecordIO: cannot open "%s": %s' % (self.uri, err.strerror)) from None
+        if self.writable:       # written under a temporary name, put in place by close()
+            self.handle = AtomicFile(self.uri)
+        else:
+            try:
+                self.handle = open(self.uri, 'rb')
+            except OSError as err:
+                raise MXNetError('RecordIO: cannot open "%s": %s' % (self.uri, err.strerror)) from None
         self.pid = current_process().pid
         self.is_open = True
 
@@ -166,13 +170,17 @@ class MXRecordIO:
             self.reset()
 
     def close(self):
-        """Close the file (a no-op when it is closed)."""
+        """Close the file (a no-op when it is closed); a writer's file is put in place now."""
         if not getattr(self, 'is_open', False):
             return
-        self.handle.close()
-        self.handle = None
+        handle, self.handle = self.handle, None
         self.is_open = False
-        self.pid = None
+        owner, self.pid = self.pid, None
+        if not self.writable:
+            handle.close()
+        elif owner == current_process().pid:
+            handle.commit()
+        # else: a copy inherited by a forked process; the writing process finishes the file.
 
     def reset(self):
         """Reopen the file: a reader starts over, a writer truncates it."""
@@ -189,7 +197,11 @@ class MXRecordIO:
         """The next record's bytes, or None at the end of the file."""
         assert not self.writable
         self._check_pid(allow_reset=False)
-        return _read_record(self.handle)
+        start = self.handle.tell()
+        try:
+            return _read_record(self.handle)
+        except MXNetError as err:
+            raise MXNetError('%s (record at byte offset %d of %s)' % (err, start, self.uri)) from None
 
 
 class MXIndexedRecordIO(MXRecordIO):
@@ -224,21 +236,26 @@ class MXIndexedRecordIO(MXRecordIO):
 
     def open(self):
         super().open()
-        self.idx = {}
-        self.keys = []
-        self.fidx = open(self.idx_path, self.flag)
-        if not self.writable:
-            for line in self.fidx:
-                fields = line.strip().split('\t')
-                key = self.key_type(fields[0])
-                self.idx[key] = int(fields[1])
-                self.keys.append(key)
+        self.fidx = None
+        try:
+            if self.writable:
+                self.idx, self.keys = {}, []
+                self.fidx = AtomicFile(self.idx_path)
+            else:
+                entries = read_index(self.idx_path, self.key_type)
+                self.idx, self.keys = dict(entries), [key for key, _ in entries]
+        except BaseException:
+            self.close()
+            raise
 
     def close(self):
         if not getattr(self, 'is_open', False):
             return
+        owner = self.pid
         super().close()
-        self.fidx.close()
+        fidx, self.fidx = self.fidx, None
+        if fidx is not None and owner == current_process().pid:
+            fidx.commit()       # after the .rec file: an index never points past its records
 
     def __getstate__(self):
         state = super().__getstate__()
@@ -260,16 +277,52 @@ class MXIndexedRecordIO(MXRecordIO):
     def read_idx(self, idx):
         """The bytes of the record of key ``idx``."""
         self.seek(idx)
-        return self.read()
+        record = self.read()
+        if record is None:
+            raise MXNetError('RecordIO: index %s gives offset %d for key %r, past the end of %s'
+                             % (self.idx_path, self.idx[idx], idx, self.uri))
+        return record
 
     def write_idx(self, idx, buf):
         """Append a record holding ``buf`` under key ``idx`` and index it."""
         key = self.key_type(idx)
         pos = self.tell()
         self.write(buf)
-        self.fidx.write('%s\t%d\n' % (str(key), pos))
+        self.fidx.write(('%s\t%d\n' % (str(key), pos)).encode('utf-8'))
         self.idx[key] = pos
         self.keys.append(key)
+
+
+def read_index(idx_path, key_type=int):
+    """The ``(key, offset)`` pairs, in file order, of the index file ``idx_path``.
+
+    Blank lines are skipped; a line that is not ``key<TAB>offset`` (or a key that
+    ``key_type`` rejects, or a negative offset) raises ``MXNetError`` naming the file and line.
+    """
+    try:
+        with open(idx_path, encoding='utf-8') as lines:
+            text = lines.read()
+    except OSError as err:
+        raise MXNetError('RecordIO: cannot open index file "%s": %s'
+                         % (idx_path, err.strerror or err)) from None
+    except UnicodeDecodeError as err:
+        raise MXNetError('RecordIO: index file "%s" is not text (%s)' % (idx_path, err)) from None
+    entries = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        fields = line.strip().split('\t')
+        try:
+            if len(fields) != 2:
+                raise ValueError('expected key<TAB>offset')
+            key, offset = key_type(fields[0]), int(fields[1])
+            if offset < 0:
+                raise ValueError('negative offset')
+        except (ValueError, TypeError) as err:
+            raise MXNetError('RecordIO: malformed line %d of index file "%s": %r (%s)'
+                             % (number, idx_path, line[:80], err)) from None
+        entries.append((key, offset))
+    return entries
 
 
 IRHeader = namedtuple('HEADER', ['flag', 'label', 'id', 'id2'])
@@ -358,6 +411,15 @@ def _decode_image(buf, iscolor=1):
         if mode is None:
             mode = img.mode if img.mode in ('L', 'RGB', 'RGBA') else ('RGBA' if 'A' in img.mode else 'RGB')
         return np.array(img.convert(mode), dtype=np.uint8)
+
+
+def decode_record_image(buf, iscolor, record, source):
+    """:func:`_decode_image` whose failure names the record number and the file."""
+    try:
+        return _decode_image(buf, iscolor)
+    except (OSError, ValueError, SyntaxError) as err:    # Pillow's errors for bad data
+        raise MXNetError('RecordIO: the image of record %s of %s does not decode: %s'
+                         % (record, source, err)) from None
 
 
 def _reverse_channels(img):

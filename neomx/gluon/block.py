@@ -23,7 +23,7 @@ from ..ndarray import NDArray
 from ..symbol import Symbol
 from ._cached_graph import first_context, flatten, trace
 from .parameter import (DeferredInitializationError, Parameter, ParameterDict, _brief_print_list,
-                        shape_is_known)
+                        load_named_arrays, shape_is_known)
 
 __all__ = ['Block', 'HybridBlock', 'HookHandle', 'SymbolBlock']
 
@@ -315,7 +315,7 @@ class Block:
         ValueError
             The file has a parameter this block lacks (unless ``ignore_extra``).
         """
-        loaded = ndarray.load(filename)
+        loaded = load_named_arrays(filename)
         params = self._collect_params_with_prefix()
         if not loaded and not params:
             return

@@ -13,7 +13,8 @@ import numpy as np
 
 from .. import autograd, initializer, ndarray
 from ..base import MXNetError
-from ..context import Context, cpu, current_context
+from ..context import Context, as_context, as_context_list, cpu, current_context
+from ..ndarray.utils import load_named
 
 __all__ = ['DeferredInitializationError', 'Parameter', 'Constant', 'ParameterDict',
            'tensor_types']
@@ -43,12 +44,8 @@ def shape_is_known(shape):
 
 
 def _as_ctx_list(ctx):
-    """``None`` -> [current context]; a Context -> [it]; a list stays a list."""
-    if ctx is None:
-        return [current_context()]
-    if isinstance(ctx, Context):
-        return [ctx]
-    return list(ctx)
+    """``None`` -> [current context]; a Context (or 'cpu(0)') -> [it]; a list stays a list."""
+    return as_context_list(ctx)
 
 
 def _brief_print_list(names, limit=7):
@@ -294,6 +291,8 @@ class Parameter:
             if len(arrays) == 1:
                 return arrays[0]
             ctx = current_context()
+        elif isinstance(ctx, str):
+            ctx = as_context(ctx)
         arr = self._arrays_by_ctx.get(ctx)
         if arr is None:
             raise RuntimeError("Parameter '%s' was not initialized on context %s. It was only "
@@ -600,7 +599,7 @@ class ParameterDict:
                 assert name.startswith(restore_prefix), (
                     "restore_prefix is '%s' but Parameters name '%s' does not start with '%s'"
                     % (restore_prefix, name, restore_prefix))
-        self.load_dict(ndarray.load(filename), ctx, allow_missing, ignore_extra, restore_prefix,
+        self.load_dict(load_named_arrays(filename), ctx, allow_missing, ignore_extra, restore_prefix,
                        filename, cast_dtype, dtype_source)
 
     def load_dict(self, param_dict, ctx=None, allow_missing=False, ignore_extra=False,
@@ -632,6 +631,11 @@ class ParameterDict:
                 continue
             self._params[name]._load_init(value, ctx, cast_dtype=cast_dtype,
                                           dtype_source=dtype_source)
+
+
+def load_named_arrays(filename):
+    """The ``{name: NDArray}`` of a parameters file (MXNetError when it has no names)."""
+    return load_named(filename)
 
 
 def _mismatch(name, key, desired, stored):

@@ -9,6 +9,7 @@ the summed gradients.
 from .. import kvstore as kvs
 from .. import optimizer as opt
 from ..base import MXNetError, atomic_write
+from ..optimizer import state_format
 from . import parameter
 from .parameter import Parameter, ParameterDict
 
@@ -222,10 +223,9 @@ class Trainer:
             self._kvstore.load_optimizer_states(fname)
             self._optimizer = self._kvstore._updater.optimizer
         else:
-            with open(fname, 'rb') as f:
-                states = f.read()
+            states = state_format.read_file(fname)
             for updater in self._updaters:
-                updater.set_states(states)
+                updater.set_states(states, fname)
                 updater.optimizer = self._updaters[0].optimizer
             self._optimizer = self._updaters[0].optimizer
         self._optimizer.param_dict = dict(enumerate(self._params))

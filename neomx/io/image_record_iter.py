@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from .. import recordio
-from ..base import MXNetError
+from ..base import MXNetError, check_batch_size
 from ..context import cpu, cpu_pinned
 from ..ndarray.ndarray import _new as _wrap_tensor
 from .io import DataDesc, DataIter
@@ -60,15 +60,26 @@ def _check_options(options):
 def _record_offsets(path_imgrec, path_imgidx):
     """Byte offsets of the records of the file, from the index when there is one."""
     if path_imgidx:
-        with open(path_imgidx) as index:
-            return [int(line.split('\t')[1]) for line in index if line.strip()]
+        return [offset for _, offset in recordio.read_index(path_imgidx)]
     offsets = []
-    with open(path_imgrec, 'rb') as stream:
+    with _open_record_file(path_imgrec) as stream:
         while True:
             position = stream.tell()
-            if recordio._read_record(stream) is None:
-                return offsets
+            try:
+                if recordio._read_record(stream) is None:
+                    return offsets
+            except MXNetError as err:
+                raise MXNetError('ImageRecordIter: %s (record %d at byte offset %d of %s)'
+                                 % (err, len(offsets), position, path_imgrec)) from None
             offsets.append(position)
+
+
+def _open_record_file(path_imgrec):
+    try:
+        return open(path_imgrec, 'rb')
+    except OSError as err:
+        raise MXNetError('ImageRecordIter: cannot open path_imgrec "%s": %s'
+                         % (path_imgrec, err.strerror or err)) from None
 
 
 def _resize(pixels, height, width, interpolation):
@@ -144,6 +155,7 @@ class ImageRecordIter(DataIter):
                  part_index=0, seed_aug=None, data_name='data', label_name='softmax_label',
                  device_id=0, **options):
         super().__init__(batch_size)
+        check_batch_size(batch_size, 'ImageRecordIter')
         _check_options(options)
         self._check_arguments(data_shape, inter_method, dtype)
         self.data_shape = tuple(data_shape)
@@ -162,8 +174,10 @@ class ImageRecordIter(DataIter):
         self._inv_std = 1 / np.array([std_r, std_g, std_b][:channels], np.float32).reshape(-1, 1, 1)
         self._scale = np.float32(scale)
         self._ctx = cpu(0) if device_id == -1 else cpu_pinned(device_id)
-        self._record = open(path_imgrec, 'rb')
+        self._path_imgrec = path_imgrec
+        self._record = _open_record_file(path_imgrec)
         offsets = _record_offsets(path_imgrec, path_imgidx)
+        self._record_number = {offset: i for i, offset in enumerate(offsets)}
         part = -(-len(offsets) // num_parts)
         self._offsets = offsets[part_index * part:(part_index + 1) * part]
         self._shuffle_rng = np.random.RandomState(seed)
@@ -234,12 +248,25 @@ class ImageRecordIter(DataIter):
         data = np.zeros((self.batch_size,) + self.data_shape, self._dtype)
         label = np.zeros(self.provide_label[0].shape, np.float32)
         for slot, offset in enumerate(offsets):
-            self._record.seek(offset)
-            header, image = recordio.unpack(recordio._read_record(self._record))
+            header, image = recordio.unpack(self._read_at(offset))
             label[slot] = self._label_of(header)
-            data[slot] = self._process(image)
+            data[slot] = self._process(image, self._record_number[offset])
         return [_wrap_tensor(torch.from_numpy(data), self._ctx)], \
             [_wrap_tensor(torch.from_numpy(label), self._ctx)], pad
+
+    def _read_at(self, offset):
+        """The bytes of the record at byte ``offset``."""
+        self._record.seek(offset)
+        try:
+            record = recordio._read_record(self._record)
+        except MXNetError as err:
+            record, problem = None, str(err)
+        else:
+            problem = 'past the end of the file'
+        if record is None:
+            raise MXNetError('ImageRecordIter: record %d at byte offset %d of %s: %s'
+                             % (self._record_number[offset], offset, self._path_imgrec, problem))
+        return record
 
     def _label_of(self, header):
         num_label = header.flag if header.flag > 0 else 1
@@ -248,10 +275,12 @@ class ImageRecordIter(DataIter):
                              'label_width is set to %d' % (num_label, self.label_width))
         return header.label
 
-    def _process(self, encoded):
-        """Decode, resize, crop, mirror and normalise one image to (C, H, W)."""
+    def _process(self, encoded, record):
+        """Decode, resize, crop, mirror and normalise the image of record number ``record``
+        to (C, H, W)."""
         channels, height, width = self.data_shape
-        pixels = recordio._decode_image(encoded, _DECODE_FLAG[channels])
+        pixels = recordio.decode_record_image(encoded, _DECODE_FLAG[channels], record,
+                                              self._path_imgrec)
         if pixels.ndim == 2:
             pixels = pixels[:, :, None]
         if self.resize > 0:

@@ -4,7 +4,7 @@ from collections import OrderedDict, namedtuple
 
 import numpy as np
 
-from ..base import MXNetError
+from ..base import MXNetError, check_batch_size
 from ..ndarray.ndarray import NDArray, array
 
 __all__ = ['DataDesc', 'DataBatch', 'DataIter', 'NDArrayIter', 'ResizeIter', 'PrefetchingIter']
@@ -167,6 +167,7 @@ class NDArrayIter(DataIter):
     def __init__(self, data, label=None, batch_size=1, shuffle=False, last_batch_handle='pad',
                  data_name='data', label_name='softmax_label'):
         super().__init__(batch_size)
+        check_batch_size(batch_size, 'NDArrayIter')
         if last_batch_handle not in ('pad', 'discard', 'roll_over'):
             raise ValueError("last_batch_handle must be 'pad', 'discard' or 'roll_over', got %r"
                              % (last_batch_handle,))

@@ -19,10 +19,10 @@ Kinds differ in where the sum is computed:
 """
 import torch
 
-from ..base import MXNetError
+from ..base import MXNetError, atomic_write
 from ..context import cpu, num_gpus
 from ..ndarray.ndarray import NDArray, _new
-from ..optimizer import Updater, get_updater
+from ..optimizer import Updater, get_updater, state_format
 
 __all__ = ['KVStore', 'LocalKVStore', 'DeviceKVStore', 'NCCLKVStore', 'create']
 
@@ -244,14 +244,12 @@ class KVStore:
     def save_optimizer_states(self, fname, dump_optimizer=False):
         """Write the optimizer states (and the optimizer with ``dump_optimizer``) to ``fname``."""
         states = self._optimizer_updater('save_optimizer_states').get_states(dump_optimizer)
-        with open(fname, 'wb') as f:
-            f.write(states)
+        atomic_write(fname, [states])
 
     def load_optimizer_states(self, fname):
         """Restore optimizer states written by :meth:`save_optimizer_states`."""
         updater = self._optimizer_updater('load_optimizer_states')
-        with open(fname, 'rb') as f:
-            updater.set_states(f.read())
+        updater.set_states(state_format.read_file(fname), fname)
 
     def set_gradient_compression(self, compression_params):
         """Gradient compression settings; only device and distributed stores accept them

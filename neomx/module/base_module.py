@@ -18,6 +18,7 @@ from .. import ndarray as nd
 from ..initializer import Uniform
 from ..io import DataBatch, DataDesc, DataIter
 from ..ndarray.ndarray import NDArray
+from ..ndarray.utils import load_named
 
 __all__ = ['BaseModule', 'BatchEndParam']
 
@@ -197,7 +198,7 @@ class BaseModule(abc.ABC):
             For a name without an ``arg:`` or ``aux:`` prefix.
         """
         params = {'arg': {}, 'aux': {}}
-        for key, value in nd.load(fname).items():
+        for key, value in load_named(fname).items():
             kind, _, name = key.partition(':')
             if kind not in params:
                 raise ValueError('Invalid param file %s: key %r is neither arg: nor aux:' % (fname, key))

@@ -15,7 +15,8 @@ from .. import kvstore as kvs
 from .. import model
 from .. import ndarray as nd
 from .. import optimizer as opt
-from ..context import Context, cpu
+from ..base import atomic_write
+from ..context import as_context_list, cpu
 from ..initializer import InitDesc, Uniform
 from ..io import DataDesc
 from .base_module import BaseModule, check_input_names, parse_data_desc
@@ -74,7 +75,7 @@ class Module(BaseModule):
                  context=cpu(), work_load_list=None, fixed_param_names=None, state_names=None,
                  compression_params=None):
         super().__init__(logger=logger)
-        self._context = [context] if isinstance(context, Context) else list(context)
+        self._context = as_context_list(context, 'context')
         self._work_load_list = list(work_load_list) if work_load_list is not None else [1] * len(self._context)
         if len(self._work_load_list) != len(self._context):
             raise ValueError('work_load_list has %d entries for %d contexts'
@@ -408,8 +409,7 @@ class Module(BaseModule):
         if self._update_on_kvstore:
             self._kvstore.save_optimizer_states(fname)
         else:
-            with open(fname, 'wb') as f:
-                f.write(self._updater.get_states())
+            atomic_write(fname, [self._updater.get_states()])
 
     def load_optimizer_states(self, fname):
         """Restore optimizer states written by :meth:`save_optimizer_states`."""
@@ -417,8 +417,7 @@ class Module(BaseModule):
         if self._update_on_kvstore:
             self._kvstore.load_optimizer_states(fname)
         else:
-            with open(fname, 'rb') as f:
-                self._updater.set_states(f.read())
+            self._updater.set_states(opt.state_format.read_file(fname), fname)
 
     # ----------------------------------------------------------------- running
     def forward(self, data_batch, is_train=None):

@@ -9,8 +9,9 @@ import numpy as np
 import torch
 
 from .. import autograd
+from .._division import divide, divide_, mod, mod_
 from ..base import MXNetError, np_dtype, numpy_dtype, torch_dtype
-from ..context import Context, current_context
+from ..context import Context, as_context, current_context
 
 __all__ = ['NDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange', 'from_torch',
            'waitall', 'from_numpy', 'from_dlpack', 'to_dlpack_for_read', 'to_dlpack_for_write']
@@ -94,6 +95,8 @@ def _binary(op_name, torch_fn, int_fn=None):
             fn = int_fn if (int_fn is not None and not t.dtype.is_floating_point) else torch_fn
             try:
                 return _new(fn(t, o), self._ctx)
+            except MXNetError:
+                raise
             except RuntimeError as err:
                 raise _binary_error(op_name, t, o, err) from None
         if _is_scalar(other):
@@ -132,6 +135,8 @@ def _inplace(op_name, torch_method, int_method=None):
                 _check_dtypes(op_name, t, o)
             try:
                 fn(t, o)
+            except MXNetError:
+                raise
             except RuntimeError as err:
                 raise _binary_error(op_name, t, o, err) from None
         elif _is_scalar(other):
@@ -150,12 +155,11 @@ def _as_input_dtype(torch_fn):
     return compare
 
 
-def _trunc_div(a, b):
-    return torch.div(a, b, rounding_mode='trunc')
-
-
-def _trunc_div_(a, b):
-    return a.div_(b, rounding_mode='trunc')
+def _int_division(op, in_place=False):
+    """Truncating integer division for dunder ``op`` (MXNetError naming it on a zero divisor)."""
+    if in_place:
+        return lambda a, b: divide_(a, b, op)
+    return lambda a, b: divide(a, b, op)
 
 
 def _rpow(a, b):
@@ -328,6 +332,8 @@ class NDArray:
             _check_inplace(other)
             other._t.copy_(self._t)
             return other
+        if isinstance(other, str):
+            other = as_context(other, 'copyto')
         if isinstance(other, Context):
             dev = other.torch_device
             t = self._t
@@ -336,6 +342,8 @@ class NDArray:
 
     def as_in_context(self, context):
         """This array on ``context``: itself if already there, else a copy."""
+        if isinstance(context, str):
+            context = as_context(context, 'as_in_context')
         if context == self._ctx:
             return self
         return self.copyto(context)
@@ -386,7 +394,7 @@ class NDArray:
             shape = shape[0]
         if kwargs:
             raise TypeError('reshape() got unexpected keyword arguments %s' % ', '.join(kwargs))
-        target = infer_reshape(tuple(self._t.shape), tuple(shape), reverse)
+        target = infer_reshape(tuple(self._t.shape), _shape_tuple(shape, 'reshape'), reverse)
         return _new(self._t.reshape(target), self._ctx)
 
     # ------------------------------------------------------------- indexing
@@ -444,23 +452,23 @@ class NDArray:
     __add__ = _binary('__add__', torch.add)
     __sub__ = _binary('__sub__', torch.sub)
     __mul__ = _binary('__mul__', torch.mul)
-    __truediv__ = _binary('__truediv__', torch.div, _trunc_div)
+    __truediv__ = _binary('__truediv__', torch.div, _int_division('__truediv__'))
     __div__ = __truediv__
-    __mod__ = _binary('__mod__', torch.remainder)
+    __mod__ = _binary('__mod__', mod)
     __pow__ = _binary('__pow__', torch.pow)
     __radd__ = _reflected('__radd__', lambda s, t: torch.add(t, s))
     __rsub__ = _reflected('__rsub__', lambda s, t: torch.rsub(t, s))
     __rmul__ = _reflected('__rmul__', lambda s, t: torch.mul(t, s))
-    __rtruediv__ = _reflected('__rtruediv__', lambda s, t: s / t, lambda s, t: torch.div(torch.full_like(t, s), t, rounding_mode='trunc'))
+    __rtruediv__ = _reflected('__rtruediv__', lambda s, t: s / t, _int_division('__rtruediv__'))
     __rdiv__ = __rtruediv__
-    __rmod__ = _reflected('__rmod__', lambda s, t: torch.remainder(torch.full_like(t, s), t))
+    __rmod__ = _reflected('__rmod__', mod)
     __rpow__ = _reflected('__rpow__', _rpow)
     __iadd__ = _inplace('__iadd__', _Tensor.add_)
     __isub__ = _inplace('__isub__', _Tensor.sub_)
     __imul__ = _inplace('__imul__', _Tensor.mul_)
-    __itruediv__ = _inplace('__itruediv__', _Tensor.div_, _trunc_div_)
+    __itruediv__ = _inplace('__itruediv__', _Tensor.div_, _int_division('__itruediv__', in_place=True))
     __idiv__ = __itruediv__
-    __imod__ = _inplace('__imod__', _Tensor.remainder_)
+    __imod__ = _inplace('__imod__', mod_)
     __ipow__ = _inplace('__ipow__', _Tensor.pow_)
     __eq__ = _binary('__eq__', _as_input_dtype(torch.eq))
     __ne__ = _binary('__ne__', _as_input_dtype(torch.ne))
@@ -552,8 +560,7 @@ def _setitem_value(value, t):
 
 
 # ------------------------------------------------------------------ creation
-def _ctx_or_default(ctx):
-    return current_context() if ctx is None else ctx
+_ctx_or_default = as_context
 
 
 def array(source_array, ctx=None, dtype=None):
@@ -587,28 +594,38 @@ def from_numpy(ndarray, zero_copy=True):
     return _new(t, Context('cpu', 0))
 
 
-def _shape_tuple(shape):
-    return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+def _shape_tuple(shape, function):
+    """``shape`` (an int or a sequence of ints) as a tuple; MXNetError naming ``function``
+    for anything else (MXNet refuses ``(2.5, 3)`` rather than truncating it)."""
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+        return (int(shape),)
+    try:
+        dims = tuple(shape)
+    except TypeError:
+        dims = None
+    if dims is None or not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in dims):
+        raise MXNetError('%s: shape must be an integer or a tuple of integers, got %r' % (function, shape))
+    return tuple(int(d) for d in dims)
 
 
 def empty(shape, ctx=None, dtype=None):
     ctx = _ctx_or_default(ctx)
-    return _new(torch.empty(_shape_tuple(shape), dtype=torch_dtype(dtype), device=ctx.torch_device), ctx)
+    return _new(torch.empty(_shape_tuple(shape, 'empty'), dtype=torch_dtype(dtype), device=ctx.torch_device), ctx)
 
 
 def zeros(shape, ctx=None, dtype=None, **kwargs):
     ctx = _ctx_or_default(ctx)
-    return _new(torch.zeros(_shape_tuple(shape), dtype=torch_dtype(dtype), device=ctx.torch_device), ctx)
+    return _new(torch.zeros(_shape_tuple(shape, 'zeros'), dtype=torch_dtype(dtype), device=ctx.torch_device), ctx)
 
 
 def ones(shape, ctx=None, dtype=None, **kwargs):
     ctx = _ctx_or_default(ctx)
-    return _new(torch.ones(_shape_tuple(shape), dtype=torch_dtype(dtype), device=ctx.torch_device), ctx)
+    return _new(torch.ones(_shape_tuple(shape, 'ones'), dtype=torch_dtype(dtype), device=ctx.torch_device), ctx)
 
 
 def full(shape, val, ctx=None, dtype=None, out=None):
     ctx = _ctx_or_default(ctx)
-    arr = _new(torch.full(_shape_tuple(shape), val, dtype=torch_dtype(dtype), device=ctx.torch_device), ctx)
+    arr = _new(torch.full(_shape_tuple(shape, 'full'), val, dtype=torch_dtype(dtype), device=ctx.torch_device), ctx)
     if out is not None:
         out[:] = arr
         return out

@@ -8,7 +8,7 @@ keyword set, so a call costs a dict lookup, one implementation call and one wrap
 import torch
 
 from ..base import MXNetError
-from ..context import current_context
+from ..context import Context, as_context, current_context
 from ..operator import registry
 from .ndarray import NDArray, _new, _check_inplace
 
@@ -135,8 +135,8 @@ def make_function(spec, func_name):
             tensors, ctx = _unwrap(spec, arrays)
         if ctx_attrs:
             c = attrs.get('ctx')
-            if c is None or isinstance(c, str):
-                c = _ctx_from_str(c) if c else (ctx or current_context())
+            if not isinstance(c, Context):
+                c = as_context(c) if c else (ctx or current_context())
             attrs = dict(attrs, ctx=c)
             ctx = c
         elif ctx is None:
@@ -181,12 +181,6 @@ def _to_present_inputs(spec, attrs, arrays):
         return arrays
     placed = dict(zip(present, given))
     return [placed.get(n) for n in spec.inputs]
-
-
-def _ctx_from_str(s):
-    from ..context import Context
-    dev, _, rest = s.partition('(')
-    return Context(dev, int(rest.rstrip(')') or 0))
 
 
 def _docstring(spec, arg_names):

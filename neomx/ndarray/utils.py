@@ -14,6 +14,13 @@ A list is saved with no names; a dict with one name per array. Readers also acce
 version 1 (no storage type), the legacy layout (u32 ndim and u32 dims, no magic),
 version 3 (NumPy shape semantics: 0-d and zero-size arrays, which neomx writes that way
 as MXNet does) and sparse arrays (densified). Nothing is ever pickled.
+
+Every size a file declares is checked against the bytes that follow before anything is
+allocated. Sparse arrays are checked as MXNet writes them (row indices increasing and
+below the row count; CSR ``indptr`` from 0 to the number of values, non-decreasing; column
+indices increasing within each row, below the column count), and as neomx stores them
+densely, their dense sizes together may not exceed 16 times the file's size (plus 16 MiB):
+a file of a few bytes cannot claim gigabytes.
 """
 import math
 import os
@@ -41,6 +48,11 @@ _U64 = struct.Struct('<Q')
 _LIST_HEADER = struct.Struct('<QQQ')
 _ARRAY_HEADER = struct.Struct('<Iii')        # magic, storage type, ndim
 _ARRAY_PLACEMENT = struct.Struct('<iii')     # device type, device id, type flag
+# How much densified sparse arrays may take, relative to the file holding them.
+_DENSE_FACTOR = 16
+_DENSE_SLACK = 16 << 20
+_INDEX_DTYPES = (torch.int64, torch.int32, torch.int8, torch.uint8, torch.int16)
+_STYPE_NAMES = {_ROW_SPARSE: 'row_sparse', _CSR: 'csr'}
 
 
 # ------------------------------------------------------------------- writing
@@ -121,6 +133,8 @@ class _Reader:
         self.buf = buf
         self.offset = 0
         self.source = source
+        # bytes that densified sparse arrays may still take
+        self.budget = _DENSE_FACTOR * len(buf) + _DENSE_SLACK
 
     def fail(self, message, offset=None):
         raise MXNetError('%s: %s (at byte offset %d)'
@@ -174,24 +188,79 @@ def _read_type(reader, what):
     return dtype
 
 
+def _read_aux(reader, what):
+    """A sparse array's index array description: (integer dtype, 1-d length)."""
+    start = reader.offset
+    dtype = _read_type(reader, what)
+    shape = _read_shape(reader, what + ' shape')
+    if dtype not in _INDEX_DTYPES or shape is None or len(shape) != 1:
+        reader.fail('%s must be a 1-d integer array, got %s of shape %s'
+                    % (what, dtype, None if shape is None else tuple(shape)), start)
+    return dtype, shape[0]
+
+
+def _read_indices(reader, dtype, length, what):
+    """An index array, as int64, with the offset it was read at."""
+    start = reader.offset
+    return reader.tensor(dtype, (length,), what).long(), start
+
+
+def _check_increasing(reader, what, indices, bound, start, within=None):
+    """Indices in [0, bound), strictly increasing (within each span of ``within`` if given)."""
+    if not len(indices):
+        return
+    if int(indices.min()) < 0 or int(indices.max()) >= bound:
+        reader.fail('%s must lie in [0, %d), found %d to %d'
+                    % (what, bound, int(indices.min()), int(indices.max())), start)
+    steps = indices[1:] > indices[:-1]
+    if within is not None:          # a new row may start lower
+        steps |= within[1:] != within[:-1]
+    if not bool(steps.all()):
+        reader.fail('%s are not sorted increasing without repeats, as MXNet writes them' % what,
+                    start)
+
+
+def _zeros(reader, stype, shape, dtype, what):
+    """The dense array a sparse one becomes, charged to the reader's budget."""
+    nbytes = math.prod(shape) * dtype.itemsize
+    if nbytes > reader.budget:
+        reader.fail('%s (%s of shape %s) would take %d bytes dense; neomx stores sparse arrays '
+                    'densely and allows at most %d times the file size (the file is corrupt, or '
+                    'too sparse to load densely)' % (what, _STYPE_NAMES[stype], tuple(shape),
+                                                     nbytes, _DENSE_FACTOR))
+    reader.budget -= nbytes
+    return torch.zeros(shape, dtype=dtype)
+
+
 def _densify(reader, stype, shape, dtype, what):
     """Read a sparse array's aux types/shapes, values and indices; return it dense."""
-    aux = []
-    for i in range(_AUX_COUNT[stype]):
-        aux.append((_read_type(reader, '%s aux %d' % (what, i)),
-                    _read_shape(reader, '%s aux %d shape' % (what, i))))
+    if not shape or (stype == _CSR and len(shape) != 2):
+        reader.fail('%s: a %s array cannot have shape %s'
+                    % (what, _STYPE_NAMES[stype], tuple(shape)))
+    aux = [_read_aux(reader, '%s aux %d' % (what, i)) for i in range(_AUX_COUNT[stype])]
     if stype == _ROW_SPARSE:
         # The rows present are counted by the index array (the storage shape may be stale).
-        values = reader.tensor(dtype, (aux[0][1][0],) + tuple(shape[1:]), what + ' values')
-        rows = reader.tensor(aux[0][0], aux[0][1], what + ' row indices').long()
-        dense = torch.zeros(shape, dtype=dtype)
+        (index_type, nnz), = aux
+        values = reader.tensor(dtype, (nnz,) + tuple(shape[1:]), what + ' values')
+        rows, start = _read_indices(reader, index_type, nnz, what + ' row indices')
+        _check_increasing(reader, what + ' row indices', rows, shape[0], start)
+        dense = _zeros(reader, stype, shape, dtype, what)
         dense[rows] = values
         return dense
-    values = reader.tensor(dtype, (aux[1][1][0],), what + ' values')
-    indptr = reader.tensor(aux[0][0], aux[0][1], what + ' indptr').long()
-    indices = reader.tensor(aux[1][0], aux[1][1], what + ' indices').long()
-    rows = torch.repeat_interleave(torch.arange(shape[0]), indptr[1:] - indptr[:-1])
-    dense = torch.zeros(shape, dtype=dtype)
+    (indptr_type, indptr_len), (index_type, nnz) = aux
+    if indptr_len != shape[0] + 1:
+        reader.fail('%s: a csr array of %d rows needs %d indptr entries, not %d'
+                    % (what, shape[0], shape[0] + 1, indptr_len))
+    values = reader.tensor(dtype, (nnz,), what + ' values')
+    indptr, start = _read_indices(reader, indptr_type, indptr_len, what + ' indptr')
+    counts = indptr[1:] - indptr[:-1]
+    if int(indptr[0]) != 0 or int(indptr[-1]) != nnz or bool((counts < 0).any()):
+        reader.fail('%s indptr must rise from 0 to the %d values without decreasing'
+                    % (what, nnz), start)
+    indices, start = _read_indices(reader, index_type, nnz, what + ' column indices')
+    rows = torch.repeat_interleave(torch.arange(shape[0]), counts)
+    _check_increasing(reader, what + ' column indices', indices, shape[1], start, within=rows)
+    dense = _zeros(reader, stype, shape, dtype, what)
     dense[rows, indices] = values
     return dense
 
@@ -276,6 +345,19 @@ def load(fname):
     except OSError as err:
         raise MXNetError('cannot open %s: %s' % (fname, err.strerror or err)) from None
     return _parse(buf, fname)
+
+
+def load_named(fname):
+    """The ``{name: NDArray}`` of a parameters file; MXNetError naming the file when its
+    arrays have no names (a list saved with ``mx.nd.save``). An empty file gives ``{}``."""
+    loaded = load(fname)
+    if isinstance(loaded, list):
+        if loaded:
+            raise MXNetError('%s holds %d arrays without names (a list saved with mx.nd.save); '
+                             'parameters load from a file of named arrays, as save_parameters, '
+                             'save_checkpoint or mx.nd.save of a dict write' % (fname, len(loaded)))
+        return {}
+    return loaded
 
 
 def load_frombuffer(buf):

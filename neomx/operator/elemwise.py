@@ -10,6 +10,7 @@ import math
 
 import torch
 
+from .._division import divide, mod
 from ..base import torch_dtype
 from .dtype_rules import DTypeRule
 from .registry import BOOL, DTYPE, FLOAT, INT, OPT_INT, check, register
@@ -96,10 +97,16 @@ def logical_not(data):
 
 
 # ------------------------------------------------------------------ binary
-def _trunc_div(a, b):
-    if a.dtype.is_floating_point:
-        return torch.div(a, b)
-    return torch.div(a, b, rounding_mode='trunc')
+def _trunc_div(a, b, op='division'):
+    """True division for floats, truncating for integers (MXNetError naming ``op`` at 0)."""
+    return divide(a, b, op)
+
+
+def _named_division(fn, op):
+    """``fn`` with the operator's name for its division-by-zero error."""
+    if fn is _trunc_div:
+        return lambda a, b: _trunc_div(a, b, op)
+    return fn
 
 
 def _maximum(a, b):
@@ -128,7 +135,7 @@ BINARY = {
     'sub': (torch.sub, ('elemwise_sub', '_minus', '_sub'), ('broadcast_sub', 'broadcast_minus')),
     'mul': (torch.mul, ('elemwise_mul', '_mul'), ('broadcast_mul',)),
     'div': (_trunc_div, ('elemwise_div', '_div'), ('broadcast_div',)),
-    'mod': (torch.remainder, ('_mod',), ('broadcast_mod',)),
+    'mod': (mod, ('_mod',), ('broadcast_mod',)),
     'power': (torch.pow, ('_power', '_Power'), ('broadcast_power',)),
     'maximum': (_maximum, ('_maximum', '_Maximum'), ('broadcast_maximum',)),
     'minimum': (_minimum, ('_minimum', '_Minimum'), ('broadcast_minimum',)),
@@ -152,16 +159,18 @@ def _check_dtype(op, lhs, rhs):
 
 def _register_binary(fn, same_names, bcast_names):
     same_op = same_names[0]
+    same_fn = _named_division(fn, same_op)
 
     def elemwise(lhs, rhs):
         check(lhs.shape == rhs.shape, same_op, 'shapes of lhs %s and rhs %s must be equal',
               tuple(lhs.shape), tuple(rhs.shape))
         _check_dtype(same_op, lhs, rhs)
-        return fn(lhs, rhs)
+        return same_fn(lhs, rhs)
     elemwise.__doc__ = 'Element-wise %s of two arrays of the same shape.' % same_op
     register(same_op, inputs=('lhs', 'rhs'), aliases=same_names[1:], same_shape=True)(elemwise)
 
     bcast_op = bcast_names[0]
+    bcast_fn = _named_division(fn, bcast_op)
 
     def broadcast(lhs, rhs):
         _check_dtype(bcast_op, lhs, rhs)
@@ -170,7 +179,7 @@ def _register_binary(fn, same_names, bcast_names):
         except RuntimeError:
             check(False, bcast_op, 'operands could not be broadcast together with shapes %s %s',
                   tuple(lhs.shape), tuple(rhs.shape))
-        return fn(lhs, rhs)
+        return bcast_fn(lhs, rhs)
     broadcast.__doc__ = 'Element-wise %s with numpy-style broadcasting.' % bcast_op
     register(bcast_op, inputs=('lhs', 'rhs'), aliases=bcast_names[1:])(broadcast)
 
@@ -193,11 +202,11 @@ def _rsub(x, s):
 def _rdiv(x, s):
     if x.dtype.is_floating_point:
         return s / x
-    return torch.div(torch.full_like(x, s), x, rounding_mode='trunc')
+    return divide(s, x, '_rdiv_scalar')
 
 
 def _rmod(x, s):
-    return torch.remainder(torch.full_like(x, s), x)
+    return mod(s, x)
 
 
 def _rpow(x, s):
@@ -207,7 +216,7 @@ def _rpow(x, s):
 SCALAR = {
     '_plus_scalar': torch.add, '_minus_scalar': torch.sub, '_rminus_scalar': _rsub,
     '_mul_scalar': torch.mul, '_div_scalar': _trunc_div, '_rdiv_scalar': _rdiv,
-    '_mod_scalar': torch.remainder, '_rmod_scalar': _rmod, '_power_scalar': torch.pow,
+    '_mod_scalar': mod, '_rmod_scalar': _rmod, '_power_scalar': torch.pow,
     '_rpower_scalar': _rpow, '_maximum_scalar': _maximum, '_minimum_scalar': _minimum,
     '_hypot_scalar': lambda x, s: torch.hypot(x, torch.full_like(x, s)),
     '_equal_scalar': _cmp(torch.eq), '_not_equal_scalar': _cmp(torch.ne),
@@ -222,6 +231,7 @@ _NEEDS_TENSOR_SCALAR = {'_maximum_scalar', '_minimum_scalar'}
 
 def _register_scalar(name, fn):
     tensor_scalar = name in _NEEDS_TENSOR_SCALAR
+    fn = _named_division(fn, name)
 
     def scalar_op(data, scalar, is_int):
         s = _cast_scalar(data, scalar)

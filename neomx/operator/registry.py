@@ -110,14 +110,23 @@ def _to_bool(v):
     raise ValueError('expected a boolean, got %r' % (v,))
 
 
+def _to_dim(x):
+    """One dimension of a shape: an integer (2.5 or 2.0 is refused, as MXNet does)."""
+    if isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)):
+        return int(x)
+    raise ValueError('a shape holds integers, got %r' % (x,))
+
+
 def _to_shape(v):
-    if type(v) is tuple and None not in v:     # fast path: kernel=(3, 3) on every call
-        return tuple(map(int, v))
+    if type(v) is tuple and all(type(x) is int for x in v):     # fast path: kernel=(3, 3)
+        return v
     if isinstance(v, str):
         v = _literal(v)
     if isinstance(v, (int, np.integer)):
         return (int(v),)
-    return tuple(None if x is None else int(x) for x in v)
+    if isinstance(v, (float, np.floating)):
+        raise ValueError('a shape holds integers, got %r' % (v,))
+    return tuple(None if x is None else _to_dim(x) for x in v)
 
 
 def _to_floats(v):

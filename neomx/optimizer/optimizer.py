@@ -388,9 +388,10 @@ class Updater:
             return type(state)(self.sync_state_context(s, context) for s in state)
         return state
 
-    def set_states(self, states):
-        """Restore states from :meth:`get_states` bytes (and the optimizer, if it was saved)."""
-        value = state_format.loads(states)
+    def set_states(self, states, source='optimizer states'):
+        """Restore states from :meth:`get_states` bytes (and the optimizer, if it was saved);
+        errors name ``source`` (the file's path)."""
+        value = state_format.loads(states, source)
         if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], Optimizer):
             self.states, self.optimizer = value
         else:

@@ -12,10 +12,15 @@ themselves; containers as tagged objects (``{"t": [...]}`` tuple, ``{"l": [...]}
 ``{"o": "module:Class", "s": {...}}`` an optimizer or learning-rate scheduler, rebuilt from
 its attributes. Only subclasses of ``Optimizer`` and ``LRScheduler`` can be rebuilt, so
 loading a file never runs foreign code.
+
+Reading checks every size against the bytes present before allocating, and checks that
+the result is what ``Updater.get_states`` writes: ``{index: state}`` (index an int or a
+str; state None, an NDArray, a number, or tuples and lists of them), or that dict and an
+optimizer. Anything else raises ``MXNetError`` naming the file.
 """
 import io
 import json
-import pickle
+import math
 import struct
 
 import numpy as np
@@ -24,10 +29,10 @@ import torch
 from ..base import MXNetError
 from ..context import cpu
 from ..ndarray.ndarray import NDArray, _new
-from ..ndarray.utils import _read_array, _Reader
 from ..lr_scheduler import LRScheduler
+from .mxnet_states import _PickledNDArray, _PickledObject, unpickle_states
 
-__all__ = ['dumps', 'loads']
+__all__ = ['dumps', 'loads', 'read_file']
 
 MAGIC = b'NEOMXOS1'
 _LENGTH = struct.Struct('<Q')
@@ -86,7 +91,10 @@ class _Decoder:
         if not isinstance(data, dict):
             return data
         if 'a' in data:
-            return self.arrays[data['a']]
+            index = data['a']
+            if not isinstance(index, int) or not 0 <= index < len(self.arrays):
+                raise MXNetError('corrupt optimizer state: array %r of %d' % (index, len(self.arrays)))
+            return self.arrays[index]
         if 't' in data:
             return tuple(self.decode(v) for v in data['t'])
         if 'l' in data:
@@ -141,89 +149,178 @@ def dumps(value):
     return out.getvalue()
 
 
-def loads(buf):
-    """Inverse of :func:`dumps`, also reading MXNet's pickled states (:func:`loads_mxnet`);
-    arrays come back on ``cpu(0)``."""
-    if isinstance(buf, (bytes, bytearray)) and buf[:1] == b'\x80':     # a pickle's PROTO opcode
-        return loads_mxnet(buf)
-    if not isinstance(buf, (bytes, bytearray)) or buf[:len(MAGIC)] != MAGIC:
-        raise MXNetError('not a neomx optimizer state (expected bytes starting with %r)' % MAGIC)
+_ALLOWED_DTYPES = {np.dtype(n) for n in ('float16', 'float32', 'float64', 'uint8', 'int8',
+                                          'int16', 'int32', 'int64', 'bool')}
+
+
+_NPY_HEADER_READERS = {(1, 0): np.lib.format.read_array_header_1_0,
+                       (2, 0): np.lib.format.read_array_header_2_0}
+
+
+def _read_npy(stream, buf, source):
+    """One ``.npy`` record of the stream, its size checked against the bytes left."""
+    start = stream.tell()
+    try:
+        version = np.lib.format.read_magic(stream)
+        read_header = _NPY_HEADER_READERS.get(version)
+        if read_header is None:
+            raise ValueError('unsupported .npy version %s' % (version,))
+        shape, fortran, dtype = read_header(stream)
+    except (ValueError, SyntaxError, TypeError, EOFError) as err:
+        raise MXNetError('%s: corrupt array header at byte offset %d (%s)' % (source, start, err)) from None
+    if dtype.newbyteorder('=') not in _ALLOWED_DTYPES:
+        raise MXNetError('%s: array at byte offset %d has unsupported dtype %s' % (source, start, dtype))
+    count = math.prod(shape)
+    nbytes = count * dtype.itemsize
+    at = stream.tell()
+    if nbytes > len(buf) - at:
+        raise MXNetError('%s: truncated or corrupt: array of shape %s at byte offset %d needs %d '
+                         'bytes but %d remain' % (source, shape, start, nbytes, len(buf) - at))
+    stream.seek(at + nbytes)
+    values = np.frombuffer(buf, dtype=dtype, count=count, offset=at)
+    values = values.reshape(shape[::-1]).T if fortran else values.reshape(shape)
+    return np.array(values, dtype=dtype.newbyteorder('='), order='C')     # owned and writable
+
+
+def _loads_neomx(buf, source):
     stream = io.BytesIO(buf)
     stream.seek(len(MAGIC))
-    (length,) = _LENGTH.unpack(stream.read(_LENGTH.size))
-    header = json.loads(stream.read(length).decode('utf-8'))
-    bf16 = set(header['bf16'])
+    head = stream.read(_LENGTH.size)
+    if len(head) != _LENGTH.size:
+        raise MXNetError('%s: truncated optimizer state (no header length)' % source)
+    (length,) = _LENGTH.unpack(head)
+    if length > len(buf) - stream.tell():
+        raise MXNetError('%s: truncated or corrupt optimizer state: header of %d bytes, %d remain'
+                         % (source, length, len(buf) - stream.tell()))
+    try:
+        header = json.loads(stream.read(length).decode('utf-8'))
+        bf16 = set(header['bf16'])
+        tree = header['tree']
+    except (ValueError, KeyError, TypeError, RecursionError) as err:
+        raise MXNetError('%s: corrupt optimizer state header (%s: %s)'
+                         % (source, type(err).__name__, err)) from None
     ctx = cpu(0)
     arrays = []
     while stream.tell() < len(buf):
-        t = torch.from_numpy(np.lib.format.read_array(stream, allow_pickle=False))
+        t = torch.from_numpy(_read_npy(stream, buf, source))
         if len(arrays) in bf16:
+            if t.dtype is not torch.int16:
+                raise MXNetError('%s: bfloat16 array %d is not stored as int16' % (source, len(arrays)))
             t = t.view(torch.bfloat16)
         arrays.append(_new(t, ctx))
-    return _Decoder(arrays).decode(header['tree'])
+    try:
+        return _Decoder(arrays).decode(tree)
+    except MXNetError as err:
+        raise MXNetError('%s: %s' % (source, err)) from None
+    except (ValueError, KeyError, TypeError, RecursionError) as err:
+        raise MXNetError('%s: corrupt optimizer state (%s: %s)' % (source, type(err).__name__, err)) from None
+
+
+def loads(buf, source='optimizer state'):
+    """Inverse of :func:`dumps`, also reading MXNet's pickled states (:func:`loads_mxnet`);
+    arrays come back on ``cpu(0)``.
+
+    Parameters
+    ----------
+    buf : bytes
+    source : str
+        What errors name (the file's path).
+
+    Raises
+    ------
+    MXNetError
+        For corrupt, truncated or foreign content, naming ``source``.
+    """
+    if not isinstance(buf, (bytes, bytearray)):
+        raise MXNetError('%s: optimizer states are bytes, got %s' % (source, type(buf).__name__))
+    if buf[:1] == b'\x80':     # a pickle's PROTO opcode
+        return loads_mxnet(buf, source)
+    if buf[:len(MAGIC)] != MAGIC:
+        raise MXNetError('%s: not a neomx optimizer state (expected bytes starting with %r) '
+                         'nor an MXNet one (a pickle)' % (source, MAGIC))
+    return _check_states(_loads_neomx(bytes(buf), source), source)
+
+
+def read_file(fname):
+    """The bytes of the state file ``fname``; MXNetError naming it when it cannot be read."""
+    try:
+        with open(fname, 'rb') as f:
+            return f.read()
+    except OSError as err:
+        raise MXNetError('cannot read optimizer states %s: %s' % (fname, err.strerror or err)) from None
+
+
+# ------------------------------------------------------------- checking
+def _check_states(value, source):
+    """``value`` if it has the form of ``Updater.get_states``' content, else MXNetError."""
+    from .optimizer import Optimizer
+    states = value
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], Optimizer):
+        states = value[0]
+    if not isinstance(states, dict):
+        raise MXNetError('%s: not optimizer states: holds a %s where {index: state} (or '
+                         '({index: state}, optimizer)) was expected' % (source, type(states).__name__))
+    seen = set()
+    for key, state in states.items():
+        if isinstance(key, bool) or not isinstance(key, (int, str)):
+            raise MXNetError('%s: not optimizer states: index %r is not an int or str' % (source, key))
+        _check_state(state, key, source, seen)
+    return value
+
+
+def _check_state(state, key, source, seen):
+    if state is None or isinstance(state, (NDArray, bool, int, float)):
+        return
+    if isinstance(state, (tuple, list)):
+        if id(state) in seen:           # shared sub-states are checked once
+            return
+        seen.add(id(state))
+        for part in state:
+            _check_state(part, key, source, seen)
+        return
+    raise MXNetError('%s: not optimizer states: the state of index %r holds a %s (states hold '
+                     'NDArrays, numbers and None in tuples and lists)' % (source, key, type(state).__name__))
 
 
 # ------------------------------------------------------------- MXNet's states
-class _PickledNDArray:
-    """What MXNet's pickle of an NDArray rebuilds: ``NDArray(None)``, then its state
-    ``{'handle': bytes}`` holding the array as MXNet saves one."""
-
-    def __init__(self, handle=None):  # pylint: disable=unused-argument
-        self.tensor = None
-
-    def __setstate__(self, state):
-        self.tensor = _read_array(_Reader(bytes(state['handle']), 'MXNet optimizer state'), 0)
-
-
-class _PickledObject:
-    """What MXNet's pickle of an optimizer or learning-rate scheduler rebuilds: its class
-    name and attributes, turned into neomx's class of that name by :func:`_as_neomx`."""
-    class_name = None
-
-    def __setstate__(self, state):
-        self.state = state
-
-
-# The modules of MXNet's pickled optimizers and schedulers.
-_MXNET_OBJECT_MODULES = ('mxnet.optimizer.optimizer', 'mxnet.optimizer', 'mxnet.lr_scheduler')
-
-
-class _MXNetStatesUnpickler(pickle.Unpickler):
-    """An unpickler that resolves only the globals of MXNet's updater states: its NDArray,
-    ``bytearray``, and the optimizers and schedulers neomx has."""
-
-    _ALLOWED = {('mxnet.ndarray.ndarray', 'NDArray'): _PickledNDArray, ('builtins', 'bytearray'): bytearray}
-
-    def find_class(self, module, name):
-        found = self._ALLOWED.get((module, name))
-        if found is None and module in _MXNET_OBJECT_MODULES and name in _classes_by_name():
-            found = type(name, (_PickledObject,), {'class_name': name})
-        if found is None:
-            raise MXNetError('MXNet optimizer state: refusing to load %s.%s; neomx reads MXNet '
-                             'arrays, optimizers and learning-rate schedulers only' % (module, name))
-        return found
-
-
 def _classes_by_name():
     """``{class name: class}`` of neomx's optimizers and schedulers."""
     return {cls.__name__: cls for cls in _rebuildable_classes().values()}
 
 
-def _as_neomx(value, ctx):
+class _Converter:
     """The unpickled tree with MXNet's arrays as NDArrays on ``ctx`` and its optimizers and
-    schedulers as neomx's."""
-    if isinstance(value, _PickledNDArray):
-        return None if value.tensor is None else _new(value.tensor, ctx)
-    if isinstance(value, _PickledObject):
-        return _build(_classes_by_name()[value.class_name], _as_neomx(value.state, ctx))
-    if isinstance(value, (tuple, list)):
-        return type(value)(_as_neomx(v, ctx) for v in value)
-    if isinstance(value, dict):
-        return {k: _as_neomx(v, ctx) for k, v in value.items()}
-    return value
+    schedulers as neomx's; an object the pickle shares is converted once and stays shared."""
+
+    def __init__(self, ctx, classes):
+        self.ctx = ctx
+        self.classes = classes
+        self.done = {}
+
+    def convert(self, value):
+        if isinstance(value, (str, bytes, int, float, type(None))):
+            return value
+        known = self.done.get(id(value))
+        if known is not None:
+            return known[1]
+        if isinstance(value, _PickledNDArray):
+            out = None if value.tensor is None else _new(value.tensor, self.ctx)
+        elif isinstance(value, _PickledObject):
+            state = self.convert(getattr(value, 'state', {}))
+            if not isinstance(state, dict):
+                raise MXNetError('the state of a pickled %s is not a dict' % value.class_name)
+            out = _build(self.classes[value.class_name], state)
+        elif isinstance(value, (tuple, list)):
+            out = type(value)(self.convert(v) for v in value)
+        elif isinstance(value, dict):
+            out = {_hashable(self.convert(k)): self.convert(v) for k, v in value.items()}
+        else:
+            out = value
+        self.done[id(value)] = (value, out)      # keeps value alive: ids stay unique
+        return out
 
 
-def loads_mxnet(buf):
+def loads_mxnet(buf, source='MXNet optimizer state'):
     """The states MXNet's ``Updater.get_states()`` pickled (``.states`` files of
     ``Module.save_checkpoint`` and ``Trainer.save_states``): ``{index: state}`` with
     NDArrays on ``cpu(0)``, or ``({index: state}, optimizer)`` when MXNet saved the
@@ -232,12 +329,16 @@ def loads_mxnet(buf):
     Raises
     ------
     MXNetError
-        For a pickle holding anything else (a class neomx lacks, foreign code), or corrupt data.
+        For a pickle holding anything else (a class neomx lacks, foreign code), or corrupt
+        data, naming ``source``.
     """
+    classes = _classes_by_name()
+    value = unpickle_states(bytes(buf), classes, source)
     try:
-        value = _MXNetStatesUnpickler(io.BytesIO(buf)).load()
-    except MXNetError:
-        raise
-    except (pickle.UnpicklingError, EOFError, ValueError, KeyError, TypeError) as err:
-        raise MXNetError('not a valid MXNet optimizer state: %s' % err) from None
-    return _as_neomx(value, cpu(0))
+        value = _Converter(cpu(0), classes).convert(value)
+    except MXNetError as err:
+        raise MXNetError('%s: %s' % (source, err)) from None
+    except (TypeError, RecursionError) as err:
+        raise MXNetError('%s: not a valid MXNet optimizer state (%s: %s)'
+                         % (source, type(err).__name__, err)) from None
+    return _check_states(value, source)

@@ -458,19 +458,20 @@ class Symbol:
         grad_req : {'write', 'add', 'null'}, or a list/dict of them
         aux_states : list or dict of NDArray, optional
         """
+        from ..context import as_context
         from .executor import Executor
-        return Executor(self, ctx, args, args_grad, grad_req, aux_states)
+        return Executor(self, as_context(ctx), args, args_grad, grad_req, aux_states)
 
     def simple_bind(self, ctx, grad_req='write', type_dict=None, stype_dict=None, group2ctx=None,
                     shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
         """An :class:`Executor` with zero-filled arrays of the shapes inferred from ``kwargs``."""
+        from ..context import as_context
         from .executor import simple_bind
-        return simple_bind(self, ctx, grad_req, type_dict or {}, kwargs)
+        return simple_bind(self, as_context(ctx), grad_req, type_dict or {}, kwargs)
 
     def eval(self, ctx=None, **kwargs):
         """Run the graph once on the named NDArrays; returns the list of outputs."""
-        from ..context import current_context
-        return self.bind(ctx or current_context(), kwargs, grad_req='null').forward()
+        return self.bind(ctx, kwargs, grad_req='null').forward()
 
     # ------------------------------------------------------------- arithmetic
     def __add__(self, other):

@@ -29,6 +29,7 @@ import numpy as np
 import torch
 
 from ... import ndarray as nd
+from ...base import MXNetValueError, check_batch_size
 from ...context import Context, cpu_pinned
 from ...ndarray.ndarray import NDArray, _new
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
@@ -477,6 +478,7 @@ class DataLoader:
         if batch_sampler is None:
             if batch_size is None:
                 raise ValueError('batch_size must be specified unless batch_sampler is specified')
+            check_batch_size(batch_size, 'DataLoader', MXNetValueError)
             if sampler is None:
                 sampler = RandomSampler(len(dataset)) if shuffle else SequentialSampler(len(dataset))
             elif shuffle:

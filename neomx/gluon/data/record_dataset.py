@@ -54,7 +54,7 @@ class ImageRecordDataset(RecordFileDataset):
 
     def __getitem__(self, idx):
         header, encoded = recordio.unpack(super().__getitem__(idx))
-        pixels = recordio._decode_image(encoded, 1 if self._flag else 0)
+        pixels = recordio.decode_record_image(encoded, 1 if self._flag else 0, idx, self.filename)
         image = array(pixels.reshape(pixels.shape[:2] + (-1,)), dtype='uint8')
         if self._transform is not None:
             return self._transform(image, header.label)

@@ -1,6 +1,8 @@
 """Samplers: iterables of dataset indices (or of batches of indices)."""
 import numpy as np
 
+from ...base import MXNetValueError, check_batch_size
+
 __all__ = ['Sampler', 'SequentialSampler', 'RandomSampler', 'FilterSampler', 'BatchSampler']
 
 _LAST_BATCH = ('keep', 'discard', 'rollover')
@@ -80,6 +82,7 @@ class BatchSampler(Sampler):
     """
 
     def __init__(self, sampler, batch_size, last_batch='keep'):
+        check_batch_size(batch_size, 'BatchSampler', MXNetValueError)
         self._sampler = sampler
         self._batch_size = batch_size
         self._last_batch = last_batch

@@ -12,7 +12,7 @@ import shutil
 import uuid
 import zipfile
 
-from ...base import data_dir
+from ...base import AtomicFile, data_dir
 from ..utils import check_sha1, download
 
 __all__ = ['get_model_file', 'purge']
@@ -135,13 +135,11 @@ def _download_params(file_name, root):
     try:
         with zipfile.ZipFile(zip_path) as archive, \
                 archive.open(file_name + '.params') as source, \
-                open(zip_path + '.params', 'wb') as target:
+                AtomicFile(os.path.join(root, file_name + '.params')) as target:
             shutil.copyfileobj(source, target)
-        os.replace(zip_path + '.params', os.path.join(root, file_name + '.params'))
     finally:
-        for leftover in (zip_path, zip_path + '.params'):
-            if os.path.exists(leftover):
-                os.remove(leftover)
+        if os.path.exists(zip_path):
+            os.remove(zip_path)
 
 
 def load_pretrained(net, name, ctx, root):

@@ -14,7 +14,7 @@ import numpy as np
 
 from .... import ndarray as nd
 from ...._optional import require
-from ....base import MXNetError, data_dir
+from ....base import MXNetError, atomic_write, data_dir
 from ...utils import check_sha1, download
 from ..dataset import Dataset
 
@@ -216,9 +216,8 @@ class CIFAR10(_DownloadedDataset):
         with tarfile.open(archive) as tar:
             for member in tar.getmembers():
                 if member.isfile() and member.name.endswith('.bin'):
-                    with tar.extractfile(member) as src, open(os.path.join(self._root, os.path.basename(
-                            member.name)), 'wb') as dst:
-                        dst.write(src.read())
+                    with tar.extractfile(member) as src:
+                        atomic_write(os.path.join(self._root, os.path.basename(member.name)), [src.read()])
 
 
 class CIFAR100(CIFAR10):
@@ -274,8 +273,11 @@ class ImageFolderDataset(Dataset):
 
     def _read(self, path):
         image_module = require('PIL.Image', 'vision', 'ImageFolderDataset')
-        with image_module.open(path) as img:
-            pixels = np.asarray(img.convert('RGB' if self._flag else 'L'), dtype=np.uint8)
+        try:
+            with image_module.open(path) as img:
+                pixels = np.asarray(img.convert('RGB' if self._flag else 'L'), dtype=np.uint8)
+        except (OSError, ValueError, SyntaxError) as err:     # Pillow's errors for bad data
+            raise MXNetError('ImageFolderDataset: cannot decode image %s: %s' % (path, err)) from None
         if pixels.ndim == 2:
             pixels = pixels[:, :, None]
         return nd.array(pixels, dtype=np.uint8)
