@@ -16,10 +16,8 @@ names a monitor reports -- lives in the namespace the source runs in. Node and o
 names are kept beside the source, by line number, for error messages. :func:`check_source`
 proves the property on every generated text before it is compiled.
 """
-import io
 import itertools
 import re
-import tokenize
 
 from ..base import MXNetError
 from ..operator.registry import variadic_name
@@ -27,33 +25,26 @@ from .mirroring import mirror_segments, recompute
 
 __all__ = ['generate', 'check_source']
 
-# The identifiers the generator writes: keywords and fixed names, and numbered values.
+# What the generator writes: these characters only (no quote, '#', '.', backslash, operator
+# or non-ASCII character), and as words only keywords and fixed names, and numbered values.
+_TEXT = re.compile(r'[A-Za-z0-9_(),=:\[\] \n]*')
+_WORD = re.compile(r'[A-Za-z_][A-Za-z0-9_]*')
 _FIXED_NAMES = frozenset(('def', 'return', 'None', 'graph', 'recompute', 'monitor'))
 _NUMBERED_NAME = re.compile(r'(x|v|op|seg|c)[0-9]+\Z')
-_INDEX = re.compile(r'[0-9]+\Z')
-_OPERATORS = frozenset(('(', ')', ',', '=', ':', '[', ']'))
-_LAYOUT_TOKENS = frozenset((tokenize.NEWLINE, tokenize.NL, tokenize.INDENT, tokenize.DEDENT,
-                            tokenize.ENDMARKER))
 
 
 def check_source(source):
     """Raise ``MXNetError`` unless ``source`` is made only of the generator's own tokens:
-    the fixed names, numbered identifiers, decimal indices and punctuation -- no string,
-    comment, attribute access or any other name, whatever the graph held."""
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
-    except (tokenize.TokenError, SyntaxError) as err:
-        raise MXNetError('generated graph source does not tokenize: %s' % err) from None
-    for token in tokens:
-        kind, text = token.type, token.string
-        if kind in _LAYOUT_TOKENS:
-            continue
-        if ((kind == tokenize.NAME and (text in _FIXED_NAMES or _NUMBERED_NAME.match(text)))
-                or (kind == tokenize.NUMBER and _INDEX.match(text))
-                or (kind == tokenize.OP and text in _OPERATORS)):
-            continue
-        raise MXNetError('generated graph source holds the unexpected token %r at line %d'
-                         % (text, token.start[0]))
+    the fixed names, numbered identifiers, decimal indices and ``(),=:[]`` -- no string,
+    comment, attribute access, operator or any other name, whatever the graph held. What
+    passes can only call, index and return the objects of its namespace."""
+    text = _TEXT.match(source)
+    if text.end() != len(source):
+        raise MXNetError('generated graph source holds the unexpected token %r at offset %d'
+                         % (source[text.end()], text.end()))
+    for word in set(_WORD.findall(source)):
+        if word not in _FIXED_NAMES and not _NUMBERED_NAME.match(word):
+            raise MXNetError('generated graph source holds the unexpected token %r' % word)
 
 
 def _text(ref):

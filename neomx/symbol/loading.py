@@ -11,6 +11,7 @@ attribute values are kept as data only (see :mod:`neomx.symbol.codegen`), so no 
 of a file runs.
 """
 import json
+import re
 
 from ..base import MXNetError, TORCH_OF_TYPE_FLAG
 from ..operator import registry
@@ -24,6 +25,9 @@ _SHOWN_NAME = 60        # characters of a name shown in messages
 
 _FLOAT_ANNOTATIONS = ('__lr_mult__', '__wd_mult__')
 _STORAGE_TYPES = (-1, 0, 1, 2)      # undefined, default, row_sparse, csr
+_PLAIN_SHAPE = re.compile(r'[(\[] *(-?[0-9]{1,18} *(, *-?[0-9]{1,18} *)*,? *)?[)\]]\Z')
+_INTEGER = re.compile(r'-?[0-9]+')
+_ANNOTATIONS = frozenset(('__shape__', '__dtype__', '__storage_type__') + _FLOAT_ANNOTATIONS)
 _NODE_ERRORS = (MXNetError, ValueError, TypeError, KeyError, IndexError)
 
 
@@ -46,19 +50,27 @@ def _node_attrs(entry):
         if not isinstance(table, dict):
             raise _Invalid("'%s' is a %s, not an object" % (key, type(table).__name__))
         for name, value in table.items():
-            if isinstance(value, (list, dict)) or value is None:
-                raise _Invalid('attribute %s is a %s, not a string' % (_shown(name), type(value).__name__))
-            attrs[name] = value if isinstance(value, str) else str(value)
+            if type(value) is not str:     # pylint: disable=unidiomatic-typecheck
+                if isinstance(value, (list, dict)) or value is None:
+                    raise _Invalid('attribute %s is a %s, not a string' % (_shown(name), type(value).__name__))
+                value = str(value)
+            attrs[name] = value
     return attrs
 
 
 def _check_annotations(attrs):
     """The annotations neomx reads from variables hold what they declare."""
+    if _ANNOTATIONS.isdisjoint(attrs):
+        return
     if '__shape__' in attrs:
-        try:
-            shape = registry.SHAPE.parse(attrs['__shape__'])
-        except (ValueError, TypeError) as err:
-            raise _Invalid('__shape__ %s is not a shape: %s' % (_shown(attrs['__shape__']), err)) from None
+        text = attrs['__shape__']
+        if _PLAIN_SHAPE.match(text):        # what MXNet writes: no need to parse it as a literal
+            shape = [int(d) for d in _INTEGER.findall(text)]
+        else:
+            try:
+                shape = registry.SHAPE.parse(text)
+            except (ValueError, TypeError) as err:
+                raise _Invalid('__shape__ %s is not a shape: %s' % (_shown(text), err)) from None
         if any(d is not None and d < -1 for d in shape):
             raise _Invalid('__shape__ %s has a negative dimension' % _shown(attrs['__shape__']))
     for key, known in (('__dtype__', TORCH_OF_TYPE_FLAG), ('__storage_type__', _STORAGE_TYPES)):
@@ -76,8 +88,9 @@ def _check_annotations(attrs):
 
 def _entry_indices(entry, what):
     """``(node index, output index)`` of a ``[node, output(, version)]`` entry."""
-    if (not isinstance(entry, list) or len(entry) not in (2, 3)
-            or not all(type(x) is int for x in entry)):     # pylint: disable=unidiomatic-typecheck
+    # pylint: disable=unidiomatic-typecheck
+    if not (type(entry) is list and 2 <= len(entry) <= 3 and type(entry[0]) is int and type(entry[1]) is int
+            and (len(entry) == 2 or type(entry[2]) is int)):     # not bool, not float
         raise _Invalid('%s is %s, not [node, output] or [node, output, version] integers'
                        % (what, _shown(entry)))
     return entry[0], entry[1]
