@@ -139,10 +139,17 @@ def _write_records(rec, idx):
     writer.close()
 
 
+def _download(source, target):
+    with open(source, 'wb') as f:
+        f.write(b'downloaded')
+    mx.gluon.utils.download('file://' + source, path=target, overwrite=True)
+
+
 def _writers(tmp_path):
     """name -> (function writing, files it writes)."""
     p = str(tmp_path / 'x')
     return {
+        'download': (lambda: _download(str(tmp_path / 'source.bin'), p + '.bin'), [p + '.bin']),
         'nd.save': (lambda: mx.nd.save(p + '.params', [mx.nd.ones(2)]), [p + '.params']),
         'Module.save_optimizer_states': (lambda: _trained_module().save_optimizer_states(p + '.states'),
                                          [p + '.states']),
@@ -157,7 +164,7 @@ def _writers(tmp_path):
     }
 
 
-@pytest.mark.parametrize('writer', ['nd.save', 'Module.save_optimizer_states', 'Module.save_checkpoint',
+@pytest.mark.parametrize('writer', ['download', 'nd.save', 'Module.save_optimizer_states', 'Module.save_checkpoint',
                                     'Trainer.save_states', 'HybridBlock.export', 'save_parameters',
                                     'kv.save_optimizer_states', 'MXIndexedRecordIO'])
 def test_every_writer_writes_through_links_and_keeps_modes(tmp_path, writer):
