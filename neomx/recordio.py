@@ -15,7 +15,6 @@ JPEG pixels may differ by a few levels between the two decoders.
 """
 import io
 import numbers
-import os
 import struct
 from collections import namedtuple
 from multiprocessing import current_process

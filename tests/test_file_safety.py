@@ -215,3 +215,21 @@ def test_dense_shape_beyond_the_file_fails_before_allocating(tmp_path):
     with pytest.raises(MXNetError, match=r'dense.params: truncated or corrupt .params data: '
                                          r'array 0 data needs 4398046511104 bytes'):
         mx.nd.load(str(path))
+
+
+def test_a_file_of_another_kind_given_as_states_is_named(tmp_path):
+    path = tmp_path / 'weights.params'
+    mx.nd.save(str(path), {'w': mx.nd.ones((2,))})
+    kv = mx.kv.create('local')
+    kv.set_optimizer(mx.optimizer.SGD())
+    with pytest.raises(MXNetError, match='weights.params: not a neomx optimizer state'):
+        kv.load_optimizer_states(str(path))
+
+
+def test_deeply_nested_states_raise_mxneterror():
+    deep_json = '{"tree": {"d": [[0, ' + '{"l": [' * 5000 + ']}' * 5000 + ']]}, "bf16": []}'
+    with pytest.raises(MXNetError, match='deep.states'):
+        state_format.loads(_neomx_states(deep_json), 'deep.states')
+    deep_pickle = b'\x80\x04}K\x00' + b'(' * 5000 + b't' * 5000 + b's.'    # {0: ((((...))))}
+    with pytest.raises(MXNetError, match='deep.states'):
+        state_format.loads(deep_pickle, 'deep.states')

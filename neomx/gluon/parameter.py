@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import autograd, initializer, ndarray
 from ..base import MXNetError
-from ..context import Context, as_context, as_context_list, cpu, current_context
+from ..context import as_context, as_context_list, cpu, current_context
 from ..ndarray.utils import load_named
 
 __all__ = ['DeferredInitializationError', 'Parameter', 'Constant', 'ParameterDict',

@@ -2,12 +2,12 @@
 import hashlib
 import os
 import urllib.request
-import uuid
 import warnings
 
 import numpy as np
 
 from .. import ndarray as nd
+from ..base import AtomicFile
 from ..ndarray.ndarray import NDArray
 
 __all__ = ['split_data', 'split_and_load', 'clip_global_norm', 'check_sha1', 'download']
@@ -118,19 +118,12 @@ def _target_path(url, path):
 
 
 def _fetch(url, fname, verify_ssl):
-    """Download ``url`` into a temporary file next to ``fname``; return the temporary name."""
+    """Download ``url`` to ``fname`` through a temporary file (:class:`~neomx.base.AtomicFile`)."""
     import ssl
     context = None if verify_ssl else ssl._create_unverified_context()  # pylint: disable=protected-access
-    tmp = '{}.{}'.format(fname, uuid.uuid4())
-    try:
-        with urllib.request.urlopen(url, context=context, timeout=60) as response, open(tmp, 'wb') as f:
-            for chunk in iter(lambda: response.read(1 << 20), b''):
-                f.write(chunk)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
-    return tmp
+    with urllib.request.urlopen(url, context=context, timeout=60) as response, AtomicFile(fname) as f:
+        for chunk in iter(lambda: response.read(1 << 20), b''):
+            f.write(chunk)
 
 
 def download(url, path=None, overwrite=False, sha1_hash=None, retries=5, verify_ssl=True):
@@ -165,7 +158,7 @@ def download(url, path=None, overwrite=False, sha1_hash=None, retries=5, verify_
     for attempt in range(retries + 1):
         try:
             print('Downloading %s from %s...' % (fname, url))
-            os.replace(_fetch(url, fname, verify_ssl), fname)
+            _fetch(url, fname, verify_ssl)
             if sha1_hash and not check_sha1(fname, sha1_hash):
                 raise UserWarning('File {} is downloaded but the content hash does not match. The repo may '
                                   'be outdated or download may be incomplete.'.format(fname))

@@ -31,6 +31,7 @@ from ..context import cpu
 from ..ndarray.ndarray import NDArray, _new
 from ..lr_scheduler import LRScheduler
 from .mxnet_states import _PickledNDArray, _PickledObject, unpickle_states
+from .state_check import check_states as _check_states
 
 __all__ = ['dumps', 'loads', 'read_file']
 
@@ -233,12 +234,15 @@ def loads(buf, source='optimizer state'):
     """
     if not isinstance(buf, (bytes, bytearray)):
         raise MXNetError('%s: optimizer states are bytes, got %s' % (source, type(buf).__name__))
-    if buf[:1] == b'\x80':     # a pickle's PROTO opcode
-        return loads_mxnet(buf, source)
-    if buf[:len(MAGIC)] != MAGIC:
+    if buf[:1] != b'\x80' and buf[:len(MAGIC)] != MAGIC:    # \x80: a pickle's PROTO opcode
         raise MXNetError('%s: not a neomx optimizer state (expected bytes starting with %r) '
                          'nor an MXNet one (a pickle)' % (source, MAGIC))
-    return _check_states(_loads_neomx(bytes(buf), source), source)
+    try:
+        if buf[:1] == b'\x80':
+            return loads_mxnet(buf, source)
+        return _check_states(_loads_neomx(bytes(buf), source), source)
+    except RecursionError:
+        raise MXNetError('%s: optimizer state nested too deeply (corrupt)' % source) from None
 
 
 def read_file(fname):
@@ -248,38 +252,6 @@ def read_file(fname):
             return f.read()
     except OSError as err:
         raise MXNetError('cannot read optimizer states %s: %s' % (fname, err.strerror or err)) from None
-
-
-# ------------------------------------------------------------- checking
-def _check_states(value, source):
-    """``value`` if it has the form of ``Updater.get_states``' content, else MXNetError."""
-    from .optimizer import Optimizer
-    states = value
-    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], Optimizer):
-        states = value[0]
-    if not isinstance(states, dict):
-        raise MXNetError('%s: not optimizer states: holds a %s where {index: state} (or '
-                         '({index: state}, optimizer)) was expected' % (source, type(states).__name__))
-    seen = set()
-    for key, state in states.items():
-        if isinstance(key, bool) or not isinstance(key, (int, str)):
-            raise MXNetError('%s: not optimizer states: index %r is not an int or str' % (source, key))
-        _check_state(state, key, source, seen)
-    return value
-
-
-def _check_state(state, key, source, seen):
-    if state is None or isinstance(state, (NDArray, bool, int, float)):
-        return
-    if isinstance(state, (tuple, list)):
-        if id(state) in seen:           # shared sub-states are checked once
-            return
-        seen.add(id(state))
-        for part in state:
-            _check_state(part, key, source, seen)
-        return
-    raise MXNetError('%s: not optimizer states: the state of index %r holds a %s (states hold '
-                     'NDArrays, numbers and None in tuples and lists)' % (source, key, type(state).__name__))
 
 
 # ------------------------------------------------------------- MXNet's states
