@@ -77,6 +77,11 @@ def test_trainer_and_module(tmp_path, kind):
     assert states[0] == states[1] and states[0]
 
 
+@pytest.mark.parametrize('kind', ['horovod', 'byteps'])
+def test_allreduce_style_stores(tmp_path, kind):
+    _all_ok(_workers(tmp_path, 'env_place.py', 2, KV_TYPE=kind), 'env')
+
+
 # ------------------------------------------------------------------- faults
 def test_mismatched_requests_raise_on_every_worker(tmp_path):
     results = _workers(tmp_path, 'faults.py', 2, FAULT='mismatch')
