@@ -108,7 +108,8 @@ class DistSyncKVStore(KVStore):
         """Store the sums, or hand them to the updater (one fused call for the built-in one)."""
         if self._updater is None:
             for target, s in zip(targets, sums):
-                target._t.copy_(s)
+                if s.data_ptr() != target._t.data_ptr():
+                    target._t.copy_(s)
             return
         merged = [_new(s, t.context) for s, t in zip(sums, targets)]
         if isinstance(self._updater, Updater):
@@ -137,7 +138,11 @@ class DistSyncKVStore(KVStore):
         in_flight = []
         for (dtype, device), positions in groups.items():
             for bucket in _buckets(positions, targets):
-                flat = self._flat_buffer([pairs[p][0] for p in bucket], targets, bucket, dtype, device)
+                keys = [pairs[p][0] for p in bucket]
+                if self._updater is None:       # the sums become the stored values: reduce in place
+                    flat = self._resident(keys, [targets[p] for p in bucket], dtype, device)
+                else:
+                    flat = self._flat_buffer(keys, targets, bucket, dtype, device)
                 views, offset = [], 0
                 for p in bucket:
                     view = flat[offset:offset + targets[p]._t.numel()].view(targets[p]._t.shape)
@@ -158,6 +163,25 @@ class DistSyncKVStore(KVStore):
                 self._flats.clear()
             flat = self._flats[tag] = torch.empty(sum(targets[p]._t.numel() for p in bucket), dtype=dtype,
                                                   device=device)
+        return flat
+
+    def _resident(self, keys, stored, dtype, device):
+        """A flat buffer whose slices *are* the stored values of ``keys`` (moved in once), so a
+        push without optimizer sums straight into the store, with no copy back."""
+        tag = ('resident', tuple(keys), dtype, device)
+        flat = self._flats.get(tag)
+        base = None if flat is None else flat.untyped_storage().data_ptr()
+        if base is not None and all(v._t.untyped_storage().data_ptr() == base for v in stored):
+            return flat
+        if len(self._flats) > 64:
+            self._flats.clear()
+        flat = self._flats[tag] = torch.empty(sum(v._t.numel() for v in stored), dtype=dtype, device=device)
+        offset = 0
+        for v in stored:
+            view = flat[offset:offset + v._t.numel()].view(v._t.shape)
+            view.copy_(v._t)
+            v._t = view            # the store's own array: nothing outside holds it
+            offset += view.numel()
         return flat
 
     def _compressed_sums(self, what, pairs, targets):
