@@ -1,0 +1,127 @@
+"""The server side of ``dist_async``: this process's shard of the weights, and the updater.
+
+Every worker process hosts one server shard, reached from the other workers through
+``torch.distributed.rpc`` (requests run on the RPC threads, so a worker's own training loop
+never blocks the others). A shard holds *slots* ``(key, part)``: a small key lives whole on
+one server, a key larger than ``MXNET_KVSTORE_BIGARRAY_BOUND`` values is cut into one part per
+server (see ``DistAsyncKVStore._layout``). Each push is applied as it arrives, under a lock,
+with the optimizer this worker set; float16 slots keep a float32 master copy when the optimizer
+has ``multi_precision`` (as MXNet's servers do).
+
+The module-level functions are the RPC entry points; they return an error text instead of
+raising, so that the caller raises a plain ``MXNetError`` with it.
+"""
+import threading
+
+import torch
+
+from ..context import cpu
+from ..ndarray.ndarray import _new
+from ..optimizer import get_updater, state_format
+
+__all__ = ['SERVER']
+
+
+class _Shard:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.values = {}
+        self.masters = {}
+        self.updater = None
+
+    def set_optimizer(self, optimizer):
+        with self.lock:
+            self.updater = get_updater(optimizer)
+            self.masters.clear()
+
+    def init(self, slots, tensors):
+        with self.lock:
+            for slot, t in zip(slots, tensors):
+                if slot in self.values:
+                    return 'duplicate init of key %r' % (slot[0],)
+            for slot, t in zip(slots, tensors):
+                self.values[slot] = t.detach().clone()
+        return None
+
+    def _target(self, slot):
+        stored = self.values[slot]
+        if stored.dtype == torch.float16 and getattr(self.updater.optimizer, 'multi_precision', False):
+            master = self.masters.get(slot)
+            if master is None:
+                master = self.masters[slot] = stored.float()
+            return master
+        return stored
+
+    def push(self, slots, tensors):
+        with self.lock:
+            if self.updater is None:
+                return 'Updater needs to be set for async mode (call set_optimizer first)'
+            missing = [s[0] for s in slots if s not in self.values]
+            if missing:
+                return 'key(s) %s have not been initialized (call init first)' % missing
+            for slot, t in zip(slots, tensors):
+                if t.shape != self.values[slot].shape:
+                    return 'key %r stores shape %s but a worker pushed %s' % (
+                        slot[0], tuple(self.values[slot].shape), tuple(t.shape))
+            for (key, part), t in zip(slots, tensors):
+                target = self._target((key, part))
+                self.updater(key.encode() if isinstance(key, str) else key, _new(t.to(target.dtype), cpu(0)),
+                             _new(target, cpu(0)))
+                if target is not self.values[(key, part)]:
+                    self.values[(key, part)].copy_(target)
+        return None
+
+    def pull(self, slots):
+        with self.lock:
+            missing = [s[0] for s in slots if s not in self.values]
+            if missing:
+                return 'key(s) %s have not been initialized (call init first)' % missing
+            return [self.values[s].clone() for s in slots]
+
+    def states(self):
+        with self.lock:
+            if self.updater is None:
+                return 'no optimizer is set (call set_optimizer first)'
+            return state_format.dumps(self.updater.states)
+
+    def set_states(self, blob):
+        with self.lock:
+            if self.updater is None:
+                return 'no optimizer is set (call set_optimizer first)'
+            self.updater.set_states(blob)
+            self.masters.clear()
+        return None
+
+
+SERVER = _Shard()
+
+
+def init(slots, tensors):
+    return SERVER.init(slots, tensors)
+
+
+def push(slots, tensors):
+    return SERVER.push(slots, tensors)
+
+
+def pull(slots):
+    return SERVER.pull(slots)
+
+
+def states():
+    return SERVER.states()
+
+
+def set_states(blob):
+    return SERVER.set_states(blob)
+
+
+def decode_push(slots, packed, sizes, shapes, threshold):
+    """A 2-bit compressed push: decode the codes, then apply as :func:`push`."""
+    from .compression import TwoBitCompression
+    values = TwoBitCompression(threshold).dequantize(packed, sum(sizes), torch.float32)
+    tensors, offset = [], 0
+    for n, shape in zip(sizes, shapes):
+        tensors.append(values[offset:offset + n].view(shape))
+        offset += n
+    return SERVER.push(slots, tensors)
