@@ -85,7 +85,10 @@ CASES = {
     'variable with inputs': (_with(_set(['nodes', 1, 'inputs'], [[0, 0, 0]])),
                              "node 1 'fc_weight' \\(null\\): a variable takes no inputs"),
     # operators
-    'unknown op': (_with(_set(['nodes', 3, 'op'], 'NoSuchOp')), "node 3 'fc' \\(NoSuchOp\\): operator NoSuchOp is not"),
+    'unknown op': (_with(_set(['nodes', 3, 'op'], 'NoSuchOp')),
+                   "node 3 'fc' \\(NoSuchOp\\): operator 'NoSuchOp' is not registered$"),
+    'long unknown op': (_with(_set(['nodes', 3, 'op'], 'Op' * 50000)),
+                        "node 3 'fc' \\((Op){30}\\.\\.\\.\\): operator '(Op){29}O\\.\\.\\. is not registered$"),
     'missing input': (_with(_set(['nodes', 3, 'inputs'], [[0, 0, 0], [1, 0, 0]])),
                       FC + ': takes 3 inputs \\(data, weight, bias\\), the file gives 2'),
     'extra input': (_with(_set(['nodes', 3, 'inputs'], [[0, 0, 0], [1, 0, 0], [2, 0, 0], [0, 0, 0]])),

@@ -167,8 +167,8 @@ class _GraphReader:
             return _variable_node(name, attrs)
         try:
             spec = registry.get(op)
-        except MXNetError as err:
-            raise _Invalid(str(err)) from None
+        except MXNetError:
+            raise _Invalid('operator %s is not registered' % _shown(op)) from None
         return self._operator_node(i, op, name, attrs, inputs, spec, raw_subgraphs)
 
     def _operator_node(self, i, op, name, attrs, inputs, spec, raw_subgraphs):
@@ -196,7 +196,8 @@ def _described(entry):
     if not isinstance(entry, dict):
         return ''
     name, op = entry.get('name'), entry.get('op')
-    return '%s%s' % ('' if name is None else ' ' + _shown(name), ' (%s)' % op if isinstance(op, str) else '')
+    shown_op = ' (%s)' % (op if len(op) <= _SHOWN_NAME else op[:_SHOWN_NAME] + '...') if isinstance(op, str) else ''
+    return '%s%s' % ('' if name is None else ' ' + _shown(name), shown_op)
 
 
 def load_json(json_str):
