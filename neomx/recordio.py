@@ -21,6 +21,7 @@ from multiprocessing import current_process
 
 import numpy as np
 
+from . import _fileio
 from .base import MXNetError
 
 __all__ = ['MXRecordIO', 'MXIndexedRecordIO', 'IRHeader', 'pack', 'unpack', 'pack_img', 'unpack_img']
@@ -132,10 +133,11 @@ class MXRecordIO:
             self.writable = False
         else:
             raise ValueError('Invalid flag %s' % self.flag)
+        opener = _fileio.open_stream_for_write if self.writable else _fileio.open_for_read
         try:
-            self.handle = open(self.uri, self.flag + 'b')
-        except OSError as err:
-            raise MXNetError('RecordIO: cannot open "%s": %s' % (self.uri, err.strerror)) from None
+            self.handle = opener(self.uri, self.flag + 'b')
+        except MXNetError as err:
+            raise MXNetError('RecordIO: %s' % err) from None
         self.pid = current_process().pid
         self.is_open = True
 
@@ -225,7 +227,8 @@ class MXIndexedRecordIO(MXRecordIO):
         super().open()
         self.idx = {}
         self.keys = []
-        self.fidx = open(self.idx_path, self.flag)
+        opener = _fileio.open_stream_for_write if self.writable else _fileio.open_for_read
+        self.fidx = opener(self.idx_path, self.flag)
         if not self.writable:
             for line in self.fidx:
                 fields = line.strip().split('\t')

@@ -8,7 +8,8 @@ the summed gradients.
 """
 from .. import kvstore as kvs
 from .. import optimizer as opt
-from ..base import MXNetError, atomic_write
+from .. import _fileio
+from ..base import MXNetError
 from . import parameter
 from .parameter import Parameter, ParameterDict
 
@@ -212,7 +213,7 @@ class Trainer:
         if self._update_on_kvstore:
             self._kvstore.save_optimizer_states(fname, dump_optimizer=True)
             return
-        atomic_write(fname, [self._updaters[0].get_states(dump_optimizer=True)])
+        _fileio.write_atomic(fname, [self._updaters[0].get_states(dump_optimizer=True)])
 
     def load_states(self, fname):
         """Restore the optimizer and its states written by :meth:`save_states`."""
@@ -222,7 +223,7 @@ class Trainer:
             self._kvstore.load_optimizer_states(fname)
             self._optimizer = self._kvstore._updater.optimizer
         else:
-            with open(fname, 'rb') as f:
+            with _fileio.open_for_read(fname) as f:
                 states = f.read()
             for updater in self._updaters:
                 updater.set_states(states)

@@ -17,7 +17,7 @@ leaves stale samples there and reports 0). ``DataBatch.index`` is all zeros, as 
 import numpy as np
 import torch
 
-from .. import recordio
+from .. import _fileio, _recordio_parts, recordio
 from ..base import MXNetError
 from ..context import cpu, cpu_pinned
 from ..ndarray.ndarray import _new as _wrap_tensor
@@ -57,18 +57,18 @@ def _check_options(options):
                              '(only its default %r)' % (name, value, _UNSUPPORTED[name]))
 
 
-def _record_offsets(path_imgrec, path_imgidx):
-    """Byte offsets of the records of the file, from the index when there is one."""
+def _record_offsets(path_imgrec, path_imgidx, num_parts, part_index):
+    """Byte offsets of the records of part ``part_index``, as MXNet splits them: equal counts
+    of indexed records with an index, else the records starting in an equal byte range
+    (found by reading that range only)."""
     if path_imgidx:
-        with open(path_imgidx) as index:
-            return [int(line.split('\t')[1]) for line in index if line.strip()]
-    offsets = []
-    with open(path_imgrec, 'rb') as stream:
-        while True:
-            position = stream.tell()
-            if recordio._read_record(stream) is None:
-                return offsets
-            offsets.append(position)
+        with _fileio.open_for_read(path_imgidx, 'r') as index:
+            offsets = [int(line.split('\t')[1]) for line in index if line.strip()]
+        part = -(-len(offsets) // num_parts)
+        return offsets[part_index * part:(part_index + 1) * part]
+    with _fileio.open_for_read(path_imgrec) as stream:
+        size = _recordio_parts._size_of(stream, path_imgrec)
+        return [offset for offset, _ in _recordio_parts.part_offsets(stream, size, num_parts, part_index)]
 
 
 def _resize(pixels, height, width, interpolation):
@@ -101,7 +101,8 @@ class ImageRecordIter(DataIter):
     Parameters
     ----------
     path_imgrec : str
-        The ``.rec`` file (records made by ``recordio.pack_img`` or im2rec).
+        The ``.rec`` file (records made by ``recordio.pack_img`` or im2rec): a path or a URL
+        (``s3://``, ``gs://``, ``hdfs://``, ``http(s)://``..., see ``neomx._fileio``).
     data_shape : tuple of int
         (channels, height, width) of one output image; channels 1 (gray) or 3 (RGB).
     batch_size : int
@@ -126,7 +127,9 @@ class ImageRecordIter(DataIter):
     dtype : None, 'float32' or 'uint8'
         Output dtype; uint8 outputs the cropped pixels without normalisation.
     num_parts, part_index : int
-        Read only part ``part_index`` of ``num_parts`` equal contiguous parts of the records.
+        Read only part ``part_index`` of ``num_parts``: equal contiguous runs of the indexed
+        records, or without an index the records starting in an equal byte range of the file
+        (only that range is read, as MXNet's InputSplit).
     seed_aug : int, optional
     data_name, label_name : str
     device_id : int
@@ -162,10 +165,8 @@ class ImageRecordIter(DataIter):
         self._inv_std = 1 / np.array([std_r, std_g, std_b][:channels], np.float32).reshape(-1, 1, 1)
         self._scale = np.float32(scale)
         self._ctx = cpu(0) if device_id == -1 else cpu_pinned(device_id)
-        self._record = open(path_imgrec, 'rb')
-        offsets = _record_offsets(path_imgrec, path_imgidx)
-        part = -(-len(offsets) // num_parts)
-        self._offsets = offsets[part_index * part:(part_index + 1) * part]
+        self._record = _fileio.open_for_read(path_imgrec)
+        self._offsets = _record_offsets(path_imgrec, path_imgidx, num_parts, part_index)
         self._shuffle_rng = np.random.RandomState(seed)
         self._aug_rng = np.random.RandomState(seed if seed_aug is None else seed_aug)
         label_shape = (batch_size,) if label_width == 1 else (batch_size, label_width)
