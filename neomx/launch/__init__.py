@@ -1,0 +1,1 @@
+"""``python -m neomx.launch``: start distributed neomx jobs, and convert MXJobs for Kubeflow."""
