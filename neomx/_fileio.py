@@ -26,7 +26,7 @@ import uuid
 from .base import MXNetError, atomic_write
 
 __all__ = ['is_url', 'local_path', 'open_for_read', 'open_stream_for_write', 'open_for_write', 'write_atomic',
-           'exists']
+           'exists', 'listdir', 'makedirs', 'size', 'remove', 'join']
 
 _URL = re.compile(r'^([a-zA-Z][a-zA-Z0-9+.\-]*)://')
 # The extra to install for the fsspec driver of each scheme, named in errors.
@@ -161,9 +161,60 @@ def exists(path):
     local = local_path(path)
     if local is not None:
         return os.path.exists(local)
+    fs, inner = _url_fs(path)
+    return fs.exists(inner)
+
+
+def _url_fs(path):
     fsspec = _fsspec()
     try:
-        fs, inner = fsspec.core.url_to_fs(path)
+        return fsspec.core.url_to_fs(path)
     except ImportError as err:
         raise _driver_error(path, err) from None
-    return fs.exists(inner)
+
+
+def listdir(path):
+    """Names of the entries of the folder ``path`` (local path or URL); [] when it is missing."""
+    path = os.fspath(path)
+    local = local_path(path)
+    if local is not None:
+        return sorted(os.listdir(local)) if os.path.isdir(local) else []
+    fs, inner = _url_fs(path)
+    if not fs.exists(inner):
+        return []
+    return sorted(entry.rstrip('/').rsplit('/', 1)[-1] for entry in fs.ls(inner, detail=False))
+
+
+def makedirs(path):
+    """Create the folder ``path`` and its parents (object stores have no folders: a no-op)."""
+    local = local_path(path)
+    if local is not None:
+        os.makedirs(local, exist_ok=True)
+
+
+def size(path):
+    """Size in bytes of the file ``path``, or None when it does not exist."""
+    path = os.fspath(path)
+    local = local_path(path)
+    if local is not None:
+        return os.path.getsize(local) if os.path.isfile(local) else None
+    fs, inner = _url_fs(path)
+    return fs.size(inner) if fs.exists(inner) else None
+
+
+def remove(path):
+    """Delete the file ``path`` if it exists."""
+    path = os.fspath(path)
+    local = local_path(path)
+    if local is not None:
+        if os.path.exists(local):
+            os.remove(local)
+        return
+    fs, inner = _url_fs(path)
+    if fs.exists(inner):
+        fs.rm(inner)
+
+
+def join(folder, name):
+    """``folder/name`` for a local folder or a URL."""
+    return os.path.join(folder, name) if local_path(folder) == folder else folder.rstrip('/') + '/' + name
