@@ -14,6 +14,8 @@ are reproducible from ``seed``/``seed_aug`` but are not MXNet's streams. With
 ``round_batch=False`` the last batch is zero-filled and ``pad`` counts the filler (MXNet
 leaves stale samples there and reports 0). ``DataBatch.index`` is all zeros, as in MXNet.
 """
+import os
+
 import numpy as np
 import torch
 
@@ -71,6 +73,31 @@ def _record_offsets(path_imgrec, path_imgidx):
             offsets.append(position)
 
 
+def _part_of(offsets, path_imgrec, indexed, num_parts, part_index):
+    """The offsets of part ``part_index`` of ``num_parts``, split as MXNet splits.
+
+    With an index the records are split by count, ``ceil(records / num_parts)`` a part.
+    Without one, the file is split in byte ranges of ``ceil(size / num_parts)`` rounded up to
+    4 bytes, and a part holds the records that begin in its range.
+    """
+    if not 0 <= part_index < num_parts:
+        raise MXNetError('ImageRecordIter: part_index %d is not in [0, num_parts %d)'
+                         % (part_index, num_parts))
+    if indexed:
+        step = -(-len(offsets) // num_parts)
+        part = offsets[part_index * step:(part_index + 1) * step]
+    else:
+        size = os.path.getsize(path_imgrec)
+        step = -(-size // num_parts)
+        step = -(-step // 4) * 4
+        begin, end = step * part_index, step * (part_index + 1)
+        part = [offset for offset in offsets if begin <= offset < end]
+    if not part:
+        raise MXNetError('ImageRecordIter: part %d of %d of %s holds no record (%d records in all)'
+                         % (part_index, num_parts, path_imgrec, len(offsets)))
+    return part
+
+
 def _resize(pixels, height, width, interpolation):
     """Resize an (H, W, C) uint8 array to (height, width, C), rounding like OpenCV."""
     image = torch.from_numpy(np.ascontiguousarray(pixels)).permute(2, 0, 1)[None].float()
@@ -126,7 +153,9 @@ class ImageRecordIter(DataIter):
     dtype : None, 'float32' or 'uint8'
         Output dtype; uint8 outputs the cropped pixels without normalisation.
     num_parts, part_index : int
-        Read only part ``part_index`` of ``num_parts`` equal contiguous parts of the records.
+        Read only part ``part_index`` of ``num_parts`` contiguous parts of the records, split
+        as MXNet splits them: by record count with ``path_imgidx``, by bytes of the file
+        without (for distributed training: ``num_parts=kv.num_workers, part_index=kv.rank``).
     seed_aug : int, optional
     data_name, label_name : str
     device_id : int
@@ -163,9 +192,8 @@ class ImageRecordIter(DataIter):
         self._scale = np.float32(scale)
         self._ctx = cpu(0) if device_id == -1 else cpu_pinned(device_id)
         self._record = open(path_imgrec, 'rb')
-        offsets = _record_offsets(path_imgrec, path_imgidx)
-        part = -(-len(offsets) // num_parts)
-        self._offsets = offsets[part_index * part:(part_index + 1) * part]
+        self._offsets = _part_of(_record_offsets(path_imgrec, path_imgidx), path_imgrec,
+                                 bool(path_imgidx), num_parts, part_index)
         self._shuffle_rng = np.random.RandomState(seed)
         self._aug_rng = np.random.RandomState(seed if seed_aug is None else seed_aug)
         label_shape = (batch_size,) if label_width == 1 else (batch_size, label_width)
