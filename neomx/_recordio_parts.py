@@ -1,7 +1,7 @@
 """Reading one part of a RecordIO file, streaming: how workers share a data set.
 
 As dmlc-core's ``InputSplit`` does for MXNet, part ``k`` of ``n`` owns the records that
-*start* in the byte range ``[size * k // n, size * (k + 1) // n)``. A reader seeks to the
+*start* in its byte range (:func:`part_range`). A reader seeks to the
 start of its range, resynchronises on the next record head (a magic number at a 4-byte
 aligned offset followed by a ``cflag`` of 0 or 1: the writer never leaves an aligned magic
 inside a payload) and reads records until it passes the end of its range. It touches only
@@ -13,7 +13,7 @@ from . import _fileio
 from .base import MXNetError
 from .recordio import _MAGIC_BYTES, _PART_HEADER, _LENGTH_BITS, _read_record
 
-__all__ = ['part_range', 'part_offsets', 'read_part']
+__all__ = ['part_range', 'part_offsets', 'read_part', 'stream_size']
 
 _SCAN_CHUNK = 1 << 20
 # A record starts with a part whose cflag is 0 (the whole record) or 1 (the first part).
@@ -21,10 +21,15 @@ _STARTING_FLAGS = (0, 1)
 
 
 def part_range(size, num_parts, part_index):
-    """The nominal byte range ``[begin, end)`` of part ``part_index`` of a ``size``-byte file."""
+    """The byte range ``[begin, end)`` of part ``part_index`` of a ``size``-byte file.
+
+    As dmlc-core: parts of ``ceil(size / num_parts)`` bytes rounded up to 4, the last shorter.
+    """
     if not 0 <= part_index < num_parts:
-        raise MXNetError('RecordIO: part_index %d is not in [0, num_parts=%d)' % (part_index, num_parts))
-    return size * part_index // num_parts, size * (part_index + 1) // num_parts
+        raise MXNetError('RecordIO: part_index %d is not in [0, num_parts %d)' % (part_index, num_parts))
+    step = -(-size // num_parts)
+    step = -(-step // 4) * 4
+    return min(step * part_index, size), min(step * (part_index + 1), size)
 
 
 def _record_head_at_or_after(stream, offset, size):
@@ -59,7 +64,8 @@ def part_offsets(stream, size, num_parts, part_index):
         position = stream.tell()
 
 
-def _size_of(stream, uri):
+def stream_size(stream, uri):
+    """The size of the file open as ``stream``."""
     size = getattr(stream, 'size', None)
     if isinstance(size, int):
         return size
@@ -76,6 +82,6 @@ def read_part(uri, num_parts=1, part_index=0, **options):
     (``block_size``...). Memory use is one record plus the read-ahead buffer.
     """
     with _fileio.open_for_read(uri, **options) as stream:
-        size = _size_of(stream, uri)
+        size = stream_size(stream, uri)
         for _, payload in part_offsets(stream, size, num_parts, part_index):
             yield payload

@@ -106,6 +106,7 @@ class Parameter:
         self.grad_req = grad_req
         self.init = init
         self._stype = stype
+        self._grad_stype = grad_stype
 
     def __repr__(self):
         return 'Parameter %s (shape=%s, dtype=%s)' % (self.name, self.shape, self.dtype)
@@ -328,6 +329,25 @@ class Parameter:
                 return list(self._deferred_init[1])
             raise RuntimeError("Parameter '%s' has not been initialized" % self.name)
         return [arr.context for arr in self._data]
+
+    def row_sparse_data(self, row_id):
+        """The array on ``row_id``'s context keeping only the rows ``row_id`` (a row_sparse
+        parameter; stored densely, the other rows read 0). With a Trainer, the rows are pulled
+        from its KVStore first, as MXNet does."""
+        return self._row_sparse(row_id.context, row_id, 'row_sparse_data')
+
+    def list_row_sparse_data(self, row_id):
+        """:meth:`row_sparse_data` on every context."""
+        return [self._row_sparse(ctx, row_id, 'list_row_sparse_data') for ctx in self.list_ctx()]
+
+    def _row_sparse(self, ctx, row_id, what):
+        if self._stype != 'row_sparse':
+            raise RuntimeError("Cannot return copies of Parameter '%s' via %s() because its storage type is "
+                               "%s. Please use data() instead." % (self.name, what, self._stype))
+        arr = self.data(ctx)
+        if self._trainer is not None:
+            self._trainer._row_sparse_pull(self, arr, row_id)
+        return arr
 
     def set_data(self, data):
         """Write ``data`` (NDArray or numpy) into the arrays on every context."""

@@ -12,6 +12,7 @@ from .. import _fileio
 from ..base import MXNetError
 from . import parameter
 from .parameter import Parameter, ParameterDict
+from .trainer_kvstore import choose_kvstore, follows_mxnet_table
 
 __all__ = ['Trainer']
 
@@ -61,6 +62,8 @@ class Trainer:
         self._kvstore = None
         self._update_on_kvstore = False
         self._kv_initialized = False
+        self._distributed = False
+        self._params_to_init = []
         self._trained_cache = None
         self._trained_version = None
         self._init_optimizer(optimizer, optimizer_params or {})
@@ -108,7 +111,9 @@ class Trainer:
         self._contexts = self._check_contexts()
         self._updaters = [opt.get_updater(self._optimizer) for _ in self._contexts]
         kind = self._kvstore_kind
-        if len(self._contexts) > 1 and kind is not None:
+        if follows_mxnet_table(kind, self._params):
+            self._init_kvstore_as_mxnet(kind)
+        elif len(self._contexts) > 1 and kind is not None:
             store = kvs.create(kind) if isinstance(kind, str) else kind
             if self._compression_params:
                 store.set_gradient_compression(self._compression_params)
@@ -124,10 +129,61 @@ class Trainer:
                              % (len(self._contexts), kind))
         self._kv_initialized = True
 
+    def _init_kvstore_as_mxnet(self, kind):
+        """Distributed, user-registered stores and sparse parameters: MXNet's table decides, and
+        the parameters enter the store at the first step (rank 0's values, broadcast)."""
+        store, update = choose_kvstore(kind, self._update_on_kvstore_arg, len(self._contexts), self._params)
+        self._distributed = store is not None and 'dist' in store.type
+        if store is not None:
+            if self._compression_params:
+                store.set_gradient_compression(self._compression_params)
+            if update:
+                store.set_optimizer(self._optimizer)
+            self._params_to_init = list(self._params)
+        self._kvstore = store
+        self._update_on_kvstore = bool(update) and store is not None
+
+    def _init_params(self):
+        """Put the parameters waiting for it into the store: every worker starts from rank 0's
+        weights (deferred parameters wait for their shapes)."""
+        waiting = [p for p in self._params_to_init if p._deferred_init]
+        ready = [p for p in self._params_to_init if not p._deferred_init]
+        self._params_to_init = waiting
+        dense = [p for p in ready if p._stype == 'default']
+        for p in ready:
+            if p._stype != 'default':
+                self._kvstore.init(self._param2idx[p.name], p.list_data()[0])
+        if not dense:
+            return
+        keys = [self._param2idx[p.name] for p in dense]
+        if isinstance(self._kvstore, kvs.KVStore):
+            self._kvstore.broadcast(keys, [p.list_data()[0] for p in dense], [p.list_data() for p in dense])
+        else:
+            for key, p in zip(keys, dense):
+                self._kvstore.broadcast(key, p.list_data()[0], p.list_data())
+
+    def _row_sparse_pull(self, parameter, out, row_id, full_idx=False):
+        """Pull the rows ``row_id`` of ``parameter`` from the store into ``out``."""
+        if not self._kv_initialized:
+            self._init_kvstore()
+        if self._params_to_init:
+            self._init_params()
+        if self._kvstore is None:
+            return
+        idx = self._param2idx[parameter.name]
+        if full_idx and 'dist' not in self._kvstore.type:
+            self._kvstore.pull(idx, out=out, priority=-idx, ignore_sparse=False)
+        else:
+            self._kvstore.row_sparse_pull(idx, out=out, row_ids=row_id, priority=-idx)
+
     def _reset_kvstore(self):
-        """Forget the store (a parameter's data was replaced with set_data)."""
+        """Forget the store (a parameter's data was replaced with set_data); a distributed store
+        holds every worker's weights and cannot be reset (RuntimeError, as MXNet)."""
+        if self._kvstore is not None and 'dist' in self._kvstore.type:
+            raise RuntimeError('Cannot reset distributed KVStore.')
         self._kvstore = None
         self._kv_initialized = False
+        self._params_to_init = []
 
     # ----------------------------------------------------------------- step
     def step(self, batch_size, ignore_stale_grad=False):
@@ -137,9 +193,11 @@ class Trainer:
         Raises ``UserWarning`` (as an exception, as MXNet does) when a parameter's gradient
         was not written by a backward pass since the last step, unless ``ignore_stale_grad``.
         """
-        self._optimizer.rescale_grad = self._scale / batch_size
+        self._check_and_rescale_grad(self._scale / batch_size)
         if not self._kv_initialized:
             self._init_kvstore()
+        if self._params_to_init:
+            self._init_params()
         self._allreduce_grads()
         self._update(ignore_stale_grad)
 
@@ -147,6 +205,8 @@ class Trainer:
         """Sum the gradients of every parameter across its contexts (before :meth:`update`)."""
         if not self._kv_initialized:
             self._init_kvstore()
+        if self._params_to_init:
+            self._init_params()
         if self._update_on_kvstore:
             raise MXNetError('allreduce_grads() when parameters are updated on kvstore is not supported. '
                              'Try setting `update_on_kvstore` to False when creating trainer.')
@@ -156,11 +216,23 @@ class Trainer:
         """Update the parameters with their (already reduced) gradients, scaled by 1/batch_size."""
         if not self._kv_initialized:
             self._init_kvstore()
+        if self._params_to_init:
+            self._init_params()
         if self._update_on_kvstore:
             raise MXNetError('update() when parameters are updated on kvstore is not supported. '
                              'Try setting `update_on_kvstore` to False when creating trainer.')
-        self._optimizer.rescale_grad = self._scale / batch_size
+        self._check_and_rescale_grad(self._scale / batch_size)
         self._update(ignore_stale_grad)
+
+    def _check_and_rescale_grad(self, scale):
+        # A distributed store updating the weights took the optimizer at set_optimizer (its
+        # server copy would not see a new rescale factor): MXNet refuses the change.
+        if self._update_on_kvstore and self._distributed and self._kv_initialized and \
+                self._optimizer.rescale_grad != scale:
+            raise UserWarning('Possible change in the `batch_size` from previous `step` detected. Optimizer '
+                              'gradient normalizing factor will not change w.r.t new batch_size when '
+                              'update_on_kvstore=True and when distributed kvstore is used.')
+        self._optimizer.rescale_grad = scale
 
     def _trained(self):
         """``[(index, Parameter, arrays per context)]`` of the parameters that get gradients.
@@ -182,8 +254,11 @@ class Trainer:
         grads = [p.list_grad() for _, p, _ in trained]
         if self._update_on_kvstore:
             self._kvstore.push(keys, grads)
-        else:
+        elif isinstance(self._kvstore, kvs.KVStore):
             self._kvstore.pushpull(keys, grads)
+        else:       # a user-registered store: one key at a time, as MXNet calls it
+            for key, grad in zip(keys, grads):
+                self._kvstore.pushpull(key, grad, priority=-key)
 
     def _update(self, ignore_stale_grad):
         trained = self._trained()
@@ -191,7 +266,9 @@ class Trainer:
         if not ignore_stale_grad:
             _check_fresh(trained, slots)
         if self._update_on_kvstore:
-            keys = [i for (i, _, _), grads in zip(trained, slots) if all(map(_is_fresh, grads))]
+            # row_sparse weights are pulled by rows when read (Parameter.row_sparse_data)
+            keys = [i for (i, p, _), grads in zip(trained, slots)
+                    if all(map(_is_fresh, grads)) and p._stype == 'default']
             self._kvstore.pull(keys, [self._params[i].list_data() for i in keys])
         else:
             for ctx_pos, updater in enumerate(self._updaters):

@@ -58,17 +58,26 @@ def _check_options(options):
 
 
 def _record_offsets(path_imgrec, path_imgidx, num_parts, part_index):
-    """Byte offsets of the records of part ``part_index``, as MXNet splits them: equal counts
-    of indexed records with an index, else the records starting in an equal byte range
-    (found by reading that range only)."""
+    """Byte offsets of the records of part ``part_index`` of ``num_parts``, split as MXNet splits.
+
+    With an index the records are split by count, ``ceil(records / num_parts)`` a part.
+    Without one, the part holds the records that begin in its byte range of the file (see
+    ``neomx._recordio_parts``), and only that range is read.
+    """
+    _recordio_parts.part_range(0, num_parts, part_index)       # checks part_index
     if path_imgidx:
         with _fileio.open_for_read(path_imgidx, 'r') as index:
             offsets = [int(line.split('\t')[1]) for line in index if line.strip()]
-        part = -(-len(offsets) // num_parts)
-        return offsets[part_index * part:(part_index + 1) * part]
-    with _fileio.open_for_read(path_imgrec) as stream:
-        size = _recordio_parts._size_of(stream, path_imgrec)
-        return [offset for offset, _ in _recordio_parts.part_offsets(stream, size, num_parts, part_index)]
+        step = -(-len(offsets) // num_parts)
+        part = offsets[part_index * step:(part_index + 1) * step]
+    else:
+        with _fileio.open_for_read(path_imgrec) as stream:
+            size = _recordio_parts.stream_size(stream, path_imgrec)
+            part = [offset for offset, _ in _recordio_parts.part_offsets(stream, size, num_parts, part_index)]
+    if not part:
+        raise MXNetError('ImageRecordIter: part %d of %d of %s holds no record'
+                         % (part_index, num_parts, path_imgrec))
+    return part
 
 
 def _resize(pixels, height, width, interpolation):
@@ -127,9 +136,10 @@ class ImageRecordIter(DataIter):
     dtype : None, 'float32' or 'uint8'
         Output dtype; uint8 outputs the cropped pixels without normalisation.
     num_parts, part_index : int
-        Read only part ``part_index`` of ``num_parts``: equal contiguous runs of the indexed
-        records, or without an index the records starting in an equal byte range of the file
-        (only that range is read, as MXNet's InputSplit).
+        Read only part ``part_index`` of ``num_parts`` contiguous parts of the records, split
+        as MXNet splits them: by record count with ``path_imgidx``, by bytes of the file
+        without, reading only the part's byte range (for distributed training:
+        ``num_parts=kv.num_workers, part_index=kv.rank``).
     seed_aug : int, optional
     data_name, label_name : str
     device_id : int
@@ -165,8 +175,8 @@ class ImageRecordIter(DataIter):
         self._inv_std = 1 / np.array([std_r, std_g, std_b][:channels], np.float32).reshape(-1, 1, 1)
         self._scale = np.float32(scale)
         self._ctx = cpu(0) if device_id == -1 else cpu_pinned(device_id)
-        self._record = _fileio.open_for_read(path_imgrec)
         self._offsets = _record_offsets(path_imgrec, path_imgidx, num_parts, part_index)
+        self._record = _fileio.open_for_read(path_imgrec)
         self._shuffle_rng = np.random.RandomState(seed)
         self._aug_rng = np.random.RandomState(seed if seed_aug is None else seed_aug)
         label_shape = (batch_size,) if label_width == 1 else (batch_size, label_width)

@@ -1,10 +1,21 @@
-"""``mx.kv``: key-value stores for summing gradients across devices and updating weights.
+"""``mx.kv``: key-value stores for summing gradients across devices and workers and updating
+weights.
 
-``kv = mx.kv.create('local')`` (or ``'device'``, ``'nccl'``); ``kv.init(key, value)``,
-``kv.push(key, values)``, ``kv.pull(key, out=arrays)``.
+``kv = mx.kv.create('local')`` (or ``'device'``, ``'nccl'``, ``'dist_sync'``,
+``'dist_device_sync'``, ``'dist_async'``, ``'horovod'``...); ``kv.init(key, value)``,
+``kv.push(key, values)``, ``kv.pull(key, out=arrays)``. Distributed stores find their place
+in the job from the environment (:mod:`neomx.kvstore.placement`).
+
+A process started with ``DMLC_ROLE=server`` or ``DMLC_ROLE=scheduler`` (as MXNet's
+``tools/launch.py`` does) serves the job when neomx is imported and exits when it ends.
 """
-from .kvstore import KVStore, LocalKVStore, DeviceKVStore, NCCLKVStore, create
+import os as _os
 
-KVStoreBase = KVStore
+from .base import KVStoreBase, TestStore, create
+from .kvstore import KVStore, LocalKVStore, DeviceKVStore, NCCLKVStore
 
-__all__ = ['KVStore', 'KVStoreBase', 'LocalKVStore', 'DeviceKVStore', 'NCCLKVStore', 'create']
+__all__ = ['KVStore', 'KVStoreBase', 'LocalKVStore', 'DeviceKVStore', 'NCCLKVStore', 'TestStore', 'create']
+
+if _os.environ.get('DMLC_ROLE') in ('server', 'scheduler'):
+    from .server_role import serve_and_exit
+    serve_and_exit()

@@ -23,8 +23,9 @@ from ..base import MXNetError
 from ..context import cpu, num_gpus
 from ..ndarray.ndarray import NDArray, _new
 from ..optimizer import Updater, get_updater
+from .base import KVStoreBase
 
-__all__ = ['KVStore', 'LocalKVStore', 'DeviceKVStore', 'NCCLKVStore', 'create']
+__all__ = ['KVStore', 'LocalKVStore', 'DeviceKVStore', 'NCCLKVStore', 'create_local']
 
 
 def _is_key(key):
@@ -35,13 +36,12 @@ def _describe(values):
     return ', '.join('%s@%s' % (v.shape, v.context) for v in values)
 
 
-class KVStore:
+class KVStore(KVStoreBase):
     """The single-process store interface (``mx.kv.KVStore``), storing on the host.
 
     Create stores with :func:`create`. Subclasses choose where sums are computed and
     values kept (:meth:`_home_of`).
     """
-    OPTIMIZER = 'optimizer'
     kind = 'local'
 
     def __init__(self):
@@ -207,6 +207,11 @@ class KVStore:
         if len(ids) != len(outs):
             raise MXNetError('kvstore.row_sparse_pull: %d row_ids for %d outputs' % (len(ids), len(outs)))
         rows = iter(ids)
+        with torch.no_grad():      # out may be a Parameter's array read inside autograd.record()
+            self._pull_rows(pairs, stored, rows)
+
+    @staticmethod
+    def _pull_rows(pairs, stored, rows):
         for (_, arrays), value in zip(pairs, stored):
             for o in arrays:
                 index = next(rows)._t.to(device=value._t.device, dtype=torch.int64).reshape(-1)
@@ -295,8 +300,9 @@ class KVStore:
 
     def _broadcast_to(self, value, outs):
         src = value._t
-        for o in outs:
-            o._t.copy_(src)
+        with torch.no_grad():
+            for o in outs:
+                o._t.copy_(src)
 
 
 _HOST = cpu(0)
@@ -381,23 +387,18 @@ _KINDS = {'local': LocalKVStore, 'device': DeviceKVStore, 'nccl': NCCLKVStore}
 _ALIASES = {'local_update_cpu': 'local', 'local_allreduce_cpu': 'local', 'local_allreduce_device': 'device'}
 
 
-def create(name='local'):
-    """A new key-value store.
-
-    Parameters
-    ----------
-    name : {'local', 'device', 'nccl'}
-        ``local`` aggregates on the host, ``device`` on the devices themselves, ``nccl``
-        with NCCL across local GPUs (MXNetError without GPUs). The distributed kinds
-        (``dist_sync``, ``dist_async``, ``dist_device_sync``...) are not available yet.
-    """
-    if not isinstance(name, str):
-        raise TypeError('name must be a string')
+def create_local(name='local'):
+    """A new single-process store: ``local``, ``device`` or ``nccl`` (or MXNet's spellings of
+    them: a name starting with ``local`` is ``local``, one containing ``device`` is ``device``);
+    :func:`neomx.kvstore.create` is the public entry point."""
     kind = _ALIASES.get(name, name)
-    if kind.startswith('dist') or kind == 'horovod' or kind == 'byteps':
-        raise MXNetError("kvstore '%s': distributed key-value stores are not available in this version of "
-                         "neomx; use 'local', 'device' or 'nccl'" % name)
-    cls = _KINDS.get(kind)
-    if cls is None:
-        raise MXNetError("unknown kvstore type '%s'; expected one of %s" % (name, ', '.join(sorted(_KINDS))))
-    return cls()
+    if kind not in _KINDS:
+        if 'device' in kind:
+            kind = 'device'
+        elif kind.startswith('local'):
+            kind = 'local'
+        else:
+            raise MXNetError("unknown kvstore type '%s'; expected one of %s, a distributed type (dist_sync, "
+                             "dist_device_sync, dist_async, horovod, byteps) or a registered one"
+                             % (name, ', '.join(sorted(_KINDS))))
+    return _KINDS[kind]()

@@ -237,16 +237,18 @@ def convert(mxjob, to='trainjob', image=None):
 def main(argv=None):
     """``python -m neomx.launch --from-mxjob FILE [--to trainjob|pytorchjob] [--image I] [-o OUT]``."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ['--from-mxjob']:
-        argv = argv[1:]
     parser = argparse.ArgumentParser(prog='python -m neomx.launch --from-mxjob',
                                      description='Convert an MXJob into a TrainJob or PyTorchJob running neomx.')
-    parser.add_argument('mxjob', help='the MXJob YAML file')
-    parser.add_argument('--to', choices=['trainjob', 'pytorchjob'], default='trainjob')
+    parser.add_argument('mxjob', nargs='?', help='the MXJob YAML file')
+    parser.add_argument('--from-mxjob', dest='from_mxjob', metavar='FILE', help='the MXJob YAML file')
+    parser.add_argument('--to', choices=['trainjob', 'pytorchjob'], default=None)
     parser.add_argument('--image', help='container image with neomx (default: the MXJob\'s)')
     parser.add_argument('-o', '--output', help='write here (default: standard output)')
-    args = parser.parse_args(argv)
-    job, notes = convert(load_manifest(args.mxjob), args.to, args.image)
+    args, _ = parser.parse_known_args(argv)       # the launcher's other options are not ours
+    source = args.from_mxjob or args.mxjob
+    if not source:
+        parser.error('the MXJob file is required (--from-mxjob FILE)')
+    job, notes = convert(load_manifest(source), args.to or 'trainjob', args.image)
     text = dump_manifest(job, notes)
     if args.output:
         from .._fileio import write_atomic

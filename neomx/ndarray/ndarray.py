@@ -349,9 +349,14 @@ class NDArray:
         return _new(self._t.to(tdt), self._ctx)
 
     def tostype(self, stype):
-        if stype != 'default':
-            raise MXNetError('tostype: neomx stores every array densely; %r is not supported' % stype)
-        return self
+        """This array in storage ``stype``: neomx stores 'row_sparse' and 'csr' densely, so a
+        sparse storage type gives a (dense) copy with the same values."""
+        if stype == 'default':
+            return self
+        if stype not in ('row_sparse', 'csr'):
+            raise MXNetError("tostype: unknown storage type %r; expected 'default', 'row_sparse' or 'csr'"
+                             % (stype,))
+        return self.copy()
 
     def wait_to_read(self):
         """Block until the values are computed (torch runs eagerly; GPU work is synchronised)."""

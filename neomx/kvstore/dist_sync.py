@@ -1,0 +1,211 @@
+"""``dist_sync`` / ``dist_device_sync``: synchronous distributed stores on allreduce.
+
+MXNet's ``dist_sync`` sums the pushes of all workers for a key on a server, runs the updater
+once on the sum and lets every worker pull the result. Here every worker keeps the values
+itself: a push sums its devices' copies, all-reduces the sums over the workers (keys fused into
+buckets, reduced while the next bucket is packed) and runs the same deterministic update on
+every worker, which yields exactly the server's value everywhere; a pull is then a local copy.
+
+* ``init`` takes rank 0's values (broadcast), which also acts as MXNet's barrier after init;
+* with no optimizer a push stores the sum (no accumulation across pushes);
+* float16 keys, when the optimizer has ``multi_precision``, are summed and updated in a
+  float32 master copy, as MXNet's servers do, then rounded to float16;
+* 2-bit compression (:mod:`.compression`) quantizes what each worker contributes;
+* ``dist_device_sync`` (= ``dist_sync_device``) keeps and sums values on the pushing device.
+"""
+import torch
+
+from ..base import MXNetError, atomic_write
+from ..context import cpu
+from ..ndarray.ndarray import _new
+from ..optimizer import Updater
+from . import placement
+from .collectives import BUCKET_BYTES, Collectives
+from .compression import parse_compression
+from .kvstore import KVStore
+
+__all__ = ['DistSyncKVStore']
+
+
+def _signature(what, pairs):
+    return '%s %s' % (what, ';'.join('%r:%s:%s' % (k, tuple(a[0]._t.shape), a[0]._t.dtype) for k, a in pairs))
+
+
+class DistSyncKVStore(KVStore):
+    """A synchronous distributed store (``mx.kv.create('dist_sync')``); see the module doc."""
+
+    def __init__(self, name='dist_sync'):
+        super().__init__()
+        self._name = name
+        self._on_device = 'device' in name
+        self._group = placement.init_process_group()
+        self._comm = Collectives(self._group)
+        self._masters = {}
+
+    @property
+    def type(self):
+        return self._name
+
+    @property
+    def rank(self):
+        return self._group.rank
+
+    @property
+    def num_workers(self):
+        return self._group.num_workers
+
+    def _home_of(self, key, arrays):
+        return arrays[0].context if self._on_device else cpu(0)
+
+    # ------------------------------------------------------------------ init
+    def init(self, key, value):
+        """Initialize key(s) with rank 0's value(s) on every worker."""
+        pairs = self._pairs(key, value, 'init')
+        seen = set()
+        for k, _ in pairs:
+            if k in self._store or k in seen:
+                raise MXNetError('kvstore.init: duplicate init of key %r. Please double check if you called '
+                                 'kv.init or kv.broadcast with this key multiple times' % (k,))
+            seen.add(k)
+        self._comm.agree('init', _signature('init', pairs))
+        values = [arrays[0].copyto(self._home_of(k, arrays)) for k, arrays in pairs]
+        by_kind = {}
+        for v in values:
+            by_kind.setdefault((v._t.dtype, v._t.device), []).append(v._t)
+        flats = [torch.cat([t.reshape(-1) for t in ts]) for ts in by_kind.values()]
+        self._comm.broadcast('init of %d key(s)' % len(pairs), flats)
+        for flat, ts in zip(flats, by_kind.values()):
+            offset = 0
+            for t in ts:
+                t.copy_(flat[offset:offset + t.numel()].view(t.shape))
+                offset += t.numel()
+        if pairs and self._key_type is None:
+            self._key_type = type(pairs[0][0])
+        for (k, _), v in zip(pairs, values):
+            self._store[k] = v
+
+    # ------------------------------------------------------------------ push
+    def push(self, key, value, priority=0):
+        """Sum the values of each key over devices and workers, then update (or store the sum)."""
+        pairs = self._pairs(key, value, 'push')
+        stored = self._check_shapes(pairs, 'push')
+        self._comm.agree('push', _signature('push', pairs))
+        targets = [self._update_target(k, s) for (k, _), s in zip(pairs, stored)]
+        what = 'push of key(s) %s' % _key_list(pairs)
+        if self._compression is not None:
+            sums = self._compressed_sums(what, pairs, targets)
+        else:
+            sums = self._summed(what, pairs, targets)
+        if self._updater is None:
+            for target, s in zip(targets, sums):
+                target._t.copy_(s)
+        else:
+            merged = [_new(s, t.context) for s, t in zip(sums, targets)]
+            if isinstance(self._updater, Updater):
+                self._updater([k.encode() if isinstance(k, str) else k for k, _ in pairs], merged, targets)
+            else:
+                for (k, _), m, t in zip(pairs, merged, targets):
+                    self._apply_updater(k, m, t)
+        for (k, _), target, s in zip(pairs, targets, stored):
+            if target is not s:
+                s._t.copy_(target._t)
+
+    def _update_target(self, key, stored):
+        """The array the sum updates: a float32 master copy for float16 keys under multi-precision."""
+        optimizer = getattr(self._updater, 'optimizer', None)
+        if stored._t.dtype != torch.float16 or not getattr(optimizer, 'multi_precision', False):
+            return stored
+        master = self._masters.get(key)
+        if master is None:
+            master = self._masters[key] = stored.astype('float32')
+        return master
+
+    def _summed(self, what, pairs, targets):
+        """Per key, the sum over devices and workers (bucketed allreduce), as a tensor."""
+        sums = [None] * len(pairs)
+        groups = {}
+        for pos, t in enumerate(targets):
+            groups.setdefault((t._t.dtype, t._t.device), []).append(pos)
+        in_flight = []
+        for (dtype, device), positions in groups.items():
+            for bucket in _buckets(positions, targets):
+                total = sum(targets[p]._t.numel() for p in bucket)
+                flat = torch.empty(total, dtype=dtype, device=device)
+                offset = 0
+                for p in bucket:
+                    view = flat[offset:offset + targets[p]._t.numel()].view(targets[p]._t.shape)
+                    _local_sum(pairs[p][1], view)
+                    sums[p] = view
+                    offset += view.numel()
+                in_flight.append(self._comm.start_allreduce(what, flat))
+        for work in in_flight:
+            self._comm.wait(what, work)
+        return sums
+
+    def _compressed_sums(self, what, pairs, targets):
+        """Per key, the sum over workers of each worker's 2-bit quantized (device-summed) value."""
+        comp = self._compression
+        codes, sizes = [], []
+        for (k, arrays), t in zip(pairs, targets):
+            local = torch.empty_like(t._t)
+            _local_sum(arrays, local)
+            codes.append(comp.quantize(k, local).reshape(-1))
+            sizes.append(local.numel())
+        packed = comp.pack(torch.cat(codes).cpu())
+        every = self._comm.all_gather(what + ' (2-bit compressed)', packed)
+        count = sum(sizes)
+        total = None
+        for rank_codes in every:
+            values = comp.dequantize(rank_codes, count, torch.float32)
+            total = values if total is None else total + values
+        sums, offset = [], 0
+        for t, n in zip(targets, sizes):
+            sums.append(total[offset:offset + n].view(t._t.shape).to(device=t._t.device, dtype=t._t.dtype))
+            offset += n
+        return sums
+
+    # ---------------------------------------------------------------- others
+    def set_gradient_compression(self, compression_params):
+        """2-bit compression of what workers contribute: ``{'type': '2bit', 'threshold': 0.5}``."""
+        self._compression = parse_compression(compression_params)
+
+    def set_optimizer(self, optimizer):
+        """Run ``optimizer`` on the summed pushes (identically on every worker)."""
+        super().set_optimizer(optimizer)
+        self._masters.clear()
+
+    def save_optimizer_states(self, fname, dump_optimizer=False):
+        """Write the optimizer states; every worker holds the same states, any may save them."""
+        states = self._optimizer_updater('save_optimizer_states').get_states(dump_optimizer)
+        atomic_write(fname, [states])
+
+    def _barrier(self):
+        """Wait for every worker (MXNetError if one is doing something else)."""
+        self._comm.barrier()
+
+
+def _key_list(pairs, limit=8):
+    keys = [k for k, _ in pairs]
+    text = ', '.join(map(repr, keys[:limit]))
+    return text + (', ... (%d keys)' % len(keys) if len(keys) > limit else '')
+
+
+def _buckets(positions, targets):
+    """Split ``positions`` into runs of at most BUCKET_BYTES (a bigger key is a bucket alone)."""
+    bucket, size = [], 0
+    for p in positions:
+        nbytes = targets[p]._t.numel() * targets[p]._t.element_size()
+        if bucket and size + nbytes > BUCKET_BYTES:
+            yield bucket
+            bucket, size = [], 0
+        bucket.append(p)
+        size += nbytes
+    if bucket:
+        yield bucket
+
+
+def _local_sum(arrays, out):
+    """``out[:] = sum(arrays)`` (this worker's devices), cast to ``out``'s dtype and device."""
+    out.copy_(arrays[0]._t)
+    for a in arrays[1:]:
+        out.add_(a._t.to(device=out.device, dtype=out.dtype))
