@@ -80,3 +80,13 @@ def serve(folder):
         server.server_close()
         thread.join()
     return 'http://127.0.0.1:%d' % server.server_address[1], stop
+
+
+if __name__ == '__main__':
+    # python tests/http_range_server.py FOLDER: serve until killed; prints the base URL
+    import sys
+    import time
+    url, _ = serve(sys.argv[1])
+    print(url, flush=True)
+    while True:
+        time.sleep(3600)
