@@ -84,3 +84,24 @@ def test_killed_worker_restarts_and_the_run_ends_as_an_uninterrupted_one(tmp_pat
     for name in os.listdir(interrupted):
         if name.endswith('.params') and not name.startswith('.'):
             mx.nd.load(str(interrupted / name))
+
+
+@pytest.mark.slow
+def test_a_restart_with_fewer_workers_reads_the_rest_of_the_epoch_re_sharded(tmp_path):
+    # 2 workers checkpoint at batch 4 and 8; the epoch-end checkpoint never completes (its
+    # .json removed, as if the job had died first); the job comes back with 1 worker
+    run = train(tmp_path)
+    out, _ = run.communicate(timeout=300)
+    assert run.returncode == 0, out
+    os.remove(tmp_path / 'checkpoint-0001-00000000.json')
+    argv = [sys.executable, '-m', 'neomx.launch', '-n', '1', 'python', TRAIN, '--kvstore', 'dist_sync', '--epochs', '1',
+            '--max-batches', str(BATCHES), '--batch-size', '32', '--no-progress', '--checkpoint-dir', str(tmp_path),
+            '--resume']
+    resumed = subprocess.run(argv, env=dict(os.environ, PYTHONPATH=ROOT), capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    read = 28 * 32       # batch 28 of 30 was the last complete checkpoint: 28 global batches of 32
+    assert 'Resumed from epoch 0 batch 28 (%d samples of the epoch read)' % read in resumed.stdout
+    order = mx.gluon.checkpoint.EpochShards(60000, seed=1).order(0)
+    # the one worker now reads every sample left, in the epoch's order, 32 a batch (the global batch)
+    assert 'Worker 0 of 1: epoch 0, 2 batches from sample %d, first samples %s' % (read, order[read:read + 4].tolist()) \
+        in resumed.stdout
