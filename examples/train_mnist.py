@@ -123,8 +123,8 @@ def main(argv=None):
         tic = time.time()
         train_data.reset()
         moving_loss = 0.
-        bar = train_data if args.no_progress else tqdm(train_data, total=steps, desc='epoch %d' % e,
-                                                        leave=False, mininterval=1.0)
+        bar = train_data if args.no_progress or rank else tqdm(train_data, total=steps, desc='epoch %d' % e,
+                                                                leave=False, mininterval=1.0)
         for i, batch in enumerate(bar):
             if i == steps:
                 break

@@ -25,6 +25,8 @@ names = ['RANK', 'WORLD_SIZE', 'LOCAL_RANK', 'DMLC_ROLE', 'DMLC_NUM_WORKER', 'DM
 # one write of the whole line: the workers share the launcher's stdout
 os.write(1, ('place %s\\n' % ' '.join(os.environ.get(n, '-') for n in names)).encode())
 if len(sys.argv) > 1 and os.environ['RANK'] == sys.argv[1]:
+    if sys.argv[2] == 'once':           # fails on the first attempt only
+        sys.exit(3 if os.environ['TORCHELASTIC_RESTART_COUNT'] == '0' else 0)
     if sys.argv[2] == 'kill':
         import signal
         os.kill(os.getpid(), signal.SIGKILL)
@@ -153,12 +155,42 @@ def test_local_launch_gives_every_worker_its_place(tmp_path):
                                      ('1', '2', '1', 'worker', '2', '1', 'hi')]
 
 
+KV_SCRIPT = """
+import os
+import neomx as mx
+kv = mx.kv.create('dist_sync')
+kv.init('w', mx.nd.zeros((2, 3)))
+kv.push('w', mx.nd.ones((2, 3)) * (kv.rank + 1))
+out = mx.nd.zeros((2, 3))
+kv.pull('w', out=out)
+os.write(1, ('kv %d %d %s\\n' % (kv.rank, kv.num_workers, out.asnumpy().ravel().tolist())).encode())
+"""
+
+
+def test_local_launch_of_a_dist_sync_store(tmp_path):
+    (tmp_path / 'kv.py').write_text(KV_SCRIPT)
+    result = launch(tmp_path, '-n', '2', 'python', str(tmp_path / 'kv.py'))
+    assert result.returncode == 0, result.stderr
+    lines = sorted(line for line in result.stdout.splitlines() if line.startswith('kv '))
+    assert lines == ['kv 0 2 %s' % ([3.0] * 6), 'kv 1 2 %s' % ([3.0] * 6)]
+
+
 @pytest.mark.parametrize('how,said', [('3', 'exited with code 3'), ('kill', 'killed by signal SIGKILL')])
 def test_a_dead_worker_fails_the_launch_and_is_named(tmp_path, how, said):
     result = launch(tmp_path, '-n', '2', 'python', 'SCRIPT', '1', how)
     assert result.returncode == 1
     assert 'neomx.launch: worker rank 1 (local rank 1, pid ' in result.stderr
     assert said in result.stderr.split('worker rank 1')[1].splitlines()[0]
+
+
+def test_max_restarts_restarts_every_worker_after_a_failure(tmp_path):
+    result = launch(tmp_path, '-n', '2', '--max-restarts', '1', 'python', 'SCRIPT', '0', 'once')
+    assert result.returncode == 0, result.stderr
+    # rank 0 ran twice: its first attempt failed and the agent restarted the group (rank 1's
+    # first attempt may be stopped before it prints)
+    seen = places(result.stdout)
+    assert seen.count(('0', '2', '0', 'worker', '2', '2', '-')) == 2
+    assert 1 <= seen.count(('1', '2', '1', 'worker', '2', '2', '-')) <= 2 and len(seen) <= 4
 
 
 def test_a_host_that_never_arrives_times_out_naming_the_rendezvous(tmp_path):
