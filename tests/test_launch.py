@@ -146,6 +146,37 @@ def test_from_mxjob_without_the_converter(capsys):
     assert code == 2 and 'needs neomx.launch.mxjob' in err
 
 
+FAKE_SSH = """#!/bin/sh
+# stands in for ssh: ssh -o OPTION -p PORT HOST COMMAND runs COMMAND on this host
+exec sh -c "$6"
+"""
+
+
+def free_endpoint():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return '127.0.0.1:%d' % s.getsockname()[1]
+
+
+def test_ssh_launcher_runs_one_agent_per_host_through_ssh(tmp_path):
+    (tmp_path / 'bin').mkdir()
+    (tmp_path / 'bin' / 'ssh').write_text(FAKE_SSH)
+    (tmp_path / 'bin' / 'ssh').chmod(0o755)
+    (tmp_path / 'hosts').write_text('127.0.0.1\nlocalhost\n')
+    os.environ['PATH'] = '%s:%s' % (tmp_path / 'bin', os.environ['PATH'])
+    try:
+        result = launch(tmp_path, '-n', '3', '-H', 'hosts', '--rdzv-endpoint', free_endpoint(),
+                        '--env', 'PYTHONPATH:' + ROOT, '--env', 'GREETING:hello', 'python', 'SCRIPT')
+    finally:
+        os.environ['PATH'] = os.environ['PATH'].split(':', 1)[1]
+    assert result.returncode == 0, result.stderr
+    # 3 workers over 2 hosts: 2 on the first, 1 on the second; ranks 0..2 in all
+    seen = places(result.stdout)
+    assert [p[0] for p in seen] == ['0', '1', '2'] and {p[1] for p in seen} == {'3'}
+    assert sorted(p[2] for p in seen) == ['0', '0', '1']
+    assert {p[3:] for p in seen} == {('worker', '3', '3', 'hello')}
+
+
 # ------------------------------------------------------------ local launches
 def test_local_launch_gives_every_worker_its_place(tmp_path):
     result = launch(tmp_path, '-n', '2', '-s', '1', '--launcher', 'local', '--env', 'GREETING:hi',
@@ -194,10 +225,7 @@ def test_max_restarts_restarts_every_worker_after_a_failure(tmp_path):
 
 
 def test_a_host_that_never_arrives_times_out_naming_the_rendezvous(tmp_path):
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        port = s.getsockname()[1]
-    endpoint = '127.0.0.1:%d' % port
+    endpoint = free_endpoint()
     result = launch(tmp_path, '-n', '2', '--nnodes', '2', '--rdzv-endpoint', endpoint,
                     '--rdzv-timeout', '2', 'python', 'SCRIPT')
     assert result.returncode == 1

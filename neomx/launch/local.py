@@ -2,9 +2,10 @@
 
 One agent (``torch.distributed.launcher.api.elastic_launch``) starts the workers with
 torchrun's variables (``RANK``, ``WORLD_SIZE``, ``LOCAL_RANK``, ``MASTER_ADDR``,
-``MASTER_PORT``...) and MXNet's (``DMLC_ROLE=worker``, ``DMLC_NUM_WORKER``,
-``DMLC_NUM_SERVER``), watches them, restarts them all up to ``--max-restarts`` times after a
-failure, and on a final failure the launcher names the worker that died and how.
+``MASTER_PORT``...), MXNet's (``DMLC_ROLE=worker``, ``DMLC_NUM_WORKER``, ``DMLC_NUM_SERVER``)
+and ``NEOMX_RENDEZVOUS_TIMEOUT`` (from ``--rdzv-timeout``, unless set), watches them,
+restarts them all up to ``--max-restarts`` times after a failure, and on a final failure
+the launcher names the worker that died and how.
 Several hosts meet at a c10d rendezvous on the first one (``--nnodes``/``--node-rank``).
 """
 import logging
@@ -72,6 +73,9 @@ def run_local(args, local_workers, worker_env):
            'DMLC_NUM_SERVER': str(args.num_servers)}
     if 'OMP_NUM_THREADS' not in os.environ and 'OMP_NUM_THREADS' not in worker_env:
         env['OMP_NUM_THREADS'] = str(_threads_per_worker(local_workers))
+    # the store's own wait for the workers (neomx.kvstore.placement) follows --rdzv-timeout
+    if 'NEOMX_RENDEZVOUS_TIMEOUT' not in os.environ:
+        env['NEOMX_RENDEZVOUS_TIMEOUT'] = '%g' % args.rdzv_timeout
     env.update(worker_env)
     os.environ.update(env)       # the agent's workers inherit this process's environment
 
