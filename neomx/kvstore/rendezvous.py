@@ -74,6 +74,7 @@ class Group:
     def _goodbye(self):
         """At exit: say this worker finished; the store's host waits for the others to finish."""
         self._stop.set()
+        self._thread.join(2 * _BEAT)
         try:
             self.store.set('done/%d' % self.rank, '1')
             self.store.add('finished', 1)
@@ -85,7 +86,6 @@ class Group:
                         break
         except Exception:
             pass
-        self._thread.join(2 * _BEAT)
         # Tear the process group down before the interpreter does: gloo's threads must not
         # outlive Python's (they would abort the process at exit).
         try:

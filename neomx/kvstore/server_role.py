@@ -49,4 +49,14 @@ def serve_and_exit():
     store = dist.PrefixStore(_prefix(place), raw)
     if place.role == 'server':
         store.add('servers', 1)
-    sys.exit(_wait_for_workers(store, place.num_workers, place.role))
+    status = _wait_for_workers(store, place.num_workers, place.role)
+    try:
+        if place.role == 'server':
+            store.add('servers_left', 1)
+        else:      # the store lives here: let the servers read the end of the job first
+            deadline = time.monotonic() + 5
+            while store.add('servers_left', 0) < place.num_servers and time.monotonic() < deadline:
+                time.sleep(0.05)
+    except Exception:
+        pass
+    sys.exit(status)
