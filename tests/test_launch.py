@@ -158,17 +158,15 @@ def free_endpoint():
         return '127.0.0.1:%d' % s.getsockname()[1]
 
 
-def test_ssh_launcher_runs_one_agent_per_host_through_ssh(tmp_path):
+@pytest.mark.slow
+def test_ssh_launcher_runs_one_agent_per_host_through_ssh(tmp_path, monkeypatch):
     (tmp_path / 'bin').mkdir()
     (tmp_path / 'bin' / 'ssh').write_text(FAKE_SSH)
     (tmp_path / 'bin' / 'ssh').chmod(0o755)
     (tmp_path / 'hosts').write_text('127.0.0.1\nlocalhost\n')
-    os.environ['PATH'] = '%s:%s' % (tmp_path / 'bin', os.environ['PATH'])
-    try:
-        result = launch(tmp_path, '-n', '3', '-H', 'hosts', '--rdzv-endpoint', free_endpoint(),
-                        '--env', 'PYTHONPATH:' + ROOT, '--env', 'GREETING:hello', 'python', 'SCRIPT')
-    finally:
-        os.environ['PATH'] = os.environ['PATH'].split(':', 1)[1]
+    monkeypatch.setenv('PATH', '%s:%s' % (tmp_path / 'bin', os.environ['PATH']))
+    result = launch(tmp_path, '-n', '3', '-H', 'hosts', '--rdzv-endpoint', free_endpoint(),
+                    '--env', 'PYTHONPATH:' + ROOT, '--env', 'GREETING:hello', 'python', 'SCRIPT')
     assert result.returncode == 0, result.stderr
     # 3 workers over 2 hosts: 2 on the first, 1 on the second; ranks 0..2 in all
     seen = places(result.stdout)
@@ -178,16 +176,7 @@ def test_ssh_launcher_runs_one_agent_per_host_through_ssh(tmp_path):
 
 
 # ------------------------------------------------------------ local launches
-def test_local_launch_gives_every_worker_its_place(tmp_path):
-    result = launch(tmp_path, '-n', '2', '-s', '1', '--launcher', 'local', '--env', 'GREETING:hi',
-                    'python', 'SCRIPT')
-    assert result.returncode == 0, result.stderr
-    assert places(result.stdout) == [('0', '2', '0', 'worker', '2', '1', 'hi'),
-                                     ('1', '2', '1', 'worker', '2', '1', 'hi')]
-
-
-KV_SCRIPT = """
-import os
+KV_SCRIPT = SHOW_PLACE + """
 import neomx as mx
 kv = mx.kv.create('dist_sync')
 kv.init('w', mx.nd.zeros((2, 3)))
@@ -198,10 +187,13 @@ os.write(1, ('kv %d %d %s\\n' % (kv.rank, kv.num_workers, out.asnumpy().ravel().
 """
 
 
-def test_local_launch_of_a_dist_sync_store(tmp_path):
+def test_local_launch_places_every_worker_in_a_dist_sync_store(tmp_path):
     (tmp_path / 'kv.py').write_text(KV_SCRIPT)
-    result = launch(tmp_path, '-n', '2', 'python', str(tmp_path / 'kv.py'))
+    result = launch(tmp_path, '-n', '2', '-s', '1', '--launcher', 'local', '--env', 'GREETING:hi',
+                    'python', str(tmp_path / 'kv.py'))
     assert result.returncode == 0, result.stderr
+    assert places(result.stdout) == [('0', '2', '0', 'worker', '2', '1', 'hi'),
+                                     ('1', '2', '1', 'worker', '2', '1', 'hi')]
     lines = sorted(line for line in result.stdout.splitlines() if line.startswith('kv '))
     assert lines == ['kv 0 2 %s' % ([3.0] * 6), 'kv 1 2 %s' % ([3.0] * 6)]
 
