@@ -136,7 +136,8 @@ def main(argv=None):
             print('Worker %d of %d: epoch %d, %d batches from sample %d, first samples %s'
                   % (rank, workers, e, steps, position, indices[:4].tolist()), flush=True)
         moving_loss = 0.
-        bar = range(steps) if args.no_progress else tqdm(range(steps), desc='epoch %d' % e, leave=False, mininterval=1.0)
+        bar = range(steps) if args.no_progress or rank else tqdm(range(steps), desc='epoch %d' % e, leave=False,
+                                                                  mininterval=1.0)
         for b in bar:
             batch = indices[b * batch_size:(b + 1) * batch_size]
             datas = gluon.utils.split_and_load(nd.array(mnist['train_data'][batch]), ctxs)

@@ -25,6 +25,8 @@ names = ['RANK', 'WORLD_SIZE', 'LOCAL_RANK', 'DMLC_ROLE', 'DMLC_NUM_WORKER', 'DM
 # one write of the whole line: the workers share the launcher's stdout
 os.write(1, ('place %s\\n' % ' '.join(os.environ.get(n, '-') for n in names)).encode())
 if len(sys.argv) > 1 and os.environ['RANK'] == sys.argv[1]:
+    if sys.argv[2] == 'once':           # fails on the first attempt only
+        sys.exit(3 if os.environ['TORCHELASTIC_RESTART_COUNT'] == '0' else 0)
     if sys.argv[2] == 'kill':
         import signal
         os.kill(os.getpid(), signal.SIGKILL)
@@ -144,13 +146,56 @@ def test_from_mxjob_without_the_converter(capsys):
     assert code == 2 and 'needs neomx.launch.mxjob' in err
 
 
+FAKE_SSH = """#!/bin/sh
+# stands in for ssh: ssh -o OPTION -p PORT HOST COMMAND runs COMMAND on this host
+exec sh -c "$6"
+"""
+
+
+def free_endpoint():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return '127.0.0.1:%d' % s.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_ssh_launcher_runs_one_agent_per_host_through_ssh(tmp_path, monkeypatch):
+    (tmp_path / 'bin').mkdir()
+    (tmp_path / 'bin' / 'ssh').write_text(FAKE_SSH)
+    (tmp_path / 'bin' / 'ssh').chmod(0o755)
+    (tmp_path / 'hosts').write_text('127.0.0.1\nlocalhost\n')
+    monkeypatch.setenv('PATH', '%s:%s' % (tmp_path / 'bin', os.environ['PATH']))
+    result = launch(tmp_path, '-n', '3', '-H', 'hosts', '--rdzv-endpoint', free_endpoint(),
+                    '--env', 'PYTHONPATH:' + ROOT, '--env', 'GREETING:hello', 'python', 'SCRIPT')
+    assert result.returncode == 0, result.stderr
+    # 3 workers over 2 hosts: 2 on the first, 1 on the second; ranks 0..2 in all
+    seen = places(result.stdout)
+    assert [p[0] for p in seen] == ['0', '1', '2'] and {p[1] for p in seen} == {'3'}
+    assert sorted(p[2] for p in seen) == ['0', '0', '1']
+    assert {p[3:] for p in seen} == {('worker', '3', '3', 'hello')}
+
+
 # ------------------------------------------------------------ local launches
-def test_local_launch_gives_every_worker_its_place(tmp_path):
+KV_SCRIPT = SHOW_PLACE + """
+import neomx as mx
+kv = mx.kv.create('dist_sync')
+kv.init('w', mx.nd.zeros((2, 3)))
+kv.push('w', mx.nd.ones((2, 3)) * (kv.rank + 1))
+out = mx.nd.zeros((2, 3))
+kv.pull('w', out=out)
+os.write(1, ('kv %d %d %s\\n' % (kv.rank, kv.num_workers, out.asnumpy().ravel().tolist())).encode())
+"""
+
+
+def test_local_launch_places_every_worker_in_a_dist_sync_store(tmp_path):
+    (tmp_path / 'kv.py').write_text(KV_SCRIPT)
     result = launch(tmp_path, '-n', '2', '-s', '1', '--launcher', 'local', '--env', 'GREETING:hi',
-                    'python', 'SCRIPT')
+                    'python', str(tmp_path / 'kv.py'))
     assert result.returncode == 0, result.stderr
     assert places(result.stdout) == [('0', '2', '0', 'worker', '2', '1', 'hi'),
                                      ('1', '2', '1', 'worker', '2', '1', 'hi')]
+    lines = sorted(line for line in result.stdout.splitlines() if line.startswith('kv '))
+    assert lines == ['kv 0 2 %s' % ([3.0] * 6), 'kv 1 2 %s' % ([3.0] * 6)]
 
 
 @pytest.mark.parametrize('how,said', [('3', 'exited with code 3'), ('kill', 'killed by signal SIGKILL')])
@@ -161,11 +206,18 @@ def test_a_dead_worker_fails_the_launch_and_is_named(tmp_path, how, said):
     assert said in result.stderr.split('worker rank 1')[1].splitlines()[0]
 
 
+def test_max_restarts_restarts_every_worker_after_a_failure(tmp_path):
+    result = launch(tmp_path, '-n', '2', '--max-restarts', '1', 'python', 'SCRIPT', '0', 'once')
+    assert result.returncode == 0, result.stderr
+    # rank 0 ran twice: its first attempt failed and the agent restarted the group (rank 1's
+    # first attempt may be stopped before it prints)
+    seen = places(result.stdout)
+    assert seen.count(('0', '2', '0', 'worker', '2', '2', '-')) == 2
+    assert 1 <= seen.count(('1', '2', '1', 'worker', '2', '2', '-')) <= 2 and len(seen) <= 4
+
+
 def test_a_host_that_never_arrives_times_out_naming_the_rendezvous(tmp_path):
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        port = s.getsockname()[1]
-    endpoint = '127.0.0.1:%d' % port
+    endpoint = free_endpoint()
     result = launch(tmp_path, '-n', '2', '--nnodes', '2', '--rdzv-endpoint', endpoint,
                     '--rdzv-timeout', '2', 'python', 'SCRIPT')
     assert result.returncode == 1

@@ -2,9 +2,10 @@
 
 One agent (``torch.distributed.launcher.api.elastic_launch``) starts the workers with
 torchrun's variables (``RANK``, ``WORLD_SIZE``, ``LOCAL_RANK``, ``MASTER_ADDR``,
-``MASTER_PORT``...) and MXNet's (``DMLC_ROLE=worker``, ``DMLC_NUM_WORKER``,
-``DMLC_NUM_SERVER``), watches them, restarts them all up to ``--max-restarts`` times after a
-failure, and on a final failure the launcher names the worker that died and how.
+``MASTER_PORT``...), MXNet's (``DMLC_ROLE=worker``, ``DMLC_NUM_WORKER``, ``DMLC_NUM_SERVER``)
+and ``NEOMX_RENDEZVOUS_TIMEOUT`` (from ``--rdzv-timeout``, unless set), watches them,
+restarts them all up to ``--max-restarts`` times after a failure, and on a final failure
+the launcher names the worker that died and how.
 Several hosts meet at a c10d rendezvous on the first one (``--nnodes``/``--node-rank``).
 """
 import logging
@@ -53,35 +54,23 @@ def _entrypoint(command):
     return program, command[1:]
 
 
-def _quiet_agent_logs():
-    """The agent's INFO chatter hides the workers' output; keep its warnings and errors."""
-    logging.getLogger('torch.distributed.elastic').setLevel(logging.WARNING)
-
-
-def run_local(args, local_workers, worker_env):
-    """Start ``local_workers`` processes of ``args.command``; return the launcher's exit code.
-
-    ``args`` carries ``nnodes``, ``node_rank``, ``rdzv_endpoint``, ``rdzv_timeout``,
-    ``max_restarts``, ``num_workers`` and ``num_servers`` (see :mod:`.options`).
-    """
-    from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
-    from torch.distributed.elastic.rendezvous.api import RendezvousError
-    from torch.distributed.launcher.api import LaunchConfig, elastic_launch
-
+def _worker_env(args, local_workers, worker_env):
+    """Variables the workers get on top of this process's environment."""
     env = {'DMLC_ROLE': 'worker', 'DMLC_NUM_WORKER': str(args.num_workers),
            'DMLC_NUM_SERVER': str(args.num_servers)}
-    if 'OMP_NUM_THREADS' not in os.environ and 'OMP_NUM_THREADS' not in worker_env:
+    if 'OMP_NUM_THREADS' not in os.environ:
         env['OMP_NUM_THREADS'] = str(_threads_per_worker(local_workers))
+    # the store's own wait for the workers (neomx.kvstore.placement) follows --rdzv-timeout
+    if 'NEOMX_RENDEZVOUS_TIMEOUT' not in os.environ:
+        env['NEOMX_RENDEZVOUS_TIMEOUT'] = '%g' % args.rdzv_timeout
     env.update(worker_env)
-    os.environ.update(env)       # the agent's workers inherit this process's environment
+    return env
 
+
+def _launch_config(args, local_workers, endpoint, timeout):
+    from torch.distributed.launcher.api import LaunchConfig
     single = args.nnodes == 1
-    endpoint = args.rdzv_endpoint or ('127.0.0.1:0' if single else None)
-    if endpoint is None:
-        raise MXNetError('launch: --nnodes %d needs --rdzv-endpoint HOST:PORT of the first host '
-                         '(for example HOST:%d)' % (args.nnodes, DEFAULT_PORT))
-    timeout = int(max(1, round(args.rdzv_timeout)))
-    config = LaunchConfig(
+    return LaunchConfig(
         min_nodes=args.nnodes, max_nodes=args.nnodes, nproc_per_node=local_workers,
         run_id=getattr(args, 'rdzv_id', None) or uuid.uuid4().hex, rdzv_backend='c10d',
         rdzv_endpoint=endpoint,
@@ -90,19 +79,49 @@ def run_local(args, local_workers, worker_env):
                       'is_host': args.node_rank == 0},
         max_restarts=args.max_restarts, monitor_interval=0.1,
         local_addr='127.0.0.1' if single else None)
-    _quiet_agent_logs()
+
+
+def _report_failures(error, max_restarts):
+    """Name the worker that died first, then the others (the agent stops them with SIGTERM)."""
+    first_rank, first = error.get_first_failure()
+    print(describe_failure(first_rank, first), file=sys.stderr, flush=True)
+    for rank, failure in sorted(error.failures.items()):
+        if rank != first_rank:
+            print(describe_failure(rank, failure) + (' (stopped by the launcher)' if
+                  failure.signal_name() == 'SIGTERM' else ''), file=sys.stderr, flush=True)
+    if max_restarts:
+        print('neomx.launch: gave up after %d restart(s)' % max_restarts, file=sys.stderr)
+
+
+def run_local(args, local_workers, worker_env):
+    """Start ``local_workers`` processes of ``args.command``; return the launcher's exit code.
+
+    ``args`` carries ``nnodes``, ``node_rank``, ``rdzv_endpoint``, ``rdzv_id``,
+    ``rdzv_timeout``, ``max_restarts``, ``num_workers`` and ``num_servers`` (see
+    :mod:`.options`); ``worker_env`` holds the ``--env``/``--env-worker`` variables.
+    """
+    from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
+    from torch.distributed.elastic.rendezvous.api import RendezvousError
+    from torch.distributed.launcher.api import elastic_launch
+
+    endpoint = args.rdzv_endpoint or ('127.0.0.1:0' if args.nnodes == 1 else None)
+    if endpoint is None:
+        raise MXNetError('launch: --nnodes %d needs --rdzv-endpoint HOST:PORT of the first host '
+                         '(for example HOST:%d)' % (args.nnodes, DEFAULT_PORT))
+    timeout = int(max(1, round(args.rdzv_timeout)))
+    config = _launch_config(args, local_workers, endpoint, timeout)
     program, program_args = _entrypoint(args.command)
+    # The agent's workers inherit this process's environment: set it for the launch only.
+    # Its INFO chatter would hide the workers' output: keep its warnings and errors.
+    saved_env = dict(os.environ)
+    agent_log = logging.getLogger('torch.distributed.elastic')
+    saved_level = agent_log.level
+    os.environ.update(_worker_env(args, local_workers, worker_env))
+    agent_log.setLevel(logging.WARNING)
     try:
         elastic_launch(config, program)(*program_args)
     except ChildFailedError as e:
-        first_rank, first = e.get_first_failure()
-        print(describe_failure(first_rank, first), file=sys.stderr, flush=True)
-        for rank, failure in sorted(e.failures.items()):
-            if rank != first_rank:     # the agent stops the others with SIGTERM: say so
-                print(describe_failure(rank, failure) + (' (stopped by the launcher)' if
-                      failure.signal_name() == 'SIGTERM' else ''), file=sys.stderr, flush=True)
-        if args.max_restarts:
-            print('neomx.launch: gave up after %d restart(s)' % args.max_restarts, file=sys.stderr)
+        _report_failures(e, args.max_restarts)
         return 1
     except RendezvousError as e:
         print('neomx.launch: rendezvous at %s failed: the %d hosts of --nnodes did not all arrive '
@@ -110,4 +129,8 @@ def run_local(args, local_workers, worker_env):
               % (endpoint, args.nnodes, timeout, args.node_rank, type(e).__name__,
                  ': %s' % e if str(e) else ''), file=sys.stderr, flush=True)
         return 1
+    finally:
+        os.environ.clear()
+        os.environ.update(saved_env)
+        agent_log.setLevel(saved_level)
     return 0
