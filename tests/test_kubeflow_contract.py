@@ -81,17 +81,18 @@ def test_unknown_kinds_are_refused():
 def test_local_processes_point_every_pod_at_127_0_0_1(monkeypatch):
     monkeypatch.setenv('RANK', '5')            # a launcher around the harness must not leak in
     processes = local_processes(manifest('mxjob-mnist.yaml'), [('/opt/neomx', ROOT), ('/data', '/tmp/vol')], ['--x'])
-    envs = [env for _, _, env in processes]
+    envs = [env for _, _, env, _ in processes]
     root_ports = {env['DMLC_PS_ROOT_PORT'] for env in envs}
     assert len(root_ports) == 1 and root_ports != {'9991'}
     assert all(env['DMLC_PS_ROOT_URI'] == '127.0.0.1' and 'RANK' not in env for env in envs)
     config = json.loads(envs[0]['MX_CONFIG'])
     assert config['cluster']['scheduler'] == [{'url': '127.0.0.1', 'port': int(root_ports.pop())}]
-    name, argv, _ = processes[2]
+    assert [port for _, _, _, port in processes] == [int(envs[0]['DMLC_PS_ROOT_PORT']), None, None, None]
+    name, argv, _, _ = processes[2]
     assert name == 'neomx-mnist-mxjob-worker-0'
     assert argv == [sys.executable, os.path.join(ROOT, 'examples', 'train_mnist.py'), '--kvstore=dist_sync',
                     '--epochs=1', '--data-dir=/tmp/vol/mnist', '--no-progress', '--x']
-    _, argv, env = local_processes(manifest('trainjob-mnist.yaml'))[1]
+    _, argv, env, _ = local_processes(manifest('trainjob-mnist.yaml'))[1]
     assert argv[:4] == [sys.executable, '-m', 'torch.distributed.run', '--max-restarts=3']
     assert env['PET_MASTER_ADDR'] == '127.0.0.1' and env['PET_MASTER_PORT'] != '29400'
 

@@ -16,12 +16,13 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 
 from ..base import MXNetError
 from ._kube_yaml import load_manifest
 from .kubeflow_env import pods_of
 
-__all__ = ['local_processes', 'run_job', 'main']
+__all__ = ['local_processes', 'start_job', 'wait_job', 'run_job', 'main']
 
 # Variables of a launcher around us that must not leak into the pods.
 _PLACE_VARIABLES = ('RANK', 'WORLD_SIZE', 'LOCAL_RANK', 'LOCAL_WORLD_SIZE', 'GROUP_RANK', 'ROLE_RANK',
@@ -76,7 +77,8 @@ def _executable(command):
 
 
 def local_processes(job, mappings=(), append=()):
-    """[(pod name, argv, env)] to run ``job``'s pods here (see the module docstring)."""
+    """[(pod name, argv, env, port)] to run ``job``'s pods here (see the module docstring);
+    ``port`` is the local port of the service named after the pod (None if none is)."""
     pods = pods_of(job)
     hosts = {}
     for pod in pods:
@@ -92,8 +94,30 @@ def local_processes(job, mappings=(), append=()):
             host = _host_of_port(name, pod.env)
             env[name] = str(ports[host]) if host in hosts else _localise(value, hosts, ports)
         argv = _executable([_map_paths(w, mappings) for w in pod.command]) + list(append)
-        processes.append((pod.name, argv, env))
+        own = [host for host in _rendezvous_hosts(pod.env) if host == pod.name or host.startswith(pod.name + '.')]
+        processes.append((pod.name, argv, env, ports[own[0]] if own else None))
     return processes
+
+
+def _rendezvous_hosts(env):
+    """The service names where the pods meet: the master, the DMLC scheduler, the c10d endpoint."""
+    names = [env.get(k) for k in ('MASTER_ADDR', 'PET_MASTER_ADDR', 'DMLC_PS_ROOT_URI')]
+    names.append(env.get('PET_RDZV_ENDPOINT', '').rpartition(':')[0])
+    return {name for name in names if name}
+
+
+def _wait_listening(port, proc, patience=120):
+    """Wait until the pod ``proc`` that owns a service listens on ``port`` (or exits).
+
+    On a cluster only that pod answers at its service name; here every pod is 127.0.0.1,
+    and a rendezvous that any agent may host (torchrun's c10d) must be hosted by this one.
+    """
+    deadline = time.monotonic() + patience
+    while time.monotonic() < deadline and proc.poll() is None:
+        with socket.socket() as sock:
+            if sock.connect_ex(('127.0.0.1', port)) == 0:
+                return
+        time.sleep(0.1)
 
 
 def _pump(name, stream, sink, lines):
@@ -103,33 +127,45 @@ def _pump(name, stream, sink, lines):
         sink.flush()
 
 
-def run_job(job, mappings=(), append=(), timeout=None, sink=sys.stdout):
-    """Start every pod of ``job`` locally and wait for all of them.
+def start_job(job, mappings=(), append=(), sink=sys.stdout):
+    """Start every pod of ``job`` here (each in its own session, as a pod is alone on its node).
 
-    Returns
-    -------
-    dict
-        pod name -> (exit code, list of output lines). A pod still running at ``timeout``
-        is killed (exit code None).
+    Returns [(pod name, Popen, output lines)]; the lines fill in as the pods print.
     """
     started = []
-    for name, argv, env in local_processes(job, mappings, append):
-        proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    for name, argv, env, port in local_processes(job, mappings, append):
+        proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                start_new_session=True)
         lines = []
-        pump = threading.Thread(target=_pump, args=(name, proc.stdout, sink, lines), daemon=True)
-        pump.start()
-        started.append((name, proc, pump, lines))
+        proc.pump = threading.Thread(target=_pump, args=(name, proc.stdout, sink, lines), daemon=True)
+        proc.pump.start()
+        started.append((name, proc, lines))
+        if port is not None:
+            _wait_listening(port, proc)
+    return started
+
+
+def wait_job(started, timeout=None):
+    """Wait for the pods of :func:`start_job`: {pod name: (exit code, output lines)}.
+
+    A pod still running at ``timeout`` is killed (exit code None).
+    """
     results = {}
-    for name, proc, pump, lines in started:
+    for name, proc, lines in started:
         try:
             code = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
             code = None
-        pump.join()
+        proc.pump.join()
         results[name] = (code, lines)
     return results
+
+
+def run_job(job, mappings=(), append=(), timeout=None, sink=sys.stdout):
+    """Run every pod of ``job`` here and wait for all: {pod name: (exit code, output lines)}."""
+    return wait_job(start_job(job, mappings, append, sink), timeout)
 
 
 def main(argv=None):
