@@ -13,7 +13,6 @@ import sys
 import time
 import uuid
 
-from .local import worker_counts
 from .options import DEFAULT_PORT, parse_env_pairs
 
 __all__ = ['host_commands', 'sync_commands', 'run_ssh']
@@ -36,7 +35,6 @@ def host_commands(args, hosts, run_id, workdir, environ=os.environ):
     ``hosts`` is a list of (host, ssh_port) as :func:`.options.read_hostfile` returns.
     """
     hosts = hosts[:args.num_workers]
-    worker_counts(args.num_workers, len(hosts))          # checks there are enough workers
     endpoint = args.rdzv_endpoint or '%s:%d' % (hosts[0][0], DEFAULT_PORT)
     env = parse_env_pairs(args.env, environ)
     env.update(parse_env_pairs(args.env_worker, environ))
