@@ -297,7 +297,9 @@ class Trainer:
             self._init_kvstore()
         if self._update_on_kvstore:
             self._kvstore.load_optimizer_states(fname)
-            self._optimizer = self._kvstore._updater.optimizer
+            updater = getattr(self._kvstore, '_updater', None)     # None where a server holds it
+            if updater is not None:
+                self._optimizer = updater.optimizer
         else:
             with open(fname, 'rb') as f:
                 states = f.read()

@@ -24,7 +24,6 @@ class Collectives:
 
     def __init__(self, group):
         self.group = group
-        self._calls = 0
 
     @property
     def size(self):
@@ -40,7 +39,8 @@ class Collectives:
 
     def agree(self, what, signature):
         """Check that every worker is doing ``signature`` (a str) now; MXNetError otherwise."""
-        self._calls += 1
+        # numbered per process group (shared by every store of this process), the same on all workers
+        self.group.calls = call = getattr(self.group, 'calls', 0) + 1
         if self.size == 1:
             return
         digest = int.from_bytes(hashlib.sha1(signature.encode()).digest()[:8], 'little') >> 1
@@ -49,7 +49,7 @@ class Collectives:
         self._guard(what, lambda: dist.all_gather(every, mine))
         if all(int(t) == digest for t in every):
             return
-        store, call = self.group.store, self._calls
+        store = self.group.store
         store.set('disagree/%d/%d' % (call, self.group.rank), signature)
         lines = []
         for rank in range(self.size):

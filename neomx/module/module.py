@@ -35,7 +35,7 @@ def _create_kvstore(kvstore, num_device, arg_params):
     (``update_on_kvstore``) unless ``MXNET_UPDATE_ON_KVSTORE=0`` or parameters are huge.
     """
     update_on_kvstore = bool(int(os.getenv('MXNET_UPDATE_ON_KVSTORE', '1')))
-    if kvstore is None or isinstance(kvstore, kvs.KVStore):
+    if kvstore is None or isinstance(kvstore, kvs.KVStoreBase):
         store = kvstore
     elif isinstance(kvstore, str):
         store = None if num_device == 1 and 'dist' not in kvstore else kvs.create(kvstore)
@@ -44,7 +44,7 @@ def _create_kvstore(kvstore, num_device, arg_params):
             update_on_kvstore = update_on_kvstore and largest <= _LOCAL_UPDATE_MAX_SIZE
     else:
         raise TypeError('kvstore must be a KVStore, a str or None, got %s' % type(kvstore).__name__)
-    return store, update_on_kvstore and store is not None
+    return store, update_on_kvstore and store is not None and store.is_capable(kvs.KVStoreBase.OPTIMIZER)
 
 
 class Module(BaseModule):
@@ -387,10 +387,16 @@ class Module(BaseModule):
             store.set_gradient_compression(self._compression_params)
         if update_on_kvstore:
             store.set_optimizer(self._optimizer)
-        for name, copies in zip(self._param_names, self._exec_group.param_arrays):
+        names, copies = list(self._param_names), list(self._exec_group.param_arrays)
+        if isinstance(store, kvs.KVStore):     # one request: a distributed store broadcasts once
+            store.init(names, [self._arg_params[name] for name in names])
+            if update_on_kvstore:
+                store.pull(names, out=copies)
+            return
+        for name, arrays in zip(names, copies):
             store.init(name, self._arg_params[name])
             if update_on_kvstore:
-                store.pull(name, out=copies)
+                store.pull(name, out=arrays)
 
     def borrow_optimizer(self, shared_module):
         """Use the optimizer (and KVStore, updater) of ``shared_module``."""
@@ -460,13 +466,21 @@ class Module(BaseModule):
         learned = [(name, weights, grads) for name, weights, grads in
                    zip(self._param_names, self._exec_group.param_arrays, self._exec_group.grad_arrays)
                    if grads[0] is not None]
+        batched = isinstance(self._kvstore, kvs.KVStore)   # one request: a distributed store fuses keys
         if self._update_on_kvstore:
+            if batched:
+                self._kvstore.pushpull([n for n, _, _ in learned], [g for _, _, g in learned],
+                                       out=[w for _, w, _ in learned])
+                return
             for name, weights, grads in learned:
                 self._kvstore.pushpull(name, grads, out=weights)
             return
         if self._kvstore is not None:
-            for name, _, grads in learned:
-                self._kvstore.pushpull(name, grads)
+            if batched:
+                self._kvstore.pushpull([n for n, _, _ in learned], [g for _, _, g in learned])
+            else:
+                for name, _, grads in learned:
+                    self._kvstore.pushpull(name, grads)
         self._update_on_devices(learned)
 
     def _update_on_devices(self, learned):
