@@ -302,3 +302,16 @@ def test_ndarray_iter_over_worker_shards_as_train_mnist_cuts_them():
             seen += batch.label[0].asnumpy().astype(int).tolist()
     # parts of 4, 3 and 3 samples; batches of 2 drop one sample of the last two parts
     assert seen == [0, 1, 2, 3, 4, 5, 7, 8]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize('kvstore', ['dist_sync', 'dist_async'])
+def test_train_mnist_on_two_workers(tmp_path, kvstore):
+    result = launch(tmp_path, '-n', '2', 'python', os.path.join(ROOT, 'examples', 'train_mnist.py'),
+                    '--kvstore', kvstore, '--epochs', '1', '--max-batches', '50', '--no-progress',
+                    timeout=900)
+    assert result.returncode == 0, result.stderr
+    epochs = [line for line in result.stdout.splitlines() if line.startswith('Epoch ')]
+    assert len(epochs) == 1                      # worker 0 alone prints
+    test_accuracy = float(epochs[0].split('Test_acc ')[1].split()[0])
+    assert test_accuracy > 0.6                   # 50 steps of batch 64: about 0.8
