@@ -108,10 +108,11 @@ def test_ssh_launcher_builds_one_agent_per_host():
                        '--env-worker', 'MSG:a b', '--max-restarts', '1', 'python', 'train.py',
                        '--kvstore', 'dist_sync'])
     hosts = [('node1', 22), ('node2', 2222), ('node3', 22), ('node4', 22)]
-    commands = host_commands(args, hosts, 'job7', '/work/dir')
+    commands = host_commands(args, hosts, 'job7', '/work/dir', environ={'LD_LIBRARY_PATH': '/opt/lib'})
     assert len(commands) == 3                      # a fourth host would have no worker
-    remote = ("export OMP_NUM_THREADS=2; export MSG='a b'; cd /work/dir; python3 -m neomx.launch "
-              "--launcher local -n 3 -s 1 --nnodes 3 --node-rank %d --rdzv-endpoint node1:29500 "
+    # LD_LIBRARY_PATH is passed on from this shell, as MXNet's ssh launcher does
+    remote = ("export LD_LIBRARY_PATH=/opt/lib; export OMP_NUM_THREADS=2; export MSG='a b'; cd /work/dir; "
+              "python3 -m neomx.launch --launcher local -n 3 -s 1 --nnodes 3 --node-rank %d --rdzv-endpoint node1:29500 "
               "--rdzv-id job7 --rdzv-timeout 300 --max-restarts 1 -- python train.py --kvstore dist_sync")
     assert commands[0] == ['ssh', '-o', 'StrictHostKeyChecking=no', '-p', '22', 'node1', remote % 0]
     assert commands[1] == ['ssh', '-o', 'StrictHostKeyChecking=no', '-p', '2222', 'node2', remote % 1]
