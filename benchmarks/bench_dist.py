@@ -27,7 +27,7 @@ sys.path.insert(0, ROOT)
 from benchmarks.common import Result  # noqa: E402
 
 MXNET_PYTHON = os.path.expanduser('~/mxref/bin/python')
-ROUNDS = 5          # interleaved timing rounds per side; the best round counts
+ROUNDS = 8          # interleaved timing rounds per side; the best round counts
 RESULT_TAG = 'bench_dist result '
 
 

@@ -108,10 +108,11 @@ def test_ssh_launcher_builds_one_agent_per_host():
                        '--env-worker', 'MSG:a b', '--max-restarts', '1', 'python', 'train.py',
                        '--kvstore', 'dist_sync'])
     hosts = [('node1', 22), ('node2', 2222), ('node3', 22), ('node4', 22)]
-    commands = host_commands(args, hosts, 'job7', '/work/dir')
+    commands = host_commands(args, hosts, 'job7', '/work/dir', environ={'LD_LIBRARY_PATH': '/opt/lib'})
     assert len(commands) == 3                      # a fourth host would have no worker
-    remote = ("export OMP_NUM_THREADS=2; export MSG='a b'; cd /work/dir; python3 -m neomx.launch "
-              "--launcher local -n 3 -s 1 --nnodes 3 --node-rank %d --rdzv-endpoint node1:29500 "
+    # LD_LIBRARY_PATH is passed on from this shell, as MXNet's ssh launcher does
+    remote = ("export LD_LIBRARY_PATH=/opt/lib; export OMP_NUM_THREADS=2; export MSG='a b'; cd /work/dir; "
+              "python3 -m neomx.launch --launcher local -n 3 -s 1 --nnodes 3 --node-rank %d --rdzv-endpoint node1:29500 "
               "--rdzv-id job7 --rdzv-timeout 300 --max-restarts 1 -- python train.py --kvstore dist_sync")
     assert commands[0] == ['ssh', '-o', 'StrictHostKeyChecking=no', '-p', '22', 'node1', remote % 0]
     assert commands[1] == ['ssh', '-o', 'StrictHostKeyChecking=no', '-p', '2222', 'node2', remote % 1]
@@ -291,3 +292,16 @@ def test_train_mnist_workers_share_each_epoch_once():
     parts = [shards.indices(0, rank, 3) for rank in range(3)]
     assert [len(p) for p in parts] == [4, 3, 3]
     assert sorted(np.concatenate(parts).tolist()) == list(range(10))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize('kvstore', ['dist_sync', 'dist_async'])
+def test_train_mnist_on_two_workers(tmp_path, kvstore):
+    result = launch(tmp_path, '-n', '2', 'python', os.path.join(ROOT, 'examples', 'train_mnist.py'),
+                    '--kvstore', kvstore, '--epochs', '1', '--max-batches', '50', '--no-progress',
+                    timeout=900)
+    assert result.returncode == 0, result.stderr
+    epochs = [line for line in result.stdout.splitlines() if line.startswith('Epoch ')]
+    assert len(epochs) == 1                      # worker 0 alone prints
+    test_accuracy = float(epochs[0].split('Test_acc ')[1].split()[0])
+    assert test_accuracy > 0.6                   # 50 steps of batch 64: about 0.8

@@ -1,13 +1,15 @@
-"""The server side of ``dist_async``: the weights, and the updater applied to each push.
+"""The server side of ``dist_async``: this process's shard of the weights, and the updater.
 
-It lives in worker 0's process and is reached from every worker through
-``torch.distributed.rpc`` (its requests run on the RPC threads, so worker 0's own training
-loop never blocks the others, and no worker waits for another). Each push is applied as it
-arrives, under a lock, with the optimizer worker 0 set; float16 keys keep a float32 master
-copy when the optimizer has ``multi_precision`` (as MXNet's servers do).
+Every worker process hosts one server shard, reached from the other workers through
+``torch.distributed.rpc`` (requests run on the RPC threads, so a worker's own training loop
+never blocks the others). A shard holds *slots* ``(key, part)``: a small key lives whole on
+one server, a key larger than ``MXNET_KVSTORE_BIGARRAY_BOUND`` values is cut into one part per
+server (see ``DistAsyncKVStore._layout``). Each push is applied as it arrives, under a lock,
+with the optimizer this worker set; float16 slots keep a float32 master copy when the optimizer
+has ``multi_precision`` (as MXNet's servers do).
 
 The module-level functions are the RPC entry points; they return an error text instead of
-raising, so that the worker raises a plain ``MXNetError`` with it.
+raising, so that the caller raises a plain ``MXNetError`` with it.
 """
 import threading
 
@@ -15,12 +17,12 @@ import torch
 
 from ..context import cpu
 from ..ndarray.ndarray import _new
-from ..optimizer import get_updater
+from ..optimizer import get_updater, state_format
 
 __all__ = ['SERVER']
 
 
-class _Server:
+class _Shard:
     def __init__(self):
         self.lock = threading.Lock()
         self.values = {}
@@ -32,55 +34,55 @@ class _Server:
             self.updater = get_updater(optimizer)
             self.masters.clear()
 
-    def init(self, keys, tensors):
+    def init(self, slots, tensors):
         with self.lock:
-            for k, t in zip(keys, tensors):
-                if k in self.values:
-                    return 'duplicate init of key %r' % (k,)
-            for k, t in zip(keys, tensors):
-                self.values[k] = t.detach().clone()
+            for slot, t in zip(slots, tensors):
+                if slot in self.values:
+                    return 'duplicate init of key %r' % (slot[0],)
+            for slot, t in zip(slots, tensors):
+                self.values[slot] = t.detach().clone()
         return None
 
-    def _target(self, key):
-        stored = self.values[key]
+    def _target(self, slot):
+        stored = self.values[slot]
         if stored.dtype == torch.float16 and getattr(self.updater.optimizer, 'multi_precision', False):
-            master = self.masters.get(key)
+            master = self.masters.get(slot)
             if master is None:
-                master = self.masters[key] = stored.float()
+                master = self.masters[slot] = stored.float()
             return master
         return stored
 
-    def push(self, keys, tensors):
+    def push(self, slots, tensors):
         with self.lock:
             if self.updater is None:
                 return 'Updater needs to be set for async mode (call set_optimizer first)'
-            missing = [k for k in keys if k not in self.values]
+            missing = [s[0] for s in slots if s not in self.values]
             if missing:
                 return 'key(s) %s have not been initialized (call init first)' % missing
-            for k, t in zip(keys, tensors):
-                stored = self.values[k]
-                if t.shape != stored.shape:
-                    return 'key %r stores shape %s but a worker pushed %s' % (k, tuple(stored.shape), tuple(t.shape))
-            for k, t in zip(keys, tensors):
-                target = self._target(k)
-                weight = _new(target, cpu(0))
-                self.updater(k.encode() if isinstance(k, str) else k, _new(t.to(target.dtype), cpu(0)), weight)
-                if target is not self.values[k]:
-                    self.values[k].copy_(target)
+            for slot, t in zip(slots, tensors):
+                if t.shape != self.values[slot].shape:
+                    return 'key %r stores shape %s but a worker pushed %s' % (
+                        slot[0], tuple(self.values[slot].shape), tuple(t.shape))
+            for (key, part), t in zip(slots, tensors):
+                target = self._target((key, part))
+                self.updater(key.encode() if isinstance(key, str) else key, _new(t.to(target.dtype), cpu(0)),
+                             _new(target, cpu(0)))
+                if target is not self.values[(key, part)]:
+                    self.values[(key, part)].copy_(target)
         return None
 
-    def pull(self, keys):
+    def pull(self, slots):
         with self.lock:
-            missing = [k for k in keys if k not in self.values]
+            missing = [s[0] for s in slots if s not in self.values]
             if missing:
                 return 'key(s) %s have not been initialized (call init first)' % missing
-            return [self.values[k].clone() for k in keys]
+            return [self.values[s].clone() for s in slots]
 
-    def states(self, dump_optimizer):
+    def states(self):
         with self.lock:
             if self.updater is None:
                 return 'no optimizer is set (call set_optimizer first)'
-            return self.updater.get_states(dump_optimizer)
+            return state_format.dumps(self.updater.states)
 
     def set_states(self, blob):
         with self.lock:
@@ -91,26 +93,30 @@ class _Server:
         return None
 
 
-SERVER = _Server()
+SERVER = _Shard()
 
 
-def push(keys, tensors):
-    return SERVER.push(keys, tensors)
+def init(slots, tensors):
+    return SERVER.init(slots, tensors)
 
 
-def pull(keys):
-    return SERVER.pull(keys)
+def push(slots, tensors):
+    return SERVER.push(slots, tensors)
 
 
-def states(dump_optimizer):
-    return SERVER.states(dump_optimizer)
+def pull(slots):
+    return SERVER.pull(slots)
+
+
+def states():
+    return SERVER.states()
 
 
 def set_states(blob):
     return SERVER.set_states(blob)
 
 
-def decode_push(keys, packed, sizes, shapes, threshold):
+def decode_push(slots, packed, sizes, shapes, threshold):
     """A 2-bit compressed push: decode the codes, then apply as :func:`push`."""
     from .compression import TwoBitCompression
     values = TwoBitCompression(threshold).dequantize(packed, sum(sizes), torch.float32)
@@ -118,4 +124,4 @@ def decode_push(keys, packed, sizes, shapes, threshold):
     for n, shape in zip(sizes, shapes):
         tensors.append(values[offset:offset + n].view(shape))
         offset += n
-    return SERVER.push(keys, tensors)
+    return SERVER.push(slots, tensors)

@@ -1,19 +1,25 @@
 """``dist_async``: each push updates the weights as it arrives, without waiting for other workers.
 
-The weights live on a server (:mod:`.async_server`, in worker 0's process) reached through
-``torch.distributed.rpc``. ``init`` is done by rank 0 only, then all workers meet at a barrier;
-``set_optimizer`` installs worker 0's optimizer on the server (an optimizer is required:
-pushing without one raises "Updater needs to be set for async mode"); ``push`` sums this
-worker's devices' copies and sends the sum (2-bit compressed if asked); ``pull`` fetches the
-server's current value.
+The weights live on servers (:mod:`.async_server`): every worker process hosts one shard,
+reached from the others through ``torch.distributed.rpc``. A key with at most
+``MXNET_KVSTORE_BIGARRAY_BOUND`` values (default 1e6) lives whole on one server chosen by key;
+a bigger key is cut into one contiguous part per server. ``init`` is done by rank 0 only, then
+all workers meet at a barrier; ``set_optimizer`` installs each worker's optimizer on its own
+shard (an optimizer is required: pushing without one raises "Updater needs to be set for async
+mode"); ``push`` sums this worker's devices' copies and sends each server its part (2-bit
+compressed if asked); ``pull`` fetches the servers' current values. One ``dist_async`` store
+per process (the shard is the process's).
 """
 import atexit
+import os
 import warnings
+import zlib
 
 import torch
 import torch.distributed as dist
 
 from ..base import MXNetError, atomic_write
+from ..optimizer import state_format
 from ..context import cpu
 from ..ndarray.ndarray import _new
 from . import async_server, placement
@@ -23,7 +29,7 @@ from .kvstore import KVStore
 
 __all__ = ['DistAsyncKVStore']
 
-_SERVER = 'neomx-kvstore-0'
+_SERVER = 'neomx-kvstore-%d'
 _RPC = {'started': False}
 
 
@@ -44,10 +50,20 @@ def _start_rpc(group):
     options = rpc.TensorPipeRpcBackendOptions(init_method='neomxkv://', rpc_timeout=group.timeout)
     with warnings.catch_warnings():      # torch's own RPC setup warns about its internal API use
         warnings.filterwarnings('ignore', message='You are using a Backend')
-        rpc.init_rpc('neomx-kvstore-%d' % group.rank, rank=group.rank, world_size=group.num_workers,
+        rpc.init_rpc(_SERVER % group.rank, rank=group.rank, world_size=group.num_workers,
                      rpc_backend_options=options)
     _RPC['started'] = True
     atexit.register(rpc.shutdown)
+
+
+def _stable_hash(key):
+    """The same number for a key in every process (Python's str hash is salted per process)."""
+    return key if isinstance(key, int) else zlib.crc32(key.encode())
+
+
+def bigarray_bound():
+    """Keys with more values than this are cut into one part per server (MXNet's default 1e6)."""
+    return int(float(os.environ.get('MXNET_KVSTORE_BIGARRAY_BOUND', 1000000)))
 
 
 class DistAsyncKVStore(KVStore):
@@ -58,7 +74,7 @@ class DistAsyncKVStore(KVStore):
         self._name = name
         self._group = placement.init_process_group()
         self._comm = Collectives(self._group)
-        self._shapes = {}
+        self._layouts = {}
         _start_rpc(self._group)
 
     @property
@@ -73,42 +89,76 @@ class DistAsyncKVStore(KVStore):
     def num_workers(self):
         return self._group.num_workers
 
-    # ------------------------------------------------------------ transport
-    def _call(self, what, fn, *args):
-        """Run ``fn`` on the server (directly on worker 0); MXNetError for its error text."""
-        if self._group.rank == 0:
-            result = fn(*args)
+    # ---------------------------------------------------------- placement
+    def _layout(self, key, shape, dtype):
+        """``(shape, dtype, [(server, start, stop)])``: a small key lives whole on one server,
+        chosen by key; a big one is cut into one contiguous part per server."""
+        numel = 1
+        for d in shape:
+            numel *= d
+        n = self.num_workers
+        if numel > bigarray_bound() and n > 1:
+            parts = [(r, numel * r // n, numel * (r + 1) // n) for r in range(n)]
         else:
-            from torch.distributed import rpc
+            parts = [(_stable_hash(key) % n, 0, numel)]
+        return shape, dtype, parts
+
+    def _slices(self, pairs, tensors):
+        """Per server: ([slots], [tensor parts]) of the given keys' tensors."""
+        by_server = {}
+        for (k, _), t in zip(pairs, tensors):
+            shape, _, parts = self._layouts[k]
+            for part, (server, start, stop) in enumerate(parts):
+                piece = t if len(parts) == 1 else t.reshape(-1)[start:stop]
+                slots, pieces = by_server.setdefault(server, ([], []))
+                slots.append((k, part))
+                pieces.append(piece)
+        return by_server
+
+    # ------------------------------------------------------------ transport
+    def _call_all(self, what, requests):
+        """Run ``{server: (fn, args)}`` on the servers at once (this worker's own directly);
+        their results by server, MXNetError for an error text or a lost server."""
+        from torch.distributed import rpc
+        futures, results = {}, {}
+        for server, (fn, args) in requests.items():
+            if server != self.rank:
+                futures[server] = rpc.rpc_async(_SERVER % server, fn, args=args)
+        for server, (fn, args) in requests.items():
+            if server == self.rank:
+                results[server] = fn(*args)
+        for server, fut in futures.items():
             try:
-                result = rpc.rpc_sync(_SERVER, fn, args=args)
+                results[server] = fut.wait()
             except RuntimeError as err:
-                raise MXNetError('kvstore %s on rank %d: the server (worker 0) is unreachable: %s'
-                                 % (what, self._group.rank, str(err).strip().splitlines()[0])) from None
-        if isinstance(result, str):
-            raise MXNetError('kvstore %s: %s' % (what, result))
-        return result
+                raise MXNetError('kvstore %s on rank %d: the server in worker %d is unreachable: %s'
+                                 % (what, self.rank, server, str(err).strip().splitlines()[0])) from None
+        for server, result in results.items():
+            if isinstance(result, str):
+                raise MXNetError('kvstore %s: %s' % (what, result))
+        return results
 
     # ------------------------------------------------------------------ API
     def init(self, key, value):
-        """Rank 0 initializes the key(s) on the server; every worker then waits at a barrier."""
+        """Rank 0 initializes the key(s) on the servers; every worker then waits at a barrier."""
         pairs = self._pairs(key, value, 'init')
         for k, arrays in pairs:
-            if k in self._shapes:
+            if k in self._layouts:
                 raise MXNetError('kvstore.init: duplicate init of key %r. Please double check if you called '
                                  'kv.init or kv.broadcast with this key multiple times' % (k,))
-        if self._group.rank == 0:
-            self._call('init', async_server.SERVER.init, [k for k, _ in pairs],
-                       [a[0]._t.detach().to('cpu') for _, a in pairs])
+        for k, arrays in pairs:
+            self._layouts[k] = self._layout(k, tuple(arrays[0].shape), arrays[0]._t.dtype)
+        if self.rank == 0:
+            tensors = [a[0]._t.detach().to('cpu') for _, a in pairs]
+            self._call_all('init', {server: (async_server.init, (slots, [p.clone() for p in pieces]))
+                                    for server, (slots, pieces) in self._slices(pairs, tensors).items()})
         if pairs and self._key_type is None:
             self._key_type = type(pairs[0][0])
-        for k, arrays in pairs:
-            self._shapes[k] = (tuple(arrays[0].shape), arrays[0]._t.dtype)
         self._comm.barrier()
 
     def _check(self, pairs, what):
         for k, arrays in pairs:
-            known = self._shapes.get(k)
+            known = self._layouts.get(k)
             if known is None:
                 raise MXNetError('kvstore.%s: key %r has not been initialized (call init first)' % (what, k))
             for a in arrays:
@@ -116,10 +166,9 @@ class DistAsyncKVStore(KVStore):
                     raise MXNetError('kvstore.%s: key %r stores shape %s but got %s' % (what, k, known[0], a.shape))
 
     def push(self, key, value, priority=0):
-        """Send this worker's (device-summed) value(s); the server updates at once."""
+        """Send this worker's (device-summed) value(s); each server updates its part at once."""
         pairs = self._pairs(key, value, 'push')
         self._check(pairs, 'push')
-        keys = [k for k, _ in pairs]
         sums = []
         for _, arrays in pairs:
             total = arrays[0]._t.detach().to('cpu', copy=True)
@@ -127,23 +176,45 @@ class DistAsyncKVStore(KVStore):
                 total += a._t.detach().to(device='cpu', dtype=total.dtype)
             sums.append(total)
         if self._compression is None:
-            self._call('push', async_server.push, keys, sums)
+            self._call_all('push', {server: (async_server.push, (slots, pieces))
+                                    for server, (slots, pieces) in self._slices(pairs, sums).items()})
             return
         comp = self._compression
-        codes = [comp.quantize(k, s.float()).reshape(-1) for k, s in zip(keys, sums)]
-        packed = comp.pack(torch.cat(codes))
-        self._call('push', async_server.decode_push, keys, packed, [s.numel() for s in sums],
-                   [tuple(s.shape) for s in sums], comp.threshold)
+        codes = [comp.quantize(k, s.float()) for (k, _), s in zip(pairs, sums)]
+        requests = {}
+        for server, (slots, pieces) in self._slices(pairs, codes).items():
+            packed = comp.pack(torch.cat([p.reshape(-1) for p in pieces]))
+            requests[server] = (async_server.decode_push, (slots, packed, [p.numel() for p in pieces],
+                                                            [tuple(p.shape) for p in pieces], comp.threshold))
+        self._call_all('push', requests)
+
+    def _fetch(self, pairs, what):
+        """The servers' current values of the keys, as whole tensors."""
+        requests = {}
+        for k, _ in pairs:
+            for part, (server, _, _) in enumerate(self._layouts[k][2]):
+                requests.setdefault(server, (async_server.pull, ([],)))[1][0].append((k, part))
+        results = self._call_all(what, requests)
+        got = {}
+        for server, (_, (slots,)) in requests.items():
+            got.update(zip(slots, results[server]))
+        values = []
+        for k, _ in pairs:
+            shape, _, parts = self._layouts[k]
+            if len(parts) == 1:
+                values.append(got[(k, 0)])
+            else:
+                values.append(torch.cat([got[(k, p)] for p in range(len(parts))]).view(shape))
+        return values
 
     def pull(self, key, out=None, priority=0, ignore_sparse=True):
-        """Copy the server's current value(s) into ``out``."""
+        """Copy the servers' current value(s) into ``out``."""
         if out is None:
             raise MXNetError('kvstore.pull: out is required (the arrays to copy the values into)')
         pairs = self._pairs(key, out, 'pull')
         self._check(pairs, 'pull')
-        values = self._call('pull', async_server.pull, [k for k, _ in pairs])
         with torch.no_grad():
-            for (_, outs), v in zip(pairs, values):
+            for (_, outs), v in zip(pairs, self._fetch(pairs, 'pull')):
                 for o in outs:
                     o._t.copy_(v)
 
@@ -153,8 +224,7 @@ class DistAsyncKVStore(KVStore):
             raise MXNetError('kvstore.row_sparse_pull: out and row_ids are required')
         pairs = self._pairs(key, out, 'row_sparse_pull')
         self._check(pairs, 'row_sparse_pull')
-        values = self._call('row_sparse_pull', async_server.pull, [k for k, _ in pairs])
-        stored = [_new(v, cpu(0)) for v in values]
+        stored = [_new(v, cpu(0)) for v in self._fetch(pairs, 'row_sparse_pull')]
         ids = row_ids if isinstance(row_ids, (list, tuple)) else [row_ids]
         outs = [o for _, arrays in pairs for o in arrays]
         ids = ids * len(outs) if len(ids) == 1 else ids
@@ -162,13 +232,13 @@ class DistAsyncKVStore(KVStore):
             self._pull_rows(pairs, stored, iter(ids))
 
     def set_optimizer(self, optimizer):
-        """Worker 0's optimizer runs on the server; all workers meet at a barrier after it."""
-        if self._group.rank == 0:
-            async_server.SERVER.set_optimizer(optimizer)
+        """Every worker's server shard runs that worker's optimizer (call it on every worker, as
+        MXNet scripts do); the workers meet at a barrier after it."""
+        async_server.SERVER.set_optimizer(optimizer)
         self._comm.barrier()
 
     def _set_updater(self, updater):
-        raise MXNetError('kvstore dist_async: the updater runs on the server; use set_optimizer')
+        raise MXNetError('kvstore dist_async: the updater runs on the servers; use set_optimizer')
 
     set_updater = _set_updater
 
@@ -177,14 +247,26 @@ class DistAsyncKVStore(KVStore):
         self._compression = parse_compression(compression_params)
 
     def save_optimizer_states(self, fname, dump_optimizer=False):
-        """Fetch the server's optimizer states and write them to ``fname`` (any worker may)."""
-        atomic_write(fname, [self._call('save_optimizer_states', async_server.states, dump_optimizer)])
+        """Gather every server's optimizer states into ``fname`` (any worker may call it)."""
+        results = self._call_all('save_optimizer_states',
+                                 {server: (async_server.states, ()) for server in range(self.num_workers)})
+        merged, owner = {}, {}
+        for server in sorted(results):
+            for key, state in state_format.loads(results[server]).items():
+                if key in merged:
+                    raise MXNetError('kvstore dist_async save_optimizer_states: the states of key %r are split '
+                                     'over servers %d and %d (it has more than MXNET_KVSTORE_BIGARRAY_BOUND '
+                                     'values) and cannot be saved as one' % (key, owner[key], server))
+                merged[key], owner[key] = state, server
+        optimizer = async_server.SERVER.updater.optimizer
+        atomic_write(fname, [state_format.dumps((merged, optimizer) if dump_optimizer else merged)])
 
     def load_optimizer_states(self, fname):
-        """Send the states in ``fname`` to the server."""
+        """Send the states in ``fname`` to every server (each uses its keys' states)."""
         with open(fname, 'rb') as f:
             blob = f.read()
-        self._call('load_optimizer_states', async_server.set_states, blob)
+        self._call_all('load_optimizer_states',
+                       {server: (async_server.set_states, (blob,)) for server in range(self.num_workers)})
 
     def _barrier(self):
         self._comm.barrier()

@@ -41,6 +41,7 @@ class DistSyncKVStore(KVStore):
         self._group = placement.init_process_group()
         self._comm = Collectives(self._group)
         self._masters = {}
+        self._flats = {}
 
     @property
     def type(self):
@@ -93,22 +94,29 @@ class DistSyncKVStore(KVStore):
         targets = [self._update_target(k, s) for (k, _), s in zip(pairs, stored)]
         what = 'push of key(s) %s' % _key_list(pairs)
         if self._compression is not None:
-            sums = self._compressed_sums(what, pairs, targets)
+            done = [(list(range(len(pairs))), self._compressed_sums(what, pairs, targets))]
         else:
-            sums = self._summed(what, pairs, targets)
+            done = self._summed(what, pairs, targets)
+        # Each bucket is applied as soon as its sum arrives, while later buckets are reduced.
+        for positions, sums in done:
+            self._apply([pairs[p][0] for p in positions], sums, [targets[p] for p in positions])
+            for p in positions:
+                if targets[p] is not stored[p]:
+                    stored[p]._t.copy_(targets[p]._t)
+
+    def _apply(self, keys, sums, targets):
+        """Store the sums, or hand them to the updater (one fused call for the built-in one)."""
         if self._updater is None:
             for target, s in zip(targets, sums):
-                target._t.copy_(s)
+                if s.data_ptr() != target._t.data_ptr():
+                    target._t.copy_(s)
+            return
+        merged = [_new(s, t.context) for s, t in zip(sums, targets)]
+        if isinstance(self._updater, Updater):
+            self._updater([k.encode() if isinstance(k, str) else k for k in keys], merged, targets)
         else:
-            merged = [_new(s, t.context) for s, t in zip(sums, targets)]
-            if isinstance(self._updater, Updater):
-                self._updater([k.encode() if isinstance(k, str) else k for k, _ in pairs], merged, targets)
-            else:
-                for (k, _), m, t in zip(pairs, merged, targets):
-                    self._apply_updater(k, m, t)
-        for (k, _), target, s in zip(pairs, targets, stored):
-            if target is not s:
-                s._t.copy_(target._t)
+            for k, m, t in zip(keys, merged, targets):
+                self._apply_updater(k, m, t)
 
     def _update_target(self, key, stored):
         """The array the sum updates: a float32 master copy for float16 keys under multi-precision."""
@@ -121,26 +129,60 @@ class DistSyncKVStore(KVStore):
         return master
 
     def _summed(self, what, pairs, targets):
-        """Per key, the sum over devices and workers (bucketed allreduce), as a tensor."""
-        sums = [None] * len(pairs)
+        """Yield ``(positions, sums)`` per bucket as its allreduce completes: the sums over devices
+        and workers of the keys at those positions. Every bucket is packed and its allreduce
+        started before the first is awaited, so packing overlaps with communication."""
         groups = {}
         for pos, t in enumerate(targets):
             groups.setdefault((t._t.dtype, t._t.device), []).append(pos)
         in_flight = []
         for (dtype, device), positions in groups.items():
             for bucket in _buckets(positions, targets):
-                total = sum(targets[p]._t.numel() for p in bucket)
-                flat = torch.empty(total, dtype=dtype, device=device)
-                offset = 0
+                keys = [pairs[p][0] for p in bucket]
+                if self._updater is None:       # the sums become the stored values: reduce in place
+                    flat = self._resident(keys, [targets[p] for p in bucket], dtype, device)
+                else:
+                    flat = self._flat_buffer(keys, targets, bucket, dtype, device)
+                views, offset = [], 0
                 for p in bucket:
                     view = flat[offset:offset + targets[p]._t.numel()].view(targets[p]._t.shape)
                     _local_sum(pairs[p][1], view)
-                    sums[p] = view
+                    views.append(view)
                     offset += view.numel()
-                in_flight.append(self._comm.start_allreduce(what, flat))
-        for work in in_flight:
+                in_flight.append((bucket, views, self._comm.start_allreduce(what, flat)))
+        for bucket, views, work in in_flight:
             self._comm.wait(what, work)
-        return sums
+            yield bucket, views
+
+    def _flat_buffer(self, keys, targets, bucket, dtype, device):
+        """A reusable flat buffer for a bucket of keys (fresh memory would page-fault on every push)."""
+        tag = (tuple(keys), dtype, device)
+        flat = self._flats.get(tag)
+        if flat is None:
+            if len(self._flats) > 64:       # pushes of ever new key sets: do not hoard memory
+                self._flats.clear()
+            flat = self._flats[tag] = torch.empty(sum(targets[p]._t.numel() for p in bucket), dtype=dtype,
+                                                  device=device)
+        return flat
+
+    def _resident(self, keys, stored, dtype, device):
+        """A flat buffer whose slices *are* the stored values of ``keys`` (moved in once), so a
+        push without optimizer sums straight into the store, with no copy back."""
+        tag = ('resident', tuple(keys), dtype, device)
+        flat = self._flats.get(tag)
+        base = None if flat is None else flat.untyped_storage().data_ptr()
+        if base is not None and all(v._t.untyped_storage().data_ptr() == base for v in stored):
+            return flat
+        if len(self._flats) > 64:
+            self._flats.clear()
+        flat = self._flats[tag] = torch.empty(sum(v._t.numel() for v in stored), dtype=dtype, device=device)
+        offset = 0
+        for v in stored:
+            view = flat[offset:offset + v._t.numel()].view(v._t.shape)
+            view.copy_(v._t)
+            v._t = view            # the store's own array: nothing outside holds it
+            offset += view.numel()
+        return flat
 
     def _compressed_sums(self, what, pairs, targets):
         """Per key, the sum over workers of each worker's 2-bit quantized (device-summed) value."""

@@ -72,7 +72,7 @@ def _launch_config(args, local_workers, endpoint, timeout):
     single = args.nnodes == 1
     return LaunchConfig(
         min_nodes=args.nnodes, max_nodes=args.nnodes, nproc_per_node=local_workers,
-        run_id=getattr(args, 'rdzv_id', None) or uuid.uuid4().hex, rdzv_backend='c10d',
+        run_id=args.rdzv_id or (uuid.uuid4().hex if single else 'neomx'), rdzv_backend='c10d',
         rdzv_endpoint=endpoint,
         # The first host serves the rendezvous store; the others connect to it.
         rdzv_configs={'join_timeout': timeout, 'read_timeout': timeout, 'timeout': timeout,

@@ -22,9 +22,9 @@ def _parser():
                     'spread over the hosts of a hostfile (ssh), on torchrun\'s machinery.')
     p.add_argument('-n', '--num-workers', type=int, help='number of worker processes in all')
     p.add_argument('-s', '--num-servers', type=int,
-                   help='number of servers; neomx keeps the store inside the workers, so no server '
-                        'process is started: S is passed to the workers as DMLC_NUM_SERVER '
-                        '(default: N)')
+                   help='number of servers; neomx keeps the stores inside the workers (dist_async: '
+                        'one server shard per worker), so no server process is started: S is only '
+                        'passed to the workers as DMLC_NUM_SERVER (default: N)')
     p.add_argument('-H', '--hostfile', help='file of the hosts to run on, one "host[:ssh-port]" a line')
     p.add_argument('--sync-dst-dir', help='ssh launcher: copy the current directory (rsync) to '
                                           'this directory of every host and run there')
@@ -38,20 +38,20 @@ def _parser():
     p.add_argument('--env-server', action='append', default=[], metavar='NAME:VALUE',
                    help='accepted for MXNet\'s scripts; there are no server processes to apply it to')
     p.add_argument('--p3', action='store_true', help='accepted for MXNet\'s scripts; no effect')
-    p.add_argument('--max-restarts', type=int, default=0,
+    p.add_argument('--max-restarts', type=int, default=0, metavar='K',
                    help='restart every worker up to K times after one fails (torchrun\'s elastic '
                         'restarts; the script resumes from its own checkpoints)')
-    p.add_argument('--rdzv-timeout', type=float, default=300,
+    p.add_argument('--rdzv-timeout', type=float, default=300, metavar='SECONDS',
                    help='seconds to wait for every host to arrive at the rendezvous (default 300)')
-    p.add_argument('--nnodes', type=int, default=1,
+    p.add_argument('--nnodes', type=int, default=1, metavar='H',
                    help='hosts taking part, each running this launcher with --node-rank')
-    p.add_argument('--node-rank', type=int, default=0, help='this host\'s index among --nnodes')
-    p.add_argument('--rdzv-endpoint', default='',
+    p.add_argument('--node-rank', type=int, default=0, metavar='I', help='this host\'s index among --nnodes')
+    p.add_argument('--rdzv-endpoint', default='', metavar='HOST:PORT',
                    help='HOST:PORT of the rendezvous, on the first host (default 127.0.0.1 and a '
                         'free port for one host, the first host and %d for several)' % DEFAULT_PORT)
-    p.add_argument('--rdzv-id', default='',
-                   help='name of the job at the rendezvous, the same on every host (default: random '
-                        'for one host; needed with --nnodes > 1 unless the ssh launcher sets it)')
+    p.add_argument('--rdzv-id', default='', metavar='NAME',
+                   help='name of the job at the rendezvous, the same on every host (default: '
+                        'random for one host, "neomx" for several; the ssh launcher picks one)')
     p.add_argument('--from-mxjob', metavar='FILE', help='convert a Kubeflow MXJob manifest')
     p.add_argument('--to', choices=('trainjob', 'pytorchjob'), help='target kind of --from-mxjob')
     p.add_argument('--image', help='--from-mxjob: container image with neomx (default: the MXJob\'s)')

@@ -2,8 +2,9 @@
 
 Each host runs ``python3 -m neomx.launch --launcher local`` with ``--nnodes``/``--node-rank``
 and the rendezvous on the first host, in the current directory (or ``--sync-dst-dir``, which
-is first filled with ``rsync``), after exporting the ``--env``/``--env-worker`` variables,
-as MXNet's ssh launcher does. The workers are dealt out over the hosts as evenly as
+is first filled with ``rsync``), after exporting the ``--env``/``--env-worker`` variables
+and this shell's ``OMP_NUM_THREADS``, ``KMP_AFFINITY``, ``LD_LIBRARY_PATH`` and
+``DMLC_INTERFACE``, as MXNet's ssh launcher does. The workers are dealt out over the hosts as evenly as
 possible, first hosts first; hosts beyond ``-n`` are left out.
 """
 import os
@@ -13,12 +14,13 @@ import sys
 import time
 import uuid
 
-from .local import worker_counts
 from .options import DEFAULT_PORT, parse_env_pairs
 
 __all__ = ['host_commands', 'sync_commands', 'run_ssh']
 
 _SSH = ('ssh', '-o', 'StrictHostKeyChecking=no')
+# Passed on to every host when set here, as MXNet's ssh launcher does (its cloud keys excepted).
+_PASSED_ON = ('OMP_NUM_THREADS', 'KMP_AFFINITY', 'LD_LIBRARY_PATH', 'DMLC_INTERFACE')
 
 
 def _remote_launcher_argv(args, num_hosts, node_rank, endpoint, run_id):
@@ -36,9 +38,9 @@ def host_commands(args, hosts, run_id, workdir, environ=os.environ):
     ``hosts`` is a list of (host, ssh_port) as :func:`.options.read_hostfile` returns.
     """
     hosts = hosts[:args.num_workers]
-    worker_counts(args.num_workers, len(hosts))          # checks there are enough workers
     endpoint = args.rdzv_endpoint or '%s:%d' % (hosts[0][0], DEFAULT_PORT)
-    env = parse_env_pairs(args.env, environ)
+    env = {name: environ[name] for name in _PASSED_ON if name in environ}
+    env.update(parse_env_pairs(args.env, environ))
     env.update(parse_env_pairs(args.env_worker, environ))
     exports = ''.join('export %s=%s; ' % (name, shlex.quote(value)) for name, value in env.items())
     commands = []

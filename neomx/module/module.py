@@ -387,10 +387,16 @@ class Module(BaseModule):
             store.set_gradient_compression(self._compression_params)
         if update_on_kvstore:
             store.set_optimizer(self._optimizer)
-        for name, copies in zip(self._param_names, self._exec_group.param_arrays):
+        names, copies = list(self._param_names), list(self._exec_group.param_arrays)
+        if isinstance(store, kvs.KVStore):     # one request: a distributed store broadcasts once
+            store.init(names, [self._arg_params[name] for name in names])
+            if update_on_kvstore:
+                store.pull(names, out=copies)
+            return
+        for name, arrays in zip(names, copies):
             store.init(name, self._arg_params[name])
             if update_on_kvstore:
-                store.pull(name, out=copies)
+                store.pull(name, out=arrays)
 
     def borrow_optimizer(self, shared_module):
         """Use the optimizer (and KVStore, updater) of ``shared_module``."""

@@ -5,6 +5,7 @@ import numpy as np
 
 import neomx as mx
 
+os.environ['MXNET_KVSTORE_BIGARRAY_BOUND'] = '100'    # keys over 100 values are cut over the servers
 kv = mx.kv.create('dist_async')
 rank, n = kv.rank, kv.num_workers
 assert kv.type == 'dist_async'
@@ -44,5 +45,21 @@ assert h.asnumpy()[0] < 1, h
 fname = os.path.join(os.environ['OUT_DIR'], 'async_states%d' % rank)
 kv.save_optimizer_states(fname)
 kv.load_optimizer_states(fname)
+kv._barrier()
+# a big key is cut into one part per server; every part is updated
+kv.init('big', mx.nd.array(np.arange(301)))
+kv.push('big', mx.nd.ones((301,)) * (rank + 1))
+kv._barrier()
+big = mx.nd.zeros((301,))
+kv.pull('big', out=big)
+assert (big.asnumpy() == np.arange(301) - n * (n + 1) / 2).all(), big     # sgd, learning rate 1
+rows = mx.nd.zeros((301,))
+kv.row_sparse_pull('big', out=rows, row_ids=mx.nd.array([300]))
+assert rows.asnumpy()[300] == big.asnumpy()[300] and rows.asnumpy()[:300].sum() == 0
+try:
+    kv.save_optimizer_states(fname)
+    raise AssertionError('states split over servers should not save')
+except mx.MXNetError as err:
+    assert 'split over servers' in str(err)
 kv._barrier()
 print('RESULT async ok rank %d' % rank, flush=True)
