@@ -3,11 +3,18 @@
     python examples/train_mnist.py                       # 10 epochs on the CPU
     python examples/train_mnist.py --epochs 1 --ctx cpu --num-ctx 2   # data parallel, 2 contexts
     python examples/train_mnist.py --num-gpus 2          # on GPUs
+    python -m neomx.launch -n 2 python examples/train_mnist.py --kvstore dist_sync   # 2 workers
+    python examples/train_mnist.py --checkpoint-dir ckpt --resume   # go on from the last checkpoint
 
 The code is the tutorial's, with ``import neomx as mx``: a Sequential of two
 convolution/pooling stages and two dense layers, Xavier(magnitude=2.24) initialisation,
 softmax cross-entropy, SGD with learning rate 0.1, batches of 64. The data comes from the
-MNIST files carried in the repository (data/mnist).
+MNIST files carried in the repository (data/mnist). Each epoch's samples come in an order
+drawn from the seed and the epoch; with a distributed ``--kvstore`` every worker takes its
+own share of it (every n-th sample) and ``--batch-size`` stays the global batch, split
+evenly over the workers; worker 0 prints. With ``--checkpoint-dir`` a checkpoint is written
+atomically after each epoch (and every ``--checkpoint-every`` batches), and ``--resume``
+continues from the newest complete one, at the same sample, with any number of workers.
 """
 import argparse
 import os
@@ -22,6 +29,7 @@ except ImportError:      # running from a checkout without `pip install -e .`
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
     import neomx as mx
 from neomx import autograd, gluon, nd
+from neomx.gluon.checkpoint import Checkpointer, EpochShards
 
 try:
     from tqdm import tqdm
@@ -41,6 +49,14 @@ def parse_args(argv=None):
     p.add_argument('--seed', type=int, default=1)
     p.add_argument('--hybridize', action='store_true', help='compile the network into a graph')
     p.add_argument('--no-progress', action='store_true', help='no progress bar')
+    p.add_argument('--kvstore', default='device', help="Trainer's kvstore: device, local, dist_sync, "
+                                                       "dist_async or dist_device_sync (under neomx.launch)")
+    p.add_argument('--max-batches', type=int, default=0,
+                   help='quick runs: train and test on at most this many batches an epoch')
+    p.add_argument('--data-dir', default=None, help='folder of the MNIST files (default: data/mnist)')
+    p.add_argument('--checkpoint-dir', default=None, help='folder or URL of the checkpoints')
+    p.add_argument('--checkpoint-every', type=int, default=0, help='also checkpoint every N batches')
+    p.add_argument('--resume', action='store_true', help='continue from the newest checkpoint')
     return p.parse_args(argv)
 
 
@@ -65,11 +81,13 @@ def lenet(hybrid=False):
     return net
 
 
-def evaluate_accuracy(data_iterator, net, ctx):
+def evaluate_accuracy(data_iterator, net, ctx, max_batches=0):
     numerator = 0.
     denominator = 0.
     data_iterator.reset()
-    for batch in data_iterator:
+    for n, batch in enumerate(data_iterator):
+        if max_batches and n == max_batches:
+            break
         data = batch.data[0].as_in_context(ctx)
         label = batch.label[0].as_in_context(ctx)
         output = net(data)
@@ -82,41 +100,70 @@ def evaluate_accuracy(data_iterator, net, ctx):
 def main(argv=None):
     args = parse_args(argv)
     mx.random.seed(args.seed)
-    # NDArrayIter shuffles with numpy's generator, which mx.random.seed leaves alone (as in
-    # MXNet): seed it too so that a run is reproducible.
-    np.random.seed(args.seed)
+    np.random.seed(args.seed)     # mx.random.seed leaves numpy's generator alone, as in MXNet
     ctxs = contexts(args)
-    mnist = mx.test_utils.get_mnist()
-    train_data = mx.io.NDArrayIter(mnist['train_data'], mnist['train_label'], args.batch_size, shuffle=True)
-    test_data = mx.io.NDArrayIter(mnist['test_data'], mnist['test_label'], args.batch_size, shuffle=True)
+    mnist = mx.test_utils.get_mnist(args.data_dir)
+    test_data = mx.io.NDArrayIter(mnist['test_data'], mnist['test_label'], args.batch_size)
 
     net = lenet(hybrid=args.hybridize)
     if args.hybridize:
         net.hybridize()
     net.collect_params().initialize(mx.init.Xavier(magnitude=2.24), ctx=ctxs)
     loss = gluon.loss.SoftmaxCrossEntropyLoss()
-    trainer = gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': args.lr})
+    distributed = args.kvstore.startswith('dist')
+    kv = mx.kv.create(args.kvstore) if distributed else args.kvstore
+    workers, rank = (kv.num_workers, kv.rank) if distributed else (1, 0)
+    batch_size = args.batch_size // workers                 # this worker's part of the global batch
+    trainer = gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': args.lr}, kvstore=kv)
+    # dist_sync sums the workers' gradients: normalise by the global batch
+    scale = workers if args.kvstore in ('dist_sync', 'dist_device_sync') else 1
+    shards = EpochShards(mnist['train_data'].shape[0], seed=args.seed)
+    ckpt = args.checkpoint_dir and Checkpointer(args.checkpoint_dir, net, trainer, rank, workers)
+    resumed = ckpt.restore(ctxs) if ckpt and args.resume else None
+    start_epoch, done, position = (resumed['epoch'], resumed['batch'], resumed['position']) if resumed else (0, 0, 0)
+    if resumed and rank == 0:
+        print('Resumed from epoch %d batch %d (%d samples of the epoch read)' % (start_epoch, done, position), flush=True)
 
-    steps = -(-mnist['train_data'].shape[0] // args.batch_size)
-    for e in range(args.epochs):
+    test_accuracy = None
+    for e in range(start_epoch, args.epochs):
         tic = time.time()
-        train_data.reset()
+        indices = shards.indices(e, rank, workers, start=position)
+        # every worker takes the same number of steps: the smallest share's full batches
+        steps = (mnist['train_data'].shape[0] - position) // workers // batch_size
+        if args.max_batches:
+            steps = min(steps, args.max_batches - done)
+        if distributed:
+            print('Worker %d of %d: epoch %d, %d batches from sample %d, first samples %s'
+                  % (rank, workers, e, steps, position, indices[:4].tolist()), flush=True)
         moving_loss = 0.
-        bar = train_data if args.no_progress else tqdm(train_data, total=steps, desc='epoch %d' % e,
-                                                        leave=False, mininterval=1.0)
-        for batch in bar:
-            datas = gluon.utils.split_and_load(batch.data[0], ctxs)
-            labels = gluon.utils.split_and_load(batch.label[0], ctxs)
+        bar = range(steps) if args.no_progress or rank else tqdm(range(steps), desc='epoch %d' % e, leave=False,
+                                                                  mininterval=1.0)
+        for b in bar:
+            batch = indices[b * batch_size:(b + 1) * batch_size]
+            datas = gluon.utils.split_and_load(nd.array(mnist['train_data'][batch]), ctxs)
+            labels = gluon.utils.split_and_load(nd.array(mnist['train_label'][batch]), ctxs)
             with autograd.record():
                 losses = [loss(net(x), y) for x, y in zip(datas, labels)]
             autograd.backward(losses)
-            trainer.step(batch.data[0].shape[0])
+            trainer.step(len(batch) * scale)
             moving_loss = .99 * moving_loss + .01 * sum(nd.mean(l).asscalar() for l in losses) / len(losses)
+            if ckpt and args.checkpoint_every and (done + b + 1) % args.checkpoint_every == 0:
+                ckpt.save(e, done + b + 1, position + (b + 1) * batch_size * workers)
         train_time = time.time() - tic
-        test_accuracy = evaluate_accuracy(test_data, net, ctxs[0])
-        train_accuracy = evaluate_accuracy(train_data, net, ctxs[0])
-        print("Epoch %d. Loss: %e, Train_acc %.4f, Test_acc %.4f (%.1f s training, %.1f s in all)"
-              % (e, moving_loss, train_accuracy, test_accuracy, train_time, time.time() - tic), flush=True)
+        done = position = 0
+        test_accuracy = evaluate_accuracy(test_data, net, ctxs[0], args.max_batches)
+        if ckpt:
+            ckpt.save(e + 1, 0, 0, extra={'test_accuracy': float(test_accuracy)})
+        # the whole training set is evaluated only in full runs
+        train_accuracy = float('nan') if args.max_batches else evaluate_accuracy(
+            mx.io.NDArrayIter(mnist['train_data'], mnist['train_label'], args.batch_size), net, ctxs[0])
+        if rank == 0:
+            print("Epoch %d. Loss: %e, Train_acc %.4f, Test_acc %.4f (%.1f s training, %.1f s in all)"
+                  % (e, moving_loss, train_accuracy, test_accuracy, train_time, time.time() - tic), flush=True)
+    if test_accuracy is None:
+        test_accuracy = evaluate_accuracy(test_data, net, ctxs[0], args.max_batches)
+        if rank == 0:
+            print('Nothing left to train. Test_acc %.4f' % test_accuracy, flush=True)
     return test_accuracy
 
 

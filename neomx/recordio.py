@@ -21,8 +21,9 @@ from multiprocessing import current_process
 
 import numpy as np
 
+from . import _fileio
 from ._optional import require
-from .base import AtomicFile, MXNetError
+from .base import MXNetError
 
 __all__ = ['MXRecordIO', 'MXIndexedRecordIO', 'IRHeader', 'pack', 'unpack', 'pack_img', 'unpack_img']
 
@@ -133,13 +134,12 @@ class MXRecordIO:
             self.writable = False
         else:
             raise ValueError('Invalid flag %s' % self.flag)
-        if self.writable:       # written under a temporary name, put in place by close()
-            self.handle = AtomicFile(self.uri)
-        else:
-            try:
-                self.handle = open(self.uri, 'rb')
-            except OSError as err:
-                raise MXNetError('RecordIO: cannot open "%s": %s' % (self.uri, err.strerror)) from None
+        # A writer's file is written under a temporary name and put in place by close().
+        opener = _fileio.open_stream_for_write if self.writable else _fileio.open_for_read
+        try:
+            self.handle = opener(self.uri, self.flag + 'b')
+        except MXNetError as err:
+            raise MXNetError('RecordIO: %s' % err) from None
         self.pid = current_process().pid
         self.is_open = True
 
@@ -239,7 +239,7 @@ class MXIndexedRecordIO(MXRecordIO):
         try:
             if self.writable:
                 self.idx, self.keys = {}, []
-                self.fidx = AtomicFile(self.idx_path)
+                self.fidx = _fileio.open_stream_for_write(self.idx_path)
             else:
                 entries = read_index(self.idx_path, self.key_type)
                 self.idx, self.keys = dict(entries), [key for key, _ in entries]
@@ -299,11 +299,10 @@ def read_index(idx_path, key_type=int):
     ``key_type`` rejects, or a negative offset) raises ``MXNetError`` naming the file and line.
     """
     try:
-        with open(idx_path, encoding='utf-8') as lines:
-            text = lines.read()
-    except OSError as err:
-        raise MXNetError('RecordIO: cannot open index file "%s": %s'
-                         % (idx_path, err.strerror or err)) from None
+        with _fileio.open_for_read(idx_path) as lines:
+            text = lines.read().decode('utf-8')
+    except MXNetError as err:
+        raise MXNetError('RecordIO: index file: %s' % err) from None
     except UnicodeDecodeError as err:
         raise MXNetError('RecordIO: index file "%s" is not text (%s)' % (idx_path, err)) from None
     entries = []

@@ -166,9 +166,11 @@ def test_checkpoints_by_epoch_and_resume(caplog, tmp_path):
     checkpoint = E.CheckpointHandler(str(tmp_path), max_checkpoints=2, monitor=est.train_metrics[1],
                                      save_best=True, mode='min', verbose=1)
     est.fit(LOADER, epochs=3, event_handlers=[checkpoint])
+    # MXNet's files, plus each checkpoint's random generators (.rng)
     assert sorted(os.listdir(tmp_path)) == [
-        'model-best.params', 'model-best.states', 'model-epoch1batch8.params',
-        'model-epoch1batch8.states', 'model-epoch2batch12.params', 'model-epoch2batch12.states']
+        'model-best.params', 'model-best.rng', 'model-best.states', 'model-epoch1batch8.params',
+        'model-epoch1batch8.rng', 'model-epoch1batch8.states', 'model-epoch2batch12.params',
+        'model-epoch2batch12.rng', 'model-epoch2batch12.states']
     saves = [m for m in caplog.messages if 'saving model' in m]
     assert saves[0] == ('[Epoch 0] CheckpointHandler: trained total 5 batches, saving model at %s '
                         'with prefix: model-epoch0batch4' % tmp_path)
@@ -198,9 +200,11 @@ def test_checkpoints_by_batch_and_resume(caplog, tmp_path):
         return E.CheckpointHandler(str(tmp_path), epoch_period=None, batch_period=2,
                                    max_checkpoints=10, **kwargs)
     _estimator(caplog).fit(LOADER, batches=6, event_handlers=[handler()])
-    assert sorted(os.listdir(tmp_path)) == [
+    assert sorted(f for f in os.listdir(tmp_path) if not f.endswith('.rng')) == [
         'model-epoch0batch1.params', 'model-epoch0batch1.states', 'model-epoch0batch3.params',
         'model-epoch0batch3.states', 'model-epoch1batch5.params', 'model-epoch1batch5.states']
+    # a checkpoint whose writer died before its .states (written last) is not resumed from
+    (tmp_path / 'model-epoch1batch7.params').write_bytes((tmp_path / 'model-epoch1batch5.params').read_bytes())
     est = _estimator(caplog)
     est.fit(LOADER, batches=9, event_handlers=[handler(resume_from_checkpoint=True)])
     assert est.max_batch == 3

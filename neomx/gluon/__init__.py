@@ -4,5 +4,5 @@ from .parameter import *  # noqa: F401,F403
 from . import block
 from .block import *  # noqa: F401,F403
 from . import nn, rnn, loss, data, utils, contrib, model_zoo
-from . import trainer
+from . import trainer, checkpoint
 from .trainer import *  # noqa: F401,F403

@@ -8,7 +8,8 @@ the summed gradients.
 """
 from .. import kvstore as kvs
 from .. import optimizer as opt
-from ..base import MXNetError, atomic_write
+from .. import _fileio
+from ..base import MXNetError
 from ..optimizer import state_format
 from . import parameter
 from .parameter import Parameter, ParameterDict
@@ -290,7 +291,7 @@ class Trainer:
         if self._update_on_kvstore:
             self._kvstore.save_optimizer_states(fname, dump_optimizer=True)
             return
-        atomic_write(fname, [self._updaters[0].get_states(dump_optimizer=True)])
+        _fileio.write_atomic(fname, [self._updaters[0].get_states(dump_optimizer=True)])
 
     def load_states(self, fname):
         """Restore the optimizer and its states written by :meth:`save_states`."""

@@ -17,7 +17,7 @@ leaves stale samples there and reports 0). ``DataBatch.index`` is all zeros, as 
 import numpy as np
 import torch
 
-from .. import recordio
+from .. import _fileio, _recordio_parts, recordio
 from ..base import MXNetError, check_batch_size
 from ..context import cpu, cpu_pinned
 from ..ndarray.ndarray import _new as _wrap_tensor
@@ -57,29 +57,26 @@ def _check_options(options):
                              '(only its default %r)' % (name, value, _UNSUPPORTED[name]))
 
 
-def _record_offsets(path_imgrec, path_imgidx):
-    """Byte offsets of the records of the file, from the index when there is one."""
+def _record_offsets(path_imgrec, path_imgidx, num_parts, part_index):
+    """Byte offsets of the records of part ``part_index`` of ``num_parts``, split as MXNet splits.
+
+    With an index the records are split by count, ``ceil(records / num_parts)`` a part.
+    Without one, the part holds the records that begin in its byte range of the file (see
+    ``neomx._recordio_parts``), and only that range is read.
+    """
+    _recordio_parts.part_range(0, num_parts, part_index)       # checks part_index
     if path_imgidx:
-        return [offset for _, offset in recordio.read_index(path_imgidx)]
-    offsets = []
-    with _open_record_file(path_imgrec) as stream:
-        while True:
-            position = stream.tell()
-            try:
-                if recordio._read_record(stream) is None:
-                    return offsets
-            except MXNetError as err:
-                raise MXNetError('ImageRecordIter: %s (record %d at byte offset %d of %s)'
-                                 % (err, len(offsets), position, path_imgrec)) from None
-            offsets.append(position)
-
-
-def _open_record_file(path_imgrec):
-    try:
-        return open(path_imgrec, 'rb')
-    except OSError as err:
-        raise MXNetError('ImageRecordIter: cannot open path_imgrec "%s": %s'
-                         % (path_imgrec, err.strerror or err)) from None
+        offsets = [offset for _, offset in recordio.read_index(path_imgidx)]
+        step = -(-len(offsets) // num_parts)
+        part = offsets[part_index * step:(part_index + 1) * step]
+    else:
+        with _fileio.open_for_read(path_imgrec) as stream:
+            size = _recordio_parts.stream_size(stream, path_imgrec)
+            part = [offset for offset, _ in _recordio_parts.part_offsets(stream, size, num_parts, part_index)]
+    if not part:
+        raise MXNetError('ImageRecordIter: part %d of %d of %s holds no record'
+                         % (part_index, num_parts, path_imgrec))
+    return part
 
 
 def _resize(pixels, height, width, interpolation):
@@ -112,7 +109,8 @@ class ImageRecordIter(DataIter):
     Parameters
     ----------
     path_imgrec : str
-        The ``.rec`` file (records made by ``recordio.pack_img`` or im2rec).
+        The ``.rec`` file (records made by ``recordio.pack_img`` or im2rec): a path or a URL
+        (``s3://``, ``gs://``, ``hdfs://``, ``http(s)://``..., see ``neomx._fileio``).
     data_shape : tuple of int
         (channels, height, width) of one output image; channels 1 (gray) or 3 (RGB).
     batch_size : int
@@ -137,7 +135,10 @@ class ImageRecordIter(DataIter):
     dtype : None, 'float32' or 'uint8'
         Output dtype; uint8 outputs the cropped pixels without normalisation.
     num_parts, part_index : int
-        Read only part ``part_index`` of ``num_parts`` equal contiguous parts of the records.
+        Read only part ``part_index`` of ``num_parts`` contiguous parts of the records, split
+        as MXNet splits them: by record count with ``path_imgidx``, by bytes of the file
+        without, reading only the part's byte range (for distributed training:
+        ``num_parts=kv.num_workers, part_index=kv.rank``).
     seed_aug : int, optional
     data_name, label_name : str
     device_id : int
@@ -175,11 +176,13 @@ class ImageRecordIter(DataIter):
         self._scale = np.float32(scale)
         self._ctx = cpu(0) if device_id == -1 else cpu_pinned(device_id)
         self._path_imgrec = path_imgrec
-        self._record = _open_record_file(path_imgrec)
-        offsets = _record_offsets(path_imgrec, path_imgidx)
-        self._record_number = {offset: i for i, offset in enumerate(offsets)}
-        part = -(-len(offsets) // num_parts)
-        self._offsets = offsets[part_index * part:(part_index + 1) * part]
+        self._offsets = _record_offsets(path_imgrec, path_imgidx, num_parts, part_index)
+        # Records are numbered within this part (the file's numbers when num_parts is 1).
+        self._record_number = {offset: i for i, offset in enumerate(self._offsets)}
+        try:
+            self._record = _fileio.open_for_read(path_imgrec)
+        except MXNetError as err:
+            raise MXNetError('ImageRecordIter: path_imgrec: %s' % err) from None
         self._shuffle_rng = np.random.RandomState(seed)
         self._aug_rng = np.random.RandomState(seed if seed_aug is None else seed_aug)
         label_shape = (batch_size,) if label_width == 1 else (batch_size, label_width)

@@ -29,7 +29,8 @@ import struct
 import numpy as np
 import torch
 
-from ..base import MXNetError, TORCH_OF_TYPE_FLAG, TYPE_FLAG_OF_TORCH, atomic_write
+from .. import _fileio
+from ..base import MXNetError, TORCH_OF_TYPE_FLAG, TYPE_FLAG_OF_TORCH
 from ..context import cpu
 from .ndarray import NDArray, _new
 
@@ -122,7 +123,7 @@ def save(fname, data):
         When ``data`` is none of the accepted containers.
     """
     names, arrays = _entries(data)      # bad input is rejected before touching the file system
-    atomic_write(fname, _serialise(names, arrays))
+    _fileio.write_atomic(fname, _serialise(names, arrays))
 
 
 # ------------------------------------------------------------------- reading
@@ -340,10 +341,10 @@ def load(fname):
     """
     fname = os.fspath(fname)
     try:
-        with open(fname, 'rb') as f:
+        with _fileio.open_for_read(fname) as f:
             buf = f.read()
     except OSError as err:
-        raise MXNetError('cannot open %s: %s' % (fname, err.strerror or err)) from None
+        raise MXNetError('cannot read %s: %s' % (fname, err.strerror or err)) from None
     return _parse(buf, fname)
 
 

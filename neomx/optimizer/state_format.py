@@ -26,6 +26,7 @@ import struct
 import numpy as np
 import torch
 
+from .. import _fileio
 from ..base import MXNetError
 from ..context import cpu
 from ..ndarray.ndarray import NDArray, _new
@@ -248,10 +249,10 @@ def loads(buf, source='optimizer state'):
 def read_file(fname):
     """The bytes of the state file ``fname``; MXNetError naming it when it cannot be read."""
     try:
-        with open(fname, 'rb') as f:
+        with _fileio.open_for_read(fname) as f:
             return f.read()
-    except OSError as err:
-        raise MXNetError('cannot read optimizer states %s: %s' % (fname, err.strerror or err)) from None
+    except MXNetError as err:
+        raise MXNetError('cannot read optimizer states: %s' % err) from None
 
 
 # ------------------------------------------------------------- MXNet's states

@@ -232,6 +232,6 @@ def _parse(text, where):
 def load(fname):
     """The Symbol saved in JSON file ``fname`` (checked as :func:`load_json` does; errors
     name the file)."""
-    with open(fname, 'rb') as f:
+    with _fileio.open_for_read(fname) as f:
         data = f.read()
     return _parse(data, 'symbol file %s' % fname)

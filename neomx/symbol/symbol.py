@@ -11,7 +11,8 @@ import json
 import numpy as np
 import torch
 
-from ..base import (MXNetError, NotImplementedForSymbol, TYPE_FLAG_OF_TORCH, atomic_write, dtype_name,
+from .. import _fileio
+from ..base import (MXNetError, NotImplementedForSymbol, TYPE_FLAG_OF_TORCH, dtype_name,
                     numeric_types, torch_dtype)
 from ..name import NameManager
 from ..operator import registry
@@ -414,7 +415,7 @@ class Symbol:
 
     def save(self, fname, remove_amp_cast=True):
         """Write :meth:`tojson` to ``fname`` (atomically: a partial file never replaces it)."""
-        atomic_write(fname, [self.tojson().encode('utf-8')])
+        _fileio.write_atomic(fname, [self.tojson().encode('utf-8')])
 
     # ------------------------------------------------------ inference, execution
     def infer_shape(self, *args, **kwargs):

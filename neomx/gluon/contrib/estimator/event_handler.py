@@ -12,6 +12,7 @@ import re
 import time
 import warnings
 
+from .... import _rng_state, ndarray
 from ....metric import CompositeEvalMetric, EvalMetric
 from ....metric import Loss as LossMetric
 from .utils import _check_metrics
@@ -456,11 +457,15 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
 
     def _checkpoint_files(self, prefix):
         return (os.path.join(self.model_dir, prefix + '.params'),
-                os.path.join(self.model_dir, prefix + '.states'))
+                os.path.join(self.model_dir, prefix + '.states'),
+                os.path.join(self.model_dir, prefix + '.rng'))
 
     def _save_params_and_trainer(self, estimator, prefix):
-        param_file, trainer_file = self._checkpoint_files(prefix)
+        # Each file is written atomically and the .states last: a checkpoint is complete
+        # (and resumable) once its .states exists.
+        param_file, trainer_file, rng_file = self._checkpoint_files(prefix)
         estimator.net.save_parameters(param_file)
+        ndarray.save(rng_file, _rng_state.capture())
         estimator.trainer.save_states(trainer_file)
 
     def _remove_checkpoint(self, prefix):
@@ -492,7 +497,8 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
                                  "have the format: {model_name}-epoch{epoch_number}batch"
                                  "{batch_number}.params, there should also be a .states file "
                                  "for each .params file ")
-            latest = max(latest, (int(match.group(1)), int(match.group(2))))
+            if os.path.exists(self._checkpoint_files(fname[:-len('.params')])[1]):
+                latest = max(latest, (int(match.group(1)), int(match.group(2))))    # complete ones
         return latest
 
     def _resume_from_checkpoint(self, estimator):
@@ -519,12 +525,12 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
                                  "to train from scratch." % self.trained_batch)
             estimator.max_batch -= self.trained_batch + 1
             msg += "%d batches " % estimator.max_batch
-        param_file, trainer_file = self._checkpoint_files(
+        param_file, trainer_file, rng_file = self._checkpoint_files(
             '%s-epoch%dbatch%d' % (self.model_prefix, self.trained_epoch, self.trained_batch))
-        if not os.path.exists(trainer_file):
-            raise AssertionError("Failed to load checkpoint, %s does not exist" % trainer_file)
         estimator.net.load_parameters(param_file, ctx=estimator.context)
         estimator.trainer.load_states(trainer_file)
+        if os.path.exists(rng_file):
+            _rng_state.restore(ndarray.load(rng_file))
         estimator.logger.warning(msg)
 
 
