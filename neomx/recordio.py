@@ -302,7 +302,7 @@ def read_index(idx_path, key_type=int):
         with _fileio.open_for_read(idx_path) as lines:
             text = lines.read().decode('utf-8')
     except MXNetError as err:
-        raise MXNetError('RecordIO: index file: %s' % err) from None
+        raise MXNetError('RecordIO: cannot open index file %s (%s)' % (idx_path, err)) from None
     except UnicodeDecodeError as err:
         raise MXNetError('RecordIO: index file "%s" is not text (%s)' % (idx_path, err)) from None
     entries = []

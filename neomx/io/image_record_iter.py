@@ -176,13 +176,17 @@ class ImageRecordIter(DataIter):
         self._scale = np.float32(scale)
         self._ctx = cpu(0) if device_id == -1 else cpu_pinned(device_id)
         self._path_imgrec = path_imgrec
-        self._offsets = _record_offsets(path_imgrec, path_imgidx, num_parts, part_index)
-        # Records are numbered within this part (the file's numbers when num_parts is 1).
-        self._record_number = {offset: i for i, offset in enumerate(self._offsets)}
         try:
             self._record = _fileio.open_for_read(path_imgrec)
         except MXNetError as err:
-            raise MXNetError('ImageRecordIter: path_imgrec: %s' % err) from None
+            raise MXNetError('ImageRecordIter: cannot open path_imgrec "%s" (%s)' % (path_imgrec, err)) from None
+        try:
+            self._offsets = _record_offsets(path_imgrec, path_imgidx, num_parts, part_index)
+        except BaseException:
+            self._record.close()
+            raise
+        # Records are numbered within this part (the file's numbers when num_parts is 1).
+        self._record_number = {offset: i for i, offset in enumerate(self._offsets)}
         self._shuffle_rng = np.random.RandomState(seed)
         self._aug_rng = np.random.RandomState(seed if seed_aug is None else seed_aug)
         label_shape = (batch_size,) if label_width == 1 else (batch_size, label_width)

@@ -13,6 +13,7 @@ of a file runs.
 import json
 import re
 
+from .. import _fileio
 from ..base import MXNetError, TORCH_OF_TYPE_FLAG
 from ..operator import registry
 from .symbol import Symbol, _Node, _op_params, _variable_node
