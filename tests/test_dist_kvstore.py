@@ -72,9 +72,10 @@ def test_dist_async_semantics(tmp_path):
 @pytest.mark.parametrize('kind', ['dist_sync', 'dist_async'])
 def test_trainer_and_module(tmp_path, kind):
     _all_ok(_workers(tmp_path, 'trainer_semantics.py', 2, KV_TYPE=kind), 'trainer')
-    # the optimizer states saved by every worker are the same
     states = [open(os.path.join(tmp_path, 'trainer%d.states' % r), 'rb').read() for r in range(2)]
-    assert states[0] == states[1] and states[0]
+    assert states[0] and states[1]
+    if kind == 'dist_sync':      # every worker holds the same optimizer and states
+        assert states[0] == states[1]
 
 
 @pytest.mark.parametrize('kind', ['horovod', 'byteps'])
