@@ -15,6 +15,10 @@ from ..context import Context, current_context
 __all__ = ['NDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange', 'from_torch',
            'waitall', 'from_numpy', 'from_dlpack', 'to_dlpack_for_read', 'to_dlpack_for_write']
 
+# MXNet's names for storage types, and its alias of the builtin slice (imported by its tests)
+_STORAGE_TYPE_STR_TO_ID = {'undefined': -1, 'default': 0, 'row_sparse': 1, 'csr': 2}
+py_slice = slice
+
 _object_new = object.__new__
 _Tensor = torch.Tensor
 _SCALAR_TYPES = (int, float)
