@@ -271,6 +271,18 @@ class NDArray:
         return (_rebuild, (self.asnumpy(), str(self._ctx.device_type), self._ctx.device_id,
                            'bfloat16' if self._t.dtype is torch.bfloat16 else None))
 
+    def __getstate__(self):
+        """MXNet's pickled state: {'handle': the array in MXNet's single-array byte layout}."""
+        from .utils import array_to_raw_bytes
+        return {'handle': bytearray(array_to_raw_bytes(self))}
+
+    def __setstate__(self, state):
+        """Restore from ``__getstate__``'s dict (arrays saved on a GPU load on the CPU)."""
+        from .utils import array_from_raw_bytes
+        self._t = array_from_raw_bytes(state['handle'])
+        self._ctx = Context('cpu', 0)
+        self._grad = None
+
     # --------------------------------------------------------- host interop
     def asnumpy(self):
         """A numpy copy of the values (bfloat16 is widened to float32)."""
@@ -586,8 +598,17 @@ def array(source_array, ctx=None, dtype=None):
 
 
 def from_numpy(ndarray, zero_copy=True):
-    """An NDArray sharing memory with a numpy array (keeps its dtype)."""
-    t = torch.from_numpy(ndarray) if zero_copy else torch.from_numpy(np.array(ndarray))
+    """An NDArray of a numpy array's values (keeps its dtype).
+
+    With ``zero_copy`` the NDArray shares the numpy array's memory and, as in MXNet, the numpy
+    array becomes read-only (write through the NDArray instead).
+    """
+    if not zero_copy:
+        return _new(torch.from_numpy(np.array(ndarray)), Context('cpu', 0))
+    if not ndarray.flags['C_CONTIGUOUS']:
+        raise ValueError('from_numpy with zero_copy needs a C-contiguous array')
+    t = torch.from_numpy(ndarray)
+    ndarray.flags.writeable = False
     return _new(t, Context('cpu', 0))
 
 
@@ -600,14 +621,22 @@ def empty(shape, ctx=None, dtype=None):
     return _new(torch.empty(_shape_tuple(shape), dtype=torch_dtype(dtype), device=ctx.torch_device), ctx)
 
 
-def zeros(shape, ctx=None, dtype=None, **kwargs):
-    ctx = _ctx_or_default(ctx)
-    return _new(torch.zeros(_shape_tuple(shape), dtype=torch_dtype(dtype), device=ctx.torch_device), ctx)
+def _into(arr, out):
+    """``arr``, or ``out`` filled with it when an output array is given."""
+    if out is None:
+        return arr
+    out[:] = arr
+    return out
 
 
-def ones(shape, ctx=None, dtype=None, **kwargs):
+def zeros(shape, ctx=None, dtype=None, out=None, **kwargs):
     ctx = _ctx_or_default(ctx)
-    return _new(torch.ones(_shape_tuple(shape), dtype=torch_dtype(dtype), device=ctx.torch_device), ctx)
+    return _into(_new(torch.zeros(_shape_tuple(shape), dtype=torch_dtype(dtype), device=ctx.torch_device), ctx), out)
+
+
+def ones(shape, ctx=None, dtype=None, out=None, **kwargs):
+    ctx = _ctx_or_default(ctx)
+    return _into(_new(torch.ones(_shape_tuple(shape), dtype=torch_dtype(dtype), device=ctx.torch_device), ctx), out)
 
 
 def full(shape, val, ctx=None, dtype=None, out=None):
