@@ -365,9 +365,10 @@ class NDArray:
         return _new(self._t.to(tdt), self._ctx)
 
     def tostype(self, stype):
-        if stype != 'default':
-            raise MXNetError('tostype: neomx stores every array densely; %r is not supported' % stype)
-        return self
+        """A copy with storage type ``stype`` ('default', 'row_sparse', 'csr'); values stay
+        stored densely, see ``mx.nd.sparse``."""
+        from .sparse_arrays import with_stype
+        return with_stype(self._t.clone(), self._ctx, stype)
 
     def wait_to_read(self):
         """Block until the values are computed (torch runs eagerly; GPU work is synchronised)."""
@@ -629,8 +630,11 @@ def _into(arr, out):
     return out
 
 
-def zeros(shape, ctx=None, dtype=None, out=None, **kwargs):
+def zeros(shape, ctx=None, dtype=None, out=None, stype=None, **kwargs):
     ctx = _ctx_or_default(ctx)
+    if stype not in (None, 'default'):
+        from .sparse_arrays import zeros as sparse_zeros
+        return _into(sparse_zeros(stype, shape, ctx=ctx, dtype=dtype), out)
     return _into(_new(torch.zeros(_shape_tuple(shape), dtype=torch_dtype(dtype), device=ctx.torch_device), ctx), out)
 
 
