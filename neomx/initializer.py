@@ -116,6 +116,14 @@ class Initializer:
         self._print_func = print_func or _rms
         return self
 
+    def __eq__(self, other):
+        # as MXNet: initializers of one class with the same arguments are equal (unhashable then)
+        if not isinstance(other, Initializer):
+            return False
+        return type(self) is type(other) and self._kwargs == other._kwargs
+
+    __hash__ = None
+
     def dumps(self):
         """JSON ``[lower-cased class name, constructor kwargs]``."""
         return json.dumps([self.__class__.__name__.lower(), self._kwargs])
