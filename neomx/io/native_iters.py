@@ -78,10 +78,12 @@ class _InMemoryIter(DataIter):
         return self._previous[which][self.batch_size - pad:]
 
     def getdata(self):
-        return [array(self._batch[0], dtype=self._dtype)]
+        """The data of the current batch (one NDArray, as MXNet's C++ iterators return)."""
+        return array(self._batch[0], dtype=self._dtype)
 
     def getlabel(self):
-        return [array(self._batch[1], dtype=np.float32)]
+        """The label of the current batch (one NDArray)."""
+        return array(self._batch[1], dtype=np.float32)
 
     def getpad(self):
         return self._batch[2]
@@ -91,7 +93,7 @@ class _InMemoryIter(DataIter):
 
     def next(self):
         if self.iter_next():
-            return DataBatch(data=self.getdata(), label=self.getlabel(), pad=self.getpad(),
+            return DataBatch(data=[self.getdata()], label=[self.getlabel()], pad=self.getpad(),
                              index=self.getindex(), provide_data=self.provide_data,
                              provide_label=self.provide_label)
         raise StopIteration

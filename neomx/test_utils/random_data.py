@@ -81,7 +81,8 @@ def rand_sparse_ndarray(shape, stype, density=None, dtype=None, distribution=Non
     """A random array in ``stype`` storage and its parts.
 
     Returns ``(arr, (values, indices))`` for row_sparse and ``(arr, (indptr, indices, values))``
-    for csr. neomx stores sparse arrays densely, so ``arr`` holds zeros outside the pattern.
+    for csr. neomx stores sparse arrays densely (labelled with their storage type), so ``arr``
+    holds zeros outside the pattern.
     """
     if stype not in ('row_sparse', 'csr'):
         raise ValueError('unknown storage type %r' % (stype,))
@@ -91,7 +92,7 @@ def rand_sparse_ndarray(shape, stype, density=None, dtype=None, distribution=Non
     if modifier_func is not None:
         values = np.vectorize(modifier_func)(values)
     dense = np.where(mask, values, 0).astype(dtype)
-    arr = array(dense, ctx=ctx or default_context(), dtype=dtype)
+    arr = array(dense, ctx=ctx or default_context(), dtype=dtype).tostype(stype)
     if stype == 'row_sparse':
         indices = np.nonzero(mask.reshape(shape[0], -1)[:, 0])[0] if dense.size else np.zeros(0)
         return arr, (dense[indices], indices.astype(np.int64))
