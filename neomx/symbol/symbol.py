@@ -125,6 +125,9 @@ def _op_params(spec, attrs, subgraphs=()):
     return params
 
 
+_MULT_KEYWORDS = ('lr_mult', 'wd_mult')
+
+
 def create_op_node(spec, inputs, kwargs, name=None, attr=None, hint=None, subgraphs=()):
     """Apply operator ``spec`` to input Symbols, creating variables for the missing inputs.
 
@@ -149,7 +152,9 @@ def create_op_node(spec, inputs, kwargs, name=None, attr=None, hint=None, subgra
     Symbol
         All visible outputs of the new node.
     """
-    attrs = {k: attr_string(v) for k, v in kwargs.items()}
+    # lr_mult/wd_mult given to an operator are attributes of it and of the variables it
+    # creates (its weights), as in MXNet: Module's optimizer reads them from there
+    attrs = {('__%s__' % k if k in _MULT_KEYWORDS else k): attr_string(v) for k, v in kwargs.items()}
     for key, value in AttrScope.current().get(attr).items():
         # Plain keys other than the hidden ones are operator arguments, as in MXNet.
         attrs[_stored_key(key)] = value
