@@ -9,6 +9,7 @@ import numpy as np
 import torch
 
 from .. import autograd
+from .._arith import mxnet_mod
 from ..base import MXNetError, np_dtype, numpy_dtype, torch_dtype
 from ..context import Context, current_context
 
@@ -463,14 +464,14 @@ class NDArray:
     __mul__ = _binary('__mul__', torch.mul)
     __truediv__ = _binary('__truediv__', torch.div, _trunc_div)
     __div__ = __truediv__
-    __mod__ = _binary('__mod__', torch.remainder)
+    __mod__ = _binary('__mod__', mxnet_mod)
     __pow__ = _binary('__pow__', torch.pow)
     __radd__ = _reflected('__radd__', lambda s, t: torch.add(t, s))
     __rsub__ = _reflected('__rsub__', lambda s, t: torch.rsub(t, s))
     __rmul__ = _reflected('__rmul__', lambda s, t: torch.mul(t, s))
     __rtruediv__ = _reflected('__rtruediv__', lambda s, t: s / t, lambda s, t: torch.div(torch.full_like(t, s), t, rounding_mode='trunc'))
     __rdiv__ = __rtruediv__
-    __rmod__ = _reflected('__rmod__', lambda s, t: torch.remainder(torch.full_like(t, s), t))
+    __rmod__ = _reflected('__rmod__', lambda s, t: mxnet_mod(torch.full_like(t, s), t))
     __rpow__ = _reflected('__rpow__', _rpow)
     __iadd__ = _inplace('__iadd__', _Tensor.add_)
     __isub__ = _inplace('__isub__', _Tensor.sub_)

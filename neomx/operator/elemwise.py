@@ -10,6 +10,7 @@ import math
 
 import torch
 
+from .._arith import mxnet_mod
 from ..base import torch_dtype
 from .dtype_rules import DTypeRule
 from .registry import BOOL, DTYPE, FLOAT, INT, OPT_INT, check, register
@@ -122,13 +123,17 @@ def _logic(fn):
     return logic
 
 
+def _rmod(x, s):
+    return mxnet_mod(torch.full_like(x, s), x)
+
+
 # name: (torch function, same-shape op name and aliases, broadcast op name and aliases)
 BINARY = {
     'add': (torch.add, ('elemwise_add', '_plus', '_add'), ('broadcast_add', 'broadcast_plus')),
     'sub': (torch.sub, ('elemwise_sub', '_minus', '_sub'), ('broadcast_sub', 'broadcast_minus')),
     'mul': (torch.mul, ('elemwise_mul', '_mul'), ('broadcast_mul',)),
     'div': (_trunc_div, ('elemwise_div', '_div'), ('broadcast_div',)),
-    'mod': (torch.remainder, ('_mod',), ('broadcast_mod',)),
+    'mod': (mxnet_mod, ('_mod',), ('broadcast_mod',)),
     'power': (torch.pow, ('_power', '_Power'), ('broadcast_power',)),
     'maximum': (_maximum, ('_maximum', '_Maximum'), ('broadcast_maximum',)),
     'minimum': (_minimum, ('_minimum', '_Minimum'), ('broadcast_minimum',)),
@@ -196,10 +201,6 @@ def _rdiv(x, s):
     return torch.div(torch.full_like(x, s), x, rounding_mode='trunc')
 
 
-def _rmod(x, s):
-    return torch.remainder(torch.full_like(x, s), x)
-
-
 def _rpow(x, s):
     return torch.pow(s, x)
 
@@ -207,7 +208,7 @@ def _rpow(x, s):
 SCALAR = {
     '_plus_scalar': torch.add, '_minus_scalar': torch.sub, '_rminus_scalar': _rsub,
     '_mul_scalar': torch.mul, '_div_scalar': _trunc_div, '_rdiv_scalar': _rdiv,
-    '_mod_scalar': torch.remainder, '_rmod_scalar': _rmod, '_power_scalar': torch.pow,
+    '_mod_scalar': mxnet_mod, '_rmod_scalar': _rmod, '_power_scalar': torch.pow,
     '_rpower_scalar': _rpow, '_maximum_scalar': _maximum, '_minimum_scalar': _minimum,
     '_hypot_scalar': lambda x, s: torch.hypot(x, torch.full_like(x, s)),
     '_equal_scalar': _cmp(torch.eq), '_not_equal_scalar': _cmp(torch.ne),

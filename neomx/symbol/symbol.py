@@ -56,6 +56,9 @@ def attr_string(value):
         return value
     if isinstance(value, (torch.dtype, np.dtype)) or (isinstance(value, type) and issubclass(value, np.generic)):
         return dtype_name(value)
+    if isinstance(value, (tuple, list)):
+        # numpy 2 writes np.int64(3) inside containers; MXNet's strings hold plain numbers
+        value = type(value)(v.item() if isinstance(v, np.generic) else v for v in value)
     return str(value)
 
 

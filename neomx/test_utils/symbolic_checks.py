@@ -145,7 +145,9 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rto
                         aux_states=aux_states)
     executor.forward(is_train=True)
     executor.backward()
-    symbolic = {k: executor.grad_dict[k].asnumpy() for k in checked}
+    # a 'null' gradient is left alone: what the buffer held before (MXNet allocates it too)
+    symbolic = {k: (args_grad[k] if executor.grad_dict.get(k) is None else executor.grad_dict[k]).asnumpy()
+                for k in checked}
     numeric = numeric_grad(executor, location_npy, aux_npy, eps=numeric_eps,
                            use_forward_train=use_forward_train, dtype=dtype)
     for name in checked:
@@ -220,7 +222,8 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
     elif out_grads is not None:
         out_grads = [_as_nd(out_grads, ctx, dtype)]
     executor.backward(out_grads)
-    grads = {k: v.asnumpy() for k, v in executor.grad_dict.items() if v is not None}
+    grads = {k: (args_grad[k] if executor.grad_dict.get(k) is None else executor.grad_dict[k]).asnumpy()
+             for k in names}
     for name in expected:
         req = grad_req.get(name, 'write')
         pair = ('EXPECTED_%s' % name, 'BACKWARD_%s' % name)
