@@ -302,17 +302,14 @@ class Constant(Initializer):
     """Fill with ``value``: a scalar, or an array broadcastable to the parameter's shape."""
 
     def __init__(self, value):
-        super().__init__(value=value)
+        recorded = value
+        if not np.isscalar(value):          # arrays are recorded (and dumped) as nested lists
+            recorded = np.asarray(value.asnumpy() if hasattr(value, 'asnumpy') else value).tolist()
+        super().__init__(value=recorded)
         self.value = value
 
     def _init_weight(self, _, arr):
         arr[:] = self.value
-
-    def dumps(self):
-        value = self.value
-        if not np.isscalar(value):          # arrays are recorded as nested lists
-            value = np.asarray(value.asnumpy() if hasattr(value, 'asnumpy') else value).tolist()
-        return json.dumps([self.__class__.__name__.lower(), {'value': value}])
 
 
 @register

@@ -28,6 +28,8 @@ _HIDDEN_KEYS = frozenset(('ctx_group', 'lr_mult', 'wd_mult', 'force_mirroring', 
 
 # Initializers MXNet attaches to auto-created auxiliary states, by input name.
 _AUX_INIT = {'moving_mean': '["zero", {}]', 'moving_var': '["one", {}]'}
+# ... and to auto-created inputs of particular operators, by (operator, input name).
+_OP_INPUT_INIT = {('LeakyReLU', 'gamma'): '["Constant", {"value": 0.25}]'}
 
 _STORAGE_TYPE_FLAG = {'default': 0, 'row_sparse': 1, 'csr': 2}
 
@@ -176,7 +178,7 @@ def create_op_node(spec, inputs, kwargs, name=None, attr=None, hint=None, subgra
             raise MXNetError('%s: expects %d inputs, got %d' % (spec.name, len(names), len(inputs)))
         inputs = dict(zip(names, inputs))
     entries = [_single_entry(inputs[n], spec, n) if inputs.get(n) is not None
-               else _auto_variable(name, n, attrs) for n in names]
+               else _auto_variable(name, n, attrs, spec.name) for n in names]
     node = _Node(spec.name, name, attrs, entries, spec, params, subgraphs)
     return Symbol([(node, i) for i in range(node.num_visible())])
 
@@ -190,11 +192,13 @@ def _single_entry(sym, spec, input_name):
     return sym._heads[0]
 
 
-def _auto_variable(op_name, input_name, op_attrs):
+def _auto_variable(op_name, input_name, op_attrs, op_type=None):
     """The variable MXNet creates for an input not given: ``<op>_<input>``, with the op's attrs."""
     attrs = dict(op_attrs)
     if input_name in _AUX_INIT:
         attrs['__init__'] = _AUX_INIT[input_name]
+    if (op_type, input_name) in _OP_INPUT_INIT:
+        attrs['__init__'] = _OP_INPUT_INIT[(op_type, input_name)]
     return (_variable_node('%s_%s' % (op_name, input_name), attrs), 0)
 
 
