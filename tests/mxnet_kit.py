@@ -3,6 +3,7 @@
     python tests/mxnet_kit.py                  # all twelve files, --jobs 2, ~20 min on 2 cores
     python tests/mxnet_kit.py --files test_loss.py test_metric.py
     python tests/mxnet_kit.py --update-baseline  # record the current count as the new floor
+    python tests/mxnet_kit.py --score run.json   # score a kept run (--json) again
 
 The kit lives in ``../shared/mxnet-tests`` beside the repository (or ``$MXNET_KIT``). Without
 it the script prints why it skips and exits 0. It counts the tests that passed on MXNet 1.9.1
@@ -47,6 +48,7 @@ def main(argv=None):
     ap.add_argument('--file-timeout', type=int, default=1080, help='seconds per file')
     ap.add_argument('--json', help='keep the run results here')
     ap.add_argument('--update-baseline', action='store_true')
+    ap.add_argument('--score', metavar='RUN_JSON', help='score an earlier run instead of running')
     a = ap.parse_args(argv)
     kit = kit_dir()
     if not os.path.exists(os.path.join(kit, 'run.py')):
@@ -54,15 +56,17 @@ def main(argv=None):
         return 0
     with open(os.path.join(kit, 'reference.json')) as f:
         reference = json.load(f)['files']
-    out = a.json or os.path.join(tempfile.mkdtemp(prefix='mxnet_kit_'), 'run.json')
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get('PYTHONPATH', ''))
-    cmd = [sys.executable, os.path.join(kit, 'run.py'), '--python', sys.executable,
-           '--module', 'neomx', '--files', *a.files, '--jobs', str(a.jobs),
-           '--test-timeout', str(a.test_timeout), '--file-timeout', str(a.file_timeout),
-           '--json', out]
-    subprocess.run(cmd, env=env, check=True)
+    out = a.score or a.json or os.path.join(tempfile.mkdtemp(prefix='mxnet_kit_'), 'run.json')
+    if not a.score:
+        env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get('PYTHONPATH', ''))
+        cmd = [sys.executable, os.path.join(kit, 'run.py'), '--python', sys.executable,
+               '--module', 'neomx', '--files', *a.files, '--jobs', str(a.jobs),
+               '--test-timeout', str(a.test_timeout), '--file-timeout', str(a.file_timeout),
+               '--json', out]
+        subprocess.run(cmd, env=env, check=True)
     table = score(out, reference)
-    ran = {name for name in table if name in json.load(open(out))['files']}
+    with open(out) as f:
+        ran = {name for name in table if name in json.load(f)['files']}
     total = sum(table[n][0] for n in ran)
     print('%-22s %8s %8s' % ('file', 'neomx', 'MXNet'))
     for name in sorted(ran):
