@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from ..base import (MXNetError, NotImplementedForSymbol, TYPE_FLAG_OF_TORCH, atomic_write, dtype_name,
-                    numeric_types, torch_dtype)
+                    np_dtype, numeric_types, torch_dtype)
 from ..name import NameManager
 from ..operator import registry
 from .attribute import AttrScope
@@ -449,6 +449,13 @@ class Symbol:
         """Dtypes (numpy types) of (arguments, outputs, auxiliary states) from known ones."""
         from .graph import infer_type
         return infer_type(self, self._known(args, kwargs))
+
+    def infer_type_partial(self, *args, **kwargs):
+        """Like :meth:`infer_type`, with ``None`` for the dtypes that stay unknown."""
+        from .graph import _per_group, infer
+        dtypes = infer(self, dtypes=self._known(args, kwargs))[1]
+        return tuple([None if d is None else np_dtype(d) for d in group]
+                     for group in _per_group(self, dtypes))
 
     def _known(self, args, kwargs):
         if args and kwargs:
