@@ -18,6 +18,13 @@ __all__ = ['Context', 'cpu', 'gpu', 'cpu_pinned', 'current_context', 'num_gpus',
 _CONTEXT_STRING = re.compile(r'(cpu|gpu|cpu_pinned|cpu_shared)\((\d+)\)')
 
 
+class _CurrentContextDescriptor:
+    """``Context.default_ctx`` (MXNet 1.x's spelling): the current context, read on the class."""
+
+    def __get__(self, obj, owner):
+        return current_context()
+
+
 class Context:
     """A device: type ('cpu', 'gpu', 'cpu_pinned', 'cpu_shared') and id.
 
@@ -32,6 +39,7 @@ class Context:
     devtype2str = {1: 'cpu', 2: 'gpu', 3: 'cpu_pinned', 5: 'cpu_shared'}
     devstr2type = {v: k for k, v in devtype2str.items()}
     _default = threading.local()
+    default_ctx = _CurrentContextDescriptor()
 
     def __init__(self, device_type, device_id=0):
         if isinstance(device_type, Context):

@@ -116,6 +116,14 @@ class Initializer:
         self._print_func = print_func or _rms
         return self
 
+    def __eq__(self, other):
+        # as MXNet: initializers of one class with the same arguments are equal (unhashable then)
+        if not isinstance(other, Initializer):
+            return False
+        return type(self) is type(other) and self._kwargs == other._kwargs
+
+    __hash__ = None
+
     def dumps(self):
         """JSON ``[lower-cased class name, constructor kwargs]``."""
         return json.dumps([self.__class__.__name__.lower(), self._kwargs])
@@ -294,17 +302,14 @@ class Constant(Initializer):
     """Fill with ``value``: a scalar, or an array broadcastable to the parameter's shape."""
 
     def __init__(self, value):
-        super().__init__(value=value)
+        recorded = value
+        if not np.isscalar(value):          # arrays are recorded (and dumped) as nested lists
+            recorded = np.asarray(value.asnumpy() if hasattr(value, 'asnumpy') else value).tolist()
+        super().__init__(value=recorded)
         self.value = value
 
     def _init_weight(self, _, arr):
         arr[:] = self.value
-
-    def dumps(self):
-        value = self.value
-        if not np.isscalar(value):          # arrays are recorded as nested lists
-            value = np.asarray(value.asnumpy() if hasattr(value, 'asnumpy') else value).tolist()
-        return json.dumps([self.__class__.__name__.lower(), {'value': value}])
 
 
 @register

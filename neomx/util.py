@@ -5,6 +5,7 @@ array semantics (``mx.np.ndarray`` instead of ``NDArray``). neomx implements onl
 legacy ``mx.nd`` interface, so the query functions always answer False, the switches may
 be turned OFF (a no-op), and asking to turn either ON raises ``NotImplementedError``.
 """
+import functools
 import os
 
 import torch
@@ -76,13 +77,25 @@ def np_array(active=True):
 
 
 def _numpy_decorator(semantics):
-    """A decorator like MXNet's ``use_np_*``: it would run ``func`` with ``semantics`` on."""
+    """A decorator like MXNet's ``use_np_*``: it would run ``func`` with ``semantics`` on.
+
+    Decorating succeeds (so modules that decorate some of their functions still import);
+    calling the decorated function, or creating an instance of the decorated class, raises.
+    """
     def decorator(func):
-        _refuse_numpy_semantics(semantics, True)
-        return func
+        if isinstance(func, type):
+            def refuse_init(self, *args, **kwargs):
+                _refuse_numpy_semantics(semantics, True)
+            return type(func.__name__, (func,), {'__init__': refuse_init, '__doc__': func.__doc__,
+                                                 '__module__': func.__module__})
+
+        @functools.wraps(func)
+        def refuse(*args, **kwargs):
+            _refuse_numpy_semantics(semantics, True)
+        return refuse
     decorator.__name__ = 'use_np' if semantics == 'shape and array' else 'use_np_' + semantics
     decorator.__doc__ = ('Decorator that runs a function or class with NumPy %s semantics: '
-                         'raises NotImplementedError in neomx.' % semantics)
+                         'calling what it decorates raises NotImplementedError in neomx.' % semantics)
     return decorator
 
 

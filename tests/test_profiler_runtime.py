@@ -192,8 +192,8 @@ def test_numpy_semantics_stay_off():
     mx.util.reset_np()
     for turn_on in (lambda: mx.util.set_np_shape(True), lambda: mx.util.np_shape(),
                     lambda: mx.util.np_array(True), lambda: mx.util.set_np(),
-                    lambda: mx.util.use_np(object), lambda: mx.util.use_np_shape(len),
-                    lambda: mx.util.use_np_array(len)):
+                    lambda: mx.util.use_np(object)(), lambda: mx.util.use_np_shape(len)([]),
+                    lambda: mx.util.use_np_array(len)([])):
         with pytest.raises(NotImplementedError, match='no NumPy interface'):
             turn_on()
     with pytest.raises(ValueError, match='NumPy Shape semantics is required'):

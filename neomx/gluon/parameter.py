@@ -14,6 +14,7 @@ import numpy as np
 from .. import autograd, initializer, ndarray
 from ..base import MXNetError
 from ..context import as_context, as_context_list, cpu, current_context
+from ..ndarray.sparse_arrays import with_stype
 from ..ndarray.utils import load_named
 
 __all__ = ['DeferredInitializationError', 'Parameter', 'Constant', 'ParameterDict',
@@ -21,6 +22,7 @@ __all__ = ['DeferredInitializationError', 'Parameter', 'Constant', 'ParameterDic
 
 tensor_types = (ndarray.NDArray,)
 _GRAD_REQS = ('write', 'add', 'null')
+_STYPES = ('default', 'row_sparse', 'csr')
 
 # Bumped whenever any Parameter gets new arrays or a new grad_req: Trainer caches the
 # per-step lists it derives from them and rebuilds them only when this changes.
@@ -78,8 +80,9 @@ class Parameter:
     differentiable : bool
         False forces ``grad_req='null'``.
     stype, grad_stype : str
-        Storage types of the data and the gradient; neomx stores everything densely, so
-        only ``stype`` is kept (for ``var()``).
+        Storage types of the data and the gradient ('default', 'row_sparse' or 'csr'). The
+        arrays are stored densely but carry the type: a row_sparse parameter is read with
+        ``row_sparse_data``, and its gradient reports ``grad_stype``.
     """
 
     def __init__(self, name, grad_req='write', shape=None, dtype=np.float32, lr_mult=1.0,
@@ -102,6 +105,9 @@ class Parameter:
         self.wd_mult = wd_mult
         self.grad_req = grad_req
         self.init = init
+        for kind, value in (('stype', stype), ('grad_stype', grad_stype)):
+            assert value in _STYPES, "%s for Parameter '%s' must be one of %s, but got '%s'" % (
+                kind, name, _STYPES, value)
         self._stype = stype
         self._grad_stype = grad_stype
 
@@ -210,6 +216,8 @@ class Parameter:
 
     def _set_arrays(self, arrays):
         """Install per-context arrays (or ``None``) and attach their gradient buffers."""
+        if arrays is not None and self._stype != 'default':
+            arrays = [with_stype(a._t, a.context, self._stype) for a in arrays]
         self._data = arrays
         self._arrays_by_ctx = {} if arrays is None else {a.context: a for a in arrays}
         _layout_changed()
@@ -285,6 +293,17 @@ class Parameter:
         RuntimeError
             Before :meth:`initialize`, or for a context it was not initialized on.
         """
+        self._check_dense_access('data')
+        return self._array_on(ctx)
+
+    def _check_dense_access(self, method):
+        if self._stype != 'default':
+            raise RuntimeError(
+                "Cannot return a copy of Parameter '%s' via %s() because its storage type is %s. "
+                "Please use row_sparse_data() instead." % (self.name, method, self._stype))
+
+    def _array_on(self, ctx):
+        """The array on ``ctx`` whatever the storage type (what Trainer and saving use)."""
         arrays = self._data
         if arrays is None:
             raise self._not_ready_error()
@@ -302,9 +321,54 @@ class Parameter:
 
     def list_data(self):
         """The arrays on every context, in context order."""
+        self._check_dense_access('list_data')
+        return self._list_arrays()
+
+    def _list_arrays(self):
+        """The arrays on every context whatever the storage type."""
         if self._data is None:
             raise self._not_ready_error()
         return list(self._data)
+
+    def _check_row_sparse_access(self, method):
+        if self._stype != 'row_sparse':
+            raise RuntimeError(
+                "Cannot return a copy of Parameter '%s' via %s() because its storage type is %s. "
+                "Please use data() instead." % (self.name, method, self._stype))
+        if self._trainer is None:
+            raise RuntimeError("Cannot get row_sparse data for Parameter '%s' when no Trainer "
+                               "is created with it." % self.name)
+
+    def row_sparse_data(self, row_id):
+        """The rows ``row_id`` of a row_sparse parameter, on ``row_id``'s context.
+
+        The rows are pulled from the Trainer's KVStore first, as MXNet does; other rows are
+        zero (neomx stores the array densely).
+
+        Raises
+        ------
+        RuntimeError
+            For a parameter whose storage type is not row_sparse, or with no Trainer.
+        """
+        self._check_row_sparse_access('row_sparse_data')
+        return self._pulled_rows(row_id.context, row_id)
+
+    def list_row_sparse_data(self, row_id):
+        """``row_sparse_data(row_id)`` on every context of the parameter."""
+        self._check_row_sparse_access('list_row_sparse_data')
+        return [self._pulled_rows(ctx, row_id) for ctx in self.list_ctx()]
+
+    def _pulled_rows(self, ctx, row_id):
+        arr = self._array_on(ctx)
+        self._trainer._row_sparse_pull(self, arr, row_id)
+        return arr.retain(row_id)
+
+    @property
+    def _grad(self):
+        """The gradient buffers (None before initialization or with grad_req 'null')."""
+        if self._data is None or self._grad_req == 'null':
+            return None
+        return self.list_grad()
 
     def _check_grad_available(self):
         if self._data is not None and self._grad_req == 'null':
@@ -314,12 +378,17 @@ class Parameter:
     def grad(self, ctx=None):
         """The gradient buffer on ``ctx``; RuntimeError when ``grad_req='null'``."""
         self._check_grad_available()
-        return self.data(ctx).grad
+        return self._with_grad_stype(self._array_on(ctx).grad)
+
+    def _with_grad_stype(self, grad):
+        if grad is None or self._grad_stype == 'default':
+            return grad
+        return with_stype(grad._t, grad.context, self._grad_stype)
 
     def list_grad(self):
         """The gradient buffers on every context."""
         self._check_grad_available()
-        return [arr.grad for arr in self.list_data()]
+        return [self._with_grad_stype(arr.grad) for arr in self._list_arrays()]
 
     def list_ctx(self):
         """The contexts the parameter is (or, deferred, will be) initialized on."""
@@ -328,25 +397,6 @@ class Parameter:
                 return list(self._deferred_init[1])
             raise RuntimeError("Parameter '%s' has not been initialized" % self.name)
         return [arr.context for arr in self._data]
-
-    def row_sparse_data(self, row_id):
-        """The array on ``row_id``'s context keeping only the rows ``row_id`` (a row_sparse
-        parameter; stored densely, the other rows read 0). With a Trainer, the rows are pulled
-        from its KVStore first, as MXNet does."""
-        return self._row_sparse(row_id.context, row_id, 'row_sparse_data')
-
-    def list_row_sparse_data(self, row_id):
-        """:meth:`row_sparse_data` on every context."""
-        return [self._row_sparse(ctx, row_id, 'list_row_sparse_data') for ctx in self.list_ctx()]
-
-    def _row_sparse(self, ctx, row_id, what):
-        if self._stype != 'row_sparse':
-            raise RuntimeError("Cannot return copies of Parameter '%s' via %s() because its storage type is "
-                               "%s. Please use data() instead." % (self.name, what, self._stype))
-        arr = self.data(ctx)
-        if self._trainer is not None:
-            self._trainer._row_sparse_pull(self, arr, row_id)
-        return arr
 
     def set_data(self, data):
         """Write ``data`` (NDArray or numpy) into the arrays on every context."""
@@ -373,7 +423,7 @@ class Parameter:
 
     def _reduce(self):
         """The mean of the per-context arrays, on cpu(0): what is saved."""
-        arrays = self.list_data()
+        arrays = self._list_arrays()
         if len(arrays) == 1:
             return arrays[0].copyto(cpu())
         return ndarray.add_n(*[a.copyto(cpu()) for a in arrays]) / len(arrays)

@@ -120,7 +120,7 @@ class Trainer:
                 store.set_gradient_compression(self._compression_params)
             self._update_on_kvstore = bool(self._update_on_kvstore_arg)
             trained = [(i, p) for i, p in enumerate(self._params) if p.grad_req != 'null']
-            store.init([i for i, _ in trained], [p.list_data()[0] for _, p in trained])
+            store.init([i for i, _ in trained], [p._list_arrays()[0] for _, p in trained])
             if self._update_on_kvstore:
                 store.set_optimizer(self._optimizer)
             self._kvstore = store
@@ -242,7 +242,7 @@ class Trainer:
         ``grad_req`` (``parameter._layout_version`` changes).
         """
         if self._trained_version != parameter._layout_version:
-            self._trained_cache = [(i, p, p.list_data()) for i, p in enumerate(self._params)
+            self._trained_cache = [(i, p, p._list_arrays()) for i, p in enumerate(self._params)
                                    if p.grad_req != 'null']
             self._trained_version = parameter._layout_version
         return self._trained_cache
@@ -270,7 +270,7 @@ class Trainer:
             # row_sparse weights are pulled by rows when read (Parameter.row_sparse_data)
             keys = [i for (i, p, _), grads in zip(trained, slots)
                     if all(map(_is_fresh, grads)) and p._stype == 'default']
-            self._kvstore.pull(keys, [self._params[i].list_data() for i in keys])
+            self._kvstore.pull(keys, [self._params[i]._list_arrays() for i in keys])
         else:
             for ctx_pos, updater in enumerate(self._updaters):
                 chosen = [(i, grads[ctx_pos].buf, arrays[ctx_pos])

@@ -67,6 +67,8 @@ def split_and_load(data, ctx_list, batch_axis=0, even_split=True):
     if len(ctx_list) == 1:
         return [data.as_in_context(ctx_list[0])]
     parts = split_data(data, len(ctx_list), batch_axis, even_split)
+    if data.stype != 'default':                 # parts keep the storage type, as in MXNet
+        parts = [part.tostype(data.stype) for part in parts]
     return [part.as_in_context(ctx) for part, ctx in zip(parts, ctx_list)]
 
 

@@ -137,6 +137,9 @@ def _named_arrays(data, allow_empty, default_name):
         raise TypeError('Input must be NDArray, numpy.ndarray, a list of them or dict with them as values')
     named = []
     for name, values in data.items():
+        if hasattr(values, 'tocsr') and hasattr(values, 'toarray'):     # scipy.sparse matrix
+            from ..ndarray.sparse import csr_matrix
+            values = csr_matrix(values)
         if not isinstance(values, NDArray):
             try:
                 values = array(values)
@@ -172,12 +175,14 @@ class NDArrayIter(DataIter):
             raise ValueError("last_batch_handle must be 'pad', 'discard' or 'roll_over', got %r"
                              % (last_batch_handle,))
         self._sources = (_named_arrays(data, False, data_name), _named_arrays(label, True, label_name))
+        if last_batch_handle != 'discard' and any(
+                v.stype == 'csr' for _, v in self._sources[0] + self._sources[1]):
+            raise NotImplementedError("`NDArrayIter` only supports ``CSRNDArray`` with "
+                                      "`last_batch_handle` set to `discard`.")
         self.data, self.label = self._sources
+        # as MXNet: the first data array sets the number of samples; other arrays are sliced
+        # by the same indices, so longer ones are cut and shorter ones fail at their batch
         n = self.data[0][1].shape[0]
-        for name, values in self.data + self.label:
-            if values.shape[0] != n:
-                raise MXNetError('NDArrayIter: %s has %d samples but %s has %d'
-                                 % (self.data[0][0], n, name, values.shape[0]))
         self.shuffle = shuffle
         self.last_batch_handle = last_batch_handle
         self.idx = np.arange(n)
@@ -185,7 +190,6 @@ class NDArrayIter(DataIter):
             self._shuffle_data()
         self.num_data = n - n % batch_size if last_batch_handle == 'discard' else n
         self.num_source = len(self.data) + len(self.label)
-        assert self.num_data >= batch_size, 'batch_size needs to be smaller than data size.'
         self.cursor = -batch_size
         self._carried = None        # roll_over: (data, label) of the last epoch's incomplete batch
 
@@ -252,6 +256,10 @@ class NDArrayIter(DataIter):
         if self.last_batch_handle == 'pad' and end > self.num_data:
             wrapped = np.arange(self.cursor, end) % self.num_data
             return [values[wrapped] for _, values in sources]
+        for name, values in sources:
+            if min(end, self.num_data) > values.shape[0]:
+                raise MXNetError('NDArrayIter: %s has %d samples, too few for the batch [%d, %d)'
+                                 % (name, values.shape[0], self.cursor, end))
         return [values[self.cursor:end] for _, values in sources]
 
     def _shuffle_data(self):

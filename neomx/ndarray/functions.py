@@ -75,12 +75,22 @@ def concatenate(arrays, axis=0, always_copy=True):
 
 
 def moveaxis(tensor, source, destination):
-    """Move axis ``source`` to position ``destination``."""
-    axes = list(range(tensor.ndim))
-    src = source % tensor.ndim
-    axes.pop(src)
-    axes.insert(destination % tensor.ndim, src)
-    return op.transpose(tensor, axes=tuple(axes))
+    """Move axes ``source`` (an int or a list of ints) to positions ``destination`` (a copy)."""
+    ndim = tensor.ndim
+    src = [source] if isinstance(source, numbers.Integral) else list(source)
+    dst = [destination] if isinstance(destination, numbers.Integral) else list(destination)
+    if len(src) != len(dst):
+        raise ValueError('moveaxis: source %s and destination %s differ in length' % (source, destination))
+    for a in src + dst:
+        if not -ndim <= a < ndim:
+            raise ValueError('moveaxis: axis %d is out of bounds for an array of %d dims' % (a, ndim))
+    src, dst = [a % ndim for a in src], [a % ndim for a in dst]
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise ValueError('moveaxis: repeated axis in %s or %s' % (source, destination))
+    order = [a for a in range(ndim) if a not in src]
+    for d, a in sorted(zip(dst, src)):
+        order.insert(d, a)
+    return op.transpose(tensor, axes=tuple(order))
 
 
 def onehot_encode(indices, out):

@@ -29,6 +29,20 @@ def attach():
         if hasattr(op, fn_name) and not hasattr(NDArray, meth):
             setattr(NDArray, meth, _forwarder(fn_name))
 
+    def shape_method(fn_name):
+        # MXNet: a copy by default; ``inplace=True`` gives a view sharing memory with self
+        def method(self, *args, inplace=False, **kwargs):
+            out = getattr(op, fn_name)(self, *args, **kwargs)
+            if inplace:
+                return self.reshape(out.shape)
+            return out.copy() if out._t.data_ptr() == self._t.data_ptr() else out
+        method.__name__ = fn_name
+        method.__doc__ = ('Same as ``mx.nd.%s(self, ...)``; ``inplace=True`` returns a view of '
+                          'self instead of a copy.' % fn_name)
+        return method
+    for name in ('flatten', 'expand_dims', 'squeeze'):
+        setattr(NDArray, name, shape_method(name))
+
     def broadcast_to(self, shape):
         return op.broadcast_to(self, shape=shape)
     NDArray.broadcast_to = broadcast_to

@@ -16,6 +16,10 @@ from ..context import Context, as_context, current_context
 __all__ = ['NDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange', 'from_torch',
            'waitall', 'from_numpy', 'from_dlpack', 'to_dlpack_for_read', 'to_dlpack_for_write']
 
+# MXNet's names for storage types, and its alias of the builtin slice (imported by its tests)
+_STORAGE_TYPE_STR_TO_ID = {'undefined': -1, 'default': 0, 'row_sparse': 1, 'csr': 2}
+py_slice = slice
+
 _object_new = object.__new__
 _Tensor = torch.Tensor
 _SCALAR_TYPES = (int, float)
@@ -271,6 +275,18 @@ class NDArray:
         return (_rebuild, (self.asnumpy(), str(self._ctx.device_type), self._ctx.device_id,
                            'bfloat16' if self._t.dtype is torch.bfloat16 else None))
 
+    def __getstate__(self):
+        """MXNet's pickled state: {'handle': the array in MXNet's single-array byte layout}."""
+        from .utils import array_to_raw_bytes
+        return {'handle': bytearray(array_to_raw_bytes(self))}
+
+    def __setstate__(self, state):
+        """Restore from ``__getstate__``'s dict (arrays saved on a GPU load on the CPU)."""
+        from .utils import array_from_raw_bytes
+        self._t = array_from_raw_bytes(state['handle'])
+        self._ctx = Context('cpu', 0)
+        self._grad = None
+
     # --------------------------------------------------------- host interop
     def asnumpy(self):
         """A numpy copy of the values (bfloat16 is widened to float32)."""
@@ -357,14 +373,10 @@ class NDArray:
         return _new(self._t.to(tdt), self._ctx)
 
     def tostype(self, stype):
-        """This array in storage ``stype``: neomx stores 'row_sparse' and 'csr' densely, so a
-        sparse storage type gives a (dense) copy with the same values."""
-        if stype == 'default':
-            return self
-        if stype not in ('row_sparse', 'csr'):
-            raise MXNetError("tostype: unknown storage type %r; expected 'default', 'row_sparse' or 'csr'"
-                             % (stype,))
-        return self.copy()
+        """A copy with storage type ``stype`` ('default', 'row_sparse', 'csr'); values stay
+        stored densely, see ``mx.nd.sparse``."""
+        from .sparse_arrays import with_stype
+        return with_stype(self._t.clone(), self._ctx, stype)
 
     def wait_to_read(self):
         """Block until the values are computed (torch runs eagerly; GPU work is synchronised)."""
@@ -594,8 +606,17 @@ def array(source_array, ctx=None, dtype=None):
 
 
 def from_numpy(ndarray, zero_copy=True):
-    """An NDArray sharing memory with a numpy array (keeps its dtype)."""
-    t = torch.from_numpy(ndarray) if zero_copy else torch.from_numpy(np.array(ndarray))
+    """An NDArray of a numpy array's values (keeps its dtype).
+
+    With ``zero_copy`` the NDArray shares the numpy array's memory and, as in MXNet, the numpy
+    array becomes read-only (write through the NDArray instead).
+    """
+    if not zero_copy:
+        return _new(torch.from_numpy(np.array(ndarray)), Context('cpu', 0))
+    if not ndarray.flags['C_CONTIGUOUS']:
+        raise ValueError('from_numpy with zero_copy needs a C-contiguous array')
+    t = torch.from_numpy(ndarray)
+    ndarray.flags.writeable = False
     return _new(t, Context('cpu', 0))
 
 
@@ -618,14 +639,25 @@ def empty(shape, ctx=None, dtype=None):
     return _new(torch.empty(_shape_tuple(shape, 'empty'), dtype=torch_dtype(dtype), device=ctx.torch_device), ctx)
 
 
-def zeros(shape, ctx=None, dtype=None, **kwargs):
-    ctx = _ctx_or_default(ctx)
-    return _new(torch.zeros(_shape_tuple(shape, 'zeros'), dtype=torch_dtype(dtype), device=ctx.torch_device), ctx)
+def _into(arr, out):
+    """``arr``, or ``out`` filled with it when an output array is given."""
+    if out is None:
+        return arr
+    out[:] = arr
+    return out
 
 
-def ones(shape, ctx=None, dtype=None, **kwargs):
+def zeros(shape, ctx=None, dtype=None, out=None, stype=None, **kwargs):
     ctx = _ctx_or_default(ctx)
-    return _new(torch.ones(_shape_tuple(shape, 'ones'), dtype=torch_dtype(dtype), device=ctx.torch_device), ctx)
+    if stype not in (None, 'default'):
+        from .sparse_arrays import zeros as sparse_zeros
+        return _into(sparse_zeros(stype, shape, ctx=ctx, dtype=dtype), out)
+    return _into(_new(torch.zeros(_shape_tuple(shape, 'zeros'), dtype=torch_dtype(dtype), device=ctx.torch_device), ctx), out)
+
+
+def ones(shape, ctx=None, dtype=None, out=None, **kwargs):
+    ctx = _ctx_or_default(ctx)
+    return _into(_new(torch.ones(_shape_tuple(shape, 'ones'), dtype=torch_dtype(dtype), device=ctx.torch_device), ctx), out)
 
 
 def full(shape, val, ctx=None, dtype=None, out=None):

@@ -1,12 +1,26 @@
-"""``mx.nd.sparse``: operators generated from the registry (filled in by ``neomx.ndarray``)."""
+"""``mx.nd.sparse``: sparse array types and constructors, and the operators.
+
+Operators generated from the registry (filled in by ``neomx.ndarray``) are here; every other
+operator name resolves to its ``mx.nd`` version, since sparse arrays are stored densely.
+"""
+from .sparse_arrays import (BaseSparseNDArray, CSRNDArray, RowSparseNDArray,  # noqa: F401
+                            csr_matrix, empty, row_sparse_array, zeros)
+from .sparse_arrays import sparse_array as array  # noqa: F401
 
 
-def zeros(stype, shape, ctx=None, dtype=None, **kwargs):
-    """An all-zero array of storage type ``stype`` ('row_sparse', 'csr' or 'default'); neomx
-    stores sparse arrays densely."""
-    from ..base import MXNetError
-    from .ndarray import zeros as dense_zeros
-    if stype not in ('default', 'row_sparse', 'csr'):
-        raise MXNetError("sparse.zeros: unknown storage type %r; expected 'row_sparse', 'csr' or 'default'"
-                         % (stype,))
-    return dense_zeros(shape, ctx=ctx, dtype=dtype)
+def retain(data, indices):
+    """A row_sparse array of the rows ``indices`` of ``data`` (other rows zero)."""
+    from .sparse_arrays import with_stype
+    if not isinstance(data, RowSparseNDArray):
+        data = with_stype(data._t, data.context, 'row_sparse')
+    return data.retain(indices)
+
+
+def __getattr__(name):
+    if name.startswith('__'):
+        raise AttributeError(name)
+    from . import op
+    try:
+        return getattr(op, name)
+    except AttributeError:
+        raise AttributeError("module 'mx.nd.sparse' has no attribute %r" % (name,)) from None

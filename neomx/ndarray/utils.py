@@ -85,6 +85,8 @@ def _array_chunks(arr):
     ctx = arr._ctx
     header = (_ARRAY_HEADER.pack(magic, _DENSE, len(shape)) + struct.pack('<%dq' % len(shape), *shape)
               + _ARRAY_PLACEMENT.pack(ctx.device_typeid, ctx.device_id, TYPE_FLAG_OF_TORCH[tensor.dtype]))
+    if tensor.numel() == 0:
+        return [header, b'']
     raw = tensor.to('cpu').contiguous().reshape(-1).view(torch.uint8).numpy()
     return [header, raw]
 
@@ -319,6 +321,17 @@ def _parse(buf, source):
     ctx = cpu(0)
     arrays = [_new(torch.empty(0) if t is None else t, ctx) for t in tensors]
     return dict(zip(names, arrays)) if names else arrays
+
+
+def array_to_raw_bytes(arr):
+    """One NDArray in MXNet's single-array layout (what ``NDArray.__getstate__`` holds)."""
+    return b''.join(bytes(chunk) for chunk in _array_chunks(arr))
+
+
+def array_from_raw_bytes(buf):
+    """The tensor of one array in MXNet's single-array layout (loaded on the CPU)."""
+    tensor = _read_array(_Reader(buf, 'NDArray state'), 0)
+    return torch.empty(0) if tensor is None else tensor
 
 
 def load(fname):

@@ -11,3 +11,8 @@ from . import (creation, elemwise, reduce, linalg, shape, indexing, random, opti
 # Older operator names (MXNet 0.x graphs), registered last: aliases of the operators above.
 from . import legacy  # noqa: F401
 from .custom import *  # noqa: F401,F403  pylint: disable=wildcard-import
+
+# ``from mxnet.operator import *`` gives MXNet's custom-operator API, not this package's
+# submodules (``random`` would shadow Python's own module in the importing namespace)
+__all__ = ['CustomOp', 'CustomOpProp', 'register', 'get_all_registered_operators',
+           'get_operator_arguments', 'OperatorArguments']

@@ -221,6 +221,13 @@ def rnn(data, parameters, state, state_cell, sequence_length, state_size, num_la
         check(state_cell is not None and tuple(state_cell.shape) == cell_shape, 'RNN',
               'state_cell must have shape %s, got %s', cell_shape,
               None if state_cell is None else tuple(state_cell.shape))
+    if data.device.type == 'meta':
+        # shape inference: torch's RNN kernels decompose slowly on meta tensors; the shapes are known
+        width = (2 if bidirectional else 1) * (projection_size or state_size)
+        outputs = [data.new_empty((data.shape[0], data.shape[1], width)), state.new_empty(hidden_shape)]
+        if mode == 'lstm':
+            outputs.append(state_cell.new_empty(cell_shape))
+        return tuple(outputs) if state_outputs else outputs[0]
     weights = [parameters[offset:offset + math.prod(shape)].view(shape) for offset, shape in slots]
     hx = (state, state_cell) if mode == 'lstm' else state
     flags = {'num_layers': num_layers, 'dropout': p, 'train': autograd.is_training(),

@@ -14,6 +14,10 @@ from .dtype_rules import DTypeRule
 from .registry import BOOL, FLOAT, INT, OPT_INT, OPT_SHAPE, SHAPE, check, choice, register
 
 
+class ReshapeSizeError(MXNetError, ValueError):
+    """A reshape to a different number of elements: MXNet raises it as a ValueError."""
+
+
 def infer_reshape(src, target, reverse=False):
     """Output shape of reshaping ``src`` to ``target`` with MXNet's codes.
 
@@ -80,7 +84,7 @@ def infer_reshape(src, target, reverse=False):
                              % (tuple(src), tuple(target)))
         out[infer] = total // known
     if math.prod(out) != total:
-        raise MXNetError('reshape: target shape size is different from source: cannot reshape %s '
+        raise ReshapeSizeError('reshape: target shape size is different from source: cannot reshape %s '
                          '(size %d) to %s (size %d)' % (tuple(src), total, tuple(target), math.prod(out)))
     return tuple(out[::-1]) if reverse else tuple(out)
 

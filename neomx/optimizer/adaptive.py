@@ -172,6 +172,8 @@ class AdaGrad(Optimizer):
         Added inside the square root for stability.
     """
 
+    _LAZY_FOR_ROW_SPARSE = True    # MXNet's sparse kernel updates only the rows held
+
     def __init__(self, eps=1e-7, **kwargs):
         super().__init__(**kwargs)
         self.float_stable_eps = eps
@@ -260,6 +262,8 @@ class Ftrl(Optimizer):
     beta : float
         Smoothing of the per-coordinate rates.
     """
+
+    _LAZY_FOR_ROW_SPARSE = True    # MXNet's sparse kernel updates only the rows held
 
     def __init__(self, lamda1=0.01, learning_rate=0.1, beta=1, **kwargs):
         super().__init__(**kwargs)

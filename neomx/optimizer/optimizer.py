@@ -16,6 +16,7 @@ import torch
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
 from . import state_format
+from .lazy_rows import step_lazily
 
 __all__ = ['Optimizer', 'Updater', 'register', 'create', 'get_updater']
 
@@ -59,6 +60,9 @@ class Optimizer:
     param_dict : dict of int to Parameter, optional
         Gluon parameters by index, whose ``lr_mult``/``wd_mult`` take precedence.
     """
+
+    # whether a row_sparse gradient updates only its rows when there is no lazy_update option
+    _LAZY_FOR_ROW_SPARSE = False
     opt_registry = {}
 
     # Multi-precision states are (master, state) except in SGD-like optimizers, whose
@@ -330,10 +334,11 @@ class Optimizer:
         if multi_precision and self.multi_precision and weights[0]._t.dtype in _LOW_PRECISION:
             masters, inner = zip(*(self._split_master(s) for s in states))
             masters_t = [m._t for m in masters]
-            self._step(indices, masters_t, grads_t, [_tensors(s) for s in inner], lrs, wds)
+            step_lazily(self, indices, masters_t, grads_t, grads, [_tensors(s) for s in inner], lrs, wds)
             torch._foreach_copy_([w._t for w in weights], masters_t)
         else:
-            self._step(indices, [w._t for w in weights], grads_t, [_tensors(s) for s in states], lrs, wds)
+            step_lazily(self, indices, [w._t for w in weights], grads_t, grads,
+                        [_tensors(s) for s in states], lrs, wds)
 
     def __getstate__(self):
         state = self.__dict__.copy()

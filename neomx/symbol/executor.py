@@ -141,6 +141,15 @@ class Executor:
         self._leaves = [tensors[pos] for pos, _, _ in self._trained] if record else None
         return self.outputs
 
+    def _record_pass(self, train_mode):
+        """Run the bound graph recorded for backward (without changing the outputs)."""
+        tensors = [a._t for a in self._inputs]
+        for pos, _, _ in self._trained:
+            tensors[pos] = tensors[pos].detach().requires_grad_()
+        with autograd.record(train_mode=train_mode), bound_operators(self._custom_ops):
+            self._heads = self._graph(tensors)
+        self._leaves = [tensors[pos] for pos, _, _ in self._trained]
+
     def set_monitor_callback(self, callback, monitor_all=False):
         """Call ``callback(name, array)`` on every operator output (and input, with
         ``monitor_all``) in later forward passes, which then run the graph as bound (no
@@ -164,7 +173,9 @@ class Executor:
         if self._heads is None:
             if not self._trained:
                 return
-            raise MXNetError('backward: call forward(is_train=True) first')
+            # as MXNet: after forward(is_train=False) (or no forward at all), backward
+            # differentiates an inference-mode pass over the current arguments
+            self._record_pass(train_mode=False)
         if isinstance(out_grads, NDArray):
             out_grads = [out_grads]
         heads, head_grads = [], []

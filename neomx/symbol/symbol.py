@@ -13,7 +13,7 @@ import torch
 
 from .. import _fileio
 from ..base import (MXNetError, NotImplementedForSymbol, TYPE_FLAG_OF_TORCH, dtype_name,
-                    numeric_types, torch_dtype)
+                    np_dtype, numeric_types, torch_dtype)
 from ..name import NameManager
 from ..operator import registry
 from .attribute import AttrScope
@@ -28,6 +28,8 @@ _HIDDEN_KEYS = frozenset(('ctx_group', 'lr_mult', 'wd_mult', 'force_mirroring', 
 
 # Initializers MXNet attaches to auto-created auxiliary states, by input name.
 _AUX_INIT = {'moving_mean': '["zero", {}]', 'moving_var': '["one", {}]'}
+# ... and to auto-created inputs of particular operators, by (operator, input name).
+_OP_INPUT_INIT = {('LeakyReLU', 'gamma'): '["Constant", {"value": 0.25}]'}
 
 _STORAGE_TYPE_FLAG = {'default': 0, 'row_sparse': 1, 'csr': 2}
 
@@ -56,6 +58,9 @@ def attr_string(value):
         return value
     if isinstance(value, (torch.dtype, np.dtype)) or (isinstance(value, type) and issubclass(value, np.generic)):
         return dtype_name(value)
+    if isinstance(value, (tuple, list)):
+        # numpy 2 writes np.int64(3) inside containers; MXNet's strings hold plain numbers
+        value = type(value)(v.item() if isinstance(v, np.generic) else v for v in value)
     return str(value)
 
 
@@ -125,6 +130,9 @@ def _op_params(spec, attrs, subgraphs=()):
     return params
 
 
+_MULT_KEYWORDS = ('lr_mult', 'wd_mult')
+
+
 def create_op_node(spec, inputs, kwargs, name=None, attr=None, hint=None, subgraphs=()):
     """Apply operator ``spec`` to input Symbols, creating variables for the missing inputs.
 
@@ -149,7 +157,9 @@ def create_op_node(spec, inputs, kwargs, name=None, attr=None, hint=None, subgra
     Symbol
         All visible outputs of the new node.
     """
-    attrs = {k: attr_string(v) for k, v in kwargs.items()}
+    # lr_mult/wd_mult given to an operator are attributes of it and of the variables it
+    # creates (its weights), as in MXNet: Module's optimizer reads them from there
+    attrs = {('__%s__' % k if k in _MULT_KEYWORDS else k): attr_string(v) for k, v in kwargs.items()}
     for key, value in AttrScope.current().get(attr).items():
         # Plain keys other than the hidden ones are operator arguments, as in MXNet.
         attrs[_stored_key(key)] = value
@@ -168,7 +178,7 @@ def create_op_node(spec, inputs, kwargs, name=None, attr=None, hint=None, subgra
             raise MXNetError('%s: expects %d inputs, got %d' % (spec.name, len(names), len(inputs)))
         inputs = dict(zip(names, inputs))
     entries = [_single_entry(inputs[n], spec, n) if inputs.get(n) is not None
-               else _auto_variable(name, n, attrs) for n in names]
+               else _auto_variable(name, n, attrs, spec.name) for n in names]
     node = _Node(spec.name, name, attrs, entries, spec, params, subgraphs)
     return Symbol([(node, i) for i in range(node.num_visible())])
 
@@ -182,11 +192,13 @@ def _single_entry(sym, spec, input_name):
     return sym._heads[0]
 
 
-def _auto_variable(op_name, input_name, op_attrs):
+def _auto_variable(op_name, input_name, op_attrs, op_type=None):
     """The variable MXNet creates for an input not given: ``<op>_<input>``, with the op's attrs."""
     attrs = dict(op_attrs)
     if input_name in _AUX_INIT:
         attrs['__init__'] = _AUX_INIT[input_name]
+    if (op_type, input_name) in _OP_INPUT_INIT:
+        attrs['__init__'] = _OP_INPUT_INIT[(op_type, input_name)]
     return (_variable_node('%s_%s' % (op_name, input_name), attrs), 0)
 
 
@@ -437,6 +449,13 @@ class Symbol:
         """Dtypes (numpy types) of (arguments, outputs, auxiliary states) from known ones."""
         from .graph import infer_type
         return infer_type(self, self._known(args, kwargs))
+
+    def infer_type_partial(self, *args, **kwargs):
+        """Like :meth:`infer_type`, with ``None`` for the dtypes that stay unknown."""
+        from .graph import _per_group, infer
+        dtypes = infer(self, dtypes=self._known(args, kwargs))[1]
+        return tuple([None if d is None else np_dtype(d) for d in group]
+                     for group in _per_group(self, dtypes))
 
     def _known(self, args, kwargs):
         if args and kwargs:

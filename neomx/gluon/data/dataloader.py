@@ -456,6 +456,9 @@ class DataLoader:
         Use threads instead of processes.
     timeout : float
         Seconds to wait for a worker's batch.
+    auto_reload : bool
+        Start the worker processes at construction rather than at the first iteration (the
+        pool serves every epoch either way).
     try_nopython : bool, optional
         Accepted for compatibility (MXNet's C++ loader for hybridized transforms); ignored.
 
@@ -469,7 +472,7 @@ class DataLoader:
 
     def __init__(self, dataset, batch_size=None, shuffle=False, sampler=None, last_batch=None,
                  batch_sampler=None, batchify_fn=None, num_workers=0, pin_memory=False, pin_device_id=0,
-                 prefetch=None, thread_pool=False, timeout=120, try_nopython=None):
+                 prefetch=None, thread_pool=False, timeout=120, auto_reload=False, try_nopython=None):
         self._dataset = dataset
         self._pin_device_id = pin_device_id if pin_memory else None
         self._thread_pool = thread_pool
@@ -493,6 +496,9 @@ class DataLoader:
         self._batchify_fn = batchify_fn or default_batchify_fn
         self._pool = None
         self._pool_lock = threading.Lock()
+        self._auto_reload = auto_reload
+        if auto_reload and self._num_workers > 0:
+            self._worker_pool()         # MXNet starts the workers right away with auto_reload
 
     def _worker_pool(self):
         """The pool, created at the first multi-worker iteration and kept for later epochs."""

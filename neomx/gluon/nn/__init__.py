@@ -1,5 +1,5 @@
 """``gluon.nn``: neural-network layers."""
-from ..block import Block, HybridBlock  # noqa: F401  (MXNet exposes them here too)
+from ..block import Block, HybridBlock, SymbolBlock  # noqa: F401  (MXNet exposes them here too)
 from .activations import *  # noqa: F401,F403
 from .basic_layers import *  # noqa: F401,F403
 from .norm_layers import *  # noqa: F401,F403

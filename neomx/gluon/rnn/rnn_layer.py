@@ -179,6 +179,12 @@ class _RNNLayer(HybridBlock):
         outputs = super().forward(inputs, *args)
         return outputs[0] if skip_states else outputs
 
+    def infer_shape(self, inputs, *args):
+        """Complete the first layer's input size from ``inputs``, then infer the rest."""
+        if isinstance(inputs, NDArray):
+            self._complete_input_size(inputs)
+        super().infer_shape(inputs, *args)
+
     def _complete_input_size(self, inputs):
         """Deferred initialization: the first layer's i2h weights take the input's features."""
         for direction in 'lr'[:self._dir]:

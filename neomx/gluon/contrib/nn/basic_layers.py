@@ -99,7 +99,7 @@ class SparseEmbedding(Block):
                                       dtype=dtype, stype='row_sparse', grad_stype='row_sparse')
 
     def forward(self, x):
-        return ndarray.Embedding(x, self.weight.data(x.context), name='fwd', **self._kwargs)
+        return ndarray.Embedding(x, self.weight._array_on(x.context), name="fwd", **self._kwargs)
 
     __repr__ = Embedding.__repr__
 

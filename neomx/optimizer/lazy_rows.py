@@ -1,0 +1,56 @@
+"""Lazy updates for row_sparse gradients: only the rows the gradient holds are updated.
+
+MXNet's SGD and Adam (``lazy_update=True``), Ftrl and AdaGrad update just those rows of the
+weight and of its states (weight decay included) when the gradient is row_sparse. neomx
+stores such gradients densely, labelled ``row_sparse``; the rows it holds are its non-zero rows.
+The rule itself runs unchanged on the gathered rows, which are then written back.
+"""
+import torch
+
+
+def lazy_rows(optimizer, grad):
+    """The rows to update for ``grad`` (an NDArray), or None for a whole (dense) update."""
+    if getattr(grad, 'stype', 'default') != 'row_sparse':
+        return None
+    if not getattr(optimizer, 'lazy_update', type(optimizer)._LAZY_FOR_ROW_SPARSE):
+        return None
+    return grad.indices._t.to(grad._t.device)
+
+
+def _gather(state, rows, nrows):
+    """``state`` with every tensor of ``nrows`` rows cut to ``rows`` (copies)."""
+    if isinstance(state, torch.Tensor):
+        return state[rows].clone() if state.dim() and state.shape[0] == nrows else state
+    if isinstance(state, (tuple, list)):
+        return type(state)(_gather(s, rows, nrows) for s in state)
+    return state
+
+
+def _scatter(state, part, rows, nrows):
+    if isinstance(state, torch.Tensor):
+        if state.dim() and state.shape[0] == nrows:
+            state[rows] = part
+        return
+    if isinstance(state, (tuple, list)):
+        for s, p in zip(state, part):
+            _scatter(s, p, rows, nrows)
+
+
+def step_lazily(optimizer, indices, weights, grads, grad_arrays, states, lrs, wds):
+    """``optimizer._step`` over tensors, restricted to the held rows of row_sparse gradients."""
+    rows = [lazy_rows(optimizer, g) for g in grad_arrays]
+    if all(r is None for r in rows):
+        optimizer._step(indices, weights, grads, states, lrs, wds)
+        return
+    for i, r in enumerate(rows):
+        if r is None:
+            optimizer._step(indices[i:i + 1], weights[i:i + 1], grads[i:i + 1], states[i:i + 1],
+                            lrs[i:i + 1], wds[i:i + 1])
+            continue
+        nrows = weights[i].shape[0]
+        weight_rows = weights[i][r].clone()
+        state_rows = _gather(states[i], r, nrows)
+        optimizer._step(indices[i:i + 1], [weight_rows], [grads[i][r]], [state_rows],
+                        lrs[i:i + 1], wds[i:i + 1])
+        weights[i][r] = weight_rows
+        _scatter(states[i], state_rows, r, nrows)

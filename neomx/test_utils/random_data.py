@@ -1,0 +1,199 @@
+"""Random test data: shapes, dense and (densely stored) sparse arrays, special matrices."""
+import random
+
+import numpy as np
+
+from ..ndarray.ndarray import array
+from .env import default_context
+from .tolerances import default_dtype
+
+__all__ = ['random_arrays', 'random_uniform_arrays', 'random_sample', 'rand_shape_2d',
+           'rand_shape_3d', 'rand_shape_nd', 'rand_coord_2d', 'rand_ndarray', 'rand_sparse_ndarray',
+           'create_sparse_array', 'create_sparse_array_zd', 'shuffle_csr_column_indices',
+           'create_vector', 'create_2d_tensor', 'get_identity_mat', 'get_identity_mat_batch',
+           'new_orthonormal_matrix_2d', 'new_matrix_with_real_eigvals_2d',
+           'new_matrix_with_real_eigvals_nd', 'new_sym_matrix_with_real_eigvals_2d',
+           'new_sym_matrix_with_real_eigvals_nd']
+
+
+def random_arrays(*shapes):
+    """Standard-normal float32 numpy arrays of the given shapes (one array for one shape)."""
+    arrays = [np.array(np.random.randn(), dtype=default_dtype()) if len(s) == 0
+              else np.random.randn(*s).astype(default_dtype()) for s in shapes]
+    return arrays[0] if len(arrays) == 1 else arrays
+
+
+def random_uniform_arrays(*shapes, **kwargs):
+    """Uniform numpy arrays; keywords ``low`` (0), ``high`` (1) and ``dtype`` (float32)."""
+    low, high = kwargs.pop('low', 0.0), kwargs.pop('high', 1.0)
+    dtype = kwargs.pop('dtype', default_dtype())
+    if kwargs:
+        raise TypeError('random_uniform_arrays got unexpected keywords %s' % sorted(kwargs))
+    arrays = [np.random.uniform(low, high, size=s).astype(dtype) for s in shapes]
+    return arrays[0] if len(arrays) == 1 else arrays
+
+
+def random_sample(population, k):
+    """``k`` distinct elements of ``population``, from Python's ``random``."""
+    return random.sample(list(population), k)
+
+
+def _dim(high, allow_zero_size):
+    return np.random.randint(0 if allow_zero_size else 1, high + 1)
+
+
+def rand_shape_2d(dim0=10, dim1=10, allow_zero_size=False):
+    """A random 2-D shape with sides up to ``dim0``, ``dim1``."""
+    return _dim(dim0, allow_zero_size), _dim(dim1, allow_zero_size)
+
+
+def rand_shape_3d(dim0=10, dim1=10, dim2=10, allow_zero_size=False):
+    """A random 3-D shape with sides up to ``dim0``, ``dim1``, ``dim2``."""
+    return _dim(dim0, allow_zero_size), _dim(dim1, allow_zero_size), _dim(dim2, allow_zero_size)
+
+
+def rand_shape_nd(num_dim, dim=10, allow_zero_size=False):
+    """A random shape of ``num_dim`` sides, each up to ``dim``."""
+    low = 0 if allow_zero_size else 1
+    return tuple(int(d) for d in np.random.randint(low, dim + 1, size=num_dim))
+
+
+def rand_coord_2d(x_low, x_high, y_low, y_high):
+    """A random integer point in [x_low, x_high] x [y_low, y_high]."""
+    return random.randint(x_low, x_high), random.randint(y_low, y_high)
+
+
+def _density_mask(shape, stype, density, rsp_indices=None):
+    """Which entries of a sparse array of ``stype`` hold values (rows for row_sparse)."""
+    density = np.random.rand() if density is None else density
+    if stype == 'row_sparse':
+        rows = np.zeros(shape[0], dtype=bool)
+        if rsp_indices is not None:
+            rows[np.asarray(rsp_indices, dtype=np.int64)] = True
+        else:
+            rows = np.random.rand(shape[0]) < density
+        return np.broadcast_to(rows.reshape((-1,) + (1,) * (len(shape) - 1)), shape)
+    return np.random.rand(*shape) < density
+
+
+def rand_sparse_ndarray(shape, stype, density=None, dtype=None, distribution=None, data_init=None,
+                        rsp_indices=None, modifier_func=None, shuffle_csr_indices=False, ctx=None):
+    """A random array in ``stype`` storage and its parts.
+
+    Returns ``(arr, (values, indices))`` for row_sparse and ``(arr, (indptr, indices, values))``
+    for csr. neomx stores sparse arrays densely (labelled with their storage type), so ``arr``
+    holds zeros outside the pattern.
+    """
+    if stype not in ('row_sparse', 'csr'):
+        raise ValueError('unknown storage type %r' % (stype,))
+    dtype = default_dtype() if dtype is None else dtype
+    mask = _density_mask(shape, stype, density, rsp_indices)
+    values = np.random.rand(*shape) if data_init is None else np.full(shape, data_init)
+    if modifier_func is not None:
+        values = np.vectorize(modifier_func)(values)
+    dense = np.where(mask, values, 0).astype(dtype)
+    arr = array(dense, ctx=ctx or default_context(), dtype=dtype).tostype(stype)
+    if stype == 'row_sparse':
+        indices = np.nonzero(mask.reshape(shape[0], -1)[:, 0])[0] if dense.size else np.zeros(0)
+        return arr, (dense[indices], indices.astype(np.int64))
+    rows = [np.nonzero(row)[0] for row in dense]
+    indptr = np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(np.int64)
+    indices = np.concatenate(rows).astype(np.int64) if rows else np.zeros(0, np.int64)
+    data = dense[dense != 0]
+    return arr, (indptr, indices, data)
+
+
+def rand_ndarray(shape, stype='default', density=None, dtype=None, modifier_func=None,
+                 shuffle_csr_indices=False, distribution=None, ctx=None):
+    """A random NDArray: standard normal values for default storage, else ``rand_sparse_ndarray``."""
+    ctx = ctx or default_context()
+    if stype == 'default':
+        return array(random_arrays(shape), ctx=ctx, dtype=dtype or default_dtype())
+    return rand_sparse_ndarray(shape, stype, density=density, dtype=dtype,
+                               modifier_func=modifier_func, distribution=distribution,
+                               shuffle_csr_indices=shuffle_csr_indices, ctx=ctx)[0]
+
+
+def create_sparse_array(shape, stype, data_init=None, rsp_indices=None, dtype=None,
+                        modifier_func=None, density=0.5, shuffle_csr_indices=False):
+    """A random array of ``stype`` (stored densely), ``density`` of it filled."""
+    if stype == 'default':
+        return rand_ndarray(shape, dtype=dtype)
+    return rand_sparse_ndarray(shape, stype, density=density, dtype=dtype, data_init=data_init,
+                               rsp_indices=rsp_indices, modifier_func=modifier_func,
+                               shuffle_csr_indices=shuffle_csr_indices)[0]
+
+
+def create_sparse_array_zd(shape, stype, density, data_init=None, rsp_indices=None, dtype=None,
+                           modifier_func=None, shuffle_csr_indices=False):
+    """``create_sparse_array`` that also allows density 0 (an all-zero array)."""
+    return create_sparse_array(shape, stype, data_init=data_init, rsp_indices=rsp_indices,
+                               dtype=dtype, modifier_func=modifier_func, density=density,
+                               shuffle_csr_indices=shuffle_csr_indices)
+
+
+def shuffle_csr_column_indices(csr):
+    """The array itself: neomx stores csr densely, so column order is not observable."""
+    return csr
+
+
+def create_vector(size, dtype=np.int64):
+    """``arange(size)`` as an NDArray (large-tensor tests)."""
+    return array(np.arange(0, size), dtype=dtype)
+
+
+def create_2d_tensor(rows, columns, dtype=np.int64):
+    """A (rows, columns) NDArray whose row i holds i."""
+    col = np.arange(0, rows).reshape(rows, 1)
+    return array(np.broadcast_to(col, (rows, columns)), dtype=dtype)
+
+
+def get_identity_mat(size):
+    """The identity matrix of ``size`` as an NDArray."""
+    return array(np.eye(size))
+
+
+def get_identity_mat_batch(size):
+    """A batch of two identity matrices of ``size`` as an NDArray."""
+    return array(np.stack([np.eye(size), np.eye(size)]))
+
+
+def new_orthonormal_matrix_2d(n):
+    """A random n x n orthonormal matrix (QR of a normal matrix)."""
+    q, _ = np.linalg.qr(np.random.normal(size=(n, n)))
+    return q
+
+
+def _spread_eigvals(n):
+    """n eigenvalues of magnitude in [1, 2] with random signs, well apart from zero."""
+    return np.random.uniform(1.0, 2.0, size=n) * np.random.choice([-1.0, 1.0], size=n)
+
+
+def new_sym_matrix_with_real_eigvals_2d(n):
+    """A random symmetric n x n matrix with eigenvalues of magnitude in [1, 2]."""
+    q = new_orthonormal_matrix_2d(n)
+    return (q * _spread_eigvals(n)) @ q.T
+
+
+def new_matrix_with_real_eigvals_2d(n):
+    """A random (non-symmetric) n x n matrix with real eigenvalues of magnitude in [1, 2]."""
+    while True:
+        p = np.random.normal(size=(n, n))
+        if abs(np.linalg.det(p)) > 0.5:
+            return (p * _spread_eigvals(n)) @ np.linalg.inv(p)
+
+
+def _batch_of(make, shape):
+    n = shape[-1]
+    batch = int(np.prod(shape[:-2])) if len(shape) > 2 else 1
+    return np.stack([make(n) for _ in range(batch)]).reshape(shape)
+
+
+def new_sym_matrix_with_real_eigvals_nd(shape):
+    """A batch (``shape[:-2]``) of ``new_sym_matrix_with_real_eigvals_2d``."""
+    return _batch_of(new_sym_matrix_with_real_eigvals_2d, shape)
+
+
+def new_matrix_with_real_eigvals_nd(shape):
+    """A batch (``shape[:-2]``) of ``new_matrix_with_real_eigvals_2d``."""
+    return _batch_of(new_matrix_with_real_eigvals_2d, shape)
