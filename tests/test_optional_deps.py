@@ -13,7 +13,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # as on a machine where only the core dependencies are installed.
 _BLOCK = textwrap.dedent('''
     import sys
-    OPTIONAL = {'PIL', 'graphviz', 'tqdm', 'yaml', 'jsonschema', 'scipy', 'matplotlib', 'cv2'}
+    OPTIONAL = {'PIL', 'graphviz', 'tqdm', 'yaml', 'jsonschema', 'scipy', 'matplotlib', 'cv2', 'aiohttp', 's3fs', 'gcsfs'}
     class Blocker:
         def find_spec(self, name, path=None, target=None):
             if name.split('.')[0] in OPTIONAL:
@@ -36,6 +36,7 @@ def test_every_namespace_imports_with_only_core_dependencies():
             assert getattr(mx, name) is not None, name
         from neomx.gluon import nn, rnn, loss, data, model_zoo, contrib
         from neomx.gluon.data import vision
+        import neomx.launch, neomx.kvstore, neomx.compat, neomx.gluon.checkpoint
         net = nn.Dense(3)
         net.initialize()
         print(net(mx.nd.ones((2, 4))).shape)
