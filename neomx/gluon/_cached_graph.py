@@ -172,7 +172,12 @@ class CachedGraph:
             bound = self._bind(ctx, key, flat_args)
         tensors = [flat_args[i]._t for i in self._data_positions]
         tensors.extend(bound.param_tensors or [a._t for a in bound.arrays])
-        run = bound.infer if not (torch.is_grad_enabled() or autograd.is_training()) else bound.run
+        if autograd.is_recording():
+            return [_new(t, ctx) for t in autograd.run_recorded(bound.run, tensors)]
+        run = bound.run if autograd.is_training() else bound.infer
+        if torch.is_grad_enabled():         # no graph outside record(), in any thread
+            with torch.no_grad():
+                return [_new(t, ctx) for t in run(tensors)]
         return [_new(t, ctx) for t in run(tensors)]
 
     def prepare(self, flat_args, ctx):
@@ -396,7 +401,7 @@ class TorchCompiled:
     def __call__(self, tensors):
         if self.failed:
             return self._graph(tensors)
-        mode = (torch.is_grad_enabled(), autograd.is_training())
+        mode = (autograd.is_recording(), autograd.is_training())
         try:
             return self._compiled(mode, tensors)(tensors)
         except Exception as err:  # pylint: disable=broad-except

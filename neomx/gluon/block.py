@@ -17,7 +17,9 @@ import types
 import weakref
 from collections import OrderedDict, defaultdict
 
-from .. import initializer, name as _name, ndarray, symbol
+import torch
+
+from .. import autograd, initializer, name as _name, ndarray, symbol
 from ..base import MXNetError, NotImplementedForSymbol
 from ..ndarray import NDArray
 from ..symbol import Symbol
@@ -365,6 +367,13 @@ class Block:
         return handle
 
     def __call__(self, *args):
+        if not autograd.is_recording() and torch.is_grad_enabled():
+            # Outside record() a forward pass builds no graph, in every thread.
+            with torch.no_grad():
+                return self._call_with_hooks(args)
+        return self._call_with_hooks(args)
+
+    def _call_with_hooks(self, args):
         for hook in self._forward_pre_hooks.values():
             hook(self, args)
         out = self.forward(*args)
