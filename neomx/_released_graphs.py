@@ -51,15 +51,16 @@ class _FreedGraph:
 
 class _State(threading.local):
     """``freed``: the graphs of the last backward passes; ``newest``: the sequence number
-    of their newest node (-1: none yet); ``fresh``: ids of the recorded results since."""
+    of their newest node; ``fresh``: ids of the recorded results since (None until a
+    backward pass of this thread freed a graph)."""
 
     def __init__(self):
         self.freed = []
         self.newest = -1
-        self.fresh = set()
+        self.fresh = None
 
 
-_STATE = _State()
+STATE = _State()
 
 
 def mark_released(tensors):
@@ -69,7 +70,7 @@ def mark_released(tensors):
     heads = [t.grad_fn for t in tensors if t.grad_fn is not None]
     if not heads:
         return
-    state = _STATE
+    state = STATE
     newest = max(n._sequence_nr() for n in heads)
     if len(state.freed) == _HISTORY:
         state.freed.pop(0)
@@ -78,15 +79,16 @@ def mark_released(tensors):
     state.fresh = set()
 
 
-def note_recorded(result):
+def note_recorded(result, fresh):
     """Remember the tensors a recorded operation returned (a tensor or a sequence)."""
-    fresh = _STATE.fresh
     if len(fresh) >= _MAX_FRESH:
         fresh.clear()               # the others are then looked up in the graphs
     if type(result) is _Tensor:
         fresh.add(id(result))
     elif isinstance(result, (tuple, list)):
-        fresh.update(id(r) for r in result if isinstance(r, _Tensor))
+        for r in result:
+            if isinstance(r, _Tensor):
+                fresh.add(id(r))
 
 
 def _is_released(t):
@@ -94,9 +96,9 @@ def _is_released(t):
     that pass reached its node or one of the nodes before it (not counting the leaves'
     gradient accumulators, which every graph of the same variables shares)."""
     node = t.grad_fn
-    if node is None or node._sequence_nr() > _STATE.newest:
+    if node is None or node._sequence_nr() > STATE.newest:
         return False
-    freed = _STATE.freed
+    freed = STATE.freed
     seen, stack = set(), [node]
     while stack:
         n = stack.pop()
@@ -109,20 +111,14 @@ def _is_released(t):
     return False
 
 
-def live_inputs(args):
-    """``args`` with the tensors of freed graphs detached (other arguments as they are)."""
-    state = _STATE
-    if state.newest < 0:
-        return args
-    fresh = state.fresh
+def live_inputs(args, fresh):
+    """``args`` with the tensors of freed graphs detached (other arguments as they are).
+
+    The inputs that are leaves (parameters, plain arrays) or results noted in ``fresh``
+    cost one check each; the others are looked up in the freed graphs.
+    """
     for t in args:
-        if (isinstance(t, _Tensor) and not t.is_leaf and id(t) not in fresh
-                and _is_released(t)):
+        if isinstance(t, _Tensor) and not t.is_leaf and id(t) not in fresh and _is_released(t):
             return [a.detach() if isinstance(a, _Tensor) and not a.is_leaf and _is_released(a) else a
                     for a in args]
     return args
-
-
-def active():
-    """Whether a backward pass of this thread freed a graph (then results are noted)."""
-    return _STATE.newest >= 0

@@ -14,6 +14,7 @@
   the same NDArray across steps. A backward pass writes (``'write'``) or adds (``'add'``)
   into the buffers of the variables it reaches; the others keep their old gradients.
 """
+import functools
 import threading
 
 import torch
@@ -39,9 +40,12 @@ class _State(threading.local):
 
 
 _STATE = _State()
-_set_grad_enabled = torch.set_grad_enabled
+_RELEASED = _released.STATE
+# Setting torch's grad mode is on the path of every record() scope and every update: the
+# public ``torch.set_grad_enabled`` builds a context object at each call, the private setter
+# behind it only sets the mode (used when present, with the public one as the fallback).
+_set_grad_enabled = getattr(torch._C, '_set_grad_enabled', None) or torch.set_grad_enabled
 _is_grad_enabled = torch.is_grad_enabled
-_no_grad = torch.no_grad
 _Tensor = torch.Tensor
 
 
@@ -115,31 +119,47 @@ def run_untracked(fn, *args, **kwargs):
     most of them, skip this call.
     """
     if _STATE.recording:
-        if not _released.active():
+        fresh = _RELEASED.fresh
+        if fresh is None:           # no graph freed in this thread yet
             return fn(*args, **kwargs)
-        result = fn(*_released.live_inputs(args), **kwargs)
-        _released.note_recorded(result)
+        result = fn(*_released.live_inputs(args, fresh), **kwargs)
+        _released.note_recorded(result, fresh)
         return result
-    if _is_grad_enabled():
-        with _no_grad():
-            return fn(*args, **kwargs)
-    return fn(*args, **kwargs)
+    return run_without_graph(fn, *args, **kwargs)
+
+
+def run_without_graph(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` with torch's grad mode off, restored after."""
+    if not _is_grad_enabled():
+        return fn(*args, **kwargs)
+    _set_grad_enabled(False)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        _set_grad_enabled(True)
 
 
 def run_recorded(fn, tensors):
     """``fn(tensors)`` (a list of tensors, as a graph runner takes) inside ``record()``,
     with the inputs of freed graphs as constants."""
-    if not _released.active():
+    fresh = _RELEASED.fresh
+    if fresh is None:
         return fn(tensors)
-    result = fn(_released.live_inputs(tensors))
-    _released.note_recorded(result)
+    result = fn(_released.live_inputs(tensors, fresh))
+    _released.note_recorded(result, fresh)
     return result
 
 
-def untracked():
-    """Scope for neomx's own writes into arrays (parameters, optimizer states, gradient
-    buffers): no graph is built in it, whatever torch's grad mode of the thread."""
-    return _no_grad()
+def untracked(method):
+    """Decorator for neomx's own writes into arrays (parameters, optimizer states, stored
+    values): no graph is built while ``method`` runs, whatever torch's grad mode of the
+    calling thread; the mode is restored after."""
+    @functools.wraps(method)
+    def method_without_graph(*args, **kwargs):
+        if not _is_grad_enabled():
+            return method(*args, **kwargs)
+        return run_without_graph(method, *args, **kwargs)
+    return method_without_graph
 
 
 def record(train_mode=True):  # pylint: disable=redefined-outer-name
@@ -389,7 +409,11 @@ class Function:
     def __call__(self, *inputs):
         from .ndarray.ndarray import _new
         self._in_ctx = [x._ctx for x in inputs]
-        outs = _TorchBridge.apply(self, *[x._t for x in inputs])
+        tensors = [x._t for x in inputs]
+        if any(t.requires_grad for t in tensors):
+            outs = run_untracked(_TorchBridge.apply, self, *tensors)
+        else:
+            outs = _TorchBridge.apply(self, *tensors)
         if not isinstance(outs, tuple):
             outs = (outs,)
         wrapped = [_new(t, c) for t, c in zip(outs, self._out_ctx)]

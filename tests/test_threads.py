@@ -186,6 +186,14 @@ def test_recording_state_is_per_thread():
         assert not torch.is_grad_enabled()
 
 
+class _Double(autograd.Function):
+    def forward(self, x):
+        return x * 2
+
+    def backward(self, dy):
+        return dy * 2
+
+
 def test_operations_outside_record_build_no_graph():
     w = nd.ones((3, 3))
     w.attach_grad()
@@ -193,6 +201,7 @@ def test_operations_outside_record_build_no_graph():
     for out in (w + 1, w * w, nd.dot(w, w), w[1:], w.reshape((9,)), nd.relu(w), -w, w.T,
                 w.astype('float64'), w.copy()):
         assert out._t.grad_fn is None
+    assert _Double()(w)._t.grad_fn is None
     w[:] = 2
     w += 1
     nd.ones((3, 3)).copyto(w)

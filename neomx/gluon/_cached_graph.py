@@ -175,10 +175,8 @@ class CachedGraph:
         if autograd.is_recording():
             return [_new(t, ctx) for t in autograd.run_recorded(bound.run, tensors)]
         run = bound.run if autograd.is_training() else bound.infer
-        if torch.is_grad_enabled():         # no graph outside record(), in any thread
-            with torch.no_grad():
-                return [_new(t, ctx) for t in run(tensors)]
-        return [_new(t, ctx) for t in run(tensors)]
+        # No graph outside record(), whatever torch's grad mode of the thread.
+        return [_new(t, ctx) for t in autograd.run_without_graph(run, tensors)]
 
     def prepare(self, flat_args, ctx):
         """Compile and bind the graph for inputs like ``flat_args`` on ``ctx`` now, as

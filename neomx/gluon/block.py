@@ -367,11 +367,10 @@ class Block:
         return handle
 
     def __call__(self, *args):
-        if not autograd.is_recording() and torch.is_grad_enabled():
-            # Outside record() a forward pass builds no graph, in every thread.
-            with torch.no_grad():
-                return self._call_with_hooks(args)
-        return self._call_with_hooks(args)
+        if autograd.is_recording() or not torch.is_grad_enabled():
+            return self._call_with_hooks(args)
+        # Outside record() a forward pass builds no graph, in every thread.
+        return autograd.run_without_graph(self._call_with_hooks, args)
 
     def _call_with_hooks(self, args):
         for hook in self._forward_pre_hooks.values():

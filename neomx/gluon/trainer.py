@@ -130,7 +130,7 @@ class Trainer:
         self._kv_initialized = False
 
     # ----------------------------------------------------------------- step
-    @autograd.untracked()
+    @autograd.untracked
     def step(self, batch_size, ignore_stale_grad=False):
         """One optimisation step: gradients are summed across contexts and scaled by
         ``1/batch_size``, then every parameter is updated.
@@ -144,7 +144,7 @@ class Trainer:
         self._allreduce_grads()
         self._update(ignore_stale_grad)
 
-    @autograd.untracked()
+    @autograd.untracked
     def allreduce_grads(self):
         """Sum the gradients of every parameter across its contexts (before :meth:`update`)."""
         if not self._kv_initialized:
@@ -154,7 +154,7 @@ class Trainer:
                              'Try setting `update_on_kvstore` to False when creating trainer.')
         self._allreduce_grads()
 
-    @autograd.untracked()
+    @autograd.untracked
     def update(self, batch_size, ignore_stale_grad=False):
         """Update the parameters with their (already reduced) gradients, scaled by 1/batch_size."""
         if not self._kv_initialized:

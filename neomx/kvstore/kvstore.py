@@ -125,7 +125,7 @@ class KVStore:
         return stored
 
     # ------------------------------------------------------------------ API
-    @autograd.untracked()
+    @autograd.untracked
     def init(self, key, value):
         """Initialize key(s) with value(s); a key can be initialized once.
 
@@ -147,7 +147,7 @@ class KVStore:
             home = self._home_of(k, arrays)
             self._store[k] = arrays[0].copyto(home)
 
-    @autograd.untracked()
+    @autograd.untracked
     def push(self, key, value, priority=0):
         """Sum the values of each key and apply the updater to the stored value.
 
@@ -169,7 +169,7 @@ class KVStore:
                 self._reduce_into(k, arrays, merged._t)
                 self._apply_updater(k, merged, target)
 
-    @autograd.untracked()
+    @autograd.untracked
     def pull(self, key, out=None, priority=0, ignore_sparse=True):
         """Copy the stored value of each key into ``out`` (an array or a list of arrays per key,
         on any contexts)."""
@@ -180,19 +180,19 @@ class KVStore:
         for (_, outs), value in zip(pairs, stored):
             self._broadcast_to(value, outs)
 
-    @autograd.untracked()
+    @autograd.untracked
     def pushpull(self, key, value, out=None, priority=0):
         """``push`` then ``pull`` (into ``value`` itself when ``out`` is None)."""
         self.push(key, value, priority)
         self.pull(key, value if out is None else out, priority)
 
-    @autograd.untracked()
+    @autograd.untracked
     def broadcast(self, key, value, out, priority=0):
         """Initialize key(s) with value(s), then pull them into ``out``."""
         self.init(key, value)
         self.pull(key, out, priority)
 
-    @autograd.untracked()
+    @autograd.untracked
     def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
         """Pull only the rows ``row_ids`` of each stored value; the other rows of ``out`` become 0.
 

@@ -254,7 +254,7 @@ class Optimizer:
         """Whether updates go through ``_step`` (False for MXNet-style subclasses overriding ``update``)."""
         return type(self).update is Optimizer.update
 
-    @autograd.untracked()
+    @autograd.untracked
     def update(self, index, weight, grad, state):
         """Update one weight in place (or several: lists of indices, weights, grads, states).
 
@@ -270,7 +270,7 @@ class Optimizer:
         else:
             self._apply([index], [weight], [grad], [state], multi_precision=False)
 
-    @autograd.untracked()
+    @autograd.untracked
     def update_multi_precision(self, index, weight, grad, state):
         """:meth:`update`, through the float32 master copy where
         :meth:`create_state_multi_precision` made one."""
@@ -279,7 +279,7 @@ class Optimizer:
         else:
             self.update_multi([index], [weight], [grad], [state])
 
-    @autograd.untracked()
+    @autograd.untracked
     def update_multi(self, indices, weights, grads, states):
         """Update many weights at once: the fused path (one kernel call per dtype and device).
 
@@ -366,7 +366,7 @@ class Updater:
         self.states = {}
         self.states_synced = {}
 
-    @autograd.untracked()
+    @autograd.untracked
     def __call__(self, index, grad, weight):
         if isinstance(index, (list, tuple)):
             indices, grads, weights = list(index), list(grad), list(weight)
