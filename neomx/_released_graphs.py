@@ -27,7 +27,7 @@ import torch
 _Tensor = torch.Tensor
 _HAS_SEQUENCE = hasattr(torch.autograd.graph.Node, '_sequence_nr')
 _HISTORY = 4                # freeing backward passes remembered per thread
-_MAX_FRESH = 1 << 16        # results remembered per thread between two backward passes
+MAX_FRESH = 1 << 16        # results remembered per thread between two backward passes
 
 
 class _FreedGraph:
@@ -81,8 +81,8 @@ def mark_released(tensors):
 
 def note_recorded(result, fresh):
     """Remember the tensors a recorded operation returned (a tensor or a sequence)."""
-    if len(fresh) >= _MAX_FRESH:
-        fresh.clear()               # the others are then looked up in the graphs
+    if len(fresh) >= MAX_FRESH:
+        fresh.clear()               # the others are then looked up in the graphs (still right)
     if type(result) is _Tensor:
         fresh.add(id(result))
     elif isinstance(result, (tuple, list)):

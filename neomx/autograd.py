@@ -41,6 +41,7 @@ class _State(threading.local):
 
 _STATE = _State()
 _RELEASED = _released.STATE
+_Tensor = torch.Tensor
 # Setting torch's grad mode is on the path of every record() scope and every update: the
 # public ``torch.set_grad_enabled`` builds a context object at each call, the private setter
 # behind it only sets the mode (used when present, with the public one as the fallback).
@@ -122,8 +123,15 @@ def run_untracked(fn, *args, **kwargs):
         fresh = _RELEASED.fresh
         if fresh is None:           # no graph freed in this thread yet
             return fn(*args, **kwargs)
-        result = fn(*_released.live_inputs(args, fresh), **kwargs)
-        _released.note_recorded(result, fresh)
+        for t in args:              # inputs recorded since the last backward pass: one check
+            if type(t) is _Tensor and not t.is_leaf and id(t) not in fresh:
+                args = _released.live_inputs(args, fresh)
+                break
+        result = fn(*args, **kwargs)
+        if type(result) is _Tensor and len(fresh) < _released.MAX_FRESH:
+            fresh.add(id(result))
+        else:
+            _released.note_recorded(result, fresh)
         return result
     return run_without_graph(fn, *args, **kwargs)
 

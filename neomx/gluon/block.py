@@ -367,7 +367,7 @@ class Block:
         return handle
 
     def __call__(self, *args):
-        if autograd.is_recording() or not torch.is_grad_enabled():
+        if autograd._STATE.recording or not torch.is_grad_enabled():
             return self._call_with_hooks(args)
         # Outside record() a forward pass builds no graph, in every thread.
         return autograd.run_without_graph(self._call_with_hooks, args)
