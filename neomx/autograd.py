@@ -1,17 +1,25 @@
 """Automatic differentiation with MXNet's semantics, on torch autograd.
 
-* Nothing is recorded outside :func:`record`: neomx switches torch's grad mode off for the
-  importing thread and turns it on only inside ``record()``. (Code that mixes raw torch
-  training into the same thread should use ``torch.enable_grad()``.)
+* Nothing is recorded outside :func:`record`. Whether neomx records is neomx's own state,
+  kept per thread as in MXNet; torch's grad mode is left as the thread has it, and only
+  ``record()``/``pause()`` set it, for the time they run, restoring it on exit. Outside
+  ``record()``, operations whose inputs require gradients (parameters, arrays that called
+  ``attach_grad``) run through :func:`run_untracked`, which builds no graph; operations on
+  plain arrays go straight to torch.
+* An array computed inside one ``record()`` whose graph a later ``backward()`` freed (an
+  RNN's hidden state carried to the next batch) acts as a constant when used again, as in
+  MXNet, instead of leading backward into the freed graph (see ``_released_graphs``).
 * :func:`is_training` is a separate flag that layers such as Dropout and BatchNorm read.
 * ``attach_grad(grad_req)`` gives an array a persistent gradient buffer: ``x.grad`` stays
   the same NDArray across steps. A backward pass writes (``'write'``) or adds (``'add'``)
   into the buffers of the variables it reaches; the others keep their old gradients.
 """
+import functools
 import threading
 
 import torch
 
+from . import _released_graphs as _released
 from .base import MXNetError
 
 __all__ = ['record', 'pause', 'train_mode', 'predict_mode', 'is_recording', 'is_training',
@@ -20,13 +28,26 @@ __all__ = ['record', 'pause', 'train_mode', 'predict_mode', 'is_recording', 'is_
 
 
 class _State(threading.local):
+    """neomx's autograd state of one thread.
+
+    ``grad_outside``: torch's grad mode when :func:`set_recording` turned recording on, to
+    restore when it turns it off.
+    """
     def __init__(self):
         self.recording = False
         self.training = False
+        self.grad_outside = None
 
 
 _STATE = _State()
-torch.set_grad_enabled(False)
+_RELEASED = _released.STATE
+_Tensor = torch.Tensor
+# Setting torch's grad mode is on the path of every record() scope and every update: the
+# public ``torch.set_grad_enabled`` builds a context object at each call, the private setter
+# behind it only sets the mode (used when present, with the public one as the fallback).
+_set_grad_enabled = getattr(torch._C, '_set_grad_enabled', None) or torch.set_grad_enabled
+_is_grad_enabled = torch.is_grad_enabled
+_Tensor = torch.Tensor
 
 
 def is_recording():
@@ -42,8 +63,15 @@ def is_training():
 def set_recording(is_recording):  # pylint: disable=redefined-outer-name
     """Turn recording on or off; returns the previous state."""
     prev = _STATE.recording
-    _STATE.recording = bool(is_recording)
-    torch.set_grad_enabled(bool(is_recording))
+    flag = bool(is_recording)
+    if flag != prev:
+        _STATE.recording = flag
+        if flag:
+            _STATE.grad_outside = _is_grad_enabled()
+            _set_grad_enabled(True)
+        else:
+            outside, _STATE.grad_outside = _STATE.grad_outside, None
+            _set_grad_enabled(bool(outside))
     return prev
 
 
@@ -63,19 +91,83 @@ class _RecordingStateScope:
         self._prev_grad = None
 
     def __enter__(self):
-        self._prev_grad = torch.is_grad_enabled()
+        state = _STATE
         if self._enter_record is not None:
-            self._prev_record = set_recording(self._enter_record)
+            self._prev_grad = _is_grad_enabled()
+            self._prev_record = state.recording
+            state.recording = self._enter_record
+            _set_grad_enabled(self._enter_record)
         if self._enter_train is not None:
-            self._prev_train = set_training(self._enter_train)
+            self._prev_train = state.training
+            state.training = self._enter_train
         return self
 
     def __exit__(self, *exc):
+        state = _STATE
         if self._enter_record is not None:
-            _STATE.recording = self._prev_record
+            state.recording = self._prev_record
+            _set_grad_enabled(self._prev_grad)
         if self._enter_train is not None:
-            _STATE.training = self._prev_train
-        torch.set_grad_enabled(self._prev_grad)
+            state.training = self._prev_train
+
+
+# ------------------------------------------------- operations outside record()
+def run_untracked(fn, *args, **kwargs):
+    """Call ``fn`` (a torch computation on tensors of which some require gradients) as an
+    operation of neomx: recorded inside ``record()``, building no graph outside it.
+
+    The callers check ``requires_grad`` on their inputs first: operations on plain tensors,
+    most of them, skip this call.
+    """
+    if _STATE.recording:
+        fresh = _RELEASED.fresh
+        if fresh is None:           # no graph freed in this thread yet
+            return fn(*args, **kwargs)
+        for t in args:              # inputs recorded since the last backward pass: one check
+            if type(t) is _Tensor and not t.is_leaf and id(t) not in fresh:
+                args = _released.live_inputs(args, fresh)
+                break
+        result = fn(*args, **kwargs)
+        if type(result) is _Tensor and len(fresh) < _released.MAX_FRESH:
+            fresh.add(id(result))
+        else:
+            _released.note_recorded(result, fresh)
+        return result
+    return run_without_graph(fn, *args, **kwargs)
+
+
+def run_without_graph(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` with torch's grad mode off, restored after."""
+    if not _is_grad_enabled():
+        return fn(*args, **kwargs)
+    _set_grad_enabled(False)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        _set_grad_enabled(True)
+
+
+def run_recorded(fn, tensors):
+    """``fn(tensors)`` (a list of tensors, as a graph runner takes) inside ``record()``,
+    with the inputs of freed graphs as constants."""
+    fresh = _RELEASED.fresh
+    if fresh is None:
+        return fn(tensors)
+    result = fn(_released.live_inputs(tensors, fresh))
+    _released.note_recorded(result, fresh)
+    return result
+
+
+def untracked(method):
+    """Decorator for neomx's own writes into arrays (parameters, optimizer states, stored
+    values): no graph is built while ``method`` runs, whatever torch's grad mode of the
+    calling thread; the mode is restored after."""
+    @functools.wraps(method)
+    def method_without_graph(*args, **kwargs):
+        if not _is_grad_enabled():
+            return method(*args, **kwargs)
+        return run_without_graph(method, *args, **kwargs)
+    return method_without_graph
 
 
 def record(train_mode=True):  # pylint: disable=redefined-outer-name
@@ -231,6 +323,8 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # py
     prev_train = set_training(train_mode)
     try:
         _run_backward(tensors, grads, retain_graph)
+        if not retain_graph:
+            _released.mark_released(tensors)
     except RuntimeError as err:
         if isinstance(err, MXNetError):
             raise
@@ -262,6 +356,8 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
             res = torch.autograd.grad(tensors, [v._t for v in variables], grads,
                                       retain_graph=retain_graph, create_graph=create_graph,
                                       allow_unused=True)
+        if not retain_graph:
+            _released.mark_released(tensors)
     except RuntimeError as err:
         raise MXNetError('grad: %s' % str(err).split('\n')[0]) from None
     finally:
@@ -321,7 +417,11 @@ class Function:
     def __call__(self, *inputs):
         from .ndarray.ndarray import _new
         self._in_ctx = [x._ctx for x in inputs]
-        outs = _TorchBridge.apply(self, *[x._t for x in inputs])
+        tensors = [x._t for x in inputs]
+        if any(t.requires_grad for t in tensors):
+            outs = run_untracked(_TorchBridge.apply, self, *tensors)
+        else:
+            outs = _TorchBridge.apply(self, *tensors)
         if not isinstance(outs, tuple):
             outs = (outs,)
         wrapped = [_new(t, c) for t, c in zip(outs, self._out_ctx)]

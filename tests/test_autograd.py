@@ -180,3 +180,62 @@ def test_backward_through_the_public_torch_api(monkeypatch):
         y = x * x
     y.backward(mx.nd.array([1.0, 0.5, 2.0]))
     np.testing.assert_array_equal(x.grad.asnumpy(), [2, 2, 12])
+
+
+def test_array_of_a_freed_graph_is_a_constant_in_the_next_record():
+    # Values from MXNet 1.9.1: an array computed in one record() whose graph backward()
+    # freed (a carried RNN state) is a constant later; one whose graph was retained, or
+    # that no backward pass reached, still leads gradients back to its inputs.
+    x = _var((1.0, 2.0))
+    with autograd.record():
+        h = x * x
+        loss = h.sum()
+    loss.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), [2., 4.])
+    with autograd.record():
+        loss = (h * x).sum()
+    loss.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), [1., 4.])
+
+    with autograd.record():
+        a, b = x * 2, x * 3
+    a.backward()
+    with autograd.record():
+        c = b * 4
+    c.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), [12., 12.])
+
+    with autograd.record():
+        h = x * x
+        loss = h.sum()
+    loss.backward(retain_graph=True)
+    with autograd.record():
+        loss = (h * x).sum()
+    loss.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), [3., 12.])
+
+
+@pytest.mark.parametrize('hybridize', [False, True])
+def test_rnn_state_carried_across_batches_without_detach(hybridize):
+    layer = mx.gluon.rnn.LSTM(4, input_size=3)
+    layer.initialize(mx.init.Xavier())
+    if hybridize:
+        layer.hybridize()
+    trainer = mx.gluon.Trainer(layer.collect_params(), 'sgd', {'learning_rate': 0.1})
+    state = layer.begin_state(batch_size=2)
+    data = mx.nd.array(np.random.RandomState(0).uniform(-1, 1, (5, 2, 3)))
+    for _ in range(3):
+        carried = state
+        with autograd.record():
+            out, state = layer(data, carried)
+            loss = out.sum()
+        loss.backward()
+        grad = layer.l0_i2h_weight.grad().asnumpy().copy()
+        assert np.isfinite(grad).all() and np.abs(grad).sum() > 0
+        # The same as from the carried state detached: a constant, as in MXNet.
+        with autograd.record():
+            out, _ = layer(data, [s.detach() for s in carried])
+            loss = out.sum()
+        loss.backward()
+        np.testing.assert_array_equal(layer.l0_i2h_weight.grad().asnumpy(), grad)
+        trainer.step(2)

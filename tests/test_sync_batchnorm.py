@@ -273,7 +273,10 @@ def test_workers_inherit_the_callers_state():
         with autograd.record(train_mode=False):
             parallel_apply(probe, [(p,) for p in parts], sync=True)
         assert set(seen.values()) == {(True, False, True, mx.cpu(5), names)}
-        with autograd.train_mode():
+        with autograd.train_mode():         # torch's grad mode as the caller has it
+            parallel_apply(probe, [(p,) for p in parts], sync=True)
+        assert set(seen.values()) == {(False, True, True, mx.cpu(5), names)}
+        with autograd.train_mode(), torch.no_grad():
             parallel_apply(probe, [(p,) for p in parts], sync=True)
         assert set(seen.values()) == {(False, True, False, mx.cpu(5), names)}
 

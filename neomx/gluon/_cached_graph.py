@@ -172,8 +172,11 @@ class CachedGraph:
             bound = self._bind(ctx, key, flat_args)
         tensors = [flat_args[i]._t for i in self._data_positions]
         tensors.extend(bound.param_tensors or [a._t for a in bound.arrays])
-        run = bound.infer if not (torch.is_grad_enabled() or autograd.is_training()) else bound.run
-        return [_new(t, ctx) for t in run(tensors)]
+        if autograd.is_recording():
+            return [_new(t, ctx) for t in autograd.run_recorded(bound.run, tensors)]
+        run = bound.run if autograd.is_training() else bound.infer
+        # No graph outside record(), whatever torch's grad mode of the thread.
+        return [_new(t, ctx) for t in autograd.run_without_graph(run, tensors)]
 
     def prepare(self, flat_args, ctx):
         """Compile and bind the graph for inputs like ``flat_args`` on ``ctx`` now, as
@@ -396,7 +399,7 @@ class TorchCompiled:
     def __call__(self, tensors):
         if self.failed:
             return self._graph(tensors)
-        mode = (torch.is_grad_enabled(), autograd.is_training())
+        mode = (autograd.is_recording(), autograd.is_training())
         try:
             return self._compiled(mode, tensors)(tensors)
         except Exception as err:  # pylint: disable=broad-except

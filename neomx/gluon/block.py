@@ -17,7 +17,9 @@ import types
 import weakref
 from collections import OrderedDict, defaultdict
 
-from .. import initializer, name as _name, ndarray, symbol
+import torch
+
+from .. import autograd, initializer, name as _name, ndarray, symbol
 from ..base import MXNetError, NotImplementedForSymbol
 from ..ndarray import NDArray
 from ..symbol import Symbol
@@ -365,6 +367,12 @@ class Block:
         return handle
 
     def __call__(self, *args):
+        if autograd._STATE.recording or not torch.is_grad_enabled():
+            return self._call_with_hooks(args)
+        # Outside record() a forward pass builds no graph, in every thread.
+        return autograd.run_without_graph(self._call_with_hooks, args)
+
+    def _call_with_hooks(self, args):
         for hook in self._forward_pre_hooks.values():
             hook(self, args)
         out = self.forward(*args)

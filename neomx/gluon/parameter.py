@@ -6,6 +6,7 @@ dimensions (0): such a parameter, created with ``allow_deferred_init=True``, onl
 the initializer when ``initialize`` is called; the first forward pass of its block
 completes the shape (from the operator's ``infer_args``) and initializes it then.
 """
+import threading
 import warnings
 from collections import OrderedDict
 
@@ -27,6 +28,11 @@ _STYPES = ('default', 'row_sparse', 'csr')
 # Bumped whenever any Parameter gets new arrays or a new grad_req: Trainer caches the
 # per-step lists it derives from them and rebuilds them only when this changes.
 _layout_version = 0
+
+
+# Held while a deferred parameter initializes, so that threads racing through a network's
+# first call initialize each parameter once.
+_DEFERRED_INIT_LOCK = threading.RLock()
 
 
 def _layout_changed():
@@ -194,21 +200,29 @@ class Parameter:
         self._finish_deferred_init()
 
     def _finish_deferred_init(self):
-        """Initialize now that the shape is known (a no-op unless initialization is pending)."""
+        """Initialize now that the shape is known (a no-op unless initialization is pending).
+
+        Threads calling a network for the first time at once initialize it once: the others
+        wait here until the arrays are in place.
+        """
         if not self._deferred_init:
             return
-        init, ctx, default_init, data = self._deferred_init
-        self._deferred_init = ()
-        if not shape_is_known(self._shape):
-            raise DeferredInitializationError(
-                "Cannot initialize Parameter '%s' because it has invalid shape: %s. Please specify "
-                "in_units, in_channels, etc for `Block`s." % (self.name, str(self._shape)))
-        with autograd.pause():
-            if data is None:
-                data = ndarray.zeros(self._shape, dtype=self._dtype, ctx=cpu())
-                initializer.create(default_init)(
-                    initializer.InitDesc(self.name, {'__init__': init}), data)
-            self._init_impl(data, ctx)
+        with _DEFERRED_INIT_LOCK:
+            if not self._deferred_init:         # another thread initialized it meanwhile
+                return
+            init, ctx, default_init, data = self._deferred_init
+            if not shape_is_known(self._shape):
+                self._deferred_init = ()
+                raise DeferredInitializationError(
+                    "Cannot initialize Parameter '%s' because it has invalid shape: %s. Please "
+                    "specify in_units, in_channels, etc for `Block`s." % (self.name, str(self._shape)))
+            with autograd.pause():
+                if data is None:
+                    data = ndarray.zeros(self._shape, dtype=self._dtype, ctx=cpu())
+                    initializer.create(default_init)(
+                        initializer.InitDesc(self.name, {'__init__': init}), data)
+                self._init_impl(data, ctx)
+            self._deferred_init = ()
 
     def _init_impl(self, data, ctx_list):
         """Copy ``data`` onto every context of ``ctx_list`` and attach gradients."""
@@ -218,12 +232,13 @@ class Parameter:
         """Install per-context arrays (or ``None``) and attach their gradient buffers."""
         if arrays is not None and self._stype != 'default':
             arrays = [with_stype(a._t, a.context, self._stype) for a in arrays]
-        self._data = arrays
-        self._arrays_by_ctx = {} if arrays is None else {a.context: a for a in arrays}
-        _layout_changed()
         if arrays is not None and self._grad_req != 'null':
             for arr in arrays:
                 arr.attach_grad(self._grad_req)
+        # Complete before published: other threads read ``_data`` without a lock.
+        self._arrays_by_ctx = {} if arrays is None else {a.context: a for a in arrays}
+        self._data = arrays
+        _layout_changed()
 
     def _load_init(self, data, ctx, cast_dtype=False, dtype_source='current'):
         """Set the parameter from a loaded array: checks shape and dtype, initializes if needed.

@@ -6,6 +6,7 @@ gradients are summed through a KVStore (``'device'`` by default) and either the 
 runs the optimizer (``update_on_kvstore``) or every context updates its own copy with
 the summed gradients.
 """
+from .. import autograd
 from .. import kvstore as kvs
 from .. import optimizer as opt
 from .. import _fileio
@@ -187,6 +188,7 @@ class Trainer:
         self._params_to_init = []
 
     # ----------------------------------------------------------------- step
+    @autograd.untracked
     def step(self, batch_size, ignore_stale_grad=False):
         """One optimisation step: gradients are summed across contexts and scaled by
         ``1/batch_size``, then every parameter is updated.
@@ -202,6 +204,7 @@ class Trainer:
         self._allreduce_grads()
         self._update(ignore_stale_grad)
 
+    @autograd.untracked
     def allreduce_grads(self):
         """Sum the gradients of every parameter across its contexts (before :meth:`update`)."""
         if not self._kv_initialized:
@@ -213,6 +216,7 @@ class Trainer:
                              'Try setting `update_on_kvstore` to False when creating trainer.')
         self._allreduce_grads()
 
+    @autograd.untracked
     def update(self, batch_size, ignore_stale_grad=False):
         """Update the parameters with their (already reduced) gradients, scaled by 1/batch_size."""
         if not self._kv_initialized:

@@ -7,6 +7,7 @@ written for them run without Horovod or BytePS installed.
 """
 import torch
 
+from .. import autograd
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
 from . import placement
@@ -83,10 +84,12 @@ class AllreduceKVStore(KVStoreBase):
                     o._t.copy_(buffer[offset:offset + n].view(o._t.shape))
                 offset += n
 
+    @autograd.untracked
     def broadcast(self, key, value, out, priority=0):
         """Write rank 0's ``value`` into ``out`` on every worker."""
         self._run('broadcast', key, value, out, self._comm.broadcast)
 
+    @autograd.untracked
     def pushpull(self, key, value, out=None, priority=0):
         """Sum ``value`` over devices and workers into ``out`` (``value`` itself when None)."""
         self._run('pushpull', key, value, out, self._comm.allreduce)

@@ -15,6 +15,7 @@ import threading
 
 import torch
 
+from .. import autograd
 from ..context import cpu
 from ..ndarray.ndarray import _new
 from ..optimizer import get_updater, state_format
@@ -34,6 +35,7 @@ class _Shard:
             self.updater = get_updater(optimizer)
             self.masters.clear()
 
+    @autograd.untracked
     def init(self, slots, tensors):
         with self.lock:
             for slot, t in zip(slots, tensors):
@@ -52,6 +54,7 @@ class _Shard:
             return master
         return stored
 
+    @autograd.untracked
     def push(self, slots, tensors):
         with self.lock:
             if self.updater is None:
@@ -71,6 +74,7 @@ class _Shard:
                     self.values[(key, part)].copy_(target)
         return None
 
+    @autograd.untracked
     def pull(self, slots):
         with self.lock:
             missing = [s[0] for s in slots if s not in self.values]

@@ -18,6 +18,7 @@ import zlib
 import torch
 import torch.distributed as dist
 
+from .. import autograd
 from ..base import MXNetError, atomic_write
 from ..optimizer import state_format
 from ..context import cpu
@@ -139,6 +140,7 @@ class DistAsyncKVStore(KVStore):
         return results
 
     # ------------------------------------------------------------------ API
+    @autograd.untracked
     def init(self, key, value):
         """Rank 0 initializes the key(s) on the servers; every worker then waits at a barrier."""
         pairs = self._pairs(key, value, 'init')
@@ -165,6 +167,7 @@ class DistAsyncKVStore(KVStore):
                 if tuple(a.shape) != known[0]:
                     raise MXNetError('kvstore.%s: key %r stores shape %s but got %s' % (what, k, known[0], a.shape))
 
+    @autograd.untracked
     def push(self, key, value, priority=0):
         """Send this worker's (device-summed) value(s); each server updates its part at once."""
         pairs = self._pairs(key, value, 'push')
@@ -207,6 +210,7 @@ class DistAsyncKVStore(KVStore):
                 values.append(torch.cat([got[(k, p)] for p in range(len(parts))]).view(shape))
         return values
 
+    @autograd.untracked
     def pull(self, key, out=None, priority=0, ignore_sparse=True):
         """Copy the servers' current value(s) into ``out``."""
         if out is None:
@@ -218,6 +222,7 @@ class DistAsyncKVStore(KVStore):
                 for o in outs:
                     o._t.copy_(v)
 
+    @autograd.untracked
     def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
         """Pull only the rows ``row_ids`` (the other rows of ``out`` become 0)."""
         if out is None or row_ids is None:

@@ -15,6 +15,7 @@ every worker, which yields exactly the server's value everywhere; a pull is then
 """
 import torch
 
+from .. import autograd
 from ..base import MXNetError, atomic_write
 from ..context import cpu
 from ..ndarray.ndarray import _new
@@ -59,6 +60,7 @@ class DistSyncKVStore(KVStore):
         return arrays[0].context if self._on_device else cpu(0)
 
     # ------------------------------------------------------------------ init
+    @autograd.untracked
     def init(self, key, value):
         """Initialize key(s) with rank 0's value(s) on every worker."""
         pairs = self._pairs(key, value, 'init')
@@ -86,6 +88,7 @@ class DistSyncKVStore(KVStore):
             self._store[k] = v
 
     # ------------------------------------------------------------------ push
+    @autograd.untracked
     def push(self, key, value, priority=0):
         """Sum the values of each key over devices and workers, then update (or store the sum)."""
         pairs = self._pairs(key, value, 'push')

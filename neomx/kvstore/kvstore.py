@@ -19,6 +19,7 @@ Kinds differ in where the sum is computed:
 """
 import torch
 
+from .. import autograd
 from ..base import MXNetError, atomic_write
 from ..context import cpu, num_gpus
 from ..ndarray.ndarray import NDArray, _new
@@ -124,6 +125,7 @@ class KVStore(KVStoreBase):
         return stored
 
     # ------------------------------------------------------------------ API
+    @autograd.untracked
     def init(self, key, value):
         """Initialize key(s) with value(s); a key can be initialized once.
 
@@ -145,6 +147,7 @@ class KVStore(KVStoreBase):
             home = self._home_of(k, arrays)
             self._store[k] = arrays[0].copyto(home)
 
+    @autograd.untracked
     def push(self, key, value, priority=0):
         """Sum the values of each key and apply the updater to the stored value.
 
@@ -166,6 +169,7 @@ class KVStore(KVStoreBase):
                 self._reduce_into(k, arrays, merged._t)
                 self._apply_updater(k, merged, target)
 
+    @autograd.untracked
     def pull(self, key, out=None, priority=0, ignore_sparse=True):
         """Copy the stored value of each key into ``out`` (an array or a list of arrays per key,
         on any contexts)."""
@@ -176,16 +180,19 @@ class KVStore(KVStoreBase):
         for (_, outs), value in zip(pairs, stored):
             self._broadcast_to(value, outs)
 
+    @autograd.untracked
     def pushpull(self, key, value, out=None, priority=0):
         """``push`` then ``pull`` (into ``value`` itself when ``out`` is None)."""
         self.push(key, value, priority)
         self.pull(key, value if out is None else out, priority)
 
+    @autograd.untracked
     def broadcast(self, key, value, out, priority=0):
         """Initialize key(s) with value(s), then pull them into ``out``."""
         self.init(key, value)
         self.pull(key, out, priority)
 
+    @autograd.untracked
     def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
         """Pull only the rows ``row_ids`` of each stored value; the other rows of ``out`` become 0.
 

@@ -13,6 +13,8 @@ from .._division import divide, divide_, mod, mod_
 from ..base import MXNetError, np_dtype, numpy_dtype, torch_dtype
 from ..context import Context, as_context, current_context
 
+_run_untracked = autograd.run_untracked
+
 __all__ = ['NDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange', 'from_torch',
            'waitall', 'from_numpy', 'from_dlpack', 'to_dlpack_for_read', 'to_dlpack_for_write']
 
@@ -81,6 +83,15 @@ def _scalar_for(t, scalar):
     return scalar
 
 
+def _call(fn, *tensors):
+    """``fn(*tensors)`` as a neomx operation: straight to torch unless an input requires
+    gradients (see :func:`neomx.autograd.run_untracked`)."""
+    for t in tensors:
+        if t.requires_grad:
+            return _run_untracked(fn, *tensors)
+    return fn(*tensors)
+
+
 def _check_inplace(arr):
     if arr._t.requires_grad and autograd._STATE.recording:
         raise MXNetError('Inplace operations (+=, -=, x[:]=, etc) are not supported when recording '
@@ -98,6 +109,8 @@ def _binary(op_name, torch_fn, int_fn=None):
                 _check_dtypes(op_name, t, o)
             fn = int_fn if (int_fn is not None and not t.dtype.is_floating_point) else torch_fn
             try:
+                if t.requires_grad or o.requires_grad:
+                    return _new(_run_untracked(fn, t, o), self._ctx)
                 return _new(fn(t, o), self._ctx)
             except MXNetError:
                 raise
@@ -105,6 +118,8 @@ def _binary(op_name, torch_fn, int_fn=None):
                 raise _binary_error(op_name, t, o, err) from None
         if _is_scalar(other):
             fn = int_fn if (int_fn is not None and not t.dtype.is_floating_point) else torch_fn
+            if t.requires_grad:
+                return _new(_run_untracked(fn, t, _scalar_for(t, other)), self._ctx)
             return _new(fn(t, _scalar_for(t, other)), self._ctx)
         if isinstance(other, np.ndarray):
             return method(self, array(other, ctx=self._ctx, dtype=other.dtype))
@@ -119,6 +134,8 @@ def _reflected(op_name, torch_fn, int_fn=None):
         if _is_scalar(other):
             t = self._t
             fn = int_fn if (int_fn is not None and not t.dtype.is_floating_point) else torch_fn
+            if t.requires_grad:
+                return _new(_run_untracked(fn, _scalar_for(t, other), t), self._ctx)
             return _new(fn(_scalar_for(t, other), t), self._ctx)
         if isinstance(other, np.ndarray):
             return getattr(array(other, ctx=self._ctx, dtype=other.dtype), op_name.replace('__r', '__'))(self)
@@ -138,13 +155,19 @@ def _inplace(op_name, torch_method, int_method=None):
             if t.dtype is not o.dtype:
                 _check_dtypes(op_name, t, o)
             try:
-                fn(t, o)
+                if t.requires_grad or o.requires_grad:
+                    _run_untracked(fn, t, o)
+                else:
+                    fn(t, o)
             except MXNetError:
                 raise
             except RuntimeError as err:
                 raise _binary_error(op_name, t, o, err) from None
         elif _is_scalar(other):
-            fn(t, _scalar_for(t, other))
+            if t.requires_grad:
+                _run_untracked(fn, t, _scalar_for(t, other))
+            else:
+                fn(t, _scalar_for(t, other))
         else:
             return NotImplemented
         return self
@@ -230,7 +253,7 @@ class NDArray:
     def T(self):
         if self._t.dim() < 2:
             return self
-        return _new(self._t.permute(*range(self._t.dim() - 1, -1, -1)).contiguous(), self._ctx)
+        return _new(_call(_transpose, self._t), self._ctx)
 
     @property
     def writable(self):
@@ -335,7 +358,7 @@ class NDArray:
 
     # -------------------------------------------------------- copies/devices
     def copy(self):
-        return _new(self._t.clone(), self._ctx)
+        return _new(_call(torch.clone, self._t), self._ctx)
 
     def copyto(self, other):
         """Copy into ``other`` (an NDArray: returns it) or onto a Context (returns a new array)."""
@@ -346,14 +369,16 @@ class NDArray:
                 raise MXNetError('copyto: shape mismatch: source %s, target %s'
                                  % (self.shape, other.shape))
             _check_inplace(other)
-            other._t.copy_(self._t)
+            _call(_Tensor.copy_, other._t, self._t)
             return other
         if isinstance(other, str):
             other = as_context(other, 'copyto')
         if isinstance(other, Context):
             dev = other.torch_device
             t = self._t
-            return _new(t.clone() if t.device == dev else t.to(dev, copy=True), other)
+            if t.device == dev:
+                return _new(_call(torch.clone, t), other)
+            return _new(_call(lambda x: x.to(dev, copy=True), t), other)
         raise TypeError('copyto does not support type %s' % type(other).__name__)
 
     def as_in_context(self, context):
@@ -370,7 +395,7 @@ class NDArray:
         tdt = torch_dtype(dtype)
         if tdt is self._t.dtype:
             return self.copy() if copy else self
-        return _new(self._t.to(tdt), self._ctx)
+        return _new(_call(lambda t: t.to(tdt), self._t), self._ctx)
 
     def tostype(self, stype):
         """A copy with storage type ``stype`` ('default', 'row_sparse', 'csr'); values stay
@@ -412,7 +437,7 @@ class NDArray:
         if kwargs:
             raise TypeError('reshape() got unexpected keyword arguments %s' % ', '.join(kwargs))
         target = infer_reshape(tuple(self._t.shape), _shape_tuple(shape, 'reshape'), reverse)
-        return _new(self._t.reshape(target), self._ctx)
+        return _new(_call(lambda t: t.reshape(target), self._t), self._ctx)
 
     # ------------------------------------------------------------- indexing
     def __getitem__(self, key):
@@ -420,46 +445,23 @@ class NDArray:
         otherwise, as MXNet does); index arrays (NDArray, list, numpy; any dtype, truncated to
         int) give copies; a result with no dims has shape ``(1,)``."""
         t = self._t
-        if type(key) is int:
-            if t.dim() != 1:
-                return _new(t[key], self._ctx)
-            n = t.shape[0]
-            if not -n <= key < n:
-                raise IndexError('index %d is out of bounds for axis 0 with size %d' % (key, n))
-            k = key % n
-            return _new(t[k:k + 1], self._ctx)
-        key, flip_dims, basic = _torch_index(key, t)
-        try:
-            r = (t.flip(flip_dims) if flip_dims else t)[key]
-        except IndexError as err:
-            raise IndexError('%s (array shape %s)' % (err, tuple(t.shape))) from None
-        if r.dim() == 0:
-            r = r.reshape(1)
-        elif basic and not r.is_contiguous():
-            r = r.contiguous()
-        return _new(r, self._ctx)
+        if t.requires_grad:
+            return _new(_run_untracked(_getitem, t, key), self._ctx)
+        return _new(_getitem(t, key), self._ctx)
 
     def __setitem__(self, key, value):
         """Write ``value`` (NDArray, numpy, list or scalar; broadcast to the indexed region and
         cast to this array's dtype) into the region ``key`` selects."""
         _check_inplace(self)
         t = self._t
-        v = _setitem_value(value, t)
+        v = None
         try:
-            if isinstance(key, slice) and key == slice(None):
-                if isinstance(v, torch.Tensor):
-                    t.copy_(v)
-                else:
-                    t.fill_(v)
-                return
-            index, flip_dims, _ = _torch_index(key, t)
-            if not flip_dims:
-                t[index] = v
-                return
-            # Negative steps index a flipped copy: write into it, then flip it back.
-            flipped = t.flip(flip_dims)
-            flipped[index] = v
-            t.copy_(flipped.flip(flip_dims))
+            if t.requires_grad or (isinstance(value, NDArray) and value._t.requires_grad):
+                v = _run_untracked(_setitem_value, value, t)
+                _run_untracked(_setitem, t, key, v)
+            else:
+                v = _setitem_value(value, t)
+                _setitem(t, key, v)
         except RuntimeError as err:
             raise ValueError('cannot assign a value of shape %s to index %r of an array of shape %s '
                              '(%s)' % (tuple(getattr(v, 'shape', ())), key, tuple(t.shape),
@@ -495,13 +497,13 @@ class NDArray:
     __le__ = _binary('__le__', _as_input_dtype(torch.le))
 
     def __neg__(self):
-        return _new(torch.neg(self._t), self._ctx)
+        return _new(_call(torch.neg, self._t), self._ctx)
 
     def __pos__(self):
         return self
 
     def __abs__(self):
-        return _new(torch.abs(self._t), self._ctx)
+        return _new(_call(torch.abs, self._t), self._ctx)
 
     def __matmul__(self, other):
         from . import op
@@ -517,6 +519,50 @@ class NDArray:
         if self._t.numel() == 1 and not self._t.dtype.is_floating_point:
             return int(self._t.item())
         raise TypeError('only integer scalar arrays can be converted to a scalar index')
+
+
+def _transpose(t):
+    return t.permute(*range(t.dim() - 1, -1, -1)).contiguous()
+
+
+def _getitem(t, key):
+    """``t[key]`` with MXNet's indexing (see :meth:`NDArray.__getitem__`)."""
+    if type(key) is int:
+        if t.dim() != 1:
+            return t[key]
+        n = t.shape[0]
+        if not -n <= key < n:
+            raise IndexError('index %d is out of bounds for axis 0 with size %d' % (key, n))
+        k = key % n
+        return t[k:k + 1]
+    key, flip_dims, basic = _torch_index(key, t)
+    try:
+        r = (t.flip(flip_dims) if flip_dims else t)[key]
+    except IndexError as err:
+        raise IndexError('%s (array shape %s)' % (err, tuple(t.shape))) from None
+    if r.dim() == 0:
+        r = r.reshape(1)
+    elif basic and not r.is_contiguous():
+        r = r.contiguous()
+    return r
+
+
+def _setitem(t, key, v):
+    """Write ``v`` (a tensor of ``t``'s dtype or a scalar) into ``t[key]``."""
+    if isinstance(key, slice) and key == slice(None):
+        if isinstance(v, torch.Tensor):
+            t.copy_(v)
+        else:
+            t.fill_(v)
+        return
+    index, flip_dims, _ = _torch_index(key, t)
+    if not flip_dims:
+        t[index] = v
+        return
+    # Negative steps index a flipped copy: write into it, then flip it back.
+    flipped = t.flip(flip_dims)
+    flipped[index] = v
+    t.copy_(flipped.flip(flip_dims))
 
 
 def _rebuild(values, dev_type, dev_id, special):

@@ -10,7 +10,8 @@ import torch
 from ..base import MXNetError
 from ..context import Context, as_context, current_context
 from ..operator import registry
-from .ndarray import NDArray, _new, _check_inplace
+from ..autograd import run_untracked
+from .ndarray import NDArray, _new, _call, _check_inplace
 
 __all__ = ['make_function', 'populate']
 
@@ -41,7 +42,7 @@ def _write_out(out, results):
         if r.requires_grad:
             o._t = r
         else:
-            o._t.copy_(r)
+            _call(torch.Tensor.copy_, o._t, r)
     return out
 
 
@@ -142,7 +143,12 @@ def make_function(spec, func_name):
         elif ctx is None:
             ctx = current_context()
         try:
-            res = impl(*tensors, **attrs)
+            for t in tensors:       # inputs requiring gradients: recorded or graph-free
+                if t is not None and t.requires_grad:
+                    res = run_untracked(impl, *tensors, **attrs)
+                    break
+            else:
+                res = impl(*tensors, **attrs)
         except MXNetError:
             raise
         except (RuntimeError, ValueError, IndexError, TypeError) as err:

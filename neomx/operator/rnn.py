@@ -14,6 +14,7 @@ returned states are those at its last valid step) and ``lstm_state_clip_min/max`
 cell state is clamped at every step before the hidden state is computed from it; torch's
 fused kernels cannot clip, so clipping LSTMs run a step-by-step loop).
 """
+import contextlib
 import functools
 import math
 import warnings
@@ -25,8 +26,22 @@ from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_
 from .. import autograd
 from .registry import BOOL, FLOAT, INT, OPT_FLOAT, OPT_INT, check, choice, memoized, register
 
-# torch notes once per process that oneDNN has no projected LSTM; the fallback is exact.
-warnings.filterwarnings('ignore', message='LSTM with projections is not supported with oneDNN')
+# torch notes once per process that oneDNN has no projected LSTM; the fallback is exact. The
+# note is silenced around the first projected call only: the process's warning filters stay
+# as the user has them.
+_PROJECTION_NOTE = 'LSTM with projections is not supported with oneDNN'
+_PROJECTION_NOTE_DUE = [True]
+
+
+@contextlib.contextmanager
+def _silenced_projection_note(projected):
+    if not (projected and _PROJECTION_NOTE_DUE[0]):
+        yield
+        return
+    with warnings.catch_warnings():
+        warnings.filterwarnings('ignore', message=_PROJECTION_NOTE)
+        yield
+    _PROJECTION_NOTE_DUE[0] = False
 
 _GATES = {'rnn_relu': 1, 'rnn_tanh': 1, 'lstm': 4, 'gru': 3}
 _KERNELS = {'rnn_relu': torch._VF.rnn_relu, 'rnn_tanh': torch._VF.rnn_tanh,
@@ -237,8 +252,10 @@ def rnn(data, parameters, state, state_cell, sequence_length, state_size, num_la
         check(not use_sequence_length, 'RNN', 'lstm_state_clip_* with use_sequence_length is not supported')
         result = _clipped_lstm(data, hx, weights, clip, **flags)
     elif use_sequence_length:
-        result = _run_packed(_KERNELS[mode], data, hx, weights, sequence_length, **flags)
+        with _silenced_projection_note(projection_size is not None):
+            result = _run_packed(_KERNELS[mode], data, hx, weights, sequence_length, **flags)
     else:
-        result = _KERNELS[mode](data, hx, weights, True, flags['num_layers'], flags['dropout'],
-                                flags['train'], flags['bidirectional'], False)
+        with _silenced_projection_note(projection_size is not None):
+            result = _KERNELS[mode](data, hx, weights, True, flags['num_layers'], flags['dropout'],
+                                    flags['train'], flags['bidirectional'], False)
     return tuple(result) if state_outputs else result[0]

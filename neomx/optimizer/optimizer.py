@@ -13,6 +13,7 @@ import warnings
 
 import torch
 
+from .. import autograd
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
 from . import state_format
@@ -257,6 +258,7 @@ class Optimizer:
         """Whether updates go through ``_step`` (False for MXNet-style subclasses overriding ``update``)."""
         return type(self).update is Optimizer.update
 
+    @autograd.untracked
     def update(self, index, weight, grad, state):
         """Update one weight in place (or several: lists of indices, weights, grads, states).
 
@@ -272,6 +274,7 @@ class Optimizer:
         else:
             self._apply([index], [weight], [grad], [state], multi_precision=False)
 
+    @autograd.untracked
     def update_multi_precision(self, index, weight, grad, state):
         """:meth:`update`, through the float32 master copy where
         :meth:`create_state_multi_precision` made one."""
@@ -280,6 +283,7 @@ class Optimizer:
         else:
             self.update_multi([index], [weight], [grad], [state])
 
+    @autograd.untracked
     def update_multi(self, indices, weights, grads, states):
         """Update many weights at once: the fused path (one kernel call per dtype and device).
 
@@ -367,6 +371,7 @@ class Updater:
         self.states = {}
         self.states_synced = {}
 
+    @autograd.untracked
     def __call__(self, index, grad, weight):
         if isinstance(index, (list, tuple)):
             indices, grads, weights = list(index), list(grad), list(weight)

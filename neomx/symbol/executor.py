@@ -61,7 +61,8 @@ def _copy_into(dst, value):
     if tuple(src.shape) != tuple(dst._t.shape):
         raise MXNetError('cannot copy an array of shape %s into argument of shape %s'
                          % (tuple(src.shape), tuple(dst._t.shape)))
-    dst._t.copy_(src)
+    with torch.no_grad():
+        dst._t.copy_(src)
 
 
 class Executor:
@@ -210,7 +211,8 @@ class Executor:
         for params, targets in ((arg_params, self.arg_dict), (aux_params or {}, self.aux_dict)):
             for name, value in params.items():
                 if name in targets:
-                    targets[name]._t.copy_(value._t.to(targets[name]._t.dtype))
+                    with torch.no_grad():
+                        targets[name]._t.copy_(value._t.to(targets[name]._t.dtype))
                 elif not allow_extra_params:
                     raise ValueError('Find name "%s" that is not in the arguments' % name)
 
