@@ -154,15 +154,15 @@ class Trainer:
         dense = [p for p in ready if p._stype == 'default']
         for p in ready:
             if p._stype != 'default':
-                self._kvstore.init(self._param2idx[p.name], p.list_data()[0])
+                self._kvstore.init(self._param2idx[p.name], p._list_arrays()[0])
         if not dense:
             return
         keys = [self._param2idx[p.name] for p in dense]
         if isinstance(self._kvstore, kvs.KVStore):
-            self._kvstore.broadcast(keys, [p.list_data()[0] for p in dense], [p.list_data() for p in dense])
+            self._kvstore.broadcast(keys, [p._list_arrays()[0] for p in dense], [p._list_arrays() for p in dense])
         else:
             for key, p in zip(keys, dense):
-                self._kvstore.broadcast(key, p.list_data()[0], p.list_data())
+                self._kvstore.broadcast(key, p._list_arrays()[0], p._list_arrays())
 
     def _row_sparse_pull(self, parameter, out, row_id, full_idx=False):
         """Pull the rows ``row_id`` of ``parameter`` from the store into ``out``."""

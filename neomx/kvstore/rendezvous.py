@@ -141,13 +141,18 @@ class Group:
 
 def _count_in(store, place, rank, timeout):
     """Count this worker in and wait until all ``num_workers`` came."""
-    store.add('arrived', 1)
+    came = store.add('arrived', 1)
     deadline = time.monotonic() + timeout
     while True:
-        came = store.add('arrived', 0)
-        if came >= place.num_workers:
-            return
-        if time.monotonic() > deadline:
+        try:
+            came = store.add('arrived', 0)
+        except (RuntimeError, OSError):
+            # The store's host (rank 0) gave up waiting first and left: the same timeout.
+            deadline = time.monotonic()
+        else:
+            if came >= place.num_workers:
+                return
+        if time.monotonic() >= deadline:
             raise MXNetError('rendezvous at %s:%s: only %d of %d workers arrived within %g s '
                              '(NEOMX_RENDEZVOUS_TIMEOUT); this is rank %d'
                              % (place.master_addr, place.master_port, came, place.num_workers, timeout, rank))
