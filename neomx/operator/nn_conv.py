@@ -15,7 +15,7 @@ import torch.nn.functional as F
 from .elemwise import _round_half_away
 from .dtype_rules import DTypeRule
 from .registry import (BOOL, DTYPE, FLOAT, INT, OPT_BOOL, OPT_FLOAT, OPT_INT, SHAPE, Attr, check, choice,
-                       memoized, register)
+                       memoized, register, variadic_name)
 
 
 def _optional_choice(*values):
@@ -392,7 +392,9 @@ def _upsampling_args(shapes, attrs):
     if attrs['sample_type'] != 'bilinear':
         return {}
     k = _bilinear_kernel(attrs['scale'])
-    return {'weight': (attrs['num_filter'], 1, k, k)}
+    shape = (attrs['num_filter'], 1, k, k)
+    # graph inference names a variadic operator's inputs arg0, arg1...: the weight is the second
+    return {'weight': shape, variadic_name(1): shape}
 
 
 def _upsample_bilinear(data, weight, scale):
