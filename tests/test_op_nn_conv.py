@@ -235,8 +235,11 @@ def test_upsampling_bilinear_mxnet_values():
                             num_filter=2)
     assert out3.shape == (1, 2, 6, 6)
     np.testing.assert_allclose(out3.asnumpy()[0, 1, 2], [320, 330, 715, 737, 399, 411])
-    assert _infer('UpSampling', {}, scale=3, sample_type='bilinear', num_filter=2, num_args=1) == \
-        {'weight': (2, 1, 5, 5)}
+    inferred = _infer('UpSampling', {}, scale=3, sample_type='bilinear', num_filter=2, num_args=1)
+    assert inferred['weight'] == inferred['arg1'] == (2, 1, 5, 5)
+    up = mx.sym.UpSampling(mx.sym.Variable('data'), mx.sym.Variable('w'), sample_type='bilinear', scale=3,
+                           num_filter=2, num_args=2)
+    assert up.infer_shape(data=(2, 2, 4, 4))[0] == [(2, 2, 4, 4), (2, 1, 5, 5)]
 
 
 def test_bilinear_resize_modes_and_values():
