@@ -247,3 +247,17 @@ def test_lrn_numeric_gradient_and_required_nsize():
                            [_rand(1, 4, 2, 1) + 1], rtol=1e-3)
     with pytest.raises(mx.base.MXNetError, match='nsize'):
         mx.nd.LRN(mx.nd.ones((1, 2, 2)))
+
+
+def test_instance_norm_single_spatial_element_gives_beta():
+    # torch refuses one spatial element in training; MXNet normalises it to 0 (values from MXNet 1.9.1)
+    x, g, b = mx.nd.array([[[3.]], [[5.]]]), mx.nd.array([2.]), mx.nd.array([0.5])
+    for v in (x, g, b):
+        v.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.InstanceNorm(x, g, b)
+    y.backward()
+    np.testing.assert_allclose(y.asnumpy().ravel(), [0.5, 0.5])
+    np.testing.assert_allclose(x.grad.asnumpy().ravel(), [0, 0])
+    np.testing.assert_allclose(g.grad.asnumpy(), [0])
+    np.testing.assert_allclose(b.grad.asnumpy(), [2])

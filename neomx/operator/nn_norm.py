@@ -325,6 +325,10 @@ def instance_norm(data, gamma, beta, eps):
     check(data.dim() >= 3, 'InstanceNorm', 'data must be at least 3-D (N, C, spatial...), got shape %s',
           tuple(data.shape))
     _check_channel_params('InstanceNorm', data, 1, {'gamma': gamma, 'beta': beta})
+    if data.shape[2:].numel() == 1:
+        # torch refuses a single spatial element; MXNet normalises it to 0 (output = beta)
+        affine = (-1,) + (1,) * (data.dim() - 2)
+        return (data - data) * gamma.reshape(affine) + beta.reshape(affine)
     return F.instance_norm(data, weight=gamma, bias=beta, eps=eps)
 
 
