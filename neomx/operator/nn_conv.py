@@ -288,8 +288,9 @@ def _pool_window(data, kernel, stride, pad, global_pool):
     if global_pool:
         return tuple(data.shape[2:]), (1,) * ndim, (0,) * ndim
     check(len(kernel) == ndim, 'Pooling', 'kernel %s does not fit data shape %s', kernel, _shape_of(data))
+    # as MXNet, a longer pad is read for its first len(kernel) dimensions
     return (kernel, _per_dim('Pooling', 'stride', stride, kernel, 1),
-            _per_dim('Pooling', 'pad', pad, kernel, 0))
+            _per_dim('Pooling', 'pad', pad[:len(kernel)] if pad else pad, kernel, 0))
 
 
 _AVG_POOL = {1: F.avg_pool1d, 2: F.avg_pool2d, 3: F.avg_pool3d}
