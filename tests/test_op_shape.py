@@ -318,3 +318,12 @@ def test_depth_space_refuse_zero_block_and_zero_dims():
             op(mx.nd.ones((1, 4, 2, 2)), 0)
         with pytest.raises(mx.base.MXNetError, match='zero dimension'):
             op(mx.nd.array(np.zeros((1, 4, 0, 2))), 2)
+
+
+def test_tile_refuses_negative_and_legacy_zero_reps():
+    d = mx.nd.arange(16).reshape((4, 4))
+    for reps in ((1, 2, -3), (1, 0, 3)):
+        with pytest.raises(mx.base.MXNetError, match='tile'):
+            mx.nd.tile(d, reps)
+    with mx.np_shape():
+        assert mx.nd.tile(d, (1, 0, 3)).shape == (1, 0, 12)    # as MXNet 1.9.1

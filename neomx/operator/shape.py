@@ -411,6 +411,9 @@ def diag(data, k, axis1, axis2):
 @register('tile', inputs=('data',), attrs=[('reps', SHAPE)])
 def tile(data, reps):
     """Repeat the whole array ``reps[i]`` times along each dim (numpy's ``tile``)."""
+    # a 0 repeat is allowed only in NumPy shape semantics (legacy shapes read 0 as unknown)
+    check(all(r > 0 or (r == 0 and is_np_shape()) for r in reps), 'tile',
+          'reps %s must be positive (0 only with NumPy shape semantics)', tuple(reps))
     return torch.tile(data, reps) if reps else copy_of(data)
 
 
