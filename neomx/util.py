@@ -1,12 +1,16 @@
 """``mx.util``: environment, GPU queries and the NumPy-semantics switches.
 
 MXNet 1.9.1 can switch to NumPy shape semantics (zero-dim and zero-size shapes) and NumPy
-array semantics (``mx.np.ndarray`` instead of ``NDArray``). neomx implements only the
-legacy ``mx.nd`` interface, so the query functions always answer False, the switches may
-be turned OFF (a no-op), and asking to turn either ON raises ``NotImplementedError``.
+array semantics (``mx.np.ndarray`` instead of ``NDArray``). neomx's arrays (torch tensors)
+hold zero-dim and zero-size shapes in either mode, so the NumPy shape switch is a
+per-thread flag (as in MXNet) that :func:`is_np_shape` reports and that graph shape
+inference reads (0 is then a real size, not an unknown one). neomx implements only the
+legacy ``mx.nd`` array interface: NumPy array semantics can be turned OFF (a no-op), and
+asking to turn them ON raises ``NotImplementedError``.
 """
 import functools
 import os
+import threading
 
 import torch
 
@@ -27,9 +31,12 @@ def _refuse_numpy_semantics(semantics, active):
             'turned on; only the legacy mx.nd semantics are available' % semantics)
 
 
+_STATE = threading.local()
+
+
 def is_np_shape():
-    """Whether NumPy shape semantics are on: always False in neomx."""
-    return False
+    """Whether NumPy shape semantics are on in this thread."""
+    return getattr(_STATE, 'np_shape', False)
 
 
 def is_np_array():
@@ -38,20 +45,24 @@ def is_np_array():
 
 
 def set_np_shape(active):
-    """Turn NumPy shape semantics on or off; only off is supported.
+    """Turn NumPy shape semantics on or off in this thread; returns the previous state."""
+    previous = is_np_shape()
+    _STATE.np_shape = bool(active)
+    return previous
 
-    Returns
-    -------
-    bool
-        The previous state (always False).
 
-    Raises
-    ------
-    NotImplementedError
-        When ``active`` is true.
-    """
-    _refuse_numpy_semantics('shape', active)
-    return False
+class _NumpyShapeScope:
+    """``with`` scope that sets NumPy shape semantics and restores the previous state on exit."""
+
+    def __init__(self, active):
+        self._active, self._previous = active, None
+
+    def __enter__(self):
+        self._previous = set_np_shape(self._active)
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        set_np_shape(self._previous)
 
 
 class _LegacySemanticsScope:
@@ -65,9 +76,8 @@ class _LegacySemanticsScope:
 
 
 def np_shape(active=True):
-    """Scope with NumPy shape semantics ``active``; only ``active=False`` is supported."""
-    _refuse_numpy_semantics('shape', active)
-    return _LegacySemanticsScope()
+    """Scope with NumPy shape semantics ``active``."""
+    return _NumpyShapeScope(active)
 
 
 def np_array(active=True):
@@ -99,29 +109,43 @@ def _numpy_decorator(semantics):
     return decorator
 
 
-use_np_shape = _numpy_decorator('shape')
+def use_np_shape(func):
+    """Decorator that runs a function (or every method of a class) with NumPy shape semantics."""
+    if isinstance(func, type):
+        for name, method in list(vars(func).items()):
+            if callable(method) and not isinstance(method, type):
+                setattr(func, name, use_np_shape(method))
+        return func
+
+    @functools.wraps(func)
+    def with_np_shape(*args, **kwargs):
+        with np_shape(True):
+            return func(*args, **kwargs)
+    return with_np_shape
+
+
 use_np_array = _numpy_decorator('array')
 use_np = _numpy_decorator('shape and array')
 
 
 def set_np(shape=True, array=True):
-    """Set NumPy shape and array semantics together; only ``set_np(False, False)`` works.
+    """Set NumPy shape and array semantics together; array semantics only off.
 
     Raises
     ------
     ValueError
         When array semantics are asked for without shape semantics (as MXNet).
     NotImplementedError
-        When either is asked for.
+        When array semantics are asked for.
     """
     if array and not shape:
         raise ValueError('NumPy Shape semantics is required in using NumPy array semantics.')
-    _refuse_numpy_semantics('shape', shape)
     _refuse_numpy_semantics('array', array)
+    set_np_shape(shape)
 
 
 def reset_np():
-    """Turn NumPy shape and array semantics off (they always are in neomx)."""
+    """Turn NumPy shape and array semantics off."""
     set_np(shape=False, array=False)
 
 

@@ -156,3 +156,15 @@ def test_numeric_gradient(name):
     fn, shapes = GRADIENT_CASES[name]
     rng = np.random.RandomState(0)
     check_numeric_gradient(fn, [rng.uniform(-1, 1, size=s) for s in shapes])
+
+
+def test_gather_nd_out_of_range_is_an_index_error():
+    # MXNet raises IndexError for it; neomx's error is also an MXNetError naming the operator
+    data = mx.nd.array([[0, 1, 2], [3, 4, 5]])
+    for bad in ([[0, 1, 0], [0, 1, 3]], [[0, 1, 0], [0, 1, -5]]):
+        with pytest.raises(IndexError, match='gather_nd'):
+            mx.nd.gather_nd(data, mx.nd.array(bad))
+        with pytest.raises(mx.base.MXNetError):
+            mx.nd.gather_nd(data, mx.nd.array(bad))
+    np.testing.assert_array_equal(mx.nd.gather_nd(data, mx.nd.array([[0, 1, -1], [0, 1, -2]])).asnumpy(),
+                                  [0, 4, 4])

@@ -205,3 +205,13 @@ def test_dropout_gradient_is_the_scaled_mask():
     y.backward()
     np.testing.assert_array_equal(x.grad.asnumpy(), y.asnumpy())
     check_numeric_gradient(lambda d: mx.nd.Dropout(d, p=0.5), [_rand(3, 4)], use_forward_train=False)
+
+
+def test_prelu_gamma_over_leading_dims_broadcasts():
+    # values from MXNet 1.9.1: a (N, C) gamma scales each (sample, channel) of (N, C, H, W) data
+    x = mx.nd.array(np.arange(-12, 12).reshape(2, 3, 2, 2))
+    g = mx.nd.array(np.arange(6).reshape(2, 3) / 10)
+    np.testing.assert_allclose(mx.nd.LeakyReLU(x, g, act_type='prelu').asnumpy().ravel()[:12],
+                               [0, 0, 0, 0, -.8, -.7, -.6, -.5, -.8, -.6, -.4, -.2], rtol=1e-6)
+    with pytest.raises(mx.base.MXNetError, match='cannot broadcast gamma'):
+        mx.nd.LeakyReLU(x, mx.nd.ones((3, 2)), act_type='prelu')

@@ -235,8 +235,11 @@ def test_upsampling_bilinear_mxnet_values():
                             num_filter=2)
     assert out3.shape == (1, 2, 6, 6)
     np.testing.assert_allclose(out3.asnumpy()[0, 1, 2], [320, 330, 715, 737, 399, 411])
-    assert _infer('UpSampling', {}, scale=3, sample_type='bilinear', num_filter=2, num_args=1) == \
-        {'weight': (2, 1, 5, 5)}
+    inferred = _infer('UpSampling', {}, scale=3, sample_type='bilinear', num_filter=2, num_args=1)
+    assert inferred['weight'] == inferred['arg1'] == (2, 1, 5, 5)
+    up = mx.sym.UpSampling(mx.sym.Variable('data'), mx.sym.Variable('w'), sample_type='bilinear', scale=3,
+                           num_filter=2, num_args=2)
+    assert up.infer_shape(data=(2, 2, 4, 4))[0] == [(2, 2, 4, 4), (2, 1, 5, 5)]
 
 
 def test_bilinear_resize_modes_and_values():
@@ -303,3 +306,12 @@ def test_embedding_gradient_accumulates_repeated_rows():
     np.testing.assert_array_equal(weight.grad.asnumpy(), [[1, 1], [0, 0], [3, 3], [0, 0]])
     check_numeric_gradient(lambda w: mx.nd.Embedding(mx.nd.array([3, 0, 3]), w, input_dim=4, output_dim=2),
                            [_rand(4, 2)])
+
+
+def test_pooling_reads_a_longer_pad_for_the_kernel_dims():
+    # shapes from MXNet 1.9.1: pad entries past len(kernel) are ignored
+    x = mx.nd.array(np.random.rand(1, 1, 6, 6))
+    assert mx.nd.Pooling(x, kernel=(2, 2), stride=(2, 2), pad=(1, 0, 0), pool_type='max').shape == (1, 1, 4, 3)
+    x1 = mx.nd.array(np.random.rand(1, 1, 10))
+    assert mx.nd.Pooling(x1, kernel=2, stride=2, pad=(0, 0, 0), pool_type='max',
+                         pooling_convention='same').shape == (1, 1, 5)

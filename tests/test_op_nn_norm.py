@@ -247,3 +247,31 @@ def test_lrn_numeric_gradient_and_required_nsize():
                            [_rand(1, 4, 2, 1) + 1], rtol=1e-3)
     with pytest.raises(mx.base.MXNetError, match='nsize'):
         mx.nd.LRN(mx.nd.ones((1, 2, 2)))
+
+
+def test_instance_norm_single_spatial_element_gives_beta():
+    # torch refuses one spatial element in training; MXNet normalises it to 0 (values from MXNet 1.9.1)
+    x, g, b = mx.nd.array([[[3.]], [[5.]]]), mx.nd.array([2.]), mx.nd.array([0.5])
+    for v in (x, g, b):
+        v.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.InstanceNorm(x, g, b)
+    y.backward()
+    np.testing.assert_allclose(y.asnumpy().ravel(), [0.5, 0.5])
+    np.testing.assert_allclose(x.grad.asnumpy().ravel(), [0, 0])
+    np.testing.assert_allclose(g.grad.asnumpy(), [0])
+    np.testing.assert_allclose(b.grad.asnumpy(), [2])
+
+
+def test_batch_norm_v1_is_batch_norm_on_axis_1():
+    s = mx.sym.BatchNorm_v1(mx.sym.var('x'), name='bn')
+    assert s.list_arguments() == ['x', 'bn_gamma', 'bn_beta']
+    assert s.list_auxiliary_states() == ['bn_moving_mean', 'bn_moving_var']
+    assert s.infer_shape(x=(2, 3, 4))[0] == [(2, 3, 4), (3,), (3,)]
+    x = mx.nd.array(np.random.uniform(size=(4, 3, 2)))
+    args = (mx.nd.array([1., 2., 3.]), mx.nd.zeros(3), mx.nd.zeros(3), mx.nd.ones(3))
+    with mx.autograd.train_mode():
+        np.testing.assert_allclose(mx.nd.BatchNorm_v1(x, *args, fix_gamma=False).asnumpy(),
+                                   mx.nd.BatchNorm(x, *args, fix_gamma=False).asnumpy(), rtol=1e-6)
+    with pytest.raises(mx.base.MXNetError):
+        mx.sym.BatchNorm_v1(mx.sym.var('x'), axis=1)

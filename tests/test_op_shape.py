@@ -310,3 +310,20 @@ def test_runs_on_meta_tensors(name, shapes, attrs):
     meta = spec.impl(*[torch.zeros(s, device='meta') for s in shapes], **parsed)
     real, meta = (real, meta) if isinstance(real, tuple) else ((real,), (meta,))
     assert [m.shape for m in meta] == [r.shape for r in real]
+
+
+def test_depth_space_refuse_zero_block_and_zero_dims():
+    for op in (mx.nd.depth_to_space, mx.nd.space_to_depth):
+        with pytest.raises(mx.base.MXNetError, match='block_size must be positive'):
+            op(mx.nd.ones((1, 4, 2, 2)), 0)
+        with pytest.raises(mx.base.MXNetError, match='zero dimension'):
+            op(mx.nd.array(np.zeros((1, 4, 0, 2))), 2)
+
+
+def test_tile_refuses_negative_and_legacy_zero_reps():
+    d = mx.nd.arange(16).reshape((4, 4))
+    for reps in ((1, 2, -3), (1, 0, 3)):
+        with pytest.raises(mx.base.MXNetError, match='tile'):
+            mx.nd.tile(d, reps)
+    with mx.np_shape():
+        assert mx.nd.tile(d, (1, 0, 3)).shape == (1, 0, 12)    # as MXNet 1.9.1

@@ -2,6 +2,8 @@
 import json
 import os
 
+import threading
+
 import pytest
 import torch
 
@@ -183,21 +185,47 @@ def test_features_names_and_truth():
 
 # ---------------------------------------------------------------------------- util
 
-def test_numpy_semantics_stay_off():
+def test_numpy_array_semantics_stay_off():
     assert mx.util.is_np_array() is False and mx.util.is_np_shape() is False
     assert mx.util.set_np_shape(False) is False
     with mx.util.np_shape(False), mx.util.np_array(False):
         assert not mx.util.is_np_shape()
     mx.util.set_np(shape=False, array=False)
     mx.util.reset_np()
-    for turn_on in (lambda: mx.util.set_np_shape(True), lambda: mx.util.np_shape(),
-                    lambda: mx.util.np_array(True), lambda: mx.util.set_np(),
-                    lambda: mx.util.use_np(object)(), lambda: mx.util.use_np_shape(len)([]),
-                    lambda: mx.util.use_np_array(len)([])):
+    for turn_on in (lambda: mx.util.np_array(True), lambda: mx.util.set_np(),
+                    lambda: mx.util.use_np(object)(), lambda: mx.util.use_np_array(len)([])):
         with pytest.raises(NotImplementedError, match='no NumPy interface'):
             turn_on()
     with pytest.raises(ValueError, match='NumPy Shape semantics is required'):
         mx.util.set_np(shape=False, array=True)
+
+
+def test_numpy_shape_semantics_switch_per_thread():
+    assert mx.util.set_np_shape(True) is False
+    try:
+        assert mx.util.is_np_shape()
+        seen = []
+        worker = threading.Thread(target=lambda: seen.append(mx.util.is_np_shape()))
+        worker.start()
+        worker.join()
+        assert seen == [False]          # a per-thread switch, as MXNet's
+        with mx.util.np_shape(False):
+            assert not mx.util.is_np_shape()
+        assert mx.util.is_np_shape()
+    finally:
+        assert mx.util.set_np_shape(False) is True
+
+    @mx.util.use_np_shape
+    def scalar_one():
+        """doc"""
+        return mx.util.is_np_shape(), mx.nd.ones(shape=()).shape
+    assert scalar_one() == (True, ()) and scalar_one.__doc__ == 'doc'
+    assert not mx.util.is_np_shape()
+    # in NumPy shape semantics 0 is a size, so a zero-size argument is known
+    with mx.util.np_shape():
+        assert (mx.sym.var('x') * 2).infer_shape(x=(0, 3))[1] == [(0, 3)]
+    with pytest.warns(UserWarning, match='Cannot decide'):
+        assert (mx.sym.var('x') * 2).infer_shape(x=(0, 3)) == (None, None, None)
 
 
 def test_util_helpers(monkeypatch):

@@ -27,11 +27,17 @@ def _input_names(spec, arrays):
     return [registry.variadic_name(i) for i in range(len(arrays))] if spec.variadic else spec.inputs
 
 
+class OperatorIndexError(MXNetError, IndexError):
+    """An index out of range in an operator (``gather_nd``...): an MXNetError that is also an
+    IndexError, the type MXNet raises for it."""
+
+
 def _op_error(spec, arrays, err):
     shapes = ', '.join('%s=%s' % (n, tuple(a._t.shape)) for n, a in zip(_input_names(spec, arrays), arrays)
                        if isinstance(a, NDArray))
     msg = str(err).split('\n')[0]
-    return MXNetError('%s: %s (inputs: %s)' % (spec.name, msg, shapes or 'none'))
+    kind = OperatorIndexError if isinstance(err, IndexError) else MXNetError
+    return kind('%s: %s (inputs: %s)' % (spec.name, msg, shapes or 'none'))
 
 
 def _write_out(out, results):

@@ -35,8 +35,15 @@ def activation(data, act_type):
 
 # ----------------------------------------------------------------- LeakyReLU
 def _prelu(data, gamma):
-    """``x`` where positive, else ``gamma x`` with gamma per channel (axis 1; axis 0 for 1-D)."""
-    if gamma.numel() != 1:
+    """``x`` where positive, else ``gamma x`` with gamma per channel (axis 1; axis 0 for 1-D),
+    or, for a gamma of 2 or more dimensions, gamma matching data's leading dimensions and
+    broadcast over the others (MXNet's per-(sample, channel) gamma)."""
+    if gamma.dim() > 1:
+        check(tuple(gamma.shape) == tuple(data.shape[:gamma.dim()]), 'LeakyReLU',
+              'cannot broadcast gamma of shape %s to data of shape %s', tuple(gamma.shape),
+              tuple(data.shape))
+        gamma = gamma.reshape(tuple(gamma.shape) + (1,) * (data.dim() - gamma.dim()))
+    elif gamma.numel() != 1:
         axis = 1 if data.dim() > 1 else 0
         check(gamma.dim() == 1 and gamma.shape[0] == data.shape[axis], 'LeakyReLU',
               'cannot broadcast gamma of shape %s to data of shape %s', tuple(gamma.shape),

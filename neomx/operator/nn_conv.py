@@ -15,7 +15,7 @@ import torch.nn.functional as F
 from .elemwise import _round_half_away
 from .dtype_rules import DTypeRule
 from .registry import (BOOL, DTYPE, FLOAT, INT, OPT_BOOL, OPT_FLOAT, OPT_INT, SHAPE, Attr, check, choice,
-                       memoized, register)
+                       memoized, register, variadic_name)
 
 
 def _optional_choice(*values):
@@ -288,8 +288,9 @@ def _pool_window(data, kernel, stride, pad, global_pool):
     if global_pool:
         return tuple(data.shape[2:]), (1,) * ndim, (0,) * ndim
     check(len(kernel) == ndim, 'Pooling', 'kernel %s does not fit data shape %s', kernel, _shape_of(data))
+    # as MXNet, a longer pad is read for its first len(kernel) dimensions
     return (kernel, _per_dim('Pooling', 'stride', stride, kernel, 1),
-            _per_dim('Pooling', 'pad', pad, kernel, 0))
+            _per_dim('Pooling', 'pad', pad[:len(kernel)] if pad else pad, kernel, 0))
 
 
 _AVG_POOL = {1: F.avg_pool1d, 2: F.avg_pool2d, 3: F.avg_pool3d}
@@ -392,7 +393,9 @@ def _upsampling_args(shapes, attrs):
     if attrs['sample_type'] != 'bilinear':
         return {}
     k = _bilinear_kernel(attrs['scale'])
-    return {'weight': (attrs['num_filter'], 1, k, k)}
+    shape = (attrs['num_filter'], 1, k, k)
+    # graph inference names a variadic operator's inputs arg0, arg1...: the weight is the second
+    return {'weight': shape, variadic_name(1): shape}
 
 
 def _upsample_bilinear(data, weight, scale):

@@ -181,6 +181,18 @@ def _batch_norm(data, gamma, beta, moving_mean, moving_var, eps, momentum, fix_g
     return (out.movedim(1, axis) if axis != 1 else out), mean, inv_std
 
 
+@register('BatchNorm_v1',
+          attrs=[('eps', FLOAT, 1e-3), ('momentum', FLOAT, 0.9), ('fix_gamma', BOOL, True),
+                 ('use_global_stats', BOOL, False), ('output_mean_var', BOOL, False)],
+          **_BATCH_NORM_INPUTS)
+def batch_norm_v1(data, gamma, beta, moving_mean, moving_var, eps, momentum, fix_gamma,
+                  use_global_stats, output_mean_var):
+    """MXNet's deprecated first BatchNorm: :func:`batch_norm` on axis 1 (no ``axis`` attribute)."""
+    axis = _check_batch_norm_inputs('BatchNorm_v1', data, 1, gamma, beta, moving_mean, moving_var)
+    return _batch_norm(data, gamma, beta, moving_mean, moving_var, eps, momentum, fix_gamma,
+                       use_global_stats, axis)
+
+
 # ---------------------------------------------------- synchronised BatchNorm
 @register('_contrib_SyncBatchNorm',
           attrs=[('eps', FLOAT, 1e-3), ('momentum', FLOAT, 0.9), ('fix_gamma', BOOL, True),
@@ -325,6 +337,10 @@ def instance_norm(data, gamma, beta, eps):
     check(data.dim() >= 3, 'InstanceNorm', 'data must be at least 3-D (N, C, spatial...), got shape %s',
           tuple(data.shape))
     _check_channel_params('InstanceNorm', data, 1, {'gamma': gamma, 'beta': beta})
+    if data.shape[2:].numel() == 1:
+        # torch refuses a single spatial element; MXNet normalises it to 0 (output = beta)
+        affine = (-1,) + (1,) * (data.dim() - 2)
+        return (data - data) * gamma.reshape(affine) + beta.reshape(affine)
     return F.instance_norm(data, weight=gamma, bias=beta, eps=eps)
 
 

@@ -10,6 +10,7 @@ import math
 import torch
 
 from ..base import MXNetError
+from ..util import is_np_shape
 from .dtype_rules import DTypeRule
 from .registry import BOOL, FLOAT, INT, OPT_INT, OPT_SHAPE, SHAPE, check, choice, register
 
@@ -230,6 +231,7 @@ def depth_to_space(data, block_size):
     Channels are read block-row, block-column, then channel (MXNet's order, the "DCR" mode).
     """
     b = block_size
+    _check_block('depth_to_space', data, b)
     check(data.dim() == 4 and data.shape[1] % (b * b) == 0, 'depth_to_space',
           'expects a 4-D input whose dim 1 is a multiple of block_size^2 = %d, got shape %s',
           b * b, tuple(data.shape))
@@ -238,10 +240,18 @@ def depth_to_space(data, block_size):
     return blocks.reshape(n, c // (b * b), h * b, w * b)
 
 
+def _check_block(op, data, block_size):
+    check(block_size > 0, op, 'block_size must be positive, got %d', block_size)
+    # legacy shape semantics read a 0 dimension as unknown: MXNet refuses it here
+    check(is_np_shape() or all(d > 0 for d in data.shape), op, 'input shape %s has a zero dimension',
+          tuple(data.shape))
+
+
 @register('space_to_depth', inputs=('data',), attrs=[('block_size', INT)])
 def space_to_depth(data, block_size):
     """Inverse of :func:`depth_to_space`: ``(N, C, H*b, W*b)`` -> ``(N, C*b*b, H, W)``."""
     b = block_size
+    _check_block('space_to_depth', data, b)
     check(data.dim() == 4 and data.shape[2] % b == 0 and data.shape[3] % b == 0, 'space_to_depth',
           'expects a 4-D input whose dims 2 and 3 are multiples of block_size %d, got shape %s',
           b, tuple(data.shape))
@@ -401,6 +411,9 @@ def diag(data, k, axis1, axis2):
 @register('tile', inputs=('data',), attrs=[('reps', SHAPE)])
 def tile(data, reps):
     """Repeat the whole array ``reps[i]`` times along each dim (numpy's ``tile``)."""
+    # a 0 repeat is allowed only in NumPy shape semantics (legacy shapes read 0 as unknown)
+    check(all(r > 0 or (r == 0 and is_np_shape()) for r in reps), 'tile',
+          'reps %s must be positive (0 only with NumPy shape semantics)', tuple(reps))
     return torch.tile(data, reps) if reps else copy_of(data)
 
 

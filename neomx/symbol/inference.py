@@ -14,6 +14,7 @@ import torch
 from ..base import MXNetError, TORCH_OF_TYPE_FLAG, np_dtype, torch_dtype
 from ..operator.dtype_rules import DTypeMismatch
 from ..operator.registry import SHAPE
+from ..util import is_np_shape
 
 __all__ = ['infer', 'infer_shape', 'infer_type', 'input_slots', 'open_shape_nodes', 'resolve_open_shapes',
            'TORCH_ERRORS']
@@ -42,8 +43,10 @@ def input_slots(node):
 
 
 def _is_known(shape):
-    # MXNet's legacy shapes mark unknown dimensions with 0.
-    return shape is not None and all(d is not None and d > 0 for d in shape)
+    # MXNet's legacy shapes mark unknown dimensions with 0; NumPy shape semantics use -1
+    # (0 is then a real, zero size).
+    smallest = 0 if is_np_shape() else 1
+    return shape is not None and all(d is not None and d >= smallest for d in shape)
 
 
 def _variable_shape(node, given):
