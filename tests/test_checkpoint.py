@@ -12,9 +12,12 @@ from neomx.gluon.checkpoint import Checkpointer, EpochShards
 
 def net_and_trainer(seed=0):
     mx.random.seed(seed)
-    net = mx.gluon.nn.HybridSequential()
-    net.add(mx.gluon.nn.Dense(5, in_units=3, activation='relu'), mx.gluon.nn.Dropout(0.5),
-            mx.gluon.nn.Dense(2, in_units=5))
+    # A fixed prefix: a resumed run builds its net in a fresh process, with the same names
+    # (the Trainer orders parameters, and so optimizer states, by name, as MXNet does).
+    net = mx.gluon.nn.HybridSequential(prefix='model_')
+    with net.name_scope():
+        net.add(mx.gluon.nn.Dense(5, in_units=3, activation='relu'), mx.gluon.nn.Dropout(0.5),
+                mx.gluon.nn.Dense(2, in_units=5))
     net.initialize(mx.init.Xavier())
     return net, mx.gluon.Trainer(net.collect_params(), 'adam', {'learning_rate': 0.01})
 
