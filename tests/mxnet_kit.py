@@ -21,7 +21,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 BASELINE = os.path.join(HERE, 'data', 'mxnet_kit_baseline.json')
-FLAKY_MARGIN = 3
+FLAKY_MARGIN = 10   # tests whose random data or timing varies between runs
 
 
 def kit_dir():
@@ -66,7 +66,8 @@ def main(argv=None):
         subprocess.run(cmd, env=env, check=True)
     table = score(out, reference)
     with open(out) as f:
-        ran = {name for name in table if name in json.load(f)['files']}
+        ran_files = json.load(f)['files']
+    ran = {name for name in table if name in ran_files}
     total = sum(table[n][0] for n in ran)
     print('%-22s %8s %8s' % ('file', 'neomx', 'MXNet'))
     for name in sorted(ran):
