@@ -13,6 +13,7 @@ from ..ndarray.ndarray import NDArray
 from . import placement
 from .base import KVStoreBase
 from .collectives import Collectives
+from .group_member import GroupMember
 
 __all__ = ['AllreduceKVStore']
 
@@ -21,7 +22,7 @@ def _as_list(x):
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
-class AllreduceKVStore(KVStoreBase):
+class AllreduceKVStore(GroupMember, KVStoreBase):
     """An allreduce store (``mx.kv.create('horovod')``): sums over workers, no optimizer."""
 
     def __init__(self, name='horovod'):
@@ -30,20 +31,8 @@ class AllreduceKVStore(KVStoreBase):
         self._comm = Collectives(self._group)
 
     @property
-    def type(self):
-        return self._name
-
-    @property
-    def rank(self):
-        return self._group.rank
-
-    @property
     def local_rank(self):
         return self._group.place.local_rank
-
-    @property
-    def num_workers(self):
-        return self._group.num_workers
 
     @staticmethod
     def is_capable(capability):

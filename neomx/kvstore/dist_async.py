@@ -25,6 +25,7 @@ from ..context import cpu
 from ..ndarray.ndarray import _new
 from . import async_server, placement
 from .collectives import Collectives
+from .group_member import GroupMember
 from .compression import parse_compression
 from .kvstore import KVStore
 
@@ -67,7 +68,7 @@ def bigarray_bound():
     return int(float(os.environ.get('MXNET_KVSTORE_BIGARRAY_BOUND', 1000000)))
 
 
-class DistAsyncKVStore(KVStore):
+class DistAsyncKVStore(GroupMember, KVStore):
     """An asynchronous distributed store (``mx.kv.create('dist_async')``); see the module doc."""
 
     def __init__(self, name='dist_async'):
@@ -77,18 +78,6 @@ class DistAsyncKVStore(KVStore):
         self._comm = Collectives(self._group)
         self._layouts = {}
         _start_rpc(self._group)
-
-    @property
-    def type(self):
-        return self._name
-
-    @property
-    def rank(self):
-        return self._group.rank
-
-    @property
-    def num_workers(self):
-        return self._group.num_workers
 
     # ---------------------------------------------------------- placement
     def _layout(self, key, shape, dtype):

@@ -22,6 +22,7 @@ from ..ndarray.ndarray import _new
 from ..optimizer import Updater
 from . import placement
 from .collectives import BUCKET_BYTES, Collectives
+from .group_member import GroupMember
 from .compression import parse_compression
 from .kvstore import KVStore
 
@@ -32,7 +33,7 @@ def _signature(what, pairs):
     return '%s %s' % (what, ';'.join('%r:%s:%s' % (k, tuple(a[0]._t.shape), a[0]._t.dtype) for k, a in pairs))
 
 
-class DistSyncKVStore(KVStore):
+class DistSyncKVStore(GroupMember, KVStore):
     """A synchronous distributed store (``mx.kv.create('dist_sync')``); see the module doc."""
 
     def __init__(self, name='dist_sync'):
@@ -43,18 +44,6 @@ class DistSyncKVStore(KVStore):
         self._comm = Collectives(self._group)
         self._masters = {}
         self._flats = {}
-
-    @property
-    def type(self):
-        return self._name
-
-    @property
-    def rank(self):
-        return self._group.rank
-
-    @property
-    def num_workers(self):
-        return self._group.num_workers
 
     def _home_of(self, key, arrays):
         return arrays[0].context if self._on_device else cpu(0)
