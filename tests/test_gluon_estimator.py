@@ -216,6 +216,26 @@ def test_checkpoints_by_batch_and_resume(caplog, tmp_path):
             E.CheckpointHandler(str(tmp_path), batch_period=2, resume_from_checkpoint=True)])
 
 
+def test_checkpoints_to_a_url_and_resume(caplog):
+    fsspec = pytest.importorskip('fsspec')
+    url = 'memory://neomx-estimator-%d/run' % os.getpid()
+    est = _estimator(caplog)
+    est.fit(LOADER, epochs=2, event_handlers=[E.CheckpointHandler(url, max_checkpoints=1)])
+    fs = fsspec.filesystem('memory')
+    names = sorted(p.rsplit('/', 1)[-1] for p in fs.ls(url[len('memory://'):], detail=False))
+    assert names == ['model-epoch1batch8.params', 'model-epoch1batch8.rng', 'model-epoch1batch8.states']
+    resumed = _estimator(caplog)
+    resumed.fit(LOADER, epochs=3, event_handlers=[E.CheckpointHandler(url, resume_from_checkpoint=True)])
+    assert caplog.messages[0] == ('CheckpointHandler: Checkpoint resumed from epoch 1 batch 8, '
+                                  'continue to train for 1 epochs ')
+    # the resumed run continues from the saved weights, not from W0
+    fresh = _estimator(caplog)
+    fresh.fit(LOADER, epochs=3)
+    np.testing.assert_allclose(resumed.net.weight.data().asnumpy(), fresh.net.weight.data().asnumpy(),
+                               rtol=1e-5, atol=1e-6)
+    fs.rm(url[len('memory://'):], recursive=True)
+
+
 def test_checkpoint_symbol_file_and_validation(caplog, tmp_path):
     net = gluon.nn.HybridSequential()
     net.add(gluon.nn.Dense(2))

@@ -43,7 +43,6 @@ def test_pytorchjob_env_has_master_world_size_and_ranks():
     master, worker = pods_of(manifest('pytorchjob-mnist-gloo.yaml'))
     assert (master.name, worker.name) == ('neomx-mnist-gloo-master-0', 'neomx-mnist-gloo-worker-0')
     assert worker.env == {'PYTHONUNBUFFERED': '1', 'MASTER_PORT': '23456', 'MASTER_ADDR': 'neomx-mnist-gloo-master-0',
-                          'PET_MASTER_PORT': '23456', 'PET_MASTER_ADDR': 'neomx-mnist-gloo-master-0',
                           'WORLD_SIZE': '2', 'RANK': '1', 'PET_NODE_RANK': '1', 'PET_NNODES': '2'}
     assert master.env['RANK'] == '0'
 
@@ -54,6 +53,22 @@ def test_elastic_pytorchjob_env_is_the_rendezvous():
     assert pods[1].env == {'PYTHONUNBUFFERED': '1', 'PET_RDZV_ENDPOINT': 'neomx-mnist-elastic-worker-0:23456',
                            'PET_RDZV_BACKEND': 'c10d', 'PET_NNODES': '1:3', 'PET_MAX_RESTARTS': '10'}
     assert 'RANK' not in pods[0].env and 'MASTER_ADDR' not in pods[0].env     # no Master: torchrun sets them
+
+
+def test_elastic_policy_fields_become_torchruns_variables():
+    job = manifest('pytorchjob-mnist-elastic.yaml')
+    policy = job['spec']['elasticPolicy']
+    policy.update(rdzvHost='rdzv', rdzvPort=1234, rdzvBackend='etcd-v2', nProcPerNode=2, rdzvId='run7',
+                  rdzvConf=[{'key': 'timeout', 'value': '60'}, {'key': 'k', 'value': 'v'}], standalone=True)
+    env = pods_of(job)[0].env
+    assert [k for k in env if k.startswith('PET_')] == [
+        'PET_RDZV_ENDPOINT', 'PET_RDZV_BACKEND', 'PET_NNODES', 'PET_MAX_RESTARTS', 'PET_NPROC_PER_NODE',
+        'PET_RDZV_ID', 'PET_RDZV_CONF', 'PET_STANDALONE']
+    assert env['PET_RDZV_CONF'] == 'timeout=60,k=v' and env['PET_STANDALONE'] == ''
+    assert env['PET_NPROC_PER_NODE'] == '2' and env['PET_RDZV_ID'] == 'run7'
+    assert env['PET_RDZV_ENDPOINT'] == 'rdzv:1234' and env['PET_RDZV_BACKEND'] == 'etcd-v2'
+    del policy['minReplicas'], policy['maxReplicas']      # no bounds: the Worker replicas
+    assert pods_of(job)[0].env['PET_NNODES'] == '2'
 
 
 def test_mxjob_env_is_dmlcs():

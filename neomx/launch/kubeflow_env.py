@@ -7,13 +7,18 @@ without a cluster (see ``kubeflow_local``). It follows the operators' code:
   ``<job>-trainer-node-0-<i>``, with ``PET_NNODES``, ``PET_NPROC_PER_NODE``, ``PET_NODE_RANK``
   (the pod's completion index), ``PET_MASTER_ADDR`` (``<job>-trainer-node-0-0.<job>``) and
   ``PET_MASTER_PORT`` (29400), after the trainer's own ``env``.
-* Training Operator v1 ``PyTorchJob``: pods ``<job>-master-0`` and ``<job>-worker-<i>``; with a
-  Master, ``MASTER_ADDR``/``MASTER_PORT`` (and ``PET_`` copies), ``WORLD_SIZE``, ``RANK`` and
+* Training Operator v1 ``PyTorchJob`` (``envvar.go``, ``master.go``, ``elastic.go``): pods
+  ``<job>-master-0`` and ``<job>-worker-<i>``, all with ``PYTHONUNBUFFERED=1``; with a Master,
+  ``MASTER_PORT``/``MASTER_ADDR``, ``WORLD_SIZE`` (pods x ``nprocPerNode``), ``RANK`` and
   ``PET_NODE_RANK`` (master 0, worker i + 1); ``PET_NPROC_PER_NODE`` when ``nprocPerNode``
-  is set; with ``elasticPolicy`` ``PET_RDZV_ENDPOINT`` (``<job>-worker-0:<port>``),
-  ``PET_RDZV_BACKEND``, ``PET_NNODES=min:max`` and ``PET_MAX_RESTARTS``, else
-  ``PET_NNODES`` = the number of pods. The port is the container's ``pytorchjob-port``
-  (23456 by default).
+  is set; with ``elasticPolicy``: ``PET_RDZV_ENDPOINT`` (``rdzvHost``, default
+  ``<job>-worker-0``, and ``rdzvPort``, default the Worker's port), ``PET_RDZV_BACKEND``
+  (default ``c10d``), ``PET_NNODES`` (``min:max``, or the Worker replicas when neither bound
+  is given), then ``PET_MAX_RESTARTS``, ``PET_NPROC_PER_NODE``, ``PET_RDZV_ID``,
+  ``PET_RDZV_CONF`` (``k=v,...``) and ``PET_STANDALONE`` when the policy sets them; without
+  it ``PET_NNODES`` = the number of pods. The port is the container's ``pytorchjob-port``
+  (23456 by default). torchrun reads only the ``PET_`` names: with a Master, run the script
+  with ``python`` (``init_process_group`` reads ``MASTER_ADDR``/``RANK``/``WORLD_SIZE``).
 * v1 ``MXJob``: pods ``<job>-<role>-<i>`` for scheduler, server and worker, with ``MX_CONFIG``,
   ``DMLC_PS_ROOT_URI``/``PORT`` (the scheduler's service and ``mxjob-port``),
   ``DMLC_NUM_SERVER``, ``DMLC_NUM_WORKER``, ``DMLC_ROLE``, ``DMLC_USE_KUBERNETES`` and, for
@@ -96,8 +101,7 @@ def _pytorchjob_pods(job):
         port = _port(_container(replicas['Master']['template'], 'pytorch'), PYTORCH_PORT_NAME, PYTORCH_PORT)
         addr = '%s-master-0' % name
         hosts[addr] = port
-        master_env = {'MASTER_PORT': str(port), 'MASTER_ADDR': addr, 'PET_MASTER_PORT': str(port),
-                      'PET_MASTER_ADDR': addr}
+        master_env = {'MASTER_PORT': str(port), 'MASTER_ADDR': addr}
     elastic_env = {}
     if elastic is not None:
         host = elastic.get('rdzvHost') or '%s-worker-0' % name
@@ -106,13 +110,23 @@ def _pytorchjob_pods(job):
         hosts[host] = int(port)
         elastic_env['PET_RDZV_ENDPOINT'] = '%s:%d' % (host, int(port))
         elastic_env['PET_RDZV_BACKEND'] = elastic.get('rdzvBackend', 'c10d')
-        low = elastic.get('minReplicas', total)
-        high = elastic.get('maxReplicas', total)
-        elastic_env['PET_NNODES'] = '%d:%d' % (low, high)
-        if elastic.get('maxRestarts') is not None:
-            elastic_env['PET_MAX_RESTARTS'] = str(elastic['maxRestarts'])
-        if elastic.get('rdzvId') is not None:
-            elastic_env['PET_RDZV_ID'] = elastic['rdzvId']
+        low, high = elastic.get('minReplicas'), elastic.get('maxReplicas')
+        if low is None and high is None:
+            elastic_env['PET_NNODES'] = str(int(replicas['Worker'].get('replicas', 1)))
+        else:
+            workers = int(replicas['Worker'].get('replicas', 1))
+            elastic_env['PET_NNODES'] = '%d:%d' % (workers if low is None else low,
+                                                   workers if high is None else high)
+        optional = (('maxRestarts', 'PET_MAX_RESTARTS'), ('nProcPerNode', 'PET_NPROC_PER_NODE'),
+                    ('rdzvId', 'PET_RDZV_ID'))
+        for field, var in optional:
+            if elastic.get(field) is not None:
+                elastic_env[var] = str(elastic[field])
+        if elastic.get('rdzvConf'):
+            elastic_env['PET_RDZV_CONF'] = ','.join('%s=%s' % (c['key'], c['value'])
+                                                    for c in elastic['rdzvConf'])
+        if elastic.get('standalone'):
+            elastic_env['PET_STANDALONE'] = ''
     pods = []
     for role in ('Master', 'Worker'):
         if role not in replicas:

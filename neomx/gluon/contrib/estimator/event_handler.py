@@ -7,12 +7,11 @@ return True to stop training. Handlers run in ascending ``priority`` (default 0)
 """
 import math
 import operator
-import os
 import re
 import time
 import warnings
 
-from .... import _rng_state, ndarray
+from .... import _fileio, _rng_state, ndarray
 from ....metric import CompositeEvalMetric, EvalMetric
 from ....metric import Loss as LossMetric
 from .utils import _check_metrics
@@ -330,7 +329,8 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
     Parameters
     ----------
     model_dir : str
-        Created if missing.
+        A local folder (created if missing) or a URL of any filesystem fsspec knows
+        (``s3://bucket/run1``, ``gs://...``, ``memory://...``); see ``mx.nd.save``.
     model_prefix : str, default 'model'
     monitor : EvalMetric, optional
         The metric ``save_best`` watches (one of the estimator's metrics).
@@ -359,7 +359,7 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
     def __init__(self, model_dir, model_prefix='model', monitor=None, verbose=0, save_best=False,
                  mode='auto', epoch_period=1, batch_period=None, max_checkpoints=5,
                  resume_from_checkpoint=False):
-        os.makedirs(model_dir, exist_ok=True)
+        _fileio.makedirs(model_dir)
         if save_best and not isinstance(monitor, EvalMetric):
             raise ValueError("To save best model only, please provide one of the metric objects "
                              "from estimator.train_metrics and estimator.val_metrics as monitor.")
@@ -445,7 +445,7 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
                                   self.current_epoch, monitor_name, self.best)
 
     def _save_symbol(self, estimator):
-        symbol_file = os.path.join(self.model_dir, self.model_prefix + '-symbol.json')
+        symbol_file = _fileio.join(self.model_dir, self.model_prefix + '-symbol.json')
         graph = getattr(estimator.net, '_cached_graph', None)
         if graph is not None:
             graph.symbol.save(symbol_file)
@@ -456,9 +456,7 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
                 "Estimator in order to save model architecture as %s.", symbol_file)
 
     def _checkpoint_files(self, prefix):
-        return (os.path.join(self.model_dir, prefix + '.params'),
-                os.path.join(self.model_dir, prefix + '.states'),
-                os.path.join(self.model_dir, prefix + '.rng'))
+        return tuple(_fileio.join(self.model_dir, prefix + ext) for ext in ('.params', '.states', '.rng'))
 
     def _save_params_and_trainer(self, estimator, prefix):
         # Each file is written atomically and the .states last: a checkpoint is complete
@@ -470,8 +468,7 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
 
     def _remove_checkpoint(self, prefix):
         for fname in self._checkpoint_files(prefix):
-            if os.path.exists(fname):
-                os.remove(fname)
+            _fileio.remove(fname)
 
     def _check_resumable_periods(self, estimator):
         """Resuming needs checkpoints of the kind (epoch or batch) training counts."""
@@ -488,7 +485,7 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
         head = self.model_prefix + '-epoch'
         pattern = re.compile(r'%s(\d+)batch(\d+)\.params' % re.escape(head))
         latest = (-1, -1)
-        for fname in os.listdir(self.model_dir):
+        for fname in _fileio.listdir(self.model_dir):
             if not (fname.startswith(head) and '.params' in fname):
                 continue
             match = pattern.match(fname)
@@ -497,7 +494,7 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
                                  "have the format: {model_name}-epoch{epoch_number}batch"
                                  "{batch_number}.params, there should also be a .states file "
                                  "for each .params file ")
-            if os.path.exists(self._checkpoint_files(fname[:-len('.params')])[1]):
+            if _fileio.exists(self._checkpoint_files(fname[:-len('.params')])[1]):
                 latest = max(latest, (int(match.group(1)), int(match.group(2))))    # complete ones
         return latest
 
@@ -529,7 +526,7 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
             '%s-epoch%dbatch%d' % (self.model_prefix, self.trained_epoch, self.trained_batch))
         estimator.net.load_parameters(param_file, ctx=estimator.context)
         estimator.trainer.load_states(trainer_file)
-        if os.path.exists(rng_file):
+        if _fileio.exists(rng_file):
             _rng_state.restore(ndarray.load(rng_file))
         estimator.logger.warning(msg)
 
