@@ -12,7 +12,9 @@ from .. import autograd
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray, _new, zeros
 from ..operator.custom import bound_operators
+from .. import _int_grad
 from .graph import compiled, infer, resolve_open_shapes
+from .integer_grads import carry_integer_gradients, needs_integer_gradients
 from .passes import INFERENCE_PASSES
 
 __all__ = ['Executor', 'simple_bind']
@@ -90,7 +92,10 @@ class Executor:
         self.grad_dict = dict(zip(arg_names, self.grad_arrays))
         self.aux_dict = dict(zip(aux_names, self.aux_arrays))
         self._open_shapes = resolve_open_shapes(symbol, {n: a.shape for n, a in self.arg_dict.items()})
-        self._graph = compiled(symbol, ctx, open_shapes=self._open_shapes)
+        trained = [a._t for a, req in zip(self.arg_arrays, self._grad_req) if req != 'null']
+        self._graph = compiled(symbol, ctx, open_shapes=self._open_shapes,
+                               passes=(carry_integer_gradients,) if trained and needs_integer_gradients(
+                                   symbol, trained) else ())
         self._inference = compiled(symbol, ctx, self._graph.input_names, passes=INFERENCE_PASSES,
                                    mirror=False, open_shapes=self._open_shapes)
         self._monitor = None        # (monitored graph, reporting function) of set_monitor_callback
@@ -128,8 +133,7 @@ class Executor:
         tensors = [a._t for a in self._inputs]
         record = is_train and bool(self._trained)
         if record:
-            for pos, _, _ in self._trained:
-                tensors[pos] = tensors[pos].detach().requires_grad_()
+            leaves = _leaves(tensors, self._trained)
         scope = autograd.record(train_mode=is_train) if record else autograd.pause(train_mode=is_train)
         with scope, bound_operators(self._custom_ops):
             if self._monitor is not None:
@@ -139,17 +143,16 @@ class Executor:
         for out, tensor in zip(self.outputs, results):
             out._t = tensor
         self._heads = results if record else None
-        self._leaves = [tensors[pos] for pos, _, _ in self._trained] if record else None
+        self._leaves = leaves if record else None
         return self.outputs
 
     def _record_pass(self, train_mode):
         """Run the bound graph recorded for backward (without changing the outputs)."""
         tensors = [a._t for a in self._inputs]
-        for pos, _, _ in self._trained:
-            tensors[pos] = tensors[pos].detach().requires_grad_()
+        leaves = _leaves(tensors, self._trained)
         with autograd.record(train_mode=train_mode), bound_operators(self._custom_ops):
             self._heads = self._graph(tensors)
-        self._leaves = [tensors[pos] for pos, _, _ in self._trained]
+        self._leaves = leaves
 
     def set_monitor_callback(self, callback, monitor_all=False):
         """Call ``callback(name, array)`` on every operator output (and input, with
@@ -181,7 +184,9 @@ class Executor:
             out_grads = [out_grads]
         heads, head_grads = [], []
         for i, head in enumerate(self._heads):
-            if head.requires_grad:
+            if not head.requires_grad and _int_grad.is_integer(head):
+                head = _int_grad.carrier_of(head)
+            if head is not None and head.requires_grad:
                 given = None if out_grads is None or i >= len(out_grads) else out_grads[i]
                 heads.append(head)
                 head_grads.append(torch.ones_like(head) if given is None
@@ -195,7 +200,10 @@ class Executor:
             if grad is None:
                 if req == 'write':
                     buf.zero_()
-            elif req == 'add':
+                continue
+            if grad.dtype is not buf.dtype:     # an integer argument's float64 gradient
+                grad = grad.to(buf.dtype)
+            if req == 'add':
                 buf.add_(grad)
             else:
                 buf.copy_(grad)
@@ -253,6 +261,21 @@ class Executor:
     def debug_str(self):
         """The compiled graph's source, each operator call annotated with its node."""
         return self._graph.listing()
+
+
+def _leaves(tensors, trained):
+    """Fresh leaves for the arguments to differentiate (``(position, _, _)`` in ``trained``),
+    put into ``tensors`` in place of theirs: aliases requiring gradients, or for an integer
+    argument an alias carrying its gradient (see :mod:`neomx._int_grad`). Returns the
+    tensors torch differentiates, in ``trained`` order."""
+    leaves = []
+    for pos, _, _ in trained:
+        alias = tensors[pos] = tensors[pos].detach()
+        if _int_grad.is_integer(alias):
+            leaves.append(_int_grad.make_leaf(alias))
+        else:
+            leaves.append(alias.requires_grad_())
+    return leaves
 
 
 def simple_bind(symbol, ctx, grad_req, type_dict, shapes):
