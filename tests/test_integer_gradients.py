@@ -149,3 +149,16 @@ def test_parameter_load_with_saved_dtype_casts_initialized_arrays(tmp_path):
     loaded.load(f, cast_dtype=True, dtype_source='saved')
     assert loaded['w0'].data().dtype == np.float32 and loaded['w1'].data().dtype == np.int8
     assert loaded['w1'].grad().dtype == np.int8
+
+
+def test_bind_refuses_gradients_through_an_operator_without_one():
+    x, idx = mx.sym.Variable('x'), mx.sym.Variable('idx')
+    y = mx.sym.batch_take(x, idx)
+    shapes = dict(x=(4, 3), idx=(4,), type_dict={'x': np.float32, 'idx': np.int32})
+    with pytest.raises(mx.base.MXNetError, match='batch_take is non-differentiable'):
+        y.simple_bind(ctx=mx.cpu(), **shapes)
+    exe = mx.sym.stop_gradient(y).simple_bind(ctx=mx.cpu(), **shapes)     # blocked: fine
+    exe.forward(is_train=True)
+    exe.backward()
+    np.testing.assert_array_equal(exe.grad_dict['x'].asnumpy(), np.zeros((4, 3)))
+    y.simple_bind(ctx=mx.cpu(), grad_req='null', **shapes)     # no gradient asked for

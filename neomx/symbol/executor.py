@@ -91,6 +91,8 @@ class Executor:
         self.arg_dict = dict(zip(arg_names, self.arg_arrays))
         self.grad_dict = dict(zip(arg_names, self.grad_arrays))
         self.aux_dict = dict(zip(aux_names, self.aux_arrays))
+        if any(req != 'null' for req in self._grad_req):
+            _check_differentiable(symbol, {n for n, req in zip(arg_names, self._grad_req) if req != 'null'})
         self._open_shapes = resolve_open_shapes(symbol, {n: a.shape for n, a in self.arg_dict.items()})
         trained = [a._t for a, req in zip(self.arg_arrays, self._grad_req) if req != 'null']
         self._graph = compiled(symbol, ctx, open_shapes=self._open_shapes,
@@ -261,6 +263,32 @@ class Executor:
     def debug_str(self):
         """The compiled graph's source, each operator call annotated with its node."""
         return self._graph.listing()
+
+
+# Operators whose inputs get zero gradients whatever follows them: MXNet's gradient pass
+# needs no gradient of the operators before them.
+_GRADIENT_BLOCKS = frozenset(('BlockGrad', 'zeros_like', 'ones_like', 'shape_array', 'size_array'))
+
+
+def _check_differentiable(symbol, trained):
+    """Refuse, as MXNet's gradient pass does, a symbol whose heads reach a variable of
+    ``trained`` (names) through an operator with no gradient (``spec.differentiable``)
+    not behind a ``BlockGrad``."""
+    leads_to_trained = {}
+    for node in symbol._nodes():        # inputs before the nodes that use them
+        leads_to_trained[node] = (node.name in trained if node.is_variable
+                                  else any(leads_to_trained[child] for child, _ in node.inputs))
+    seen, stack = set(), [node for node, _ in symbol._heads]
+    while stack:
+        node = stack.pop()
+        if node in seen or node.is_variable or node.op in _GRADIENT_BLOCKS:
+            continue
+        seen.add(node)
+        if not node.spec.differentiable and leads_to_trained[node]:
+            raise MXNetError('Operator %s is non-differentiable because it didn\'t register FGradient '
+                             'attribute (node %s; bind it with grad_req=\'null\' for its inputs or '
+                             'put a stop_gradient after it)' % (node.op, node.name))
+        stack.extend(child for child, _ in node.inputs)
 
 
 def _leaves(tensors, trained):
