@@ -241,6 +241,40 @@ def test_errors():
         mx.nd.Custom(x, x, op_type='test_dense', num_hidden=2, bad=1)
 
 
+class _Failing(mx.operator.CustomOp):
+    def forward(self, is_train, req, in_data, out_data, aux):
+        if self.where == 'forward':
+            assert False, 'user forward failed'
+        self.assign(out_data[0], req[0], in_data[0] * 2)
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        raise KeyError('user backward failed')
+
+
+@mx.operator.register('test_failing')
+class _FailingProp(mx.operator.CustomOpProp):
+    def __init__(self, where):
+        super().__init__(need_top_grad=True)
+        self.where = where
+
+    def create_operator(self, ctx, in_shapes, in_dtypes):
+        op = _Failing()
+        op.where = self.where
+        return op
+
+
+def test_errors_in_user_code_become_mxnet_errors():
+    x = mx.nd.ones((2, 3))
+    with pytest.raises(mx.base.MXNetError, match='_Failing.forward failed: AssertionError: user forward'):
+        mx.nd.Custom(x, op_type='test_failing', where='forward')
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.Custom(x, op_type='test_failing', where='backward')
+    np.testing.assert_array_equal(y.asnumpy(), np.full((2, 3), 2))
+    with pytest.raises(mx.base.MXNetError, match="_Failing.backward failed: KeyError: 'user backward"):
+        y.backward()
+
+
 # ------------------------------------------------------------------ symbolic
 # MXNet 1.9.1's JSON of mx.sym.Custom(data, op_type='test_scaled_pair', k=2, with_aux=1, name='sc').
 _SCALED_PAIR_JSON = {
