@@ -26,6 +26,7 @@ from . import io
 from . import gluon
 from . import symbol
 from . import symbol as sym
+nd.CachedOp = symbol.cached_op.CachedOp     # mx.nd.CachedOp runs a Symbol: defined with it
 from .symbol.attribute import AttrScope
 from . import model
 from . import module
