@@ -108,6 +108,7 @@ class Executor:
                          if req != 'null']
         self.outputs = self._allocate_outputs()
         self._heads = self._leaves = None
+        self._rng_before = None     # generator state before the last inference pass (see forward)
         self._custom_ops = []       # the CustomOp instances of its Custom nodes (operator.custom)
 
     def _allocate_outputs(self):
@@ -137,6 +138,8 @@ class Executor:
         if record:
             leaves = _leaves(tensors, self._trained)
         scope = autograd.record(train_mode=is_train) if record else autograd.pause(train_mode=is_train)
+        # a backward pass after an inference pass recomputes it: with the same random draws
+        self._rng_before = _rng_state(self._ctx) if not record and self._trained else None
         with scope, bound_operators(self._custom_ops):
             if self._monitor is not None:
                 results = self._monitor[0](tensors, self._monitor[1])
@@ -152,8 +155,16 @@ class Executor:
         """Run the bound graph recorded for backward (without changing the outputs)."""
         tensors = [a._t for a in self._inputs]
         leaves = _leaves(tensors, self._trained)
-        with autograd.record(train_mode=train_mode), bound_operators(self._custom_ops):
-            self._heads = self._graph(tensors)
+        replayed, now = self._rng_before, None
+        if replayed is not None:
+            now = _rng_state(self._ctx)
+            _set_rng_state(self._ctx, replayed)
+        try:
+            with autograd.record(train_mode=train_mode), bound_operators(self._custom_ops):
+                self._heads = self._graph(tensors)
+        finally:
+            if now is not None:
+                _set_rng_state(self._ctx, now)
         self._leaves = leaves
 
     def set_monitor_callback(self, callback, monitor_all=False):
@@ -289,6 +300,22 @@ def _check_differentiable(symbol, trained):
                              'attribute (node %s; bind it with grad_req=\'null\' for its inputs or '
                              'put a stop_gradient after it)' % (node.op, node.name))
         stack.extend(child for child, _ in node.inputs)
+
+
+def _rng_state(ctx):
+    """The state of the torch generator that operators on ``ctx`` draw from."""
+    device = ctx.torch_device
+    if device.type == 'cuda':
+        return torch.cuda.get_rng_state(device)
+    return torch.get_rng_state()
+
+
+def _set_rng_state(ctx, state):
+    device = ctx.torch_device
+    if device.type == 'cuda':
+        torch.cuda.set_rng_state(state, device)
+    else:
+        torch.set_rng_state(state)
 
 
 def _leaves(tensors, trained):
