@@ -26,6 +26,8 @@ from . import io
 from . import gluon
 from . import symbol
 from . import symbol as sym
+nd.CachedOp = symbol.cached_op.CachedOp     # mx.nd.CachedOp runs a Symbol: defined with it
+from . import contrib
 from .symbol.attribute import AttrScope
 from . import model
 from . import module

@@ -19,6 +19,7 @@ import threading
 
 import torch
 
+from . import _int_grad
 from . import _released_graphs as _released
 from .base import MXNetError
 
@@ -205,7 +206,7 @@ def _make_hook(slot):
             g = g.detach()
         buf = slot.buf
         if slot.req == 'add':
-            buf._t.add_(g)
+            buf._t.add_(g if g.dtype is buf._t.dtype else g.to(buf._t.dtype))
         elif g.dtype is buf._t.dtype:
             buf._t = g
         else:
@@ -228,16 +229,22 @@ def attach(arr, grad_req='write', grad_buf=None):
     if grad_req == 'null':
         if t.requires_grad:
             t.requires_grad_(False)
+        elif _int_grad.carrier_of(t) is not None:
+            t = arr._t = t.detach()     # a new alias, without the carrier
         arr._grad = None
         return
     if grad_buf is None:
         grad_buf = _new(torch.zeros_like(t), arr._ctx)
     else:
         grad_buf._t.zero_()
-    if not t.requires_grad:
-        t.requires_grad_(True)
+    if _int_grad.is_integer(t):     # torch differentiates a float64 carrier (see _int_grad)
+        leaf = _int_grad.make_leaf(t)
+    else:
+        leaf = t
+        if not t.requires_grad:
+            t.requires_grad_(True)
     slot = _GradSlot(grad_buf, grad_req, None)
-    slot.hook = t.register_post_accumulate_grad_hook(_make_hook(slot))
+    slot.hook = leaf.register_post_accumulate_grad_hook(_make_hook(slot))
     arr._grad = slot
 
 
@@ -275,6 +282,8 @@ def _heads_and_grads(heads, head_grads):
     tensors, grads = [], []
     for i, h in enumerate(heads):
         t = h._t
+        if not t.requires_grad and _int_grad.is_integer(t):
+            t = _grad_target(t)
         if not t.requires_grad:
             raise MXNetError('backward: head %d (shape %s) is not part of a recorded graph: compute it '
                              'inside autograd.record() from arrays that called attach_grad()'
@@ -353,7 +362,7 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     prev_train = set_training(train_mode)
     try:
         with torch.set_grad_enabled(create_graph or torch.is_grad_enabled()):
-            res = torch.autograd.grad(tensors, [v._t for v in variables], grads,
+            res = torch.autograd.grad(tensors, [_grad_target(v._t) for v in variables], grads,
                                       retain_graph=retain_graph, create_graph=create_graph,
                                       allow_unused=True)
         if not retain_graph:
@@ -362,7 +371,16 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
         raise MXNetError('grad: %s' % str(err).split('\n')[0]) from None
     finally:
         _STATE.training = prev_train
-    return [_new(torch.zeros_like(v._t) if r is None else r, v._ctx) for r, v in zip(res, variables)]
+    return [_new(torch.zeros_like(v._t) if r is None else r.to(v._t.dtype), v._ctx)
+            for r, v in zip(res, variables)]
+
+
+def _grad_target(t):
+    """The tensor torch differentiates for variable tensor ``t``: its carrier if it is integer."""
+    if _int_grad.is_integer(t):
+        carrier = _int_grad.carrier_of(t)
+        return t if carrier is None else carrier
+    return t
 
 
 def get_symbol(x):

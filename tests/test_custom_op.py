@@ -241,6 +241,83 @@ def test_errors():
         mx.nd.Custom(x, x, op_type='test_dense', num_hidden=2, bad=1)
 
 
+class _Failing(mx.operator.CustomOp):
+    def forward(self, is_train, req, in_data, out_data, aux):
+        if self.where == 'forward':
+            assert False, 'user forward failed'
+        self.assign(out_data[0], req[0], in_data[0] * 2)
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        raise KeyError('user backward failed')
+
+
+@mx.operator.register('test_failing')
+class _FailingProp(mx.operator.CustomOpProp):
+    def __init__(self, where):
+        super().__init__(need_top_grad=True)
+        self.where = where
+
+    def create_operator(self, ctx, in_shapes, in_dtypes):
+        op = _Failing()
+        op.where = self.where
+        return op
+
+
+def test_errors_in_user_code_become_mxnet_errors():
+    x = mx.nd.ones((2, 3))
+    with pytest.raises(mx.base.MXNetError, match='_Failing.forward failed: AssertionError: user forward'):
+        mx.nd.Custom(x, op_type='test_failing', where='forward')
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.Custom(x, op_type='test_failing', where='backward')
+    np.testing.assert_array_equal(y.asnumpy(), np.full((2, 3), 2))
+    with pytest.raises(mx.base.MXNetError, match="_Failing.backward failed: KeyError: 'user backward"):
+        y.backward()
+
+
+class _NumpySquare(mx.operator.NumpyOp):
+    def list_arguments(self):
+        return ['a', 'b']
+
+    def infer_shape(self, in_shape):
+        return in_shape, [in_shape[0]]
+
+    def forward(self, in_data, out_data):
+        out_data[0][:] = in_data[0] ** 2 + in_data[1]
+
+    def backward(self, out_grad, in_data, out_data, in_grad):
+        in_grad[0][:] = 2 * in_data[0] * out_grad[0]
+        in_grad[1][:] = out_grad[0]
+
+
+class _NDArrayScale(mx.operator.NDArrayOp):
+    def forward(self, in_data, out_data):
+        out_data[0][:] = in_data[0] * 3
+
+    def backward(self, out_grad, in_data, out_data, in_grad):
+        in_grad[0][:] = out_grad[0] * 3
+
+
+@pytest.mark.filterwarnings('ignore:.*has been deprecated')
+def test_legacy_python_operators_in_executors():
+    sym = _NumpySquare().get_symbol(mx.sym.var('x'), mx.sym.var('y'), name='sq')
+    assert sym.list_arguments() == ['x', 'y'] and sym.list_outputs() == ['sq_output']
+    x, y = mx.nd.array([1.0, -2.0]), mx.nd.array([0.5, 0.5])
+    grads = {'x': mx.nd.zeros(2), 'y': mx.nd.zeros(2)}
+    exe = sym.bind(mx.cpu(), {'x': x, 'y': y}, args_grad=grads)
+    np.testing.assert_allclose(exe.forward(is_train=True)[0].asnumpy(), [1.5, 4.5])
+    exe.backward(mx.nd.array([1.0, 10.0]))
+    np.testing.assert_allclose(grads['x'].asnumpy(), [2, -40])
+    np.testing.assert_allclose(grads['y'].asnumpy(), [1, 10])
+
+    exe = _NDArrayScale()(mx.sym.var('x')).bind(mx.cpu(), {'x': x}, args_grad={'x': grads['x']})
+    np.testing.assert_allclose(exe.forward(is_train=True)[0].asnumpy(), [3, -6])
+    exe.backward(mx.nd.ones(2))
+    np.testing.assert_allclose(grads['x'].asnumpy(), [3, 3])
+    with pytest.raises(NotImplementedError):
+        mx.operator.PythonOp().get_symbol(mx.sym.var('x'))
+
+
 # ------------------------------------------------------------------ symbolic
 # MXNet 1.9.1's JSON of mx.sym.Custom(data, op_type='test_scaled_pair', k=2, with_aux=1, name='sc').
 _SCALED_PAIR_JSON = {

@@ -182,3 +182,23 @@ def test_compiled_graph_is_flat_and_cached():
     assert graph.input_names == ['x']
     out = y.eval(x=mx.nd.array([[0.0], [1.0]]))[0]
     np.testing.assert_allclose(out.asnumpy(), [[np.e + 1]], rtol=1e-6)
+
+
+def test_cached_op_runs_a_symbol_imperatively():
+    sym = mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=2, name='fc') + 1
+    op = mx.nd.CachedOp(sym)
+    data, weight, bias = mx.nd.ones((3, 4)), mx.nd.ones((2, 4)), mx.nd.zeros((2,))
+    np.testing.assert_allclose(op(data, weight, bias).asnumpy(), np.full((3, 2), 5))
+    out = mx.nd.zeros((3, 2))
+    assert op(data, weight, bias, out=out) is out
+    np.testing.assert_allclose(out.asnumpy(), np.full((3, 2), 5))
+    weight.attach_grad()
+    with mx.autograd.record():
+        y = op(data * 2, weight, bias) * 3
+    y.backward()
+    np.testing.assert_allclose(weight.grad.asnumpy(), np.full((2, 4), 18))
+    a = mx.sym.var('a')
+    pair = mx.nd.CachedOp(mx.sym.Group([a * 2, a - 1]))(mx.nd.ones(2))
+    assert [p.asnumpy().tolist() for p in pair] == [[2, 2], [0, 0]]
+    with pytest.raises(mx.base.MXNetError, match='takes 3 inputs'):
+        op(data, weight)

@@ -175,6 +175,26 @@ def test_softmax_activation_modes():
 
 
 # -------------------------------------------------------------------- Dropout
+def test_dropout_of_everything_is_nan_as_in_mxnet():
+    x = mx.nd.ones((2, 3))
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.Dropout(x, p=1.0)
+    y.backward()
+    assert np.isnan(y.asnumpy()).all() and np.isnan(x.grad.asnumpy()).all()
+    assert np.isnan(mx.nd.Dropout(x, p=1.0, mode='always').asnumpy()).all()
+
+
+def test_executor_backward_after_inference_pass_sees_the_same_dropout_mask():
+    exe = mx.sym.Dropout(mx.sym.var('data'), p=0.5, mode='always').simple_bind(ctx=mx.cpu(), data=(20, 20))
+    exe.arg_arrays[0][:] = 1
+    for _ in range(2):
+        out = exe.forward(is_train=False)[0].asnumpy()
+        exe.backward([mx.nd.ones((20, 20))], is_train=False)
+        assert 0 < (out == 0).sum() < out.size
+        np.testing.assert_array_equal(exe.grad_arrays[0].asnumpy(), out)
+
+
 def test_dropout_is_a_copy_outside_training():
     x = mx.nd.array(X)
     out = mx.nd.Dropout(x, p=0.5)

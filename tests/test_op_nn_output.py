@@ -183,3 +183,17 @@ def test_ctc_loss_aliases_and_gradient():
     check_numeric_gradient(lambda d: mx.nd.CTCLoss(d, label), [ACT], rtol=1e-3)
     with pytest.raises(mx.base.MXNetError, match='expects data'):
         mx.nd.contrib.ctc_loss(mx.nd.array(ACT[0]), mx.nd.array([[1]]))
+
+
+def test_ctc_loss_steps_past_data_lengths_take_no_part():
+    padded = np.concatenate([ACT, np.full((2, 2, 4), np.nan, np.float32)])    # 2 NaN steps
+    data = mx.nd.array(padded)
+    data.attach_grad()
+    label, lengths = mx.nd.array([[1, 2, 0], [3, 3, 1]]), mx.nd.array([5, 5])
+    with mx.autograd.record():
+        loss = mx.contrib.ndarray.CTCLoss(data, label, lengths, use_data_lengths=True)
+    loss.backward()
+    np.testing.assert_allclose(loss.asnumpy(), [4.65035, 4.54917], rtol=1e-5)
+    grad = data.grad.asnumpy()
+    assert np.isfinite(grad).all() and (grad[5:] == 0).all() and np.abs(grad[:5]).sum() > 0
+    assert mx.contrib.nd is mx.nd.contrib and mx.contrib.sym is mx.sym.contrib

@@ -265,7 +265,7 @@ class Parameter:
             if dtype_source == 'current':
                 data = data.astype(self._dtype, copy=False)
             else:
-                self._dtype = data.dtype
+                self.dtype = data.dtype     # casts arrays already there, as MXNet does
         ctx = None if ctx is None else _as_ctx_list(ctx)
         if self._data is None:
             if self._deferred_init:

@@ -8,12 +8,13 @@ path of every imperative program, so they avoid the generic operator wrapper.
 import numpy as np
 import torch
 
-from .. import autograd
+from .. import _int_grad, autograd
 from .._division import divide, divide_, mod, mod_
 from ..base import MXNetError, np_dtype, numpy_dtype, torch_dtype
 from ..context import Context, as_context, current_context
 
 _run_untracked = autograd.run_untracked
+_INT_LIVE = _int_grad.LIVE
 
 __all__ = ['NDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange', 'from_torch',
            'waitall', 'from_numpy', 'from_dlpack', 'to_dlpack_for_read', 'to_dlpack_for_write']
@@ -83,17 +84,35 @@ def _scalar_for(t, scalar):
     return scalar
 
 
+def _carried(fn, args):
+    """``fn(*args)`` recorded with integer gradients, or None where none is involved (see
+    :mod:`neomx._int_grad`); called only while some integer tensor holds a carrier."""
+    if autograd._STATE.recording:
+        return _int_grad.run(fn, args)
+    return None
+
+
 def _call(fn, *tensors):
     """``fn(*tensors)`` as a neomx operation: straight to torch unless an input requires
-    gradients (see :func:`neomx.autograd.run_untracked`)."""
+    gradients (see :func:`neomx.autograd.run_untracked`) or carries an integer gradient."""
+    if _INT_LIVE[0]:
+        res = _carried(fn, tensors)
+        if res is not None:
+            return res
     for t in tensors:
         if t.requires_grad:
             return _run_untracked(fn, *tensors)
     return fn(*tensors)
 
 
-def _check_inplace(arr):
-    if arr._t.requires_grad and autograd._STATE.recording:
+def _check_inplace(arr, value=None):
+    """Refuse, while recording, a write into ``arr`` that MXNet would record in place: into
+    an array of the recorded graph, or of a ``value`` (NDArray) that requires gradients."""
+    if not autograd._STATE.recording:
+        return
+    if arr._t.requires_grad or (isinstance(value, NDArray) and (
+            value._t.requires_grad or (_INT_LIVE[0] and _int_grad.is_integer(value._t)
+                                       and _int_grad.carrier_of(value._t) is not None))):
         raise MXNetError('Inplace operations (+=, -=, x[:]=, etc) are not supported when recording '
                          'with autograd: the array of shape %s is part of the recorded graph'
                          % (tuple(arr._t.shape),))
@@ -101,6 +120,8 @@ def _check_inplace(arr):
 
 def _binary(op_name, torch_fn, int_fn=None):
     """An arithmetic dunder: array op array (broadcasting) or array op scalar."""
+    int_live = _INT_LIVE
+
     def method(self, other):
         t = self._t
         if isinstance(other, NDArray):
@@ -108,6 +129,10 @@ def _binary(op_name, torch_fn, int_fn=None):
             if t.dtype is not o.dtype:
                 _check_dtypes(op_name, t, o)
             fn = int_fn if (int_fn is not None and not t.dtype.is_floating_point) else torch_fn
+            if int_live[0] and not t.dtype.is_floating_point:
+                res = _carried(fn, (t, o))
+                if res is not None:
+                    return _new(res, self._ctx)
             try:
                 if t.requires_grad or o.requires_grad:
                     return _new(_run_untracked(fn, t, o), self._ctx)
@@ -118,6 +143,10 @@ def _binary(op_name, torch_fn, int_fn=None):
                 raise _binary_error(op_name, t, o, err) from None
         if _is_scalar(other):
             fn = int_fn if (int_fn is not None and not t.dtype.is_floating_point) else torch_fn
+            if int_live[0] and not t.dtype.is_floating_point:
+                res = _carried(fn, (t, _scalar_for(t, other)))
+                if res is not None:
+                    return _new(res, self._ctx)
             if t.requires_grad:
                 return _new(_run_untracked(fn, t, _scalar_for(t, other)), self._ctx)
             return _new(fn(t, _scalar_for(t, other)), self._ctx)
@@ -134,6 +163,10 @@ def _reflected(op_name, torch_fn, int_fn=None):
         if _is_scalar(other):
             t = self._t
             fn = int_fn if (int_fn is not None and not t.dtype.is_floating_point) else torch_fn
+            if _INT_LIVE[0] and not t.dtype.is_floating_point:
+                res = _carried(fn, (_scalar_for(t, other), t))
+                if res is not None:
+                    return _new(res, self._ctx)
             if t.requires_grad:
                 return _new(_run_untracked(fn, _scalar_for(t, other), t), self._ctx)
             return _new(fn(_scalar_for(t, other), t), self._ctx)
@@ -147,7 +180,7 @@ def _reflected(op_name, torch_fn, int_fn=None):
 def _inplace(op_name, torch_method, int_method=None):
     """An in-place dunder (``a += b``): writes into this array's tensor, keeping the object."""
     def method(self, other):
-        _check_inplace(self)
+        _check_inplace(self, other)
         t = self._t
         fn = int_method if (int_method is not None and not t.dtype.is_floating_point) else torch_method
         if isinstance(other, NDArray):
@@ -445,6 +478,10 @@ class NDArray:
         otherwise, as MXNet does); index arrays (NDArray, list, numpy; any dtype, truncated to
         int) give copies; a result with no dims has shape ``(1,)``."""
         t = self._t
+        if _INT_LIVE[0] and not t.dtype.is_floating_point:
+            res = _carried(_getitem, (t, key))
+            if res is not None:
+                return _new(res, self._ctx)
         if t.requires_grad:
             return _new(_run_untracked(_getitem, t, key), self._ctx)
         return _new(_getitem(t, key), self._ctx)
@@ -452,7 +489,8 @@ class NDArray:
     def __setitem__(self, key, value):
         """Write ``value`` (NDArray, numpy, list or scalar; broadcast to the indexed region and
         cast to this array's dtype) into the region ``key`` selects."""
-        _check_inplace(self)
+        # a copy into the whole array (``x[:] = y``, ``x[None]``, ``x[...]``) is not recorded
+        _check_inplace(self, None if _whole(key) else value)
         t = self._t
         v = None
         try:
@@ -545,6 +583,11 @@ def _getitem(t, key):
     elif basic and not r.is_contiguous():
         r = r.contiguous()
     return r
+
+
+def _whole(key):
+    """Whether index ``key`` selects a whole array as it is (``x[:]``, ``x[...]``, ``x[None]``)."""
+    return key is None or key is Ellipsis or (isinstance(key, slice) and key == slice(None))
 
 
 def _setitem(t, key, v):

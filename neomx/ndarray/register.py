@@ -10,7 +10,8 @@ import torch
 from ..base import MXNetError
 from ..context import Context, as_context, current_context
 from ..operator import registry
-from ..autograd import run_untracked
+from .. import _int_grad
+from ..autograd import _STATE as _AUTOGRAD, run_untracked
 from .ndarray import NDArray, _new, _call, _check_inplace
 
 __all__ = ['make_function', 'populate']
@@ -111,6 +112,9 @@ def make_function(spec, func_name):
     fixed_outputs = spec.num_outputs if not callable(spec.num_outputs) else None
     arg_names = ('data',) if variadic else inputs
     has_optional_inputs = spec.optional_inputs is not None and not variadic
+    # operators with a dtype attribute may cast recorded floats to integers (see _int_grad)
+    may_cast = 'dtype' in spec.attrs and not ctx_attrs
+    int_live = _int_grad.LIVE
 
     def nd_function(*args, out=None, name=None, **kwargs):
         if variadic:
@@ -149,12 +153,17 @@ def make_function(spec, func_name):
         elif ctx is None:
             ctx = current_context()
         try:
-            for t in tensors:       # inputs requiring gradients: recorded or graph-free
-                if t is not None and t.requires_grad:
+            if (int_live[0] or may_cast) and _AUTOGRAD.recording:    # integer gradients
+                res = _int_grad.run(impl, tensors, attrs)
+                if res is None:
                     res = run_untracked(impl, *tensors, **attrs)
-                    break
             else:
-                res = impl(*tensors, **attrs)
+                for t in tensors:       # inputs requiring gradients: recorded or graph-free
+                    if t is not None and t.requires_grad:
+                        res = run_untracked(impl, *tensors, **attrs)
+                        break
+                else:
+                    res = impl(*tensors, **attrs)
         except MXNetError:
             raise
         except (RuntimeError, ValueError, IndexError, TypeError) as err:

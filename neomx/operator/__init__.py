@@ -1,7 +1,8 @@
 """Operator definitions. Importing this package registers every operator family.
 
 It is also MXNet's ``mx.operator``: custom operators written in Python (``CustomOp``,
-``CustomOpProp``, ``register``), see :mod:`.custom`.
+``CustomOpProp``, ``register``), see :mod:`.custom`, and the older ``NumpyOp`` family, see
+:mod:`.python_op`.
 """
 from . import registry
 # Each module registers one family of operators (registration side effects).
@@ -11,8 +12,9 @@ from . import (creation, elemwise, reduce, linalg, shape, indexing, random, opti
 # Older operator names (MXNet 0.x graphs), registered last: aliases of the operators above.
 from . import legacy  # noqa: F401
 from .custom import *  # noqa: F401,F403  pylint: disable=wildcard-import
+from .python_op import PythonOp, NumpyOp, NDArrayOp  # noqa: F401
 
 # ``from mxnet.operator import *`` gives MXNet's custom-operator API, not this package's
 # submodules (``random`` would shadow Python's own module in the importing namespace)
 __all__ = ['CustomOp', 'CustomOpProp', 'register', 'get_all_registered_operators',
-           'get_operator_arguments', 'OperatorArguments']
+           'get_operator_arguments', 'OperatorArguments', 'PythonOp', 'NumpyOp', 'NDArrayOp']

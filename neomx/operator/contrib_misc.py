@@ -161,7 +161,8 @@ def quadratic(data, a, b, c):
 
 
 @register('_contrib_allclose', inputs=('a', 'b'), dtypes=DTypeRule(free=('b',), output='uint8'),
-          attrs=[('rtol', FLOAT, 1e-5), ('atol', FLOAT, 1e-8), ('equal_nan', BOOL, True)])
+          attrs=[('rtol', FLOAT, 1e-5), ('atol', FLOAT, 1e-8), ('equal_nan', BOOL, True)],
+          differentiable=False)
 def allclose(a, b, rtol, atol, equal_nan):
     """Whether ``|a - b| <= atol + rtol |b|`` everywhere: a 0-d uint8, 1 or 0 (no gradient)."""
     check(a.shape == b.shape, '_contrib_allclose', 'shapes of a %s and b %s must be equal',

@@ -338,16 +338,30 @@ class _Invocation:
         device = args[0].device if args else self.ctx.torch_device
         outputs = self.wrap([torch.zeros(s, dtype=d, device=device)
                              for s, d in zip(self.out_shapes, self.out_dtypes)])
-        self.op.forward(is_train=int(autograd.is_training()), req=['write'] * len(outputs),
-                        in_data=self.wrap(args), out_data=outputs, aux=self.wrap(self.aux))
+        _run_user_code(self.op.forward, 'forward', is_train=int(autograd.is_training()),
+                       req=['write'] * len(outputs), in_data=self.wrap(args), out_data=outputs,
+                       aux=self.wrap(self.aux))
         return tuple(o._t for o in outputs)
 
     def backward(self, out_grads, args, outputs, needs_grad):
         in_grads = self.wrap([torch.zeros_like(t) for t in args])
-        self.op.backward(req=['write' if needed else 'null' for needed in needs_grad],
-                         out_grad=self.wrap(out_grads), in_data=self.wrap(args),
-                         out_data=self.wrap(outputs), in_grad=in_grads, aux=self.wrap(self.aux))
+        _run_user_code(self.op.backward, 'backward',
+                       req=['write' if needed else 'null' for needed in needs_grad],
+                       out_grad=self.wrap(out_grads), in_data=self.wrap(args),
+                       out_data=self.wrap(outputs), in_grad=in_grads, aux=self.wrap(self.aux))
         return tuple(g._t if needed else None for g, needed in zip(in_grads, needs_grad))
+
+
+def _run_user_code(method, what, **kwargs):
+    """Call a user's ``forward``/``backward``; what it raises reaches the caller as an
+    ``MXNetError`` naming the operator's class and the exception, as in MXNet."""
+    try:
+        method(**kwargs)
+    except MXNetError:
+        raise
+    except Exception as err:    # pylint: disable=broad-except
+        raise MXNetError('custom operator %s.%s failed: %s: %s' % (
+            type(method.__self__).__name__, what, type(err).__name__, err)) from err
 
 
 class _CustomFunction(torch.autograd.Function):

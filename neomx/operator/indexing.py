@@ -72,7 +72,8 @@ def pick(data, index, axis, keepdims, mode):
     return out if keepdims or ndim == 1 else out.squeeze(axis)
 
 
-@register('batch_take', inputs=('a', 'indices'), dtypes=DTypeRule(fixed={'indices': 'int32'}))
+@register('batch_take', inputs=('a', 'indices'), dtypes=DTypeRule(fixed={'indices': 'int32'}),
+          differentiable=False)
 def batch_take(a, indices):
     """``a[i, indices[i]]`` for each row ``i`` of ``a`` (indices clipped to the row length)."""
     rows = a.reshape(-1, a.shape[-1])

@@ -205,10 +205,13 @@ def dropout(data, p, mode, axes, cudnn_off):
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``.
 
     Active only when training (``autograd.record()``'s train mode) or ``mode='always'``;
-    otherwise a copy of the input. ``axes`` share one mask value along those axes.
+    otherwise a copy of the input. ``axes`` share one mask value along those axes. With
+    ``p=1`` the output and its gradient are NaN (MXNet scales the all-zero mask by 1/0).
     """
     if p == 0 or (mode == 'training' and not autograd.is_training()):
         return data.clone()
+    if p >= 1:
+        return data * float('nan')
     if not axes:
         return F.dropout(data, p, training=True)
     mask_shape = [1 if i in axes or i - data.dim() in axes else n for i, n in enumerate(data.shape)]

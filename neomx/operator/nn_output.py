@@ -337,8 +337,13 @@ def ctc_loss(data, label, data_lengths, label_lengths, use_data_lengths, use_lab
     labels = label.to(torch.int64)
     target_lengths = (label_lengths.to(torch.int64) if use_label_lengths
                       else _label_lengths(labels, padding))
-    input_lengths = (data_lengths.to(torch.int64) if use_data_lengths
-                     else torch.full((batch,), steps, dtype=torch.int64, device=data.device))
+    if use_data_lengths:
+        input_lengths = data_lengths.to(torch.int64)
+        # steps past a sequence's length take no part, NaN padding included: their gradient is 0
+        inside = torch.arange(steps, device=data.device).unsqueeze(1) < input_lengths.unsqueeze(0)
+        data = torch.where(inside.unsqueeze(2), data, torch.zeros((), dtype=data.dtype, device=data.device))
+    else:
+        input_lengths = torch.full((batch,), steps, dtype=torch.int64, device=data.device)
     log_probs = torch.log_softmax(data, -1)
     return F.ctc_loss(log_probs, labels.clamp(min=0), input_lengths, target_lengths, blank=blank,
                       reduction='none', zero_infinity=True)

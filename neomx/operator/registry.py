@@ -287,12 +287,15 @@ class OpSpec:
     num_inputs : callable(attrs) -> int, optional
         How many inputs a variadic operator takes, where its counting attribute does not
         say it alone (``UpSampling``'s bilinear weight, ``multi_sgd_update``'s gradients).
+    differentiable : bool
+        False for the few operators MXNet registers no gradient for (``batch_take``): an
+        executor asked for gradients through one refuses to bind, as MXNet does.
     """
 
     def __init__(self, name, impl, inputs=(), aux=(), attrs=(), variadic=None, num_outputs=1,
                  num_visible_outputs=None, output_names=None, optional_inputs=None,
                  infer_args=None, same_shape=False, dtype_inputs=(), dtypes=SAME_DTYPE, hidden_outputs=None,
-                 num_inputs=None, doc=None):
+                 num_inputs=None, differentiable=True, doc=None):
         self.name = name
         self.impl = impl
         self.inputs = tuple(inputs)
@@ -315,6 +318,7 @@ class OpSpec:
         self.dtypes = dtypes
         self.hidden_outputs = hidden_outputs
         self.num_inputs = num_inputs
+        self.differentiable = differentiable
         self.ctx_attrs = 'ctx' in self.attrs
         self.doc = doc or (impl.__doc__ if impl is not None else None)
 

@@ -19,6 +19,7 @@ _register.attach_methods(op)
 
 from . import random  # noqa: E402,F401
 from .executor import Executor  # noqa: E402,F401
+from . import cached_op  # noqa: E402,F401
 
 from ..ndarray.functions import make_ufunc as _make_ufunc, split_v2_attrs as _split_v2_attrs  # noqa: E402
 from .symbol import _apply  # noqa: E402

@@ -12,7 +12,9 @@ from .. import autograd
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray, _new, zeros
 from ..operator.custom import bound_operators
+from .. import _int_grad
 from .graph import compiled, infer, resolve_open_shapes
+from .integer_grads import carry_integer_gradients, needs_integer_gradients
 from .passes import INFERENCE_PASSES
 
 __all__ = ['Executor', 'simple_bind']
@@ -89,8 +91,13 @@ class Executor:
         self.arg_dict = dict(zip(arg_names, self.arg_arrays))
         self.grad_dict = dict(zip(arg_names, self.grad_arrays))
         self.aux_dict = dict(zip(aux_names, self.aux_arrays))
+        if any(req != 'null' for req in self._grad_req):
+            _check_differentiable(symbol, {n for n, req in zip(arg_names, self._grad_req) if req != 'null'})
         self._open_shapes = resolve_open_shapes(symbol, {n: a.shape for n, a in self.arg_dict.items()})
-        self._graph = compiled(symbol, ctx, open_shapes=self._open_shapes)
+        trained = [a._t for a, req in zip(self.arg_arrays, self._grad_req) if req != 'null']
+        self._graph = compiled(symbol, ctx, open_shapes=self._open_shapes,
+                               passes=(carry_integer_gradients,) if trained and needs_integer_gradients(
+                                   symbol, trained) else ())
         self._inference = compiled(symbol, ctx, self._graph.input_names, passes=INFERENCE_PASSES,
                                    mirror=False, open_shapes=self._open_shapes)
         self._monitor = None        # (monitored graph, reporting function) of set_monitor_callback
@@ -101,6 +108,7 @@ class Executor:
                          if req != 'null']
         self.outputs = self._allocate_outputs()
         self._heads = self._leaves = None
+        self._rng_before = None     # generator state before the last inference pass (see forward)
         self._custom_ops = []       # the CustomOp instances of its Custom nodes (operator.custom)
 
     def _allocate_outputs(self):
@@ -128,9 +136,10 @@ class Executor:
         tensors = [a._t for a in self._inputs]
         record = is_train and bool(self._trained)
         if record:
-            for pos, _, _ in self._trained:
-                tensors[pos] = tensors[pos].detach().requires_grad_()
+            leaves = _leaves(tensors, self._trained)
         scope = autograd.record(train_mode=is_train) if record else autograd.pause(train_mode=is_train)
+        # a backward pass after an inference pass recomputes it: with the same random draws
+        self._rng_before = _rng_state(self._ctx) if not record and self._trained else None
         with scope, bound_operators(self._custom_ops):
             if self._monitor is not None:
                 results = self._monitor[0](tensors, self._monitor[1])
@@ -139,17 +148,24 @@ class Executor:
         for out, tensor in zip(self.outputs, results):
             out._t = tensor
         self._heads = results if record else None
-        self._leaves = [tensors[pos] for pos, _, _ in self._trained] if record else None
+        self._leaves = leaves if record else None
         return self.outputs
 
     def _record_pass(self, train_mode):
         """Run the bound graph recorded for backward (without changing the outputs)."""
         tensors = [a._t for a in self._inputs]
-        for pos, _, _ in self._trained:
-            tensors[pos] = tensors[pos].detach().requires_grad_()
-        with autograd.record(train_mode=train_mode), bound_operators(self._custom_ops):
-            self._heads = self._graph(tensors)
-        self._leaves = [tensors[pos] for pos, _, _ in self._trained]
+        leaves = _leaves(tensors, self._trained)
+        replayed, now = self._rng_before, None
+        if replayed is not None:
+            now = _rng_state(self._ctx)
+            _set_rng_state(self._ctx, replayed)
+        try:
+            with autograd.record(train_mode=train_mode), bound_operators(self._custom_ops):
+                self._heads = self._graph(tensors)
+        finally:
+            if now is not None:
+                _set_rng_state(self._ctx, now)
+        self._leaves = leaves
 
     def set_monitor_callback(self, callback, monitor_all=False):
         """Call ``callback(name, array)`` on every operator output (and input, with
@@ -181,7 +197,9 @@ class Executor:
             out_grads = [out_grads]
         heads, head_grads = [], []
         for i, head in enumerate(self._heads):
-            if head.requires_grad:
+            if not head.requires_grad and _int_grad.is_integer(head):
+                head = _int_grad.carrier_of(head)
+            if head is not None and head.requires_grad:
                 given = None if out_grads is None or i >= len(out_grads) else out_grads[i]
                 heads.append(head)
                 head_grads.append(torch.ones_like(head) if given is None
@@ -195,7 +213,10 @@ class Executor:
             if grad is None:
                 if req == 'write':
                     buf.zero_()
-            elif req == 'add':
+                continue
+            if grad.dtype is not buf.dtype:     # an integer argument's float64 gradient
+                grad = grad.to(buf.dtype)
+            if req == 'add':
                 buf.add_(grad)
             else:
                 buf.copy_(grad)
@@ -253,6 +274,63 @@ class Executor:
     def debug_str(self):
         """The compiled graph's source, each operator call annotated with its node."""
         return self._graph.listing()
+
+
+# Operators whose inputs get zero gradients whatever follows them: MXNet's gradient pass
+# needs no gradient of the operators before them.
+_GRADIENT_BLOCKS = frozenset(('BlockGrad', 'zeros_like', 'ones_like', 'shape_array', 'size_array'))
+
+
+def _check_differentiable(symbol, trained):
+    """Refuse, as MXNet's gradient pass does, a symbol whose heads reach a variable of
+    ``trained`` (names) through an operator with no gradient (``spec.differentiable``)
+    not behind a ``BlockGrad``."""
+    leads_to_trained = {}
+    for node in symbol._nodes():        # inputs before the nodes that use them
+        leads_to_trained[node] = (node.name in trained if node.is_variable
+                                  else any(leads_to_trained[child] for child, _ in node.inputs))
+    seen, stack = set(), [node for node, _ in symbol._heads]
+    while stack:
+        node = stack.pop()
+        if node in seen or node.is_variable or node.op in _GRADIENT_BLOCKS:
+            continue
+        seen.add(node)
+        if not node.spec.differentiable and leads_to_trained[node]:
+            raise MXNetError('Operator %s is non-differentiable because it didn\'t register FGradient '
+                             'attribute (node %s; bind it with grad_req=\'null\' for its inputs or '
+                             'put a stop_gradient after it)' % (node.op, node.name))
+        stack.extend(child for child, _ in node.inputs)
+
+
+def _rng_state(ctx):
+    """The state of the torch generator that operators on ``ctx`` draw from."""
+    device = ctx.torch_device
+    if device.type == 'cuda':
+        return torch.cuda.get_rng_state(device)
+    return torch.get_rng_state()
+
+
+def _set_rng_state(ctx, state):
+    device = ctx.torch_device
+    if device.type == 'cuda':
+        torch.cuda.set_rng_state(state, device)
+    else:
+        torch.set_rng_state(state)
+
+
+def _leaves(tensors, trained):
+    """Fresh leaves for the arguments to differentiate (``(position, _, _)`` in ``trained``),
+    put into ``tensors`` in place of theirs: aliases requiring gradients, or for an integer
+    argument an alias carrying its gradient (see :mod:`neomx._int_grad`). Returns the
+    tensors torch differentiates, in ``trained`` order."""
+    leaves = []
+    for pos, _, _ in trained:
+        alias = tensors[pos] = tensors[pos].detach()
+        if _int_grad.is_integer(alias):
+            leaves.append(_int_grad.make_leaf(alias))
+        else:
+            leaves.append(alias.requires_grad_())
+    return leaves
 
 
 def simple_bind(symbol, ctx, grad_req, type_dict, shapes):

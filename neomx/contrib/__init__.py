@@ -1,0 +1,11 @@
+"""``mx.contrib``: MXNet's namespace of experimental features.
+
+Its operator namespaces are those of ``mx.nd.contrib`` and ``mx.sym.contrib``
+(``mx.contrib.ndarray.CTCLoss`` is ``mx.nd.contrib.CTCLoss``).
+"""
+from ..ndarray import contrib as ndarray
+from ..symbol import contrib as symbol
+
+nd, sym = ndarray, symbol
+
+__all__ = ['ndarray', 'symbol', 'nd', 'sym']
