@@ -449,6 +449,26 @@ class NDArray:
             return _new(_run_untracked(_getitem, t, key), self._ctx)
         return _new(_getitem(t, key), self._ctx)
 
+    @staticmethod
+    def _basic_indexing_slice_is_contiguous(slc_key, shape):
+        """Whether slicing an array of ``shape`` with ``slc_key`` (one ``slice`` per axis)
+        selects a contiguous block: MXNet's rule for when basic indexing returns a view.
+
+        Going from the last axis to the first, once an axis is cut to a proper subset every
+        axis before it must keep at most one element; an axis keeping several elements
+        must have step 1. A selection of at most one element is contiguous.
+        """
+        assert len(slc_key) == len(shape)
+        counts = [len(range(*slc.indices(n))) for slc, n in zip(slc_key, shape)]
+        if 0 in counts or int(np.prod(counts)) <= 1:
+            return True
+        cut = False
+        for slc, n, count in zip(reversed(slc_key), reversed(shape), reversed(counts)):
+            if count > 1 and (cut or slc.indices(n)[2] != 1):
+                return False
+            cut = cut or count < n
+        return True
+
     def __setitem__(self, key, value):
         """Write ``value`` (NDArray, numpy, list or scalar; broadcast to the indexed region and
         cast to this array's dtype) into the region ``key`` selects."""
