@@ -396,6 +396,39 @@ def test_bidirectional_stacked_layer_equals_unrolled_cells(layer_type, cell_type
                                layer(x).asnumpy(), atol=1e-5)
 
 
+@pytest.mark.parametrize('make, dropout_cells', [
+    (lambda: rnn.LSTM(2, num_layers=3, bidirectional=True, input_size=2), 0),
+    (lambda: rnn.GRU(2, num_layers=2, dropout=0.3, input_size=2), 1),
+    (lambda: rnn.RNN(2, activation='relu', input_size=2), 0)])
+def test_unfuse_gives_the_equivalent_cells_sharing_parameters(make, dropout_cells):
+    layer = make()
+    stack = layer._unfuse()
+    assert isinstance(stack, rnn.HybridSequentialRNNCell)
+    assert sum(isinstance(c, rnn.DropoutCell) for c in stack._children.values()) == dropout_cells
+    cells = stack.collect_params()
+    assert sorted(cells.keys()) == sorted(layer.collect_params().keys())
+    assert all(cells[k] is p for k, p in layer.collect_params().items())
+    layer.initialize(mx.init.Uniform(0.5))
+    x = mx.nd.array(_data(3, 2, 2, seed=4))
+    np.testing.assert_allclose(stack.unroll(3, x, layout='TNC', merge_outputs=True)[0].asnumpy(),
+                               layer(x).asnumpy(), atol=1e-5)
+
+
+def test_lstm_unfused_matches_mxnet_values():
+    layer = rnn.LSTM(2, num_layers=6, bidirectional=True)
+    stack = layer._unfuse()
+    layer.initialize(mx.init.One())
+    x = mx.nd.ones((2, 2, 2))
+    # MXNet 1.9.1's output for this network (test_lstm_cpu_inference)
+    want = np.array([[0.72045636, 0.72045636, 0.95215213, 0.95215213]] * 2 +
+                    [[0.95215213, 0.95215213, 0.72045636, 0.72045636]] * 2).reshape(2, 2, 4)
+    np.testing.assert_allclose(layer(x).asnumpy(), want, rtol=1e-5)
+    np.testing.assert_allclose(stack.unroll(2, x, layout='TNC', merge_outputs=True)[0].asnumpy(),
+                               want, rtol=1e-5)
+    with pytest.raises(AssertionError, match='projection'):
+        rnn.LSTM(2, projection_size=1)._unfuse()
+
+
 def test_layer_and_cell_gradients_agree():
     layer = _ready(rnn.LSTM(3, input_size=2))
     cell = rnn.LSTMCell(3, input_size=2)

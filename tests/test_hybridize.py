@@ -270,6 +270,10 @@ def test_several_inputs_are_named_data0_data1_and_none_is_allowed():
     np.testing.assert_array_equal(out.asnumpy(), [0.0, 3.0])
     np.testing.assert_array_equal(relu.asnumpy(), [0.0, 2.0])
     assert block._cached_graph.symbol.list_inputs() == ['data0', 'data1']
+    # As MXNet: a graph traced with z absent cannot take it (hybridize() traces anew).
+    with pytest.raises(ValueError, match='does not match the cached version'):
+        block(mx.nd.array([2.0]), mx.nd.array([0.0]), mx.nd.array([4.0]))
+    block.hybridize()
     product = block(mx.nd.array([2.0]), mx.nd.array([0.0]), mx.nd.array([4.0]))
     np.testing.assert_array_equal(product.asnumpy(), [8.0])
 

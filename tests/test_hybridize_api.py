@@ -95,3 +95,31 @@ def test_optimize_for_an_unknown_backend_is_an_error():
     net.initialize()
     with pytest.raises(mx.base.MXNetError, match="backend 'TensorRT' cannot be found"):
         net.optimize_for(mx.nd.ones((1, 4)), backend='TensorRT')
+
+
+def test_op_hook_names_inputs_as_mxnet_per_operator():
+    net = gluon.nn.HybridSequential(prefix='net_')
+    with net.name_scope():
+        net.add(gluon.nn.Dense(2), gluon.nn.Activation('relu'))
+    net.initialize()
+    net.hybridize()
+    names, ops = [], []
+    net.register_op_hook(lambda name, op, array: (names.append(name), ops.append(op)),
+                         monitor_all=True)
+    net(mx.nd.ones((2, 3)))
+    # recorded from MXNet 1.9.1: Activation declares no input names, FullyConnected does
+    assert names == [b'net_dense0_fwd_data', b'net_dense0_fwd_weight', b'net_dense0_fwd_bias',
+                     b'net_dense0_fwd_output', b'net_relu0_fwd_input0', b'net_relu0_fwd_output']
+    assert ops[-1] == b'Activation'
+
+
+def test_monitor_input_names_of_binary_and_scalar_operators():
+    a, b = mx.sym.var('a'), mx.sym.var('b')
+    out = mx.sym.elemwise_add(a, b, name='add') * 2
+    exe = out.bind(mx.cpu(), {'a': mx.nd.ones((2,)), 'b': mx.nd.ones((2,))})
+    names = []
+    exe.set_monitor_callback(lambda name, array: names.append(name), monitor_all=True)
+    exe.forward()
+    # as MXNet 1.9.1: elemwise_add names its inputs lhs/rhs, _mul_scalar does not
+    assert [n for n in names if n.startswith((b'add_', b'_mul'))] == [
+        b'add_lhs', b'add_rhs', b'add_output', b'_mulscalar0_input0', b'_mulscalar0_output']

@@ -138,9 +138,11 @@ def test_pushpull_broadcast_and_row_sparse_pull():
     kv.broadcast(0, mx.nd.array([[1, 2], [3, 4], [5, 6]]), out=[mx.nd.zeros((3, 2)), mx.nd.zeros((3, 2), mx.cpu(1))])
     with pytest.raises(MXNetError, match='duplicate init'):
         kv.broadcast(0, mx.nd.zeros((3, 2)), out=mx.nd.zeros((3, 2)))
-    rows = mx.nd.full((3, 2), -1.0)
+    rows = mx.nd.full((3, 2), -1.0).tostype('row_sparse')
     kv.row_sparse_pull(0, out=rows, row_ids=mx.nd.array([2, 0]))
     assert rows.asnumpy().tolist() == [[1, 2], [0, 0], [5, 6]]
+    with pytest.raises(MXNetError, match='row_sparse_pull: key 0: out must be row_sparse'):
+        kv.row_sparse_pull(0, out=mx.nd.zeros((3, 2)), row_ids=mx.nd.array([1]))
     values = [mx.nd.ones((3, 2)), mx.nd.ones((3, 2), mx.cpu(1))]
     kv.pushpull(0, values)                  # out defaults to the pushed arrays
     assert values[1].asnumpy()[0].tolist() == [2.0, 2.0]
@@ -161,7 +163,10 @@ def test_store_kinds():
     with pytest.raises(MXNetError, match='not supported for this type'):
         mx.kv.create('local').set_gradient_compression({'type': '2bit'})
     assert mx.kv.create('TestStore').type == 'teststore'       # MXNet's registered test store
-    assert mx.kv.create('local_allreduce_device').type == 'device'
+    # MXNet reports the name a store was created with
+    assert mx.kv.create('local_allreduce_device').type == 'local_allreduce_device'
+    assert isinstance(mx.kv.create('local_allreduce_device'), mx.kv.DeviceKVStore)
+    assert mx.kv.create('local_allreduce_cpu').type == 'local_allreduce_cpu'
     with pytest.raises(MXNetError, match='unknown kvstore type'):
         mx.kv.create('bogus')
     assert mx.kv.create().type == 'local'
@@ -176,3 +181,27 @@ def test_walkthrough_example_prints_the_seed_values(capsys):
     firsts = [line.split()[0].strip('[]') for line in out.splitlines() if line.startswith('[[')]
     assert firsts == ['2.', '8.', '4.', '4.', '6.', '6.', '3.', '11.']
     assert out.count('update on key: 3') == 1 and out.count('update on key: 9') == 2
+
+
+def test_pull_ignores_sparse_outputs_unless_asked():
+    kv = mx.kv.create('local')
+    kv.init(['a', 'b'], [mx.nd.ones((2, 3)), mx.nd.ones((2, 3)) * 3])
+    sparse = (mx.nd.ones((2, 3)) * 2).tostype('row_sparse')
+    dense = mx.nd.zeros((2, 3))
+    kv.pull(['a', 'b'], out=[sparse, dense])
+    assert sparse.asnumpy().tolist() == [[2] * 3] * 2 and dense.asnumpy().tolist() == [[3] * 3] * 2
+    kv.pull('a', out=sparse, ignore_sparse=False)
+    assert sparse.asnumpy().tolist() == [[1] * 3] * 2
+
+
+def test_row_sparse_pull_takes_row_ids_nested_like_out():
+    kv = mx.kv.create('local')
+    kv.init(['a', 'b'], [mx.nd.array([[1, 1], [2, 2], [3, 3]])] * 2)
+    outs = [[mx.nd.zeros((3, 2), mx.cpu(i)).tostype('row_sparse') for i in range(2)]
+            for _ in range(2)]
+    row_ids = [[mx.nd.array([0]), mx.nd.array([2])], [mx.nd.array([1]), mx.nd.array([0, 1])]]
+    kv.row_sparse_pull(['a', 'b'], out=outs, row_ids=row_ids)
+    assert [o.asnumpy()[:, 0].tolist() for per_key in outs for o in per_key] == [
+        [1, 0, 0], [0, 0, 3], [0, 2, 0], [1, 2, 0]]
+    with pytest.raises(MXNetError, match='one NDArray per output'):
+        kv.row_sparse_pull(['a', 'b'], out=outs, row_ids=[mx.nd.array([0])] * 3)

@@ -1,4 +1,6 @@
 """NDArray creation, dtypes, properties, arithmetic, comparisons, in-place ops, copies."""
+import re
+
 import numpy as np
 import pytest
 
@@ -37,6 +39,23 @@ def test_creation_functions():
     assert mx.nd.empty((3, 4)).shape == (3, 4)
     assert mx.nd.zeros(4).shape == (4,)
     np.testing.assert_allclose(mx.nd.linspace(0, 1, 5).asnumpy(), np.linspace(0, 1, 5))
+
+
+def test_scalar_and_zero_size_creation_need_numpy_shape_semantics():
+    # MXNet 1.9.1's legacy shapes: () and 0 sizes mean "unknown", so zeros/ones refuse them
+    for make in (lambda s: mx.nd.zeros(s), lambda s: mx.nd.ones(shape=s),
+                 lambda s: mx.nd.zeros(s, stype='row_sparse')):
+        for shape in ((), (0, 1, 3, 0), (2, 0)):
+            with pytest.raises(mx.base.MXNetError, match='shape %s' % re.escape(str(shape))):
+                make(shape)
+    with pytest.raises(mx.base.MXNetError, match='full'):
+        mx.nd.full((), 3)
+    assert mx.nd.full((0,), 3).shape == (0,)       # as MXNet: only () is refused
+    assert mx.nd.empty(()).shape == () and mx.nd.array(3.0).shape == ()
+    with mx.np_shape():
+        assert mx.nd.ones(()).asnumpy() == np.ones((), np.float32)
+        assert mx.nd.zeros((0, 1, 0, 4)).shape == (0, 1, 0, 4)
+        assert mx.nd.full((), 2.0).asnumpy() == 2.0
 
 
 def test_properties_and_repr():

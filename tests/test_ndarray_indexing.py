@@ -5,6 +5,8 @@ results (columns, steps) and advanced indexes are copies. ``x[i]`` of a 1-D arra
 index of an N-D array give shape ``(1,)``. Index arrays of any dtype are truncated to
 integers, booleans included (MXNet reads them as 0 and 1).
 """
+import itertools
+
 import numpy as np
 import pytest
 
@@ -74,6 +76,20 @@ def test_views_only_for_contiguous_basic_results(key, writes_through):
     part = a[key]
     part[:] = 5
     assert (a.asnumpy().sum() > 0) == writes_through
+
+
+def test_slice_contiguity_rule_matches_numpy_and_views():
+    shape = (4, 5, 6)
+    base = np.arange(np.prod(shape)).reshape(shape)
+    steps = [slice(None), slice(1, 3), slice(0, 1), slice(None, None, 2), slice(None, None, -1),
+             slice(3, None, -2), slice(2, 2)]
+    is_contiguous = mx.nd.NDArray._basic_indexing_slice_is_contiguous
+    for key in itertools.product(steps, repeat=3):
+        assert is_contiguous(key, shape) == base[key].flags.contiguous, key
+        if is_contiguous(key, shape) and base[key].size > 1:
+            a = mx.nd.array(base)
+            a[key][:] = -1              # a contiguous basic slice is a view
+            assert (a[key].asnumpy() == -1).all(), key
 
 
 def test_1d_int_index_is_a_view():

@@ -240,6 +240,18 @@ def test_broadcast_to_like_axis():
             bad()
 
 
+def test_broadcast_like_axes_as_mxnet():
+    lhs, rhs = mx.nd.ones((1, 1)), mx.nd.zeros((3, 4))
+    # one of the axes tuples missing: the whole shape of rhs (MXNet 1.9.1)
+    assert mx.nd.broadcast_like(lhs, rhs, lhs_axes=(0,)).shape == (3, 4)
+    assert mx.nd.broadcast_like(lhs, rhs, rhs_axes=(1,)).shape == (3, 4)
+    assert mx.nd.broadcast_like(lhs, rhs, lhs_axes=(-1,), rhs_axes=(1,)).shape == (1, 4)
+    with pytest.raises(mx.base.MXNetError, match='broadcast_like.*empty axes'):
+        mx.nd.broadcast_like(lhs, rhs, lhs_axes=(), rhs_axes=())
+    with pytest.raises(mx.base.MXNetError, match='broadcast_like.*same length'):
+        mx.nd.broadcast_like(lhs, rhs, lhs_axes=(0, 1), rhs_axes=(1,))
+
+
 def test_shape_and_size_array():
     x = mx.nd.zeros((2, 5, 3))
     shape, size = mx.nd.shape_array(x), mx.nd.size_array(x)

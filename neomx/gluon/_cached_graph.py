@@ -45,20 +45,22 @@ from . import parameter as _parameter
 from ..symbol.passes import INFERENCE_PASSES, version_stamp
 from .parameter import shape_is_known
 
-__all__ = ['flatten', 'regroup', 'trace', 'CachedGraph']
+__all__ = ['flatten', 'regroup', 'trace', 'CachedGraph', 'input_kinds', 'cached_for_format']
 
 
-def flatten(value):
+def flatten(value, strict=False):
     """Nested lists/tuples of arrays -> (flat list, hashable format to rebuild the nesting).
 
     A leaf (NDArray, Symbol of one output) has format 0 and None has format None, so the
     format also tells which inputs are absent; a Symbol of ``n > 1`` outputs is flattened
     into its outputs with format ``n``; a sequence has the tuple of its items' formats.
+    ``strict`` refuses other leaves (a number) with MXNet's ValueError: a graph cannot
+    take them as inputs.
     """
     if isinstance(value, (list, tuple)):
         flat, fmt = [], []
         for item in value:
-            items, item_fmt = flatten(item)
+            items, item_fmt = flatten(item, strict)
             flat.extend(items)
             fmt.append(item_fmt)
         return flat, tuple(fmt)
@@ -66,7 +68,83 @@ def flatten(value):
         return [value], None
     if isinstance(value, Symbol) and len(value) > 1:
         return list(value), len(value)
+    if strict and not isinstance(value, (NDArray, Symbol)):
+        raise ValueError('When hybridized, the input of HybridBlock must be (nested) list of '
+                         'Symbol or NDArray, but got %s of type %s' % (value, type(value)))
     return [value], 0
+
+
+def input_kinds(args):
+    """``(has_symbol, contexts)`` of the arrays in nested ``args``: whether they are Symbols,
+    and the set of the NDArrays' contexts.
+
+    Raises
+    ------
+    ValueError
+        As MXNet, when ``args`` mix NDArrays and Symbols or hold neither.
+    """
+    has_symbol, contexts, pending = False, set(), list(args)
+    while pending:
+        item = pending.pop()
+        if isinstance(item, NDArray):
+            contexts.add(item._ctx)
+        elif isinstance(item, Symbol):
+            has_symbol = True
+        elif isinstance(item, (list, tuple)):
+            pending.extend(item)
+    if has_symbol and contexts:
+        raise ValueError('In HybridBlock, we do not support mixed NDArrays and Symbols types for '
+                         'the input. Please check the type of the args.')
+    if not has_symbol and not contexts:
+        raise ValueError('In HybridBlock, there must be one NDArray or one Symbol in the input. '
+                         'Please check the type of the args.')
+    return has_symbol, contexts
+
+
+def _without_trailing_none(fmt):
+    end = len(fmt)
+    while end and fmt[end - 1] is None:
+        end -= 1
+    return fmt[:end]
+
+
+def _padded(fmt, length):
+    """The top-level format ``fmt`` with absent trailing arguments as None, to ``length``."""
+    return fmt + (None,) * (length - len(fmt))
+
+
+def _same_but_none(a, b):
+    """Whether formats ``a`` and ``b`` agree wherever neither is None (an absent input)."""
+    if a is None or b is None:
+        return True
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(_same_but_none(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def cached_for_format(graphs, fmt):
+    """The graph of ``graphs`` (format -> CachedGraph) that serves calls of input format
+    ``fmt`` though traced for another: one given fewer or more trailing None arguments
+    (``f(x)`` and ``f(x, None)``, as MXNet allows); None when ``fmt`` needs a new trace.
+
+    Raises
+    ------
+    ValueError
+        As MXNet, when ``fmt`` differs from a traced format only by which inputs are None
+        (or absent at the end): a graph traced without an input cannot take it, nor one
+        traced with it go without.
+    """
+    stripped = _without_trailing_none(fmt)
+    for traced, graph in graphs.items():
+        if isinstance(traced, tuple) and _without_trailing_none(traced) == stripped:
+            return graph
+    for traced in graphs:
+        if isinstance(traced, tuple) and _same_but_none(_padded(traced, len(fmt)),
+                                                        _padded(fmt, len(traced))):
+            raise ValueError('The argument structure of HybridBlock does not match the cached '
+                             'version: inputs given as None must stay None once hybridized. '
+                             'Stored format = %s, input format = %s' % (traced, fmt))
+    return None
 
 
 def regroup(flat, fmt):

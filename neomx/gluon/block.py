@@ -14,6 +14,7 @@ import itertools
 import re
 import threading
 import types
+import warnings
 import weakref
 from collections import OrderedDict, defaultdict
 
@@ -23,7 +24,7 @@ from .. import autograd, initializer, name as _name, ndarray, symbol
 from ..base import MXNetError, NotImplementedForSymbol
 from ..ndarray import NDArray
 from ..symbol import Symbol
-from ._cached_graph import first_context, flatten, trace
+from ._cached_graph import cached_for_format, first_context, flatten, input_kinds, trace
 from .parameter import (DeferredInitializationError, Parameter, ParameterDict, _brief_print_list,
                         load_named_arrays, shape_is_known)
 
@@ -111,6 +112,16 @@ class HookHandle:
 
     def __exit__(self, *exc):
         self.detach()
+
+
+def _holds_stray_block(value, children):
+    """Whether nested lists, tuples and dicts ``value`` hold a Block whose id is not in
+    ``children``."""
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_holds_stray_block(item, children) for item in value)
+    return isinstance(value, Block) and id(value) not in children
 
 
 def _indent(text, spaces):
@@ -233,6 +244,7 @@ class Block:
         select : str, optional
             Regular expression (``'.*weight|.*bias'``) the full names must match.
         """
+        self._warn_unregistered_blocks()
         ret = ParameterDict(self._params.prefix)
         if not select:
             ret.update(self.params)
@@ -242,6 +254,19 @@ class Block:
         for child in self._children.values():
             ret.update(child.collect_params(select=select))
         return ret
+
+    def _warn_unregistered_blocks(self):
+        """Warn, as MXNet, about attributes that are lists, tuples or dicts holding blocks that
+        are not children: their parameters are neither collected nor saved."""
+        children = set(map(id, self._children.values()))
+        for key, value in self.__dict__.items():
+            if (isinstance(value, (list, tuple, dict)) and key != '_children'
+                    and not key.startswith('__') and _holds_stray_block(value, children)):
+                warnings.warn('"%s.%s" is an unregistered container with Blocks. Note that Blocks '
+                              'inside the list, tuple or dict will not be registered '
+                              'automatically. Make sure to register them using register_child() '
+                              'or switching to nn.Sequential/nn.HybridSequential instead. '
+                              % (type(self).__name__, key), stacklevel=3)
 
     def _collect_params_with_prefix(self, prefix=''):
         """Parameters by structural name (``0.weight``, ``features.1.bias``)."""
@@ -621,15 +646,34 @@ class HybridBlock(Block):
 
     def forward(self, x, *args):
         """Call ``hybrid_forward`` with ``F = mx.nd`` for NDArrays, ``mx.sym`` for Symbols;
-        once hybridized, run the compiled graph instead."""
-        if not isinstance(x, NDArray):
+        once hybridized, run the compiled graph instead.
+
+        Inputs may be nested lists of arrays and None (an absent optional input), as long as
+        they hold NDArrays or Symbols but not both.
+
+        Raises
+        ------
+        ValueError
+            For inputs mixing NDArrays and Symbols, holding neither, or, hybridized, on
+            several contexts or holding other values than arrays and None.
+        """
+        if not args and isinstance(x, NDArray):          # net(x), the common call
+            if self._active and not _IMPERATIVE_ONLY.active:
+                return self._call_cached_graph((x,))
+            return self._forward_imperative(x, args)
+        has_symbol, contexts = input_kinds((x,) + args)
+        if has_symbol:
             return self._forward_symbolic(x, args)
         if self._active and not _IMPERATIVE_ONLY.active:
+            if len(contexts) > 1:
+                raise ValueError('Find multiple contexts in the input, After hybridized, the '
+                                 'HybridBlock only supports one input context. Find all '
+                                 'contexts = %s' % (contexts,))
             return self._call_cached_graph((x,) + args)
         return self._forward_imperative(x, args)
 
     def _forward_imperative(self, x, args):
-        ctx = x.context
+        ctx = x.context if isinstance(x, NDArray) else first_context(_flatten((x,) + args)[0])
         try:
             params = {key: p.data(ctx) for key, p in self._reg_params.items()}
         except DeferredInitializationError:
@@ -659,7 +703,7 @@ class HybridBlock(Block):
         gets its shape from shape inference over the block's whole traced graph instead,
         which runs backwards from the other operators, as in MXNet.
         """
-        ctx = x.context
+        ctx = x.context if isinstance(x, NDArray) else first_context(_flatten((x,) + args)[0])
         params = {}
         for key, param in self._reg_params.items():
             if param._data is None and param._deferred_init and shape_is_known(param.shape):
@@ -674,9 +718,6 @@ class HybridBlock(Block):
             return self._forward_imperative(x, args)
 
     def _forward_symbolic(self, x, args):
-        assert isinstance(x, Symbol), (
-            'HybridBlock requires the first argument to forward be either Symbol or NDArray, '
-            'but got %s' % type(x))
         params = {key: p.var() for key, p in self._reg_params.items()}
         try:
             with self.name_scope():
@@ -694,14 +735,14 @@ class HybridBlock(Block):
     # ------------------------------------------------------------ graphs
     def _call_cached_graph(self, args):
         """Run the graph traced for the structure of ``args`` (tracing it the first time)."""
-        if len(args) == 1:              # net(x), the common call: nothing to flatten
+        if len(args) == 1 and isinstance(args[0], NDArray):   # net(x): nothing to flatten
             flat, fmt, ctx = list(args), _ONE_INPUT, args[0]._ctx
         else:
-            flat, fmt = flatten(args)
+            flat, fmt = flatten(args, strict=True)
             ctx = first_context(flat)
         graph = self._cached_graphs.get(fmt)
         if graph is None:
-            graph = self._trace(flat, fmt)
+            graph = cached_for_format(self._cached_graphs, fmt) or self._trace(flat, fmt)
         run = graph if self._op_hook is None else functools.partial(graph.run_monitored, callback=self._op_hook[0],
                                                                      monitor_all=self._op_hook[1])
         try:

@@ -48,6 +48,9 @@ def _symbol_dtype(variable):
     return np_dtype(TORCH_OF_TYPE_FLAG[int(variable.attr('__dtype__'))])
 
 
+_ROW_SPARSE_FLAG = '1'      # a variable's __storage_type__ attribute for stype='row_sparse'
+
+
 class SymbolBlock(HybridBlock):
     """A HybridBlock computing ``outputs`` from the variables ``inputs``.
 
@@ -79,6 +82,11 @@ class SymbolBlock(HybridBlock):
                 'Input symbols must be variable, but %s is an output of operators' % str(sym)
         flat_out, out_fmt = flatten(outputs)
         graph_out = _symbol.Group(flat_out)
+        for node in graph_out.get_internals():
+            # As MXNet: a SymbolBlock's parameters are dense.
+            assert node.attr('__storage_type__') != _ROW_SPARSE_FLAG, \
+                "SymbolBlock doesn't support Parameter '%s' because its storage type is " \
+                "'row_sparse'." % node.name
         self._create_params(variables, graph_out)
         self._symbol_graph = CachedGraph(self, variables, graph_out, out_fmt)
         self._clear_cached_graphs()

@@ -204,7 +204,7 @@ class DistAsyncKVStore(GroupMember, KVStore):
         """Copy the servers' current value(s) into ``out``."""
         if out is None:
             raise MXNetError('kvstore.pull: out is required (the arrays to copy the values into)')
-        pairs = self._pairs(key, out, 'pull')
+        pairs = self._pullable(self._pairs(key, out, 'pull'), ignore_sparse)
         self._check(pairs, 'pull')
         with torch.no_grad():
             for (_, outs), v in zip(pairs, self._fetch(pairs, 'pull')):
@@ -218,10 +218,8 @@ class DistAsyncKVStore(GroupMember, KVStore):
             raise MXNetError('kvstore.row_sparse_pull: out and row_ids are required')
         pairs = self._pairs(key, out, 'row_sparse_pull')
         self._check(pairs, 'row_sparse_pull')
+        ids = self._row_ids_per_output(pairs, row_ids)
         stored = [_new(v, cpu(0)) for v in self._fetch(pairs, 'row_sparse_pull')]
-        ids = row_ids if isinstance(row_ids, (list, tuple)) else [row_ids]
-        outs = [o for _, arrays in pairs for o in arrays]
-        ids = ids * len(outs) if len(ids) == 1 else ids
         with torch.no_grad():
             self._pull_rows(pairs, stored, iter(ids))
 

@@ -44,6 +44,7 @@ class KVStore(KVStoreBase):
     values kept (:meth:`_home_of`).
     """
     kind = 'local'
+    _type_name = None               # the name given to create(), when it differs from kind
 
     def __init__(self):
         self._store = {}
@@ -55,8 +56,9 @@ class KVStore(KVStoreBase):
     # ----------------------------------------------------------- properties
     @property
     def type(self):
-        """The kind of store: 'local', 'device' or 'nccl'."""
-        return self.kind
+        """The store's type as created: 'local', 'device', 'nccl' or the MXNet spelling given
+        to :func:`create` ('local_allreduce_cpu'...)."""
+        return self._type_name or self.kind
 
     @property
     def rank(self):
@@ -175,10 +177,19 @@ class KVStore(KVStoreBase):
         on any contexts)."""
         if out is None:
             raise MXNetError('kvstore.pull: out is required (the arrays to copy the values into)')
-        pairs = self._pairs(key, out, 'pull')
+        pairs = self._pullable(self._pairs(key, out, 'pull'), ignore_sparse)
         stored = self._check_shapes(pairs, 'pull')
         for (_, outs), value in zip(pairs, stored):
             self._broadcast_to(value, outs)
+
+    @staticmethod
+    def _pullable(pairs, ignore_sparse):
+        """``pairs`` without the sparse outputs when ``ignore_sparse`` (MXNet leaves those
+        as they are: sparse values are pulled with ``row_sparse_pull``)."""
+        if not ignore_sparse:
+            return pairs
+        dense = [(k, [o for o in outs if o.stype == 'default']) for k, outs in pairs]
+        return [(k, outs) for k, outs in dense if outs]
 
     @autograd.untracked
     def pushpull(self, key, value, out=None, priority=0):
@@ -207,15 +218,32 @@ class KVStore(KVStoreBase):
             raise MXNetError('kvstore.row_sparse_pull: out and row_ids are required')
         pairs = self._pairs(key, out, 'row_sparse_pull')
         stored = self._check_shapes(pairs, 'row_sparse_pull')
-        ids = row_ids if isinstance(row_ids, (list, tuple)) else [row_ids]
-        outs = [o for _, arrays in pairs for o in arrays]
-        if len(ids) == 1:
-            ids = ids * len(outs)
-        if len(ids) != len(outs):
-            raise MXNetError('kvstore.row_sparse_pull: %d row_ids for %d outputs' % (len(ids), len(outs)))
-        rows = iter(ids)
+        rows = iter(self._row_ids_per_output(pairs, row_ids))
         with torch.no_grad():      # out may be a Parameter's array read inside autograd.record()
             self._pull_rows(pairs, stored, rows)
+
+    @staticmethod
+    def _row_ids_per_output(pairs, row_ids):
+        """The row ids of each output of ``pairs``, in order, from ``row_ids``: one array
+        for all, or nested like ``out`` (per key an array, or a list per device), after
+        checking that every output is row_sparse."""
+        outs = [(k, o) for k, arrays in pairs for o in arrays]
+        for k, o in outs:
+            if o.stype != 'row_sparse':
+                raise MXNetError("kvstore.row_sparse_pull: key %r: out must be row_sparse, got "
+                                 "stype '%s'" % (k, o.stype))
+        if not isinstance(row_ids, (list, tuple)):
+            return [row_ids] * len(outs)
+        if len(pairs) > 1 and len(row_ids) == len(pairs):
+            ids = [i for (_, arrays), per_key in zip(pairs, row_ids)
+                   for i in (per_key if isinstance(per_key, (list, tuple))
+                             else [per_key] * len(arrays))]
+        else:
+            ids = list(row_ids) * (len(outs) if len(row_ids) == 1 else 1)
+        if len(ids) != len(outs) or not all(isinstance(i, NDArray) for i in ids):
+            raise MXNetError('kvstore.row_sparse_pull: row_ids must give one NDArray per output '
+                             '(%d outputs), got %r' % (len(outs), row_ids))
+        return ids
 
     @staticmethod
     def _pull_rows(pairs, stored, rows):
@@ -406,4 +434,6 @@ def create_local(name='local'):
             raise MXNetError("unknown kvstore type '%s'; expected one of %s, a distributed type (dist_sync, "
                              "dist_device_sync, dist_async, horovod, byteps) or a registered one"
                              % (name, ', '.join(sorted(_KINDS))))
-    return _KINDS[kind]()
+    store = _KINDS[kind]()
+    store._type_name = name         # MXNet reports the name it was created with
+    return store

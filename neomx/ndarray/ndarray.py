@@ -12,6 +12,7 @@ from .. import _int_grad, autograd
 from .._division import divide, divide_, mod, mod_
 from ..base import MXNetError, np_dtype, numpy_dtype, torch_dtype
 from ..context import Context, as_context, current_context
+from ..util import is_np_shape
 
 _run_untracked = autograd.run_untracked
 _INT_LIVE = _int_grad.LIVE
@@ -486,6 +487,26 @@ class NDArray:
             return _new(_run_untracked(_getitem, t, key), self._ctx)
         return _new(_getitem(t, key), self._ctx)
 
+    @staticmethod
+    def _basic_indexing_slice_is_contiguous(slc_key, shape):
+        """Whether slicing an array of ``shape`` with ``slc_key`` (one ``slice`` per axis)
+        selects a contiguous block: MXNet's rule for when basic indexing returns a view.
+
+        Going from the last axis to the first, once an axis is cut to a proper subset every
+        axis before it must keep at most one element; an axis keeping several elements
+        must have step 1. A selection of at most one element is contiguous.
+        """
+        assert len(slc_key) == len(shape)
+        counts = [len(range(*slc.indices(n))) for slc, n in zip(slc_key, shape)]
+        if 0 in counts or int(np.prod(counts)) <= 1:
+            return True
+        cut = False
+        for slc, n, count in zip(reversed(slc_key), reversed(shape), reversed(counts)):
+            if count > 1 and (cut or slc.indices(n)[2] != 1):
+                return False
+            cut = cut or count < n
+        return True
+
     def __setitem__(self, key, value):
         """Write ``value`` (NDArray, numpy, list or scalar; broadcast to the indexed region and
         cast to this array's dtype) into the region ``key`` selects."""
@@ -723,6 +744,18 @@ def _shape_tuple(shape, function):
     return tuple(int(d) for d in dims)
 
 
+def _known_shape(shape, function, zero_dims_unknown=True):
+    """``shape`` as a tuple, refused as MXNet's legacy shape semantics do outside
+    ``mx.np_shape()``: there ``()`` and (unless ``zero_dims_unknown`` is off) a 0 size
+    mean "unknown", which a creation operator cannot infer."""
+    dims = _shape_tuple(shape, function)
+    if not is_np_shape() and (not dims or (zero_dims_unknown and 0 in dims)):
+        raise MXNetError('%s: cannot create an array of shape %s: outside mx.np_shape(), () and '
+                         'zero sizes mean an unknown shape (use mx.np_shape() for zero-size and '
+                         'scalar arrays)' % (function, dims))
+    return dims
+
+
 def empty(shape, ctx=None, dtype=None):
     ctx = _ctx_or_default(ctx)
     return _new(torch.empty(_shape_tuple(shape, 'empty'), dtype=torch_dtype(dtype), device=ctx.torch_device), ctx)
@@ -739,19 +772,20 @@ def _into(arr, out):
 def zeros(shape, ctx=None, dtype=None, out=None, stype=None, **kwargs):
     ctx = _ctx_or_default(ctx)
     if stype not in (None, 'default'):
+        _known_shape(shape, 'zeros')
         from .sparse_arrays import zeros as sparse_zeros
         return _into(sparse_zeros(stype, shape, ctx=ctx, dtype=dtype), out)
-    return _into(_new(torch.zeros(_shape_tuple(shape, 'zeros'), dtype=torch_dtype(dtype), device=ctx.torch_device), ctx), out)
+    return _into(_new(torch.zeros(_known_shape(shape, 'zeros'), dtype=torch_dtype(dtype), device=ctx.torch_device), ctx), out)
 
 
 def ones(shape, ctx=None, dtype=None, out=None, **kwargs):
     ctx = _ctx_or_default(ctx)
-    return _into(_new(torch.ones(_shape_tuple(shape, 'ones'), dtype=torch_dtype(dtype), device=ctx.torch_device), ctx), out)
+    return _into(_new(torch.ones(_known_shape(shape, 'ones'), dtype=torch_dtype(dtype), device=ctx.torch_device), ctx), out)
 
 
 def full(shape, val, ctx=None, dtype=None, out=None):
     ctx = _ctx_or_default(ctx)
-    arr = _new(torch.full(_shape_tuple(shape, 'full'), val, dtype=torch_dtype(dtype), device=ctx.torch_device), ctx)
+    arr = _new(torch.full(_known_shape(shape, 'full', zero_dims_unknown=False), val, dtype=torch_dtype(dtype), device=ctx.torch_device), ctx)
     if out is not None:
         out[:] = arr
         return out

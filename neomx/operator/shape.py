@@ -467,10 +467,13 @@ def broadcast_to(data, shape):
           attrs=[('lhs_axes', OPT_SHAPE, None), ('rhs_axes', OPT_SHAPE, None)])
 def broadcast_like(lhs, rhs, lhs_axes, rhs_axes):
     """Broadcast ``lhs`` to the shape of ``rhs``, or only its ``lhs_axes`` to the sizes of
-    ``rhs_axes`` of ``rhs``."""
-    if lhs_axes is None and rhs_axes is None:
+    ``rhs_axes`` of ``rhs`` (both given, non-empty; with one missing the whole shape, as
+    MXNet)."""
+    if lhs_axes is None or rhs_axes is None:
         return _broadcast('broadcast_like', lhs, tuple(rhs.shape))
-    check(lhs_axes is not None and rhs_axes is not None and len(lhs_axes) == len(rhs_axes),
+    check(len(lhs_axes) > 0 and len(rhs_axes) > 0, 'broadcast_like',
+          'empty axes tuple is not allowed (lhs_axes %s, rhs_axes %s)', lhs_axes, rhs_axes)
+    check(len(lhs_axes) == len(rhs_axes),
           'broadcast_like', 'lhs_axes %s and rhs_axes %s must have the same length', lhs_axes, rhs_axes)
     target = list(lhs.shape)
     for la, ra in zip(lhs_axes, rhs_axes):

@@ -21,6 +21,7 @@ import re
 
 from ..base import MXNetError
 from ..operator.registry import variadic_name
+from ..operator.unnamed_inputs import monitor_input_names
 from .mirroring import mirror_segments, recompute
 
 __all__ = ['generate', 'check_source']
@@ -101,8 +102,8 @@ class _Generator:
         node, lines = call.node, []
         op = self.constant(node.op.encode())
         if self.monitor == 'all':
-            names = (node.spec.inputs if not node.spec.variadic
-                     else [variadic_name(i) for i in range(len(call.args))])
+            names = monitor_input_names(node.spec, node.spec.inputs if not node.spec.variadic
+                                        else [variadic_name(i) for i in range(len(call.args))])
             for name, arg in zip(names, call.args):
                 if arg is not None:
                     label = self.constant(('%s_%s' % (node.name, name)).encode())

@@ -53,7 +53,7 @@ kv._barrier()
 big = mx.nd.zeros((301,))
 kv.pull('big', out=big)
 assert (big.asnumpy() == np.arange(301) - n * (n + 1) / 2).all(), big     # sgd, learning rate 1
-rows = mx.nd.zeros((301,))
+rows = mx.nd.zeros((301,)).tostype('row_sparse')
 kv.row_sparse_pull('big', out=rows, row_ids=mx.nd.array([300]))
 assert rows.asnumpy()[300] == big.asnumpy()[300] and rows.asnumpy()[:300].sum() == 0
 try:

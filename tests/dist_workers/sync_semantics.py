@@ -41,7 +41,7 @@ for i, o in enumerate(outs):
 b = mx.nd.zeros((3, 2))
 kv.broadcast('b', mx.nd.array(np.arange(6).reshape(3, 2) + 10 * rank), out=b)
 assert (b.asnumpy() == np.arange(6).reshape(3, 2)).all()
-rows = mx.nd.zeros((3, 2))
+rows = mx.nd.zeros((3, 2)).tostype('row_sparse')
 kv.row_sparse_pull('b', out=rows, row_ids=mx.nd.array([2]))
 assert (rows.asnumpy() == [[0, 0], [0, 0], [4, 5]]).all()
 kv._barrier()

@@ -61,6 +61,7 @@ class _RNNLayer(HybridBlock):
         self._use_sequence_length = use_sequence_length
         self._gates = _GATES[mode]
         self._structural_names = {}     # parameter attribute -> key in save_parameters files
+        self._initializers = initializers
         self._register_params(initializers)
         self._flat_order = ([key for key in self._reg_params if key.endswith('weight')] +
                             [key for key in self._reg_params if key.endswith('bias')])
@@ -87,6 +88,37 @@ class _RNNLayer(HybridBlock):
         # MXNet saves fused layers under the names of the equivalent stack of cells.
         cell = '%s_cell.' % direction if self._dir == 2 else ''
         self._structural_names[key] = '_unfused.%d.%s%s' % (layer, cell, kind)
+
+    def _unfuse(self):
+        """The equivalent stack of recurrent cells (per layer an ``l<i>_`` cell, or a
+        BidirectionalCell of ``l<i>_`` and ``r<i>_`` cells, with DropoutCells between
+        layers), sharing this layer's parameters: what MXNet runs the layer as on CPUs
+        and the names ``save_parameters`` writes."""
+        assert not self._projection_size, "_unfuse does not support projection layer yet!"
+        assert self._state_clip[0] is None and self._state_clip[1] is None, \
+            "_unfuse does not support state clipping yet!"
+        from . import rnn_cell
+        init = self._initializers
+        options = {'i2h_weight_initializer': init['i2h_weight'],
+                   'h2h_weight_initializer': init['h2h_weight'],
+                   'i2h_bias_initializer': init['i2h_bias'],
+                   'h2h_bias_initializer': init['h2h_bias']}
+        if self._mode.startswith('rnn_'):
+            options['activation'] = self._mode[len('rnn_'):]
+        make_cell = {'rnn_relu': rnn_cell.RNNCell, 'rnn_tanh': rnn_cell.RNNCell,
+                     'lstm': rnn_cell.LSTMCell, 'gru': rnn_cell.GRUCell}[self._mode]
+        stack = rnn_cell.HybridSequentialRNNCell(prefix=self.prefix, params=self.params)
+        with stack.name_scope():
+            input_size = self._input_size
+            for layer in range(self._num_layers):
+                cells = [make_cell(self._hidden_size, input_size=input_size,
+                                   prefix='%s%d_' % (direction, layer), **options)
+                         for direction in 'lr'[:self._dir]]
+                stack.add(cells[0] if self._dir == 1 else rnn_cell.BidirectionalCell(*cells))
+                if self._dropout > 0 and layer != self._num_layers - 1:
+                    stack.add(rnn_cell.DropoutCell(self._dropout))
+                input_size = self._hidden_size * self._dir
+        return stack
 
     def _collect_params_with_prefix(self, prefix=''):
         prefix = prefix + '.' if prefix else ''
