@@ -176,8 +176,32 @@ def convolution(data, weight, bias, kernel, stride, dilate, pad, num_filter, num
     _check_filter_inputs('Convolution', data, weight,
                          _conv_weight_shape(data.shape, num_filter, num_group, kernel, layout), kernel)
     stride, dilate, pad = _conv_geometry('Convolution', kernel, stride, dilate, pad)
+    if num_group == 1 and layout not in _CHANNEL_LAST and all(n == 1 for n in data.shape[2:]):
+        taps = _single_taps(kernel, stride, dilate, pad)
+        if taps is not None:
+            return _single_tap_convolution(data, weight, None if no_bias else bias, taps)
     return _run_filter(_CONV[len(kernel)], layout, data, weight, None if no_bias else bias, stride, pad,
                        dilate, num_group)
+
+
+def _single_taps(kernel, stride, dilate, pad):
+    """For a 1-pixel input giving a 1-pixel output: the kernel position that meets the input
+    in each dimension (the others only see padding), else None."""
+    taps = []
+    for k, s, d, p in zip(kernel, stride, dilate, pad):
+        if not 0 <= 2 * p - d * (k - 1) < s or p % d or p // d >= k:
+            return None
+        taps.append(p // d)
+    return tuple(taps)
+
+
+def _single_tap_convolution(data, weight, bias, taps):
+    """The convolution of 1-pixel inputs where one kernel position meets the input: a dense
+    layer with that position's filters. oneDNN pads such inputs to the kernel's size, at 10-30
+    times the cost (ResNets on small images reach 1x1 in their last stage); the gradient of
+    the other positions is zero either way."""
+    out = F.linear(data.flatten(1), weight[(slice(None), slice(None)) + taps], bias)
+    return out.reshape(out.shape + (1,) * len(taps))
 
 
 def _pad_for_target(in_sizes, kernel, stride, dilate, target_shape):
@@ -313,8 +337,34 @@ def _native_pool(data, kernel, stride, pad, pool_type, convention, global_pool, 
     if any(2 * p > k for p, k in zip(pad, kernel)):
         return None
     if pool_type == 'max':
-        return _MAX_POOL[len(kernel)](data, kernel, stride, pad)
+        return _MAX_POOL[len(kernel)](_pooling_layout(data), kernel, stride, pad)
     return _AVG_POOL[len(kernel)](data, kernel, stride, pad, count_include_pad=include_pad)
+
+
+class _ChannelsLast(torch.autograd.Function):
+    """``x.contiguous(memory_format=torch.channels_last)`` whose gradient comes back in
+    ``x``'s own (contiguous) layout: element-wise backward functions of the ops before it
+    (relu's) run many times slower on operands of mixed layouts."""
+
+    @staticmethod
+    def forward(ctx, x):  # pylint: disable=arguments-differ
+        return x.contiguous(memory_format=torch.channels_last)
+
+    @staticmethod
+    def backward(ctx, grad):  # pylint: disable=arguments-differ
+        return grad.contiguous()
+
+
+def _pooling_layout(data):
+    """``data`` channels-last where torch's max pooling is much faster so (2-D on CPUs:
+    its channels-first kernel takes ten times as long at one thread, more than the copy);
+    the output keeps that layout (same values), which later convolutions take as it is."""
+    if (data.dim() == 4 and data.device.type == 'cpu' and data.shape[1] > 1
+            and not data.is_contiguous(memory_format=torch.channels_last)):
+        if data.requires_grad and data.is_contiguous():
+            return _ChannelsLast.apply(data)
+        return data.contiguous(memory_format=torch.channels_last)
+    return data
 
 
 def _check_pooling(data, kernel, pad, pool_type, p_value, convention):
