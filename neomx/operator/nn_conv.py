@@ -12,6 +12,7 @@ import math
 import torch
 import torch.nn.functional as F
 
+from ._layout import as_layout
 from .elemwise import _round_half_away
 from .dtype_rules import DTypeRule
 from .registry import (BOOL, DTYPE, FLOAT, INT, OPT_BOOL, OPT_FLOAT, OPT_INT, SHAPE, Attr, check, choice,
@@ -176,12 +177,22 @@ def convolution(data, weight, bias, kernel, stride, dilate, pad, num_filter, num
     _check_filter_inputs('Convolution', data, weight,
                          _conv_weight_shape(data.shape, num_filter, num_group, kernel, layout), kernel)
     stride, dilate, pad = _conv_geometry('Convolution', kernel, stride, dilate, pad)
-    if num_group == 1 and layout not in _CHANNEL_LAST and all(n == 1 for n in data.shape[2:]):
-        taps = _single_taps(kernel, stride, dilate, pad)
-        if taps is not None:
-            return _single_tap_convolution(data, weight, None if no_bias else bias, taps)
+    if layout not in _CHANNEL_LAST and data.device.type == 'cpu':
+        if num_group == 1 and all(n == 1 for n in data.shape[2:]):
+            taps = _single_taps(kernel, stride, dilate, pad)
+            if taps is not None:
+                return _single_tap_convolution(data, weight, None if no_bias else bias, taps)
+        if data.dim() == 4 and data.shape[2] * data.shape[3] <= _FEW_PIXELS:
+            data = as_layout(data, torch.contiguous_format)
     return _run_filter(_CONV[len(kernel)], layout, data, weight, None if no_bias else bias, stride, pad,
                        dilate, num_group)
+
+
+# Up to this many pixels per channel, oneDNN's channels-first convolutions (backward most)
+# beat its channels-last ones on CPUs (measured on ResNet-18's layers: 10-40% at 2x2), and
+# their filter gradients need no copy into the parameters' layout: channels-last inputs
+# (from max pooling) are copied back first.
+_FEW_PIXELS = 16
 
 
 def _single_taps(kernel, stride, dilate, pad):
@@ -200,7 +211,11 @@ def _single_tap_convolution(data, weight, bias, taps):
     layer with that position's filters. oneDNN pads such inputs to the kernel's size, at 10-30
     times the cost (ResNets on small images reach 1x1 in their last stage); the gradient of
     the other positions is zero either way."""
-    out = F.linear(data.flatten(1), weight[(slice(None), slice(None)) + taps], bias)
+    position = 0
+    for tap, size in zip(taps, weight.shape[2:]):
+        position = position * size + tap
+    # one select on the flattened kernel: its gradient is one zero-filled filter array
+    out = F.linear(data.flatten(1), weight.flatten(2)[:, :, position], bias)
     return out.reshape(out.shape + (1,) * len(taps))
 
 
@@ -341,29 +356,12 @@ def _native_pool(data, kernel, stride, pad, pool_type, convention, global_pool, 
     return _AVG_POOL[len(kernel)](data, kernel, stride, pad, count_include_pad=include_pad)
 
 
-class _ChannelsLast(torch.autograd.Function):
-    """``x.contiguous(memory_format=torch.channels_last)`` whose gradient comes back in
-    ``x``'s own (contiguous) layout: element-wise backward functions of the ops before it
-    (relu's) run many times slower on operands of mixed layouts."""
-
-    @staticmethod
-    def forward(ctx, x):  # pylint: disable=arguments-differ
-        return x.contiguous(memory_format=torch.channels_last)
-
-    @staticmethod
-    def backward(ctx, grad):  # pylint: disable=arguments-differ
-        return grad.contiguous()
-
-
 def _pooling_layout(data):
     """``data`` channels-last where torch's max pooling is much faster so (2-D on CPUs:
     its channels-first kernel takes ten times as long at one thread, more than the copy);
     the output keeps that layout (same values), which later convolutions take as it is."""
-    if (data.dim() == 4 and data.device.type == 'cpu' and data.shape[1] > 1
-            and not data.is_contiguous(memory_format=torch.channels_last)):
-        if data.requires_grad and data.is_contiguous():
-            return _ChannelsLast.apply(data)
-        return data.contiguous(memory_format=torch.channels_last)
+    if data.dim() == 4 and data.device.type == 'cpu' and data.shape[1] > 1:
+        return as_layout(data, torch.channels_last)
     return data
 
 
