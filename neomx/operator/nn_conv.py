@@ -177,12 +177,12 @@ def convolution(data, weight, bias, kernel, stride, dilate, pad, num_filter, num
     _check_filter_inputs('Convolution', data, weight,
                          _conv_weight_shape(data.shape, num_filter, num_group, kernel, layout), kernel)
     stride, dilate, pad = _conv_geometry('Convolution', kernel, stride, dilate, pad)
-    if layout not in _CHANNEL_LAST and data.device.type == 'cpu':
-        if num_group == 1 and all(n == 1 for n in data.shape[2:]):
-            taps = _single_taps(kernel, stride, dilate, pad)
-            if taps is not None:
-                return _single_tap_convolution(data, weight, None if no_bias else bias, taps)
-        if data.dim() == 4 and data.shape[2] * data.shape[3] <= _FEW_PIXELS:
+    pixels = data.shape[2:].numel()
+    if pixels <= _FEW_PIXELS and layout not in _CHANNEL_LAST and data.device.type == 'cpu':
+        taps = _single_taps(kernel, stride, dilate, pad) if pixels == 1 and num_group == 1 else None
+        if taps is not None:
+            return _single_tap_convolution(data, weight, None if no_bias else bias, taps)
+        if data.dim() == 4:
             data = as_layout(data, torch.contiguous_format)
     return _run_filter(_CONV[len(kernel)], layout, data, weight, None if no_bias else bias, stride, pad,
                        dilate, num_group)
