@@ -11,9 +11,11 @@ The Symbol does not depend on shapes, dtypes or training mode (operators read
 ``autograd.is_training()`` when they run), so neither does the cache; only the nesting of
 the inputs (and which are None) selects a graph.
 
-Each bound graph has two compiled forms: the graph as traced, and an inference form
-rewritten by :mod:`neomx.symbol.passes` (convolutions fused with BatchNorm, sums and relu), run for calls
-outside ``autograd.record()`` in predict mode. ``hybridize`` flags choose how both run:
+Each bound graph has two compiled forms: the graph as traced (on CPUs with the default
+backend, rewritten by :mod:`neomx.symbol.training_passes`: max pooling before relu, layouts
+for torch's kernels), and an inference form rewritten by :mod:`neomx.symbol.passes`
+(convolutions fused with BatchNorm, sums and relu), run for calls outside
+``autograd.record()`` in predict mode. ``hybridize`` flags choose how both run:
 
 * ``backend='inductor'`` (with ``backend_opts``, keyword arguments of ``torch.compile``):
   ``torch.compile(backend='inductor', dynamic=False)``, one compilation per autograd mode
@@ -43,6 +45,7 @@ from ..symbol import Group, Symbol, var
 from ..symbol.graph import compiled, open_shape_nodes, resolve_open_shapes
 from . import parameter as _parameter
 from ..symbol.passes import INFERENCE_PASSES, version_stamp
+from ..symbol.training_passes import TRAINING_PASSES
 from .parameter import shape_is_known
 
 __all__ = ['flatten', 'regroup', 'trace', 'CachedGraph', 'input_kinds', 'cached_for_format']
@@ -218,6 +221,7 @@ class CachedGraph:
         self.out_fmt = out_fmt
         self._static_alloc = bool(flags.get('static_alloc'))
         self._mirror = flags.get('mirror')
+        self._backend = backend
         self.runner = graph_runner(backend, self._static_alloc and bool(flags.get('static_shape')),
                                    flags.get('backend_opts'))
         used = set(symbol.list_inputs())
@@ -316,7 +320,10 @@ class CachedGraph:
         """The (training, inference) runners of the graph for these inputs and parameters."""
         num_data = len(self._data_positions)
         open_shapes = self._open_shapes(flat_args, arrays)
-        graph = compiled(self.symbol, ctx, self._input_names, mirror=self._mirror, open_shapes=open_shapes)
+        # compiled backends make their own rewrites; these are for torch's CPU kernels
+        passes = TRAINING_PASSES if self._backend is None and ctx.device_type == 'cpu' else ()
+        graph = compiled(self.symbol, ctx, self._input_names, passes=passes, mirror=self._mirror,
+                         open_shapes=open_shapes)
         run = infer = self.runner(graph, ctx, num_data)
         if run is graph:                    # compiled backends make their own inference rewrites
             inference = compiled(self.symbol, ctx, self._input_names, passes=INFERENCE_PASSES,

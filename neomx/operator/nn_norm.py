@@ -61,6 +61,12 @@ def _batch_moments(data):
     return mean, var
 
 
+def _moments_of_normalisation(mean, inv_std, eps):
+    """The batch (mean, biased variance) from the statistics BatchNorm normalised with:
+    ``var = 1 / inv_std ** 2 - eps``, in float64 (saves another pass over the data)."""
+    return mean, inv_std.double().pow(-2).sub_(eps)
+
+
 def _update_moving_stats_in_backward(out, batch_stats, moving_mean, moving_var, momentum):
     """Fold batch statistics into the moving ones when backward reaches ``out``.
 
@@ -81,9 +87,9 @@ def _batch_norm_channels_first(data, gamma, beta, moving_mean, moving_var, eps, 
     if use_batch_stats:
         out, mean, inv_std = torch.native_batch_norm(data, gamma, beta, None, None, True, 0.0, eps)
         if out.requires_grad:
-            batch = data.detach()
-            _update_moving_stats_in_backward(out, lambda: _batch_moments(batch), moving_mean,
-                                             moving_var, momentum)
+            stats = mean.detach(), inv_std.detach()
+            _update_moving_stats_in_backward(out, lambda: _moments_of_normalisation(*stats, eps),
+                                             moving_mean, moving_var, momentum)
         return out, mean, inv_std
     if data.requires_grad and not use_global_stats:
         out = _moving_stats_norm_as_if_batch(data, gamma, beta, moving_mean, moving_var, eps)

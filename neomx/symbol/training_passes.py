@@ -1,0 +1,121 @@
+"""Graph rewrites for training on CPUs: the same values and gradients, cheaper kernels.
+
+Hybridized blocks run their graph through these passes (default backend, CPU contexts)
+for every call but predict-mode inference outside ``autograd.record()``, which runs the
+inference rewrites of :mod:`neomx.symbol.passes`. Each rewrite is exact in every mode
+(recorded or not, training or predict mode):
+
+* :func:`pool_before_relu`: ``max-pool(relu(x))`` runs as ``relu(max-pool(x))``. relu is
+  monotone, so both give the same values, and the same gradient: both pass the output's
+  gradient to the window's (first) maximum where it is positive and nowhere else. relu
+  and its backward then touch the pooled array, a quarter of the size or less.
+* :func:`channels_last_before_max_pool`: a 2-D convolution whose output only a max
+  pooling reads takes its data channels-last, so its output comes channels-last, the
+  layout torch's max pooling is fast on (see ``neomx.operator.nn_conv``), instead of
+  being copied there after the convolution. This pays where the data has no more channels
+  than the output (checked when it runs); a 1-channel image is channels-last as it is.
+"""
+
+from ..operator._layout import as_channels_last
+from .passes import _is_bound, _is_relu
+from .plan import Call, Plan
+
+__all__ = ['PoolThenRelu', 'ChannelsLastInput', 'pool_before_relu', 'channels_last_before_max_pool',
+           'TRAINING_PASSES']
+
+
+def _is_max_pool(call):
+    return call.node.op == 'Pooling' and call.node.params['pool_type'] == 'max'
+
+
+class PoolThenRelu:
+    """relu of a max pooling: the call replacing ``pooling(relu(x))``.
+
+    Parameters
+    ----------
+    pooling, relu : functools.partial
+        The bound Pooling and relu implementations.
+    """
+
+    def __init__(self, pooling, relu):
+        self.pooling, self.relu = pooling, relu
+
+    def __call__(self, data):
+        return self.relu(self.pooling(data))
+
+
+class ChannelsLastInput:
+    """A 2-D convolution run on channels-last data when the data has at most as many
+    channels as the output (the copy is then the cheaper one).
+
+    Parameters
+    ----------
+    convolution : functools.partial
+        The bound Convolution implementation.
+    """
+
+    def __init__(self, convolution):
+        self.convolution = convolution
+
+    def __call__(self, data, weight, *rest):
+        if data.dim() == 4 and data.device.type == 'cpu' and data.shape[1] <= weight.shape[0]:
+            data = as_channels_last(data)
+        return self.convolution(data, weight, *rest)
+
+
+def _sole_reads(plan):
+    """``{value name: the one call reading it}`` for values read once, by one call, and
+    through a single-output reference (no heads, no side outputs)."""
+    uses = plan.use_counts()
+    readers = {}
+    for call in plan.calls:
+        for arg in call.args:
+            if arg is not None and uses.get(arg[0]) == 1 and arg[1] is None:
+                readers[arg[0]] = call
+    return readers
+
+
+def pool_before_relu(plan):
+    """Swap each relu read by a max Pooling alone for a relu after it (see the module doc).
+
+    Returns
+    -------
+    Plan
+        ``plan`` itself when nothing applies.
+    """
+    readers = _sole_reads(plan)
+    swapped, dropped = {}, set()
+    for call in plan.calls:
+        reader = readers.get(call.out)
+        if (_is_relu(call) and reader is not None and _is_max_pool(reader) and _is_bound(call, reader)
+                and reader.args[0] == (call.out, None)):
+            swapped[reader.out] = Call(PoolThenRelu(reader.fn, call.fn), list(call.args), reader.out, reader.node)
+            dropped.add(call.out)
+    if not swapped:
+        return plan
+    return Plan(plan.inputs, [swapped.get(c.out, c) for c in plan.calls if c.out not in dropped], plan.heads)
+
+
+def channels_last_before_max_pool(plan):
+    """Give each 2-D channels-first Convolution read by a max Pooling alone (after
+    :func:`pool_before_relu`) channels-last data (see the module doc).
+
+    Returns
+    -------
+    Plan
+        ``plan`` itself when nothing applies.
+    """
+    readers = _sole_reads(plan)
+    changed = {}
+    for call in plan.calls:
+        reader = readers.get(call.out)
+        if (call.node.op == 'Convolution' and len(call.node.params['kernel']) == 2
+                and call.node.params['layout'] in (None, 'NCHW') and reader is not None
+                and (_is_max_pool(reader) or isinstance(reader.fn, PoolThenRelu)) and _is_bound(call)):
+            changed[call.out] = Call(ChannelsLastInput(call.fn), call.args, call.out, call.node)
+    if not changed:
+        return plan
+    return Plan(plan.inputs, [changed.get(c.out, c) for c in plan.calls], plan.heads)
+
+
+TRAINING_PASSES = (pool_before_relu, channels_last_before_max_pool)
