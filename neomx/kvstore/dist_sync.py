@@ -34,10 +34,15 @@ from .kvstore import KVStore
 __all__ = ['DistSyncKVStore']
 
 
-# A bucket on its way: its allreduce (``work``, None with one worker) sums ``sums`` (views of
-# its flat buffer) in place; then they update ``targets`` and are copied to ``stored`` (the
-# float16 values of float32 master targets).
-_InFlight = collections.namedtuple('_InFlight', ['what', 'keys', 'sums', 'targets', 'stored', 'work'])
+class _InFlight:
+    """A bucket on its way: its allreduce (``work``, None with one worker) sums ``sums`` (views
+    of its flat buffer) in place; then they update ``targets`` and are copied to ``stored``
+    (the float16 values of float32 master targets). Compared by identity."""
+    __slots__ = ('what', 'keys', 'sums', 'targets', 'stored', 'work')
+
+    def __init__(self, what, keys, sums, targets, stored, work):
+        self.what, self.keys, self.sums, self.targets, self.stored, self.work = \
+            what, keys, sums, targets, stored, work
 
 
 def _signature(what, pairs):
@@ -95,28 +100,58 @@ class DistSyncKVStore(GroupMember, KVStore):
         """Sum the values of each key over devices and workers, then update (or store the sum).
 
         The sums travel while this returns: a bucket's result is applied when a value of it
-        is read (pull, the next push, states, barrier), in push order on every worker."""
+        is read (pull, the next push of its keys, states, barrier), in push order on every worker."""
         pairs = self._pairs(key, value, 'push')
         stored = self._check_shapes(pairs, 'push')
         self._comm.agree('push', _signature('push', pairs))
-        self._settle()
+        self._push_pairs(pairs, stored)
+
+    def _agree_push(self, keys, values):
+        """Check that every worker is about to push ``keys`` with ``values``' shapes and dtypes
+        (MXNetError otherwise); :meth:`_push_agreed` then pushes them, or parts of them."""
+        self._comm.agree('push', _signature('push', self._pairs(keys, values, 'push')))
+
+    @autograd.untracked
+    def _push_agreed(self, keys, values):
+        """``push`` without the check that the workers agree (done by :meth:`_agree_push`): the
+        buckets started, for :meth:`_discard`."""
+        pairs = self._pairs(keys, values, 'push')
+        return self._push_pairs(pairs, self._check_shapes(pairs, 'push'))
+
+    def _push_pairs(self, pairs, stored):
+        self._settle_keys({k for k, _ in pairs})
         targets = [self._update_target(k, s) for (k, _), s in zip(pairs, stored)]
         what = 'push of key(s) %s' % _key_list(pairs)
         if self._compression is not None:
             sums = self._compressed_sums(what, pairs, targets)
             self._finish(_InFlight(what, [k for k, _ in pairs], sums, targets, stored, None))
-            return
-        self._pending.extend(self._started(what, pairs, targets, stored))
+            return []
+        started = list(self._started(what, pairs, targets, stored))
+        self._pending.extend(started)
         if self._updater is not None and not isinstance(self._updater, Updater):
             self._settle()      # a user's updater: its errors surface at the push, as on one machine
+        return started
 
-    def _settle(self, until=None):
-        """Apply the pushes in flight, in push order (up to the bucket holding key ``until``)."""
+    def _settle_keys(self, keys):
+        """Apply the pushes in flight up to the last one holding one of ``keys`` (in push order)."""
+        last = None
+        for i, bucket in enumerate(self._pending):
+            if not keys.isdisjoint(bucket.keys):
+                last = i
+        for _ in range(0 if last is None else last + 1):
+            self._finish(self._pending.popleft())
+
+    def _discard(self, buckets):
+        """Wait for the allreduces of ``buckets`` (from :meth:`_push_agreed`) and drop their sums."""
+        for bucket in buckets:
+            if bucket in self._pending:
+                self._pending.remove(bucket)
+                self._comm.wait(bucket.what, bucket.work)
+
+    def _settle(self):
+        """Apply the pushes in flight, in push order."""
         while self._pending:
-            bucket = self._pending.popleft()
-            self._finish(bucket)
-            if until is not None and until in bucket.keys:
-                return
+            self._finish(self._pending.popleft())
 
     def _finish(self, bucket):
         self._comm.wait(bucket.what, bucket.work)
