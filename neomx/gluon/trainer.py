@@ -71,6 +71,7 @@ class Trainer:
         self._trained_version = None
         self._overlap = None
         self._overlap_for = None
+        self._overlap_layout = None
         self._init_optimizer(optimizer, optimizer_params or {})
 
     # ------------------------------------------------------------ optimizer
@@ -256,12 +257,18 @@ class Trainer:
 
     def _gradient_overlap(self, trained):
         """The :class:`GradientOverlap` of ``trained`` (None where pushes wait for the step)."""
-        if self._overlap_for is not trained:
+        if self._overlap_for is trained:
+            return self._overlap
+        # Rebuilt only when the gradients changed: the layout version also moves for other
+        # networks' parameters, maybe on some workers only, and a new plan is a collective.
+        layout = [(i, id(arrays[0]._grad) if len(arrays) == 1 else None) for i, _, arrays in trained]
+        if self._overlap is None or self._overlap_layout != layout:
             if self._overlap is not None:
                 self._overlap.detach()
             usable = self._distributed and can_overlap(self._kvstore, trained, self._compression_params)
             self._overlap = GradientOverlap(self._kvstore, trained) if usable else None
-            self._overlap_for = trained
+            self._overlap_layout = layout
+        self._overlap_for = trained
         return self._overlap
 
     def _allreduce_grads(self):

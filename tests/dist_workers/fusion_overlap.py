@@ -6,7 +6,8 @@
 * a pull of a subset of the keys while later buckets are in flight, then the rest;
 * Gluon training with the Trainer's pushes started from backward gives bit-identical weights
   to pushes at the step (``NEOMX_TRAINER_OVERLAP=0``), with ``update_on_kvstore`` True and
-  False, two backward passes before a step and a parameter without gradient.
+  False, two backward passes before a step, a parameter without gradient and another
+  network's parameters created on one worker only.
 """
 import os
 
@@ -71,6 +72,8 @@ def train(overlap, update_on_kvstore, steps=6):
             with autograd.record():
                 loss = loss_fn(net(x * (1 + _)), y)
             loss.backward()
+        if step == 3 and rank == 0:     # another network's parameters appear on one worker only
+            gluon.Parameter('other', shape=(2,)).initialize()
         started_in_backward += bool(trainer._overlap is not None and trainer._overlap._next > 0)
         trainer.step(8 * n, ignore_stale_grad=True)
     os.environ.pop('NEOMX_TRAINER_OVERLAP')
