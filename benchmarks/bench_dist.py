@@ -220,12 +220,15 @@ def _run_mxnet(case, num_servers=1, num_workers=2):
 
 _PUSH_PULL = 'dist_sync push+pull, ResNet-50 parameters (161 arrays, 25.6M f32), 2 workers'
 _LENET = 'LeNet training step under dist_sync, 2 workers, batch 64 each'
+_VS_MXNET = ('torch column: MXNet 1.9.1 dist_sync with ps-lite, 1 scheduler + 1 server + 2 workers on 127.0.0.1 '
+             '(DMLC_* by hand); comparison')
 
 
 def bench_push_pull():
     neomx_s, torch_s = _run_neomx('push_pull')
     return Result(_PUSH_PULL, neomx_s, torch_s, 1.2,
-                  'torch column: one torch.distributed.all_reduce (gloo) of a flat buffer of the same bytes')
+                  'torch column: one torch.distributed.all_reduce (gloo) of a flat buffer of the same bytes; '
+                  'best of %d interleaved rounds' % ROUNDS)
 
 
 def bench_lenet_step():
@@ -234,24 +237,18 @@ def bench_lenet_step():
                   'torch column: the same step in one process alone (neomx, batch 64, 1 thread)')
 
 
-def bench_push_pull_vs_mxnet():
-    neomx_s, _ = _run_neomx('push_pull')
-    mxnet_s, = _run_mxnet('push_pull')
-    return Result(_PUSH_PULL + ' vs MXNet 1.9.1 ps-lite', neomx_s, mxnet_s, 1.0,
-                  'torch column: MXNet 1.9.1 dist_sync with ps-lite, 1 scheduler + 1 server + 2 workers '
-                  'on 127.0.0.1 (DMLC_* by hand); comparison')
-
-
-def bench_lenet_vs_mxnet():
-    dist_s, _ = _run_neomx('lenet')
-    mxnet_s, = _run_mxnet('lenet')
-    return Result(_LENET + ' vs MXNet 1.9.1 ps-lite', dist_s, mxnet_s, 1.0,
-                  'torch column: MXNet 1.9.1 dist_sync with ps-lite, 1 scheduler + 1 server + 2 workers '
-                  'on 127.0.0.1 (DMLC_* by hand); comparison')
+def _against_mxnet(case, name):
+    def bench():
+        neomx_s = _run_neomx(case)[0]
+        mxnet_s, = _run_mxnet(case)
+        return Result(name + ' vs MXNet 1.9.1 ps-lite', neomx_s, mxnet_s, 1.0, _VS_MXNET)
+    bench.__name__ = 'bench_%s_vs_mxnet' % case
+    return bench
 
 
 BENCHMARKS = [bench_push_pull, bench_lenet_step] + (
-    [bench_push_pull_vs_mxnet, bench_lenet_vs_mxnet] if os.path.exists(MXNET_PYTHON) else [])
+    [_against_mxnet('push_pull', _PUSH_PULL), _against_mxnet('lenet', _LENET)]
+    if os.path.exists(MXNET_PYTHON) else [])
 
 _WORKERS = {'push_pull': worker_push_pull, 'lenet': worker_lenet}
 
@@ -260,4 +257,6 @@ if __name__ == '__main__':
         _WORKERS[sys.argv[2]]()
     else:
         for bench in BENCHMARKS:
-            print(bench())
+            r = bench()
+            print('%s: neomx %.1f ms, other %.1f ms, ratio %.2f (target <= %.2f)'
+                  % (r.name, r.neomx_s * 1e3, r.torch_s * 1e3, r.ratio, r.target), flush=True)

@@ -212,6 +212,8 @@ def _make_hook(slot):
         else:
             buf._t.copy_(g)
         slot.fresh = True
+        if slot.ready is not None:
+            slot.ready()
     return hook
 
 

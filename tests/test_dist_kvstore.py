@@ -65,6 +65,12 @@ def test_dist_sync_semantics(tmp_path, kind):
     _all_ok(_workers(tmp_path, 'sync_semantics.py', 2, [kind]), 'sync')
 
 
+def test_fused_buckets_and_pushes_from_backward_are_exact(tmp_path):
+    """Bucketed sums equal unbucketed ones bit for bit; a Trainer whose pushes start from the
+    gradient hooks ends with the weights of one pushing at the step (see the worker)."""
+    _all_ok(_workers(tmp_path, 'fusion_overlap.py', 2), 'fusion')
+
+
 def test_dist_async_semantics(tmp_path):
     _all_ok(_workers(tmp_path, 'async_semantics.py', 2), 'async')
 

@@ -15,6 +15,7 @@ from ..optimizer import state_format
 from . import parameter
 from .parameter import Parameter, ParameterDict
 from .trainer_kvstore import choose_kvstore, follows_mxnet_table
+from .trainer_overlap import GradientOverlap, can_overlap
 
 __all__ = ['Trainer']
 
@@ -68,6 +69,9 @@ class Trainer:
         self._params_to_init = []
         self._trained_cache = None
         self._trained_version = None
+        self._overlap = None
+        self._overlap_for = None
+        self._overlap_layout = None
         self._init_optimizer(optimizer, optimizer_params or {})
 
     # ------------------------------------------------------------ optimizer
@@ -251,12 +255,33 @@ class Trainer:
             self._trained_version = parameter._layout_version
         return self._trained_cache
 
+    def _gradient_overlap(self, trained):
+        """The :class:`GradientOverlap` of ``trained`` (None where pushes wait for the step)."""
+        if self._overlap_for is trained:
+            return self._overlap
+        # Rebuilt only when the gradients changed: the layout version also moves for other
+        # networks' parameters, maybe on some workers only, and a new plan is a collective.
+        layout = [(i, id(arrays[0]._grad) if len(arrays) == 1 else None) for i, _, arrays in trained]
+        if self._overlap is None or self._overlap_layout != layout:
+            if self._overlap is not None:
+                self._overlap.detach()
+            usable = self._distributed and can_overlap(self._kvstore, trained, self._compression_params)
+            self._overlap = GradientOverlap(self._kvstore, trained) if usable else None
+            self._overlap_layout = layout
+        self._overlap_for = trained
+        return self._overlap
+
     def _allreduce_grads(self):
         if self._kvstore is None:
             return
         trained = self._trained()
         keys = [i for i, _, _ in trained]
         grads = [p.list_grad() for _, p, _ in trained]
+        overlap = self._gradient_overlap(trained)
+        if overlap is not None and overlap.flush():     # pushed from backward (and here)
+            if not self._update_on_kvstore:
+                self._kvstore.pull(keys, grads)
+            return
         if self._update_on_kvstore:
             self._kvstore.push(keys, grads)
         elif isinstance(self._kvstore, kvs.KVStore):

@@ -13,6 +13,10 @@ every worker, which yields exactly the server's value everywhere; a pull is then
 * 2-bit compression (:mod:`.compression`) quantizes what each worker contributes;
 * ``dist_device_sync`` (= ``dist_sync_device``) keeps and sums values on the pushing device.
 """
+import atexit
+import collections
+import weakref
+
 import torch
 
 from .. import autograd
@@ -21,12 +25,24 @@ from ..context import cpu
 from ..ndarray.ndarray import _new
 from ..optimizer import Updater
 from . import placement
-from .collectives import BUCKET_BYTES, Collectives
+from .collectives import Collectives
 from .group_member import GroupMember
 from .compression import parse_compression
+from .fusion import FlatBuffers, plan_buckets
 from .kvstore import KVStore
 
 __all__ = ['DistSyncKVStore']
+
+
+class _InFlight:
+    """A bucket on its way: its allreduce (``work``, None with one worker) sums ``sums`` (views
+    of its flat buffer) in place; then they update ``targets`` and are copied to ``stored``
+    (the float16 values of float32 master targets). Compared by identity."""
+    __slots__ = ('what', 'keys', 'sums', 'targets', 'stored', 'work')
+
+    def __init__(self, what, keys, sums, targets, stored, work):
+        self.what, self.keys, self.sums, self.targets, self.stored, self.work = \
+            what, keys, sums, targets, stored, work
 
 
 def _signature(what, pairs):
@@ -43,7 +59,9 @@ class DistSyncKVStore(GroupMember, KVStore):
         self._group = placement.init_process_group()
         self._comm = Collectives(self._group)
         self._masters = {}
-        self._flats = {}
+        self._flats = FlatBuffers()
+        self._pending = collections.deque()     # buckets whose allreduce is in flight, in push order
+        atexit.register(_settle_at_exit, weakref.ref(self))
 
     def _home_of(self, key, arrays):
         return arrays[0].context if self._on_device else cpu(0)
@@ -79,22 +97,68 @@ class DistSyncKVStore(GroupMember, KVStore):
     # ------------------------------------------------------------------ push
     @autograd.untracked
     def push(self, key, value, priority=0):
-        """Sum the values of each key over devices and workers, then update (or store the sum)."""
+        """Sum the values of each key over devices and workers, then update (or store the sum).
+
+        The sums travel while this returns: a bucket's result is applied when a value of it
+        is read (pull, the next push of its keys, states, barrier), in push order on every worker."""
         pairs = self._pairs(key, value, 'push')
         stored = self._check_shapes(pairs, 'push')
         self._comm.agree('push', _signature('push', pairs))
+        self._push_pairs(pairs, stored)
+
+    def _agree_push(self, keys, values):
+        """Check that every worker is about to push ``keys`` with ``values``' shapes and dtypes
+        (MXNetError otherwise); :meth:`_push_agreed` then pushes them, or parts of them."""
+        self._comm.agree('push', _signature('push', self._pairs(keys, values, 'push')))
+
+    @autograd.untracked
+    def _push_agreed(self, keys, values):
+        """``push`` without the check that the workers agree (done by :meth:`_agree_push`): the
+        buckets started, for :meth:`_discard`."""
+        pairs = self._pairs(keys, values, 'push')
+        return self._push_pairs(pairs, self._check_shapes(pairs, 'push'))
+
+    def _push_pairs(self, pairs, stored):
+        self._settle_keys({k for k, _ in pairs})
         targets = [self._update_target(k, s) for (k, _), s in zip(pairs, stored)]
         what = 'push of key(s) %s' % _key_list(pairs)
         if self._compression is not None:
-            done = [(list(range(len(pairs))), self._compressed_sums(what, pairs, targets))]
-        else:
-            done = self._summed(what, pairs, targets)
-        # Each bucket is applied as soon as its sum arrives, while later buckets are reduced.
-        for positions, sums in done:
-            self._apply([pairs[p][0] for p in positions], sums, [targets[p] for p in positions])
-            for p in positions:
-                if targets[p] is not stored[p]:
-                    stored[p]._t.copy_(targets[p]._t)
+            sums = self._compressed_sums(what, pairs, targets)
+            self._finish(_InFlight(what, [k for k, _ in pairs], sums, targets, stored, None))
+            return []
+        started = list(self._started(what, pairs, targets, stored))
+        self._pending.extend(started)
+        if self._updater is not None and not isinstance(self._updater, Updater):
+            self._settle()      # a user's updater: its errors surface at the push, as on one machine
+        return started
+
+    def _settle_keys(self, keys):
+        """Apply the pushes in flight up to the last one holding one of ``keys`` (in push order)."""
+        last = None
+        for i, bucket in enumerate(self._pending):
+            if not keys.isdisjoint(bucket.keys):
+                last = i
+        for _ in range(0 if last is None else last + 1):
+            self._finish(self._pending.popleft())
+
+    def _discard(self, buckets):
+        """Wait for the allreduces of ``buckets`` (from :meth:`_push_agreed`) and drop their sums."""
+        for bucket in buckets:
+            if bucket in self._pending:
+                self._pending.remove(bucket)
+                self._comm.wait(bucket.what, bucket.work)
+
+    def _settle(self):
+        """Apply the pushes in flight, in push order."""
+        while self._pending:
+            self._finish(self._pending.popleft())
+
+    def _finish(self, bucket):
+        self._comm.wait(bucket.what, bucket.work)
+        self._apply(bucket.keys, bucket.sums, bucket.targets)
+        for target, value in zip(bucket.targets, bucket.stored):
+            if target is not value:
+                value._t.copy_(target._t)
 
     def _apply(self, keys, sums, targets):
         """Store the sums, or hand them to the updater (one fused call for the built-in one)."""
@@ -120,61 +184,29 @@ class DistSyncKVStore(GroupMember, KVStore):
             master = self._masters[key] = stored.astype('float32')
         return master
 
-    def _summed(self, what, pairs, targets):
-        """Yield ``(positions, sums)`` per bucket as its allreduce completes: the sums over devices
-        and workers of the keys at those positions. Every bucket is packed and its allreduce
-        started before the first is awaited, so packing overlaps with communication."""
+    def _started(self, what, pairs, targets, stored):
+        """Pack each bucket (a worker's devices summed straight into it) and start its allreduce
+        at once, so that packing the next bucket overlaps with sending this one."""
         groups = {}
         for pos, t in enumerate(targets):
             groups.setdefault((t._t.dtype, t._t.device), []).append(pos)
-        in_flight = []
         for (dtype, device), positions in groups.items():
-            for bucket in _buckets(positions, targets):
+            nbytes = [targets[p]._t.numel() * targets[p]._t.element_size() for p in positions]
+            for bucket in plan_buckets(nbytes):
+                bucket = [positions[i] for i in bucket]
                 keys = [pairs[p][0] for p in bucket]
                 if self._updater is None:       # the sums become the stored values: reduce in place
-                    flat = self._resident(keys, [targets[p] for p in bucket], dtype, device)
+                    flat = self._flats.resident(keys, [targets[p] for p in bucket], dtype, device)
                 else:
-                    flat = self._flat_buffer(keys, targets, bucket, dtype, device)
+                    flat = self._flats.scratch(keys, sum(targets[p]._t.numel() for p in bucket), dtype, device)
                 views, offset = [], 0
                 for p in bucket:
                     view = flat[offset:offset + targets[p]._t.numel()].view(targets[p]._t.shape)
                     _local_sum(pairs[p][1], view)
                     views.append(view)
                     offset += view.numel()
-                in_flight.append((bucket, views, self._comm.start_allreduce(what, flat)))
-        for bucket, views, work in in_flight:
-            self._comm.wait(what, work)
-            yield bucket, views
-
-    def _flat_buffer(self, keys, targets, bucket, dtype, device):
-        """A reusable flat buffer for a bucket of keys (fresh memory would page-fault on every push)."""
-        tag = (tuple(keys), dtype, device)
-        flat = self._flats.get(tag)
-        if flat is None:
-            if len(self._flats) > 64:       # pushes of ever new key sets: do not hoard memory
-                self._flats.clear()
-            flat = self._flats[tag] = torch.empty(sum(targets[p]._t.numel() for p in bucket), dtype=dtype,
-                                                  device=device)
-        return flat
-
-    def _resident(self, keys, stored, dtype, device):
-        """A flat buffer whose slices *are* the stored values of ``keys`` (moved in once), so a
-        push without optimizer sums straight into the store, with no copy back."""
-        tag = ('resident', tuple(keys), dtype, device)
-        flat = self._flats.get(tag)
-        base = None if flat is None else flat.untyped_storage().data_ptr()
-        if base is not None and all(v._t.untyped_storage().data_ptr() == base for v in stored):
-            return flat
-        if len(self._flats) > 64:
-            self._flats.clear()
-        flat = self._flats[tag] = torch.empty(sum(v._t.numel() for v in stored), dtype=dtype, device=device)
-        offset = 0
-        for v in stored:
-            view = flat[offset:offset + v._t.numel()].view(v._t.shape)
-            view.copy_(v._t)
-            v._t = view            # the store's own array: nothing outside holds it
-            offset += view.numel()
-        return flat
+                yield _InFlight(what, keys, views, [targets[p] for p in bucket], [stored[p] for p in bucket],
+                                self._comm.start_allreduce(what, flat))
 
     def _compressed_sums(self, what, pairs, targets):
         """Per key, the sum over workers of each worker's 2-bit quantized (device-summed) value."""
@@ -198,10 +230,45 @@ class DistSyncKVStore(GroupMember, KVStore):
             offset += n
         return sums
 
+    # ------------------------------------------------------------------ pull
+    @autograd.untracked
+    def pull(self, key, out=None, priority=0, ignore_sparse=True):
+        """Copy the stored value of each key into ``out``; each bucket in flight is copied out as
+        soon as its sum is applied, while later buckets are still being reduced."""
+        if out is None:
+            raise MXNetError('kvstore.pull: out is required (the arrays to copy the values into)')
+        pairs = self._pairs(key, out, 'pull')
+        stored = self._check_shapes(pairs, 'pull')
+        waiting = {}
+        for (k, outs), value in zip(pairs, stored):
+            waiting.setdefault(k, []).append((value, outs))
+        while self._pending and waiting:
+            bucket = self._pending.popleft()
+            self._finish(bucket)
+            for k in bucket.keys:
+                for value, outs in waiting.pop(k, ()):
+                    self._broadcast_to(value, outs)
+        for requests in waiting.values():
+            for value, outs in requests:
+                self._broadcast_to(value, outs)
+
+    @autograd.untracked
+    def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
+        """Pull only the rows ``row_ids`` of each stored value (see ``KVStore.row_sparse_pull``)."""
+        self._settle()
+        super().row_sparse_pull(key, out, priority, row_ids)
+
     # ---------------------------------------------------------------- others
     def set_gradient_compression(self, compression_params):
         """2-bit compression of what workers contribute: ``{'type': '2bit', 'threshold': 0.5}``."""
+        self._settle()
         self._compression = parse_compression(compression_params)
+
+    def _set_updater(self, updater):
+        self._settle()          # the pushes in flight are applied by the updater they were pushed under
+        super()._set_updater(updater)
+
+    set_updater = _set_updater
 
     def set_optimizer(self, optimizer):
         """Run ``optimizer`` on the summed pushes (identically on every worker)."""
@@ -210,32 +277,35 @@ class DistSyncKVStore(GroupMember, KVStore):
 
     def save_optimizer_states(self, fname, dump_optimizer=False):
         """Write the optimizer states; every worker holds the same states, any may save them."""
+        self._settle()
         states = self._optimizer_updater('save_optimizer_states').get_states(dump_optimizer)
         atomic_write(fname, [states])
 
+    def load_optimizer_states(self, fname):
+        """Restore optimizer states written by :meth:`save_optimizer_states`."""
+        self._settle()
+        super().load_optimizer_states(fname)
+
     def _barrier(self):
         """Wait for every worker (MXNetError if one is doing something else)."""
+        self._settle()
         self._comm.barrier()
+
+
+def _settle_at_exit(ref):
+    """A job ending right after a push: its allreduces end before the process group goes."""
+    store = ref()
+    if store is not None:
+        try:
+            store._settle()
+        except MXNetError:      # a peer is gone: nothing left to wait for
+            pass
 
 
 def _key_list(pairs, limit=8):
     keys = [k for k, _ in pairs]
     text = ', '.join(map(repr, keys[:limit]))
     return text + (', ... (%d keys)' % len(keys) if len(keys) > limit else '')
-
-
-def _buckets(positions, targets):
-    """Split ``positions`` into runs of at most BUCKET_BYTES (a bigger key is a bucket alone)."""
-    bucket, size = [], 0
-    for p in positions:
-        nbytes = targets[p]._t.numel() * targets[p]._t.element_size()
-        if bucket and size + nbytes > BUCKET_BYTES:
-            yield bucket
-            bucket, size = [], 0
-        bucket.append(p)
-        size += nbytes
-    if bucket:
-        yield bucket
 
 
 def _local_sum(arrays, out):
