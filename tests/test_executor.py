@@ -182,3 +182,12 @@ def test_compiled_graph_is_flat_and_cached():
     assert graph.input_names == ['x']
     out = y.eval(x=mx.nd.array([[0.0], [1.0]]))[0]
     np.testing.assert_allclose(out.asnumpy(), [[np.e + 1]], rtol=1e-6)
+
+
+def test_executor_backward_refuses_head_gradients_of_another_size():
+    x = mx.sym.Variable('x')
+    exe = (x * 2).simple_bind(mx.cpu(), x=(4, 5))
+    exe.forward(is_train=True)
+    exe.backward([mx.nd.ones((5, 4))])          # same size, another shape: taken, as MXNet
+    with pytest.raises(mx.base.MXNetError, match=r'out_grads\[0\] has shape \(2, 5\), but output 0 has shape'):
+        exe.backward([mx.nd.ones((2, 5))])
