@@ -202,3 +202,12 @@ def test_cached_op_runs_a_symbol_imperatively():
     assert [p.asnumpy().tolist() for p in pair] == [[2, 2], [0, 0]]
     with pytest.raises(mx.base.MXNetError, match='takes 3 inputs'):
         op(data, weight)
+
+
+def test_executor_backward_refuses_head_gradients_of_another_size():
+    x = mx.sym.Variable('x')
+    exe = (x * 2).simple_bind(mx.cpu(), x=(4, 5))
+    exe.forward(is_train=True)
+    exe.backward([mx.nd.ones((5, 4))])          # same size, another shape: taken, as MXNet
+    with pytest.raises(mx.base.MXNetError, match=r'out_grads\[0\] has shape \(2, 5\), but output 0 has shape'):
+        exe.backward([mx.nd.ones((2, 5))])

@@ -22,6 +22,9 @@ def test_assert_almost_equal_reports_the_worst_element():
     assert tu.almost_equal(np.ones((2, 3)), np.ones(3))                  # broadcasts, as MXNet
     with pytest.raises(AssertionError, match='shape'):
         tu.assert_almost_equal(np.ones((2, 3)), np.ones(3), use_broadcast=False)
+    tu.assert_almost_equal(np.zeros((0, 0, 2)), np.zeros((0, 0, 0, 0, 2)))  # empty ones too, as MXNet
+    with pytest.raises(ValueError):
+        tu.assert_almost_equal(np.zeros(0), np.zeros(3))
 
 
 def test_np_reduce_and_random_helpers():

@@ -31,6 +31,18 @@ def test_bad_dtype_and_ragged_list():
         mx.nd.array([[1, 2], [3]])
 
 
+def test_integer_arange_truncates_start_and_step():
+    # values recorded from MXNet 1.9.1: the length comes from the real values, start and step
+    # are cut to integers, unsigned values wrap around
+    assert mx.nd.arange(0.5, 10, 2.7, dtype='int32').asnumpy().tolist() == [0, 2, 4, 6]
+    assert mx.nd.arange(-1.5, 10, 2.7, dtype='uint8').asnumpy().tolist() == [255, 1, 3, 5, 7]
+    assert mx.nd.arange(10, -1.5, -2.7, dtype='int64').asnumpy().tolist() == [10, 8, 6, 4, 2]
+    out = mx.nd.arange(1.3, 456.6, 1.3, repeat=3, dtype='int32')
+    assert out.shape == (1053,) and out.asnumpy()[-4:].tolist() == [350, 351, 351, 351]
+    exe = mx.sym.arange(0.5, 10, 2.7, dtype='int32').bind(mx.cpu(), {})
+    assert exe.forward()[0].asnumpy().tolist() == [0, 2, 4, 6]
+
+
 def test_creation_functions():
     np.testing.assert_array_equal(mx.nd.full((2, 2), 7).asnumpy(), np.full((2, 2), 7, 'float32'))
     np.testing.assert_array_equal(mx.nd.arange(1, 7, 2, repeat=3).asnumpy(),

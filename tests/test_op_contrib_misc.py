@@ -79,6 +79,14 @@ def test_index_array():
     assert picked.shape == (2, 3, 4, 2) and picked[1, 2, 3].tolist() == [3, 1]
 
 
+def test_index_array_of_a_0d_array_and_of_no_axes():
+    with mx.np_shape():
+        out = C.index_array(nd.ones(()))
+        assert out.shape == (0,) and out.dtype == np.int64
+        assert C.index_array(nd.ones((0, 0, 0, 0)), axes=(2, 1)).shape == (0, 0, 0, 0, 2)
+    assert C.index_array(nd.ones((2, 3)), axes=()).shape == (2, 3, 0)
+
+
 def test_straight_through_estimators_and_gradient_multiplier():
     x = nd.array(X)
     assert C.round_ste(nd.array([0.5, 1.5, 2.5, -0.5, -1.5])).asnumpy().tolist() == [1, 2, 3, -1, -2]

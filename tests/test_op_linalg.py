@@ -121,6 +121,16 @@ def test_cholesky_family():
         la.det(mx.nd.array([[1, 2], [3, 4]], dtype='int32'))
 
 
+def test_cholesky_upper_factor_reads_the_upper_triangle():
+    upper = np.linalg.cholesky(SPD).T
+    junk_below = np.triu(SPD) + np.tril(np.full_like(SPD, 7.0), -1)
+    np.testing.assert_allclose(la.potrf(_nd(junk_below), lower=False).asnumpy(), upper, rtol=1e-6)
+    junk_below = upper + np.tril(np.full_like(SPD, 5.0), -1)
+    np.testing.assert_allclose(la.potri(_nd(junk_below), lower=False).asnumpy(), np.linalg.inv(SPD), rtol=1e-5)
+    check_numeric_gradient(lambda a: la.potrf(la.syrk(a, transpose=True), lower=False), [RNG.randn(3, 2)])
+    check_numeric_gradient(lambda a: la.potri(a, lower=False), [LOWER.T + 0.5 * np.eye(2)])
+
+
 def test_triangular_ops_read_one_triangle():
     full = np.array([[2.0, 9.0], [1.0, 4.0]])
     b = np.array([[2.0, 4.0], [6.0, 8.0]])

@@ -4,6 +4,7 @@
 array and a number (``_rminus_scalar`` etc. when the number comes first), as MXNet does.
 """
 import numbers
+import warnings
 
 import numpy as np
 
@@ -146,10 +147,22 @@ def imdecode(str_img, clip_rect=(0, 0, 0, 0), out=None, index=0, channels=3, mea
 
 
 def histogram(a, bins=10, range=None):  # pylint: disable=redefined-builtin
-    """Histogram of ``a``: (counts as int64, bin edges)."""
-    counts, edges = np.histogram(a.asnumpy(), bins=bins if not isinstance(bins, NDArray) else bins.asnumpy(),
-                                 range=range)
-    return array(counts, ctx=a.context, dtype='int64'), array(edges, ctx=a.context)
+    """Histogram of ``a``: (counts, bin edges).
+
+    ``bins`` is an NDArray of edges, or a number of equal bins over ``range``. As in MXNet,
+    a number of bins without ``range`` takes numpy's answer over ``a``'s own span (float32
+    counts and edges, with a warning); otherwise the counts are int64 (the ``_histogram``
+    operator).
+    """
+    if isinstance(bins, NDArray):
+        return op._histogram(data=a, bins=bins)
+    if isinstance(bins, (int, np.integer)) and not isinstance(bins, bool):
+        if range is None:
+            warnings.warn("range is not specified, using numpy's result to ensure consistency with numpy")
+            counts, edges = np.histogram(a.asnumpy(), bins=bins)
+            return array(counts, ctx=a.context), array(edges, ctx=a.context)
+        return op._histogram(data=a, bin_cnt=bins, range=range)
+    raise ValueError('bins argument should be either an integer or an NDArray')
 
 
 def split_v2_attrs(indices_or_sections):

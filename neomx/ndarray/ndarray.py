@@ -795,17 +795,13 @@ def full(shape, val, ctx=None, dtype=None, out=None):
 
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=None):
-    """Evenly spaced values in [start, stop), each repeated ``repeat`` times (float32 by default)."""
-    if stop is None:
-        start, stop = 0, start
+    """Evenly spaced values in [start, stop), each repeated ``repeat`` times (float32 by
+    default); the ``_arange`` operator's values."""
+    from ..operator.creation import arange as arange_values
     ctx = _ctx_or_default(ctx)
-    tdt = torch_dtype(dtype)
-    n = int(np.ceil((stop - start) / step))
-    values = start + np.arange(max(n, 0), dtype=np.float64) * step
-    t = torch.from_numpy(values).to(device=ctx.torch_device, dtype=tdt)
-    if repeat != 1:
-        t = t.repeat_interleave(int(repeat))
-    return _new(t, ctx)
+    values = arange_values(float(start), None if stop is None else float(stop), float(step), int(repeat),
+                           bool(infer_range), ctx, dtype)
+    return _new(values, ctx)
 
 
 def waitall():

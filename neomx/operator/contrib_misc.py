@@ -178,6 +178,9 @@ def index_array(data, axes):
     (all axes when None)."""
     ndim = data.dim()
     axes = range(ndim) if axes is None else [normalize_axis(a, ndim, '_contrib_index_array') for a in axes]
+    axes = list(axes)
+    if not axes:        # a 0-d array (or ``axes=()``): no index to give, one empty last axis
+        return torch.zeros(tuple(data.shape) + (0,), dtype=torch.int64, device=data.device)
     grids = torch.meshgrid(*[torch.arange(n, device=data.device) for n in data.shape], indexing='ij')
     return torch.stack([grids[a] for a in axes], dim=-1)
 

@@ -39,14 +39,22 @@ def full(shape, ctx, dtype, value):
                             ('dtype', OPT_DTYPE, None)])
 def arange(start, stop, step, repeat, infer_range, ctx, dtype):
     """Values ``start, start + step, ...`` below ``stop`` (``[0, start)`` without ``stop``),
-    each repeated ``repeat`` times; shape ``(ceil((stop - start) / step) * repeat,)``."""
+    each repeated ``repeat`` times; shape ``(ceil((stop - start) / step) * repeat,)``.
+
+    For an integer ``dtype`` the length comes from the given values, but ``start`` and ``step``
+    are truncated to integers (``arange(1.3, 4, 1.3, dtype='int32')`` is ``[1, 2, 3]``), as
+    MXNet does; values wrap around in unsigned types."""
     if stop is None:
         start, stop = 0.0, start
     count = max(math.ceil((stop - start) / step), 0)
-    values = start + torch.arange(count, dtype=torch.float64, device=_device(ctx)) * step
+    out_dtype = torch_dtype(dtype)
+    if out_dtype.is_floating_point:
+        values = start + torch.arange(count, dtype=torch.float64, device=_device(ctx)) * step
+    else:   # as MXNet: the length from the real values, then start and step cut to integers
+        values = int(start) + torch.arange(count, dtype=torch.int64, device=_device(ctx)) * int(step)
     if repeat != 1:
         values = values.repeat_interleave(repeat)
-    return values.to(torch_dtype(dtype))
+    return values.to(out_dtype)
 
 
 @register('_eye', attrs=[('N', INT), ('M', INT, 0), ('k', INT, 0), ('ctx', CTX, None),

@@ -44,12 +44,17 @@ class DTypeRule:
         Output 0's dtype when it is not the operator's type (``multi_sum_sq`` gives float32).
         An operator's ``dtype`` attribute, when given, comes before a dtype name, a
         callable (which sees the attributes) before both.
+    later_outputs : callable(input dtypes (None: unknown), attrs) -> dtype or None, optional
+        The dtype of the outputs after the first, where their shapes are not needed to
+        know it (``_histogram``'s bin edges have the data's dtype); without it those
+        dtypes come from running the operator once the shapes are known.
     """
 
-    def __init__(self, soft=(), free=(), fixed=None, half_float32=(), output=None):
+    def __init__(self, soft=(), free=(), fixed=None, half_float32=(), output=None, later_outputs=None):
         self.soft, self.free, self.half_float32 = soft, free, half_float32
         self.fixed = fixed or {}
         self.output = output
+        self.later_outputs = later_outputs
 
     def solve(self, names, attrs, known, typed_inputs=(), attr_dtype=None, backward=True):
         """Input and output dtypes implied by the known ones.

@@ -153,19 +153,26 @@ def linalg_gemm2(A, B, transpose_a, transpose_b, alpha, axis):
     return (alpha * product).movedim(-2, row_axis)
 
 
-@register('_linalg_potrf', aliases=('linalg_potrf',), inputs=('A',))
-def linalg_potrf(A):
-    """Lower Cholesky factor ``L`` of symmetric positive-definite ``A = L @ L.T``."""
+@register('_linalg_potrf', aliases=('linalg_potrf',), inputs=('A',), attrs=[('lower', BOOL, True)])
+def linalg_potrf(A, lower):
+    """Cholesky factor of symmetric positive-definite ``A``: lower ``L`` with ``A = L @ L.T``
+    (only ``A``'s lower triangle is read), or with ``lower=False`` upper ``U`` with
+    ``A = U.T @ U`` (only the upper triangle is read)."""
     _check_square('linalg_potrf', A)
-    return torch.linalg.cholesky(A)
+    if lower:
+        return torch.linalg.cholesky(A)
+    return torch.linalg.cholesky(A.mT).mT
 
 
-@register('_linalg_potri', aliases=('linalg_potri',), inputs=('A',))
-def linalg_potri(A):
+@register('_linalg_potri', aliases=('linalg_potri',), inputs=('A',), attrs=[('lower', BOOL, True)])
+def linalg_potri(A, lower):
     """Inverse of ``L @ L.T`` given its lower Cholesky factor ``L`` (the input; only its
-    lower triangle is read, and only that triangle gets a gradient)."""
+    lower triangle is read, and only that triangle gets a gradient); with ``lower=False``
+    inverse of ``U.T @ U`` given the upper factor ``U``."""
     _check_square('linalg_potri', A)
-    return torch.cholesky_inverse(torch.tril(A))
+    if lower:
+        return torch.cholesky_inverse(torch.tril(A))
+    return torch.cholesky_inverse(torch.triu(A), upper=True)
 
 
 _TRIANGULAR_FLAGS = [('transpose', BOOL, False), ('rightside', BOOL, False), ('lower', BOOL, True),

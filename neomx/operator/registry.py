@@ -26,7 +26,7 @@ from ..base import MXNetError, torch_dtype
 from .dtype_rules import SAME_DTYPE
 
 __all__ = ['Attr', 'OpSpec', 'register', 'variadic_name', 'get', 'all_ops', 'REQUIRED', 'check',
-           'INT', 'FLOAT', 'BOOL', 'STR', 'SHAPE', 'OPT_INT', 'OPT_FLOAT', 'OPT_SHAPE', 'DTYPE',
+           'INT', 'FLOAT', 'BOOL', 'STR', 'SHAPE', 'OPT_INT', 'OPT_FLOAT', 'OPT_SHAPE', 'OPT_FLOATS', 'DTYPE',
            'OPT_DTYPE', 'FLOATS', 'CTX', 'ANY', 'OPT_BOOL', 'choice', 'memoized']
 
 
@@ -195,6 +195,7 @@ OPT_INT = Attr('int or None', _optional(_to_int))
 OPT_FLOAT = Attr('float or None', _optional(_to_float))
 OPT_BOOL = Attr('boolean or None', _optional(_to_bool))
 OPT_SHAPE = Attr('Shape or None', _optional(_to_shape))
+OPT_FLOATS = Attr('tuple of float or None', _optional(_to_floats))
 DTYPE = Attr('dtype', _to_dtype)
 OPT_DTYPE = Attr('dtype or None', _optional(_to_dtype))
 CTX = Attr('Context', _identity)

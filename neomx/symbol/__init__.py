@@ -51,3 +51,16 @@ def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
     tuple): the Symbol form of :func:`neomx.nd.split_v2`."""
     return _internal._split_v2(ary, axis=axis, squeeze_axis=squeeze_axis,
                                **_split_v2_attrs(indices_or_sections))
+
+
+def histogram(a, bins=10, range=None, **kwargs):  # pylint: disable=redefined-builtin
+    """Histogram of ``a`` (outputs: counts, bin edges): the Symbol form of
+    :func:`neomx.nd.histogram`; ``bins`` is a Symbol of edges, or a number of bins over
+    ``range``, which a Symbol needs."""
+    if isinstance(bins, Symbol):
+        return _internal._histogram(data=a, bins=bins, **kwargs)
+    if isinstance(bins, int) and not isinstance(bins, bool):
+        if range is None:
+            raise ValueError('null range is not supported in symbol mode')
+        return _internal._histogram(data=a, bin_cnt=bins, range=range, **kwargs)
+    raise ValueError('bins argument should be either an integer or an NDArray')

@@ -201,6 +201,10 @@ class Executor:
                 head = _int_grad.carrier_of(head)
             if head is not None and head.requires_grad:
                 given = None if out_grads is None or i >= len(out_grads) else out_grads[i]
+                if given is not None and given.size != head.numel():
+                    # MXNet takes such an array unchecked (its operators then read past it)
+                    raise MXNetError('Executor.backward: out_grads[%d] has shape %s, but output %d has '
+                                     'shape %s' % (i, given.shape, i, tuple(head.shape)))
                 heads.append(head)
                 head_grads.append(torch.ones_like(head) if given is None
                                   else given._t.to(head.dtype).reshape(head.shape))

@@ -218,6 +218,11 @@ class _Inference:
         for entry, dtype in zip(entries, solved):
             if dtype is not None:
                 changed |= self._set(self.dtypes, entry, dtype)
+        if spec.dtypes.later_outputs is not None:
+            later = spec.dtypes.later_outputs(solved[:-1], node.params)
+            if later is not None:
+                for i in range(1, spec.count_outputs(node.params)):
+                    changed |= self._set(self.dtypes, (node, i), later)
         return changed
 
     def _run_meta(self, node):

@@ -79,7 +79,7 @@ def assert_almost_equal(a, b, rtol=None, atol=None, names=('a', 'b'), equal_nan=
     """
     rtol, atol = get_tols(a, b, rtol, atol)
     a, b = _prepare(a, b)
-    if not use_broadcast or a.size == 0 or b.size == 0:
+    if not use_broadcast:
         checkShapes(a, b)
     if np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan):
         return
