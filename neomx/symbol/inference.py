@@ -16,8 +16,8 @@ from ..operator.dtype_rules import DTypeMismatch
 from ..operator.registry import SHAPE
 from ..util import is_np_shape
 
-__all__ = ['infer', 'infer_shape', 'infer_type', 'input_slots', 'open_shape_nodes', 'resolve_open_shapes',
-           'TORCH_ERRORS']
+__all__ = ['infer', 'infer_shape', 'infer_type', 'input_slots', 'per_group', 'open_shape_nodes',
+           'resolve_open_shapes', 'TORCH_ERRORS']
 
 _META = torch.device('meta')
 _CPU = torch.device('cpu')
@@ -286,7 +286,7 @@ def infer(sym, shapes=None, dtypes=None):
     return state.shapes, state.dtypes
 
 
-def _per_group(sym, table):
+def per_group(sym, table):
     """Values of ``table`` for (arguments, outputs, auxiliary states)."""
     args, aux = sym._variables()
     return ([table.get((n, 0)) for n in args], [table.get(h) for h in sym._heads],
@@ -296,7 +296,7 @@ def _per_group(sym, table):
 def infer_shape(sym, known, partial):
     """``Symbol.infer_shape`` (``partial=False``) and ``infer_shape_partial``."""
     shapes, _ = infer(sym, shapes=known)
-    groups = _per_group(sym, shapes)
+    groups = per_group(sym, shapes)
     if partial:
         return tuple([() if s is None else s for s in group] for group in groups)
     if any(s is None for group in groups for s in group):
@@ -310,7 +310,7 @@ def infer_shape(sym, known, partial):
 def infer_type(sym, known):
     """``Symbol.infer_type``: numpy types, or ``(None, None, None)`` when some stay unknown."""
     _, dtypes = infer(sym, dtypes=known)
-    groups = _per_group(sym, dtypes)
+    groups = per_group(sym, dtypes)
     if any(d is None for group in groups for d in group):
         return None, None, None
     return tuple([np_dtype(d) for d in group] for group in groups)
