@@ -53,7 +53,7 @@ def _variable_shape(node, given):
     shape = given.get(node.name)
     if shape is None and '__shape__' in node.attrs:
         shape = node.attrs['__shape__']
-    if shape is None:
+    if shape is None or shape == 'None':       # MXNet's NumPy-semantics text for an unknown shape
         return None
     shape = SHAPE.parse(shape)
     return shape if _is_known(shape) else None

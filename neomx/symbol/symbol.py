@@ -16,6 +16,7 @@ from ..base import (MXNetError, NotImplementedForSymbol, TYPE_FLAG_OF_TORCH, dty
                     np_dtype, numeric_types, torch_dtype)
 from ..name import NameManager
 from ..operator import registry
+from ..util import is_np_shape
 from .attribute import AttrScope
 
 __all__ = ['Symbol', 'var', 'Variable', 'Group', 'load', 'load_json', 'create_op_node']
@@ -437,7 +438,9 @@ class Symbol:
                  'node_row_ptr': row_ptr,
                  'heads': [[index[node], i, 0] for node, i in self._heads]}
         if top:
-            graph['attrs'] = {'mxnet_version': ['int', MXNET_VERSION]}
+            # files written under NumPy shape semantics say so: their 0s are real sizes
+            graph['attrs'] = dict({'is_np_shape': ['int', 1]} if is_np_shape() else {},
+                                  mxnet_version=['int', MXNET_VERSION])
         return graph
 
     def tojson(self):
