@@ -56,6 +56,13 @@ def _grad_reqs(grad_req, names):
     return reqs
 
 
+def _leaf(tensor):
+    """A fresh autograd leaf sharing ``tensor``'s memory; integer and boolean arguments
+    (lengths, indices) take no gradient: theirs is written as zeros, as MXNet's."""
+    tensor = tensor.detach()
+    return tensor.requires_grad_() if tensor.is_floating_point() or tensor.is_complex() else tensor
+
+
 def _copy_into(dst, value):
     src = value._t if isinstance(value, NDArray) else torch.as_tensor(np.asarray(value))
     if tuple(src.shape) != tuple(dst._t.shape):
@@ -129,7 +136,7 @@ class Executor:
         record = is_train and bool(self._trained)
         if record:
             for pos, _, _ in self._trained:
-                tensors[pos] = tensors[pos].detach().requires_grad_()
+                tensors[pos] = _leaf(tensors[pos])
         scope = autograd.record(train_mode=is_train) if record else autograd.pause(train_mode=is_train)
         with scope, bound_operators(self._custom_ops):
             if self._monitor is not None:
@@ -146,7 +153,7 @@ class Executor:
         """Run the bound graph recorded for backward (without changing the outputs)."""
         tensors = [a._t for a in self._inputs]
         for pos, _, _ in self._trained:
-            tensors[pos] = tensors[pos].detach().requires_grad_()
+            tensors[pos] = _leaf(tensors[pos])
         with autograd.record(train_mode=train_mode), bound_operators(self._custom_ops):
             self._heads = self._graph(tensors)
         self._leaves = [tensors[pos] for pos, _, _ in self._trained]
@@ -187,9 +194,14 @@ class Executor:
                 head_grads.append(torch.ones_like(head) if given is None
                                   else given._t.to(head.dtype).reshape(head.shape))
         scope = autograd.train_mode() if is_train else autograd.predict_mode()
-        with scope:
-            grads = torch.autograd.grad(heads, self._leaves, head_grads, retain_graph=True,
-                                        allow_unused=True) if heads else [None] * len(self._leaves)
+        grads = [None] * len(self._leaves)
+        differentiable = [i for i, leaf in enumerate(self._leaves) if leaf.requires_grad]
+        if heads and differentiable:
+            with scope:
+                found = torch.autograd.grad(heads, [self._leaves[i] for i in differentiable], head_grads,
+                                            retain_graph=True, allow_unused=True)
+            for i, grad in zip(differentiable, found):
+                grads[i] = grad
         for (_, grad_array, req), grad in zip(self._trained, grads):
             buf = grad_array._t
             if grad is None:
