@@ -211,3 +211,26 @@ def test_executor_backward_refuses_head_gradients_of_another_size():
     exe.backward([mx.nd.ones((5, 4))])          # same size, another shape: taken, as MXNet
     with pytest.raises(mx.base.MXNetError, match=r'out_grads\[0\] has shape \(2, 5\), but output 0 has shape'):
         exe.backward([mx.nd.ones((2, 5))])
+
+
+def test_integer_arguments_take_zero_gradients():
+    # softmax with lengths: the int32 length wants a gradient buffer like every argument
+    data, length = mx.sym.var('data'), mx.sym.var('length', dtype='int32')
+    out = mx.sym.softmax(data, length, axis=1, use_length=True)
+    exe = out.simple_bind(mx.cpu(), data=(2, 3), length=(2,), type_dict={'length': 'int32'})
+    exe.arg_dict['data'][:] = mx.nd.array([[1, 2, 3], [1, 2, 3]])
+    exe.arg_dict['length'][:] = mx.nd.array([2, 3], dtype='int32')
+    exe.grad_dict['length'][:] = 7
+    exe.forward(is_train=True)
+    exe.backward(mx.nd.array([[1, 0, 0], [0, 0, 1]]))
+    assert exe.grad_dict['length'].asnumpy().tolist() == [0, 0]
+    p = exe.outputs[0].asnumpy()
+    np.testing.assert_allclose(exe.grad_dict['data'].asnumpy()[0, :2], p[0, :2] * ([1, 0] - p[0, 0]), rtol=1e-5)
+
+
+def test_float_lengths_fail_when_run_not_when_bound():
+    # as MXNet 1.9.1: binding infers shapes and types; the operator refuses float lengths
+    out = mx.sym.softmax(mx.sym.var('data'), mx.sym.var('length'), axis=1, use_length=True)
+    exe = out.simple_bind(mx.cpu(), data=(2, 3), length=(2,), grad_req='null')
+    with pytest.raises(mx.base.MXNetError, match='integer length'):
+        exe.forward()

@@ -45,12 +45,33 @@ def test_monitor_interval_pattern_sort_and_inputs():
         mon.tic()
         exe.forward()
         collected.append(mon.toc())
-    assert [len(c) for c in collected] == [5, 0, 5]
-    # MXNet 1.9.1 names the inputs of operators without declared input names (Activation)
-    # input0, input1...
-    assert [name for _, name, _ in collected[0]] == ['act_input0', 'act_output', 'data', 'fc_data',
+    assert [len(c) for c in collected] == [6, 0, 6]
+    # recorded from MXNet 1.9.1: the variable input 'data' as itself, then as an argument;
+    # Activation (registered without input names) names its input by position
+    assert [name for _, name, _ in collected[0]] == ['act_input0', 'act_output', 'data', 'data', 'fc_data',
                                                      'fc_output']
     assert collected[2][0][0] == 3
+
+
+def test_monitor_callback_names_are_mxnets():
+    # recorded from MXNet 1.9.1: a variable input as itself and as <node>_<input>; Activation
+    # (registered in MXNet without input names) by position
+    names = []
+    exe = _bound_mlp()
+    exe.set_monitor_callback(lambda name, array: names.append(name), monitor_all=True)
+    exe.forward()
+    assert names == [b'data', b'fc_data', b'fc_weight', b'fc_weight', b'fc_bias', b'fc_bias', b'fc_output',
+                     b'act_input0', b'act_output']
+    names.clear()
+    data = mx.sym.var('data', shape=(2, 3))
+    exe = mx.sym.concat(data, data, dim=0, name='concat').simple_bind(mx.cpu(), grad_req='null')
+    exe.set_monitor_callback(lambda name, array: names.append(name.decode()), monitor_all=True)
+    exe.forward()
+    assert names == ['data', 'concat_arg0', 'data', 'concat_arg1', 'concat_output']
+    names.clear()
+    exe.set_monitor_callback(lambda name, array: names.append(name.decode()))
+    exe.forward()
+    assert names == ['concat_output']
 
 
 def test_module_fit_with_monitor_logs_batches(caplog):

@@ -156,6 +156,11 @@ def test_internals_and_children():
     assert fc1.infer_shape(data=(2, 5))[1] == [(2, 4)]
     assert net.get_children().list_outputs() == ['fc2_output', 'softmax_label']
     assert mx.sym.var('x').get_children() is None
+    # the outputs of one node have its inputs as children once; distinct nodes each theirs
+    sliced = mx.sym.SliceChannel(mx.sym.var('data'), num_outputs=3, name='slice')
+    assert sliced.get_children().list_outputs() == ['data']
+    a, b = mx.sym.var('a'), mx.sym.var('b')
+    assert mx.sym.Group([a + b, a * b]).get_children().list_outputs() == ['a', 'b', 'a', 'b']
     with pytest.raises(ValueError):
         mx.sym.var('x').get_internals()['nope']
 
@@ -280,3 +285,34 @@ def test_symbol_split_v2_writes_mxnets_attributes():
     parts = mx.sym.split_v2(mx.sym.var('x'), (2, 4), axis=0)
     outs = parts.bind(mx.cpu(), {'x': mx.nd.arange(6)}).forward()
     assert [o.asnumpy().tolist() for o in outs] == [[0, 1], [2, 3], [4, 5]]
+
+
+def test_symbols_pickle_through_their_json():
+    import pickle
+    net = _mlp()
+    copy = pickle.loads(pickle.dumps([net, net.get_internals()['fc1_output']]))
+    assert copy[0].tojson() == net.tojson()
+    assert copy[1].list_outputs() == ['fc1_output']
+    assert copy[0].infer_shape(data=(2, 5))[1] == [(2, 3)]
+
+
+def test_gen_atomic_symbol_keeps_operator_and_attributes_only():
+    rnn = mx.sym.RNN(mx.sym.var('data'), mx.sym.var('param'), mx.sym.var('h0'), mx.sym.var('h1'),
+                     state_size=10, num_layers=2, bidirectional=True, state_outputs=True, mode='lstm',
+                     name='rnn')
+    atomic = rnn._gen_atomic_symbol()
+    assert atomic.list_arguments() == []
+    assert atomic.list_outputs() == ['output', 'state_output', 'statecell_output']
+    assert atomic.list_attr() == {'bidirectional': 'True', 'mode': 'lstm', 'num_layers': '2',
+                                  'state_outputs': 'True', 'state_size': '10'}
+    with pytest.raises(mx.base.MXNetError):
+        mx.sym.var('x')._gen_atomic_symbol()
+
+
+def test_infer_type_partial_leaves_unknown_as_none():
+    data = mx.sym.var('data')
+    net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(mx.sym.Cast(data, dtype='float32'), num_hidden=8,
+                                                     name='fc1'), name='softmax')
+    arg, out, aux = net.infer_type_partial()
+    assert arg == [None, np.float32, np.float32, np.float32]
+    assert (out, aux) == ([np.float32], [])

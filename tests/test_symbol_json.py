@@ -175,6 +175,35 @@ def test_load_json_accepts_old_attr_and_param_keys():
     assert sym.list_attr() == {'no_bias': 'True', 'num_hidden': '5'}
 
 
+def _fc_with_half_known_weight():
+    weight = mx.sym.var('weight', shape=(128, 0))
+    return mx.sym.FullyConnected(mx.sym.var('data'), weight, num_hidden=128)
+
+
+def test_files_written_under_numpy_shapes_say_so():
+    with mx.util.np_shape(True):
+        graph_attrs = json.loads(_fc_with_half_known_weight().tojson())['attrs']
+        assert mx.sym.var('x', shape=(-1, 3)).tojson().endswith(
+            '"attrs": {\n    "is_np_shape": ["int", 1], \n    "mxnet_version": ["int", 10901]\n  }\n}')
+    assert graph_attrs == {'is_np_shape': ['int', 1], 'mxnet_version': ['int', 10901]}
+    assert 'is_np_shape' not in json.loads(_fc_with_half_known_weight().tojson())['attrs']
+
+
+def test_legacy_files_read_under_numpy_shapes_get_numpy_shapes():
+    # as MXNet 1.9.1: a 0 of a file without is_np_shape is an unknown dimension, () no shape
+    text = (_fc_with_half_known_weight() + mx.sym.var('b', shape=())).tojson()
+    with mx.util.np_shape(True):
+        net = mx.sym.load_json(text)
+        assert net.attr_dict()['weight'] == {'__shape__': '[128,-1]'}
+        assert net.attr_dict()['b'] == {'__shape__': 'None'}
+        args, outs, _ = net.infer_shape(data=(10, 784), b=(10, 128))
+        assert args[1] == (128, 784) and outs == [(10, 128)]
+        # a file written under NumPy shapes keeps its 0s: real sizes
+        with pytest.raises(mx.base.MXNetError):
+            mx.sym.load_json(_fc_with_half_known_weight().tojson()).infer_shape(data=(10, 784))
+    assert mx.sym.load_json(text).attr_dict()['weight'] == {'__shape__': '(128, 0)'}
+
+
 def test_load_json_errors():
     with pytest.raises(mx.base.MXNetError, match='not valid JSON'):
         mx.sym.load_json('{nope')

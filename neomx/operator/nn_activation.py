@@ -131,8 +131,11 @@ def leaky_relu(data, gamma, act_type, slope, lower_bound, upper_bound):
 # -------------------------------------------------------------------- softmax
 def _length_mask(op, data, length, axis):
     """True for the first ``length`` positions along ``axis``; length has data's shape minus axis."""
-    check(length is not None and not length.is_floating_point() and not length.is_complex(), op,
-          'use_length needs an integer length input, got %s', None if length is None else length.dtype)
+    check(length is not None, op, 'use_length needs a length input')
+    # as MXNet, the length's dtype is checked when the operator runs, not when a graph is
+    # bound (shape inference runs on meta tensors)
+    check(length.is_meta or not (length.is_floating_point() or length.is_complex()), op,
+          'use_length needs an integer length input, got %s', length.dtype)
     axis = axis % data.dim()
     expected = data.shape[:axis] + data.shape[axis + 1:]
     check(length.shape == expected, op, 'length shape %s, expected %s for data %s along axis %d',

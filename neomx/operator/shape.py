@@ -60,9 +60,9 @@ def infer_reshape(src, target, reverse=False):
         elif v == -4:
             if j + 2 >= len(target):
                 raise MXNetError('reshape: code -4 must be followed by two dims (shape %s)' % (tuple(target),))
+            # with reverse, the pair is read in the reversed codes' order too: (16, 4, -4)
+            # splits the last dim into 16 x 4
             a, b = target[j + 1], target[j + 2]
-            if reverse:
-                a, b = b, a
             d = src[i]
             if a == -1:
                 a = d // b if b else 0

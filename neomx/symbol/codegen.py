@@ -20,9 +20,9 @@ import itertools
 import re
 
 from ..base import MXNetError
-from ..operator.registry import variadic_name
-from ..operator.unnamed_inputs import monitor_input_names
+from .inference import input_slots
 from .mirroring import mirror_segments, recompute
+from .monitor_names import input_labels
 
 __all__ = ['generate', 'check_source']
 
@@ -98,17 +98,15 @@ class _Generator:
 
     def _monitor_lines(self, call):
         """Lines reporting the call's inputs (``monitor == 'all'``) or outputs to ``monitor``,
-        named like MXNet's operator hooks: ``<node>_<input>`` and ``<node>_<output>``."""
+        named like MXNet's executor monitor (see :mod:`.monitor_names`)."""
         node, lines = call.node, []
         op = self.constant(node.op.encode())
         if self.monitor == 'all':
-            names = monitor_input_names(node.spec, node.spec.inputs if not node.spec.variadic
-                                        else [variadic_name(i) for i in range(len(call.args))])
-            for name, arg in zip(names, call.args):
-                if arg is not None:
-                    label = self.constant(('%s_%s' % (node.name, name)).encode())
-                    lines.append('    monitor(%s, %s, %s)' % (label, op, _text(arg)))
-        for i in range(node.num_visible()):
+            args = {slot: arg for slot, arg in zip(input_slots(node), call.args) if slot is not None}
+            for slot, labels in enumerate(input_labels(node)):
+                for label in labels:
+                    lines.append('    monitor(%s, %s, %s)' % (self.constant(label.encode()), op, _text(args[slot])))
+        for i in range(node.num_outputs()):     # MXNet reports every output, hidden ones too
             value = call.out if node.num_outputs() == 1 else '%s[%d]' % (call.out, i)
             lines.append('    monitor(%s, %s, %s)' % (self.constant(node.output_name(i).encode()), op, value))
         return lines

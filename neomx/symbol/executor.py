@@ -209,9 +209,14 @@ class Executor:
                 head_grads.append(torch.ones_like(head) if given is None
                                   else given._t.to(head.dtype).reshape(head.shape))
         scope = autograd.train_mode() if is_train else autograd.predict_mode()
-        with scope:
-            grads = torch.autograd.grad(heads, self._leaves, head_grads, retain_graph=True,
-                                        allow_unused=True) if heads else [None] * len(self._leaves)
+        grads = [None] * len(self._leaves)
+        differentiable = [i for i, leaf in enumerate(self._leaves) if leaf.requires_grad]
+        if heads and differentiable:
+            with scope:
+                found = torch.autograd.grad(heads, [self._leaves[i] for i in differentiable], head_grads,
+                                            retain_graph=True, allow_unused=True)
+            for i, grad in zip(differentiable, found):
+                grads[i] = grad
         for (_, grad_array, req), grad in zip(self._trained, grads):
             buf = grad_array._t
             if grad is None:

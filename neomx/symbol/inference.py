@@ -15,9 +15,10 @@ from ..base import MXNetError, TORCH_OF_TYPE_FLAG, np_dtype, torch_dtype
 from ..operator.dtype_rules import DTypeMismatch
 from ..operator.registry import SHAPE
 from ..util import is_np_shape
+from . import partial_shapes as partial_shape
 
-__all__ = ['infer', 'infer_shape', 'infer_type', 'input_slots', 'open_shape_nodes', 'resolve_open_shapes',
-           'TORCH_ERRORS']
+__all__ = ['infer', 'infer_shape', 'infer_type', 'input_slots', 'per_group', 'open_shape_nodes',
+           'resolve_open_shapes', 'TORCH_ERRORS']
 
 _META = torch.device('meta')
 _CPU = torch.device('cpu')
@@ -50,13 +51,13 @@ def _is_known(shape):
 
 
 def _variable_shape(node, given):
+    """The partial shape of a variable (see :mod:`.partial_shapes`), None when unknown."""
     shape = given.get(node.name)
     if shape is None and '__shape__' in node.attrs:
         shape = node.attrs['__shape__']
-    if shape is None:
+    if shape is None or shape == 'None':       # MXNet's NumPy-semantics text for an unknown shape
         return None
-    shape = SHAPE.parse(shape)
-    return shape if _is_known(shape) else None
+    return partial_shape.as_partial(SHAPE.parse(shape))
 
 
 def _variable_dtype(node, given):
@@ -74,25 +75,51 @@ def _has_open_shape(node):
             and not _is_known(node.params['shape']))
 
 
-def _fits(template, shape):
-    """Whether ``shape`` agrees with ``template`` wherever the template's dimension is known."""
-    return len(template) == len(shape) and all(t in (0, None) or t == d for t, d in zip(template, shape))
-
-
 class _Inference:
     """Known shapes and dtypes of graph entries ``(node, output index)``."""
 
     def __init__(self, sym, shapes, dtypes):
         self.shapes, self.dtypes, self.done = {}, {}, set()
+        # entries of which only some dimensions are known (None for the others), or whose
+        # shape an operator's rule gave for a value computed by another operator
+        self.partial = {}
+        self._probed = {}       # node -> the input shapes it was last probed with
+        self._solved_with = {}  # node -> (output, input shapes) of its last _solve_partial_input
         self.nodes = sym._nodes()
         self.open = {node for node in self.nodes if _has_open_shape(node)}
         for node in self.nodes:
             if node.is_variable:
                 shape, dtype = _variable_shape(node, shapes), _variable_dtype(node, dtypes)
-                if shape is not None:
-                    self.shapes[(node, 0)] = shape
+                self._learn((node, 0), shape)
                 if dtype is not None:
                     self.dtypes[(node, 0)] = dtype
+            elif node in self.open:
+                self._learn((node, 0), partial_shape.as_partial(node.params['shape']))
+
+    def _learn(self, entry, partial):
+        """Record what ``partial`` says of ``entry``'s shape: its shape when complete (for
+        variables and open nodes; a hint for computed values), else the known dimensions.
+        MXNetError when it contradicts what is known."""
+        if partial is None or entry in self.shapes:
+            return False
+        try:
+            merged = partial_shape.merge(self.partial.get(entry), partial)
+        except ValueError as err:
+            node = entry[0]
+            raise MXNetError('Error in operator %s (%s): incompatible shapes for output %d: %s'
+                             % (node.name, node.op, entry[1], err)) from None
+        if partial_shape.is_complete(merged) and (entry[0].is_variable or entry[0] in self.open):
+            self.shapes[entry] = merged
+            return True
+        if self.partial.get(entry) == merged:
+            return False
+        self.partial[entry] = merged
+        return True
+
+    def known(self, entry):
+        """What is known of ``entry``'s shape: a shape, a partial shape or None."""
+        shape = self.shapes.get(entry)
+        return shape if shape is not None else self.partial.get(entry)
 
     def run(self):
         changed = True
@@ -110,31 +137,37 @@ class _Inference:
                 self._check_open(node)
                 self.done.add(node)
             return changed
-        changed |= self._solve_open_input(node)
+        changed |= self._solve_partial_input(node)
         if all(e in self.shapes for e in node.inputs):
             changed |= self._run_meta(node)
             if all(e in self.dtypes for e in node.inputs):
                 self.done.add(node)
+        else:
+            changed |= self._probe(node)
         return changed
 
-    def _solve_open_input(self, node):
-        """The shape of an open input (see :func:`_has_open_shape`) that the rules leave
-        unknown, where ``node``'s output and other inputs are known: its 0s filled with
-        sizes of that output such that the operator gives exactly that output (a
-        ``FullyConnected`` reading a begin state of batch 0 gets the batch of its output).
-        Only a unique fill counts."""
+    def _solve_partial_input(self, node):
+        """The shape of a partly known input (a variable's or an open node's, see
+        :func:`_has_open_shape`) that the rules leave open, where ``node``'s output and other
+        inputs are known: its unknown dimensions filled (from the output's sizes, or the
+        size that keeps the number of elements) such that the operator gives exactly that
+        output -- a ``FullyConnected`` reading a begin state of batch 0 gets the batch of its
+        output, a ``Reshape`` the one size its input lacks. Only a unique fill counts."""
         out = self.shapes.get((node, 0))
-        pending = [e for e in node.inputs if e[0] in self.open and e not in self.shapes]
+        pending = [e for e in node.inputs if e not in self.shapes and e in self.partial
+                   and (e[0].is_variable or e[0] in self.open)]
         if out is None or len(pending) != 1:
             return False
         entry = pending[0]
-        template = tuple(entry[0].params['shape'])
-        holes = [i for i, d in enumerate(template) if d in (0, None)]
-        if len(holes) > 2:
+        template = self.partial[entry]
+        holes = [i for i, d in enumerate(template) if d is None]
+        tried = (out, [self.known(e) for e in node.inputs])
+        if len(holes) > 2 or self._solved_with.get(node) == tried:
             return False
+        self._solved_with[node] = tried
         dtypes = [self.dtypes.get(e, torch.float32) for e in node.inputs]
         fits = []
-        for sizes in itertools.product(sorted(set(out)), repeat=len(holes)):
+        for sizes in itertools.product(partial_shape.hole_candidates(template, out), repeat=len(holes)):
             shape = list(template)
             for i, size in zip(holes, sizes):
                 shape[i] = size
@@ -147,7 +180,45 @@ class _Inference:
                 continue
             if tuple(results[0].shape) == out:
                 fits.append(tuple(shape))
-        return len(fits) == 1 and self._set(self.shapes, entry, fits[0])
+        return len(fits) == 1 and self._learn(entry, fits[0])
+
+    def _probe(self, node):
+        """What ``node``'s partly known inputs tell of its outputs' shapes and its unknown
+        arguments' (weights'), by probing (see :mod:`.partial_shapes`)."""
+        partials = [self.known(e) for e in node.inputs]
+        if partials[:1] == [None] or all(p is None for p in partials) or self._probed.get(node) == partials:
+            return False
+        self._probed[node] = partials
+        names = node.input_names()
+        dtypes = [self.dtypes.get(e, torch.float32) for e in node.inputs]
+        filled, outputs = [], []
+        for run in partial_shape.probe_runs(partials, node.inputs):
+            known = dict(zip(names, run))
+            if None in run and node.spec.infer_args is not None:
+                try:
+                    inferred = node.spec.infer_args(known, node.params) or {}
+                except (MXNetError,) + TORCH_ERRORS:
+                    inferred = {}
+                known = {n: s if s is not None else inferred.get(n) for n, s in known.items()}
+            shapes = [known[n] for n in names]
+            filled.append(shapes)
+            if any(s is None for s in shapes):
+                outputs.append(None)
+                continue
+            try:
+                outputs.append([tuple(t.shape) for t in _call_on(node, [tuple(s) for s in shapes], dtypes, _META)])
+            except (MXNetError,) + TORCH_ERRORS:
+                outputs.append(None)    # sizes the operator refuses: see agreed_outputs
+        changed = False
+        for k, entry in enumerate(node.inputs):
+            if partials[k] is None:
+                changed |= self._learn(entry, partial_shape.agreed([f[k] for f in filled]))
+        for i, result in enumerate(partial_shape.agreed_outputs(outputs, partials[0])):
+            if partial_shape.is_complete(result):
+                changed |= self._set(self.shapes, (node, i), result)
+            else:
+                changed |= self._learn((node, i), result)
+        return changed
 
     def _input_shapes_given(self, node, entry, shape):
         """``node``'s input shapes if ``entry`` had ``shape`` (unknown weights from the
@@ -162,7 +233,7 @@ class _Inference:
 
     def _check_open(self, node):
         template, shape = node.params['shape'], self.shapes[(node, 0)]
-        if not _fits(template, shape):
+        if not partial_shape.fits(partial_shape.as_partial(template) or (), shape):
             raise MXNetError('Error in operator %s (%s): shape %s does not fit the inferred %s'
                              % (node.name, node.op, template, shape))
 
@@ -186,15 +257,37 @@ class _Inference:
             inferred = node.spec.infer_args(known, node.params) or {}
             for n, e in zip(node.input_names(), inputs):
                 shape = inferred.get(n)
-                if (e[0].is_variable or e[0] in self.open) and shape is not None and _is_known(shape):
-                    changed |= self._set(self.shapes, e, tuple(shape))
+                if shape is not None and _is_known(shape):
+                    changed |= self._learn(e, tuple(shape))
         if node.spec.shares_shape(node.params):
-            entries = list(inputs) + [(node, 0)]
-            known = [self.shapes[e] for e in entries if e in self.shapes]
-            if known:
-                for e in entries:
-                    changed |= self._set(self.shapes, e, known[0])
+            changed |= self._share_shape(list(inputs) + [(node, 0)])
         return changed
+
+    def _share_shape(self, entries):
+        """Entries of one shape (an element-wise operator's inputs and output): a known shape
+        goes to all, and so do the dimensions each partial shape knows."""
+        known = [self.shapes[e] for e in entries if e in self.shapes]
+        if known:
+            changed = False
+            for e in entries:
+                changed |= self._set(self.shapes, e, known[0])
+            return changed
+        merged = None
+        for e in entries:
+            merged = self._merged(merged, e, entries)
+        if merged is None:
+            return False
+        if partial_shape.is_complete(merged):
+            return any([self._set(self.shapes, e, merged) for e in entries])
+        return any([self._learn(e, merged) for e in entries])
+
+    def _merged(self, merged, entry, entries):
+        try:
+            return partial_shape.merge(merged, self.partial.get(entry))
+        except ValueError as err:
+            node = entries[-1][0]
+            raise MXNetError('Error in operator %s (%s): incompatible input shapes %s'
+                             % (node.name, node.op, err)) from None
 
     def _fill_dtypes(self, node):
         """Unknown dtypes of ``node``'s inputs and output 0 from the known ones, by the
@@ -247,9 +340,10 @@ class _Inference:
         for i, out in enumerate(results):
             entry = (node, i)
             shape = tuple(out.shape)
-            if self.shapes.get(entry, shape) != shape:
+            expected = self.known(entry)
+            if expected is not None and not (len(expected) == len(shape) and partial_shape.fits(expected, shape)):
                 raise MXNetError('Error in operator %s (%s): incompatible shapes: output %d is %s, '
-                                 'expected %s' % (node.name, node.op, i, shape, self.shapes[entry]))
+                                 'expected %s' % (node.name, node.op, i, shape, partial_shape.shown(expected)))
             changed |= self._set(self.shapes, entry, shape)
             if inputs_typed and self.dtypes.get(entry) != out.dtype:
                 self.dtypes[entry] = out.dtype
@@ -291,19 +385,26 @@ def infer(sym, shapes=None, dtypes=None):
     return state.shapes, state.dtypes
 
 
-def _per_group(sym, table):
+def per_group(sym, table):
     """Values of ``table`` for (arguments, outputs, auxiliary states)."""
     args, aux = sym._variables()
     return ([table.get((n, 0)) for n in args], [table.get(h) for h in sym._heads],
             [table.get((n, 0)) for n in aux])
 
 
+def _entries(sym):
+    return [(n, i) for n in sym._nodes() for i in range(n.num_outputs())]
+
+
 def infer_shape(sym, known, partial):
     """``Symbol.infer_shape`` (``partial=False``) and ``infer_shape_partial``."""
-    shapes, _ = infer(sym, shapes=known)
-    groups = _per_group(sym, shapes)
+    state = _Inference(sym, known, {}).run()
+    shapes = state.shapes
+    groups = per_group(sym, shapes)
     if partial:
-        return tuple([() if s is None else s for s in group] for group in groups)
+        # what is known of the others: MXNet's 0 (or -1) for unknown dimensions
+        known_parts = {e: state.known(e) for e in _entries(sym)}
+        return tuple([partial_shape.shown(p) for p in group] for group in per_group(sym, known_parts))
     if any(s is None for group in groups for s in group):
         unknown = [n for n, s in zip(sym.list_arguments(), groups[0]) if s is None]
         warnings.warn('Cannot decide the shape of %s: pass more argument shapes' % ', '.join(unknown),
@@ -315,7 +416,7 @@ def infer_shape(sym, known, partial):
 def infer_type(sym, known):
     """``Symbol.infer_type``: numpy types, or ``(None, None, None)`` when some stay unknown."""
     _, dtypes = infer(sym, dtypes=known)
-    groups = _per_group(sym, dtypes)
+    groups = per_group(sym, dtypes)
     if any(d is None for group in groups for d in group):
         return None, None, None
     return tuple([np_dtype(d) for d in group] for group in groups)

@@ -16,6 +16,7 @@ import re
 from .. import _fileio
 from ..base import MXNetError, TORCH_OF_TYPE_FLAG
 from ..operator import registry
+from ..util import is_np_shape
 from .symbol import Symbol, _Node, _op_params, _variable_node
 
 __all__ = ['load', 'load_json']
@@ -63,7 +64,7 @@ def _check_annotations(attrs):
     """The annotations neomx reads from variables hold what they declare."""
     if _ANNOTATIONS.isdisjoint(attrs):
         return
-    if '__shape__' in attrs:
+    if '__shape__' in attrs and attrs['__shape__'] != 'None':     # 'None': unknown number of dims
         text = attrs['__shape__']
         if _PLAIN_SHAPE.match(text):        # what MXNet writes: no need to parse it as a literal
             shape = [int(d) for d in _INTEGER.findall(text)]
@@ -227,7 +228,27 @@ def _parse(text, where):
         raise MXNetError('%s: not valid JSON: %s' % (where, err)) from None
     except RecursionError:
         raise MXNetError('%s: JSON nested too deeply' % where) from None
-    return _GraphReader(where).symbol(graph)
+    sym = _GraphReader(where).symbol(graph)
+    if is_np_shape() and not _written_with_np_shape(graph):
+        _shapes_to_numpy_semantics(sym)
+    return sym
+
+
+def _written_with_np_shape(graph):
+    flag = graph.get('attrs', {}).get('is_np_shape') if isinstance(graph.get('attrs'), dict) else None
+    return isinstance(flag, list) and len(flag) == 2 and flag[1] in (1, '1')
+
+
+def _shapes_to_numpy_semantics(sym):
+    """A file written without NumPy shape semantics read with them on, as MXNet does: the
+    variables' ``__shape__`` become NumPy shapes, unknown dimensions 0 -> -1 and the unknown
+    shape ``()`` -> ``None``, written as MXNet writes them (``[128,-1]``)."""
+    for node in sym._nodes():
+        text = node.attrs.get('__shape__') if node.is_variable else None
+        if text is None or text == 'None':
+            continue
+        shape = registry.SHAPE.parse(text)
+        node.attrs['__shape__'] = ('[%s]' % ','.join(str(-1 if d == 0 else d) for d in shape)) if shape else 'None'
 
 
 def load(fname):

@@ -16,6 +16,7 @@ from ..base import (MXNetError, NotImplementedForSymbol, TYPE_FLAG_OF_TORCH, dty
                     np_dtype, numeric_types, torch_dtype)
 from ..name import NameManager
 from ..operator import registry
+from ..util import is_np_shape
 from .attribute import AttrScope
 
 __all__ = ['Symbol', 'var', 'Variable', 'Group', 'load', 'load_json', 'create_op_node']
@@ -104,7 +105,8 @@ class _Node:
     def output_name(self, index):
         if self.spec is None:
             return self.name
-        return '%s_%s' % (self.name, self.spec.list_outputs(self.params)[index])
+        suffix = self.spec.list_outputs(self.params)[index]
+        return '%s_%s' % (self.name, suffix) if self.name else suffix
 
     def input_names(self):
         return self.spec.input_names(self.params, len(self.inputs) if self.spec.variadic else None)
@@ -310,9 +312,19 @@ class Symbol:
         return Symbol([(node, i) for node in self._nodes() for i in range(node.num_visible())])
 
     def get_children(self):
-        """A Symbol grouping the inputs of the output nodes, None for a variable."""
-        entries = [e for node, _ in self._heads for e in node.inputs]
+        """A Symbol grouping the inputs of the output nodes (each node once, as MXNet: the
+        outputs of one ``SliceChannel`` have its data as their only child), None for a variable."""
+        entries = [e for node in dict.fromkeys(n for n, _ in self._heads) for e in node.inputs]
         return Symbol(entries) if entries else None
+
+    def _gen_atomic_symbol(self):
+        """The operator of the output node alone: same operator and attributes, no inputs and
+        no name, every visible output (``MXGenAtomicSymbolFromSymbol``)."""
+        node = self._head_node()
+        if node is None or node.is_variable:
+            raise MXNetError('_gen_atomic_symbol needs the outputs of one operator node, not %r' % self)
+        atomic = _Node(node.op, '', dict(node.attrs), (), node.spec, node.params, node.subgraphs)
+        return Symbol([(atomic, i) for i in range(atomic.num_visible())])
 
     # ---------------------------------------------------------------- attributes
     def attr(self, key):
@@ -378,6 +390,14 @@ class Symbol:
     def __copy__(self):
         return self._copy_graph()
 
+    def __getstate__(self):
+        # as MXNet, a Symbol pickles as its JSON text (nothing of the graph's objects)
+        return {'handle': self.tojson()}
+
+    def __setstate__(self, state):
+        self._heads = load_json(state['handle'])._heads
+        self._cache = {}
+
     def __deepcopy__(self, memo):
         return self._copy_graph()
 
@@ -418,7 +438,9 @@ class Symbol:
                  'node_row_ptr': row_ptr,
                  'heads': [[index[node], i, 0] for node, i in self._heads]}
         if top:
-            graph['attrs'] = {'mxnet_version': ['int', MXNET_VERSION]}
+            # files written under NumPy shape semantics say so: their 0s are real sizes
+            graph['attrs'] = dict({'is_np_shape': ['int', 1]} if is_np_shape() else {},
+                                  mxnet_version=['int', MXNET_VERSION])
         return graph
 
     def tojson(self):
@@ -452,10 +474,10 @@ class Symbol:
 
     def infer_type_partial(self, *args, **kwargs):
         """Like :meth:`infer_type`, with ``None`` for the dtypes that stay unknown."""
-        from .graph import _per_group, infer
+        from .inference import per_group, infer
         dtypes = infer(self, dtypes=self._known(args, kwargs))[1]
         return tuple([None if d is None else np_dtype(d) for d in group]
-                     for group in _per_group(self, dtypes))
+                     for group in per_group(self, dtypes))
 
     def _known(self, args, kwargs):
         if args and kwargs:
