@@ -78,3 +78,18 @@ def test_results_are_fresh_arrays_without_gradient():
     assert a is not b and a.grad is None
     a[:] = 0
     assert b.asnumpy().max() > 0
+
+
+def test_check_formats_its_message_only_on_failure():
+    import torch
+    from neomx.operator.registry import check, lazy
+    calls = []
+
+    def text():
+        calls.append(1)
+        return 'costly'
+    check(True, 'op', 'got %s and %s', torch.Size([2, 3]), lazy(text))
+    assert not calls
+    with pytest.raises(MXNetError, match=r'^op: got \(2, 3\) and costly, 4$'):
+        check(False, 'op', 'got %s and %s, %d', torch.Size([2, 3]), lazy(text), 4)
+    assert calls == [1]

@@ -64,12 +64,12 @@ def _label_rows(label, data, num_rows, multi_output, preserve_shape):
     if multi_output or preserve_shape:
         check(label.numel() == num_rows, 'SoftmaxOutput',
               'label of shape %s does not match data of shape %s (expected %d labels)',
-              tuple(label.shape), tuple(data.shape), num_rows)
+              label.shape, data.shape, num_rows)
         return label.reshape(-1)
     # MXNet expects label shape data.shape[:-1] here but only reads the first N entries.
     check(label.numel() >= num_rows and label.shape[0] == num_rows, 'SoftmaxOutput',
           'label of shape %s does not match data of shape %s (expected (%d,))',
-          tuple(label.shape), tuple(data.shape), num_rows)
+          label.shape, data.shape, num_rows)
     return label.reshape(-1)[:num_rows]
 
 
@@ -169,7 +169,7 @@ def _regression_output(name, forward, residual_gradient):
     ``residual_gradient(out, label) * grad_scale / outputs per sample``."""
     def regression_output(data, label, grad_scale):
         check(label.numel() == data.numel(), name,
-              'label of shape %s does not match data of shape %s', tuple(label.shape), tuple(data.shape))
+              'label of shape %s does not match data of shape %s', label.shape, data.shape)
         label = label.reshape(data.shape).to(data.dtype)
         scale = grad_scale / _per_sample_outputs(data)
 
@@ -242,7 +242,7 @@ def softmax_cross_entropy(data, label):
     """
     check(data.dim() == 2 and label.dim() == 1 and label.shape[0] == data.shape[0],
           'softmax_cross_entropy', 'expects data (N, C) and label (N,), got %s and %s',
-          tuple(data.shape), tuple(label.shape))
+          data.shape, label.shape)
     return F.cross_entropy(data, label.to(torch.int64), reduction='sum').reshape(1)
 
 
@@ -276,7 +276,7 @@ def softmax_cross_entropy_per_position(data, label, axis, keepdims):
     if target.shape != positions:
         check(target.numel() == math.prod(positions), '_softmax_cross_entropy_per_position',
               'label of shape %s does not match data of shape %s without axis %d',
-              tuple(label.shape), tuple(shape), axis)
+              label.shape, tuple(shape), axis)
         target = target.reshape(positions)
     # cross_entropy takes the classes on dim 1 of a batch, or a single unbatched sample (C,)
     loss = F.cross_entropy(data if axis == 1 or len(shape) == 1 else data.movedim(axis, 1), target,
@@ -329,7 +329,7 @@ def ctc_loss(data, label, data_lengths, label_lengths, use_data_lengths, use_lab
     """
     check(data.dim() == 3 and label.dim() == 2 and label.shape[0] == data.shape[1], 'CTCLoss',
           'expects data (T, N, alphabet) and label (N, L), got %s and %s',
-          tuple(data.shape), tuple(label.shape))
+          data.shape, label.shape)
     steps, batch, alphabet = data.shape
     if data.is_meta:    # torch has no meta kernel for ctc_loss; shape inference needs only this
         return data.new_empty((batch,))
