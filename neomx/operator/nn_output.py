@@ -246,6 +246,15 @@ def softmax_cross_entropy(data, label):
     return F.cross_entropy(data, label.to(torch.int64), reduction='sum').reshape(1)
 
 
+def _class_indices(label, classes):
+    """``label`` as int64 class indices in [0, classes): truncated toward zero and clipped, as
+    ``pick`` reads its index (a new tensor; the label is not modified)."""
+    if label.dtype is torch.int64:
+        return label.clamp(0, classes - 1)
+    target = label.long()           # a new tensor: clipped in place
+    return target.clamp_(0, classes - 1)
+
+
 @register('_softmax_cross_entropy_per_position', inputs=('data', 'label'),
           attrs=[('axis', INT, -1), ('keepdims', BOOL, False)])
 def softmax_cross_entropy_per_position(data, label, axis, keepdims):
@@ -270,9 +279,12 @@ def softmax_cross_entropy_per_position(data, label, axis, keepdims):
     Tensor, data's shape without ``axis`` (or with it as 1 when ``keepdims``); (1,) for 1-D data
     """
     shape = data.shape
+    if len(shape) == 2 and (axis == -1 or axis == 1) and not keepdims and label.shape == shape[:1]:
+        # (N, C) scores and N labels, a classifier's batch: the general path without its steps
+        return F.cross_entropy(data, _class_indices(label, shape[1]), reduction='none')
     axis = normalize_axis(axis, len(shape), '_softmax_cross_entropy_per_position')
     positions = shape[:axis] + shape[axis + 1:]
-    target = label.long().clamp(0, shape[axis] - 1)    # long() truncates toward zero, as pick's cast
+    target = _class_indices(label, shape[axis])
     if target.shape != positions:
         check(target.numel() == math.prod(positions), '_softmax_cross_entropy_per_position',
               'label of shape %s does not match data of shape %s without axis %d',
