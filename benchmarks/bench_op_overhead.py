@@ -5,7 +5,9 @@ dozen values) is timed through the generated ``mx.nd`` function and as the opera
 own torch implementation (``spec.impl``) called on the same tensors with the same parsed
 attributes. The ratio is what neomx's frontend adds per call: argument handling,
 attribute parsing, autograd bookkeeping and NDArray wrapping. Rounds of the two
-alternate and the best round of each counts.
+alternate and the best round of each counts. Rounds are timed in the thread's CPU time
+(``time.thread_time``): the calls take microseconds, and on a shared machine the wall
+clock would count the time other processes hold the core.
 
 RESULTS.md gets one summary row (the worst operator's times; the note counts operators
 timed, over the target and skipped) and one row per operator over the target.
@@ -25,7 +27,7 @@ from common import Result  # noqa: E402
 from neomx.context import current_context  # noqa: E402
 
 TARGET = 1.5
-ROUNDS = 7
+ROUNDS = 9
 ROUND_S = 1e-3          # each timed round runs the call for about this long
 
 
@@ -47,10 +49,10 @@ def _calls(name, spec):
 
 
 def _round(fn, n):
-    t0 = time.perf_counter()
+    t0 = time.thread_time()
     for _ in range(n):
         fn()
-    return (time.perf_counter() - t0) / n
+    return (time.thread_time() - t0) / n
 
 
 def _time_pair(nd_call, torch_call):

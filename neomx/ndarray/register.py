@@ -129,8 +129,10 @@ def make_function(spec, func_name):
     has_optional_inputs = spec.optional_inputs is not None and not variadic
     # A call passing its inputs positionally as NDArrays, the common case, skips the argument
     # handling of ``arguments``: ``positional`` maps the keywords of such calls, as given, to
-    # the parsed attributes and the number of inputs passed (the leading inputs present for
-    # those attributes; the rest are absent, as softmax's ``length`` usually is).
+    # (parsed attributes, number of inputs passed, the absent inputs' Nones or None, and for
+    # operators creating arrays the attributes completed per context). The inputs passed are
+    # the leading inputs present for those attributes; the rest are absent, as softmax's
+    # ``length`` usually is.
     positional = {}
     no_keywords = [None]        # positional's entry for a call without keywords, at hand
     remember = parse is not spec.parse_attrs
@@ -139,7 +141,8 @@ def make_function(spec, func_name):
     def remember_call(key, attrs, n_given):
         """Let later calls with keywords ``key`` and ``n_given`` positional arrays skip parsing."""
         if len(positional) < _ATTR_CACHE_SIZE:
-            call = (attrs, n_given, None if variadic or n_given == n_in else absent[n_given:])
+            call = (attrs, n_given, None if variadic or n_given == n_in else absent[n_given:],
+                    {} if ctx_attrs else None)
             if not key:
                 no_keywords[0] = call
             try:
@@ -191,14 +194,14 @@ def make_function(spec, func_name):
                 call = None
         else:
             call = None
-        tensors = None
+        tensors = with_ctx = None
         if call is not None and len(args) == call[1]:
             try:
-                tensors = _tensors_of(args)
+                tensors = (args[0]._t,) if call[1] == 1 else _tensors_of(args)
             except AttributeError:      # not NDArrays: the general path explains
                 pass
             else:
-                attrs = call[0]
+                attrs, with_ctx = call[0], call[3]
                 if call[2] is not None:     # absent optional inputs
                     tensors = tuple(tensors) + call[2]
                 arrays = args
@@ -216,7 +219,10 @@ def make_function(spec, func_name):
             c = attrs.get('ctx')
             if not isinstance(c, Context):
                 c = as_context(c) if c else (ctx or current_context())
-            attrs = dict(attrs, ctx=c)
+            if with_ctx is None:
+                attrs = dict(attrs, ctx=c)
+            else:       # a remembered call: its attributes with each context, made once
+                attrs = with_ctx.get(c) or with_ctx.setdefault(c, dict(attrs, ctx=c))
             ctx = c
         elif ctx is None:
             ctx = current_context()
