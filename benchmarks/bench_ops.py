@@ -37,4 +37,9 @@ def bench_convolution():
                    lambda: F.conv2d(tx, tw, tb, padding=(1, 1)), 1.5)
 
 
-BENCHMARKS = [bench_add, bench_fully_connected, bench_convolution]
+def bench_dot():
+    (a, b), (ta, tb) = _arrays((64, 64), (64, 64))
+    return compare('nd.dot 64x64 float32', lambda: mx.nd.dot(a, b), lambda: torch.mm(ta, tb), 1.5)
+
+
+BENCHMARKS = [bench_add, bench_fully_connected, bench_convolution, bench_dot]

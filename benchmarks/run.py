@@ -28,17 +28,24 @@ def main(argv):
     rows = []
     for mod in _modules(argv):
         for bench in mod.BENCHMARKS:
-            res = bench()
-            rows.append((mod.__name__, res))
-            print('%-55s neomx %10.2f us  torch %10.2f us  ratio %5.2f  target <= %.2f  %s'
+            results = bench()       # one Result, or a list of them (one row each)
+            for res in results if isinstance(results, list) else [results]:
+                rows.append((mod.__name__, res))
+                _print(res)
+    _write(rows, partial=bool(argv))
+
+
+def _print(res):
+    print('%-55s neomx %10.2f us  torch %10.2f us  ratio %5.2f  target <= %.2f  %s'
                   % (res.name, res.neomx_s * 1e6, res.torch_s * 1e6, res.ratio, res.target,
                      'ok' if res.ok else 'MISSED'), flush=True)
-    _write(rows, partial=bool(argv))
 
 
 def _write(rows, partial):
     path = os.path.join(HERE, 'RESULTS.md')
     old = _existing_rows(path) if partial else {}
+    rerun = {mod for mod, _ in rows}    # a re-run module's rows replace all its earlier ones
+    old = {name: row for name, row in old.items() if row[0] not in rerun}
     for mod, res in rows:
         old[res.name] = (mod, res)
     lines = ['# Benchmark results', '',

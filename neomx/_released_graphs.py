@@ -64,19 +64,36 @@ STATE = _State()
 
 
 def mark_released(tensors):
-    """Called after a backward pass from ``tensors`` (heads) that freed their graph."""
+    """Called after a backward pass from ``tensors`` (heads) that freed their graph.
+
+    On the path of every training step: one head (the loss), the common case, costs a few
+    attribute reads.
+    """
     if not _HAS_SEQUENCE:
         return
-    heads = [t.grad_fn for t in tensors if t.grad_fn is not None]
-    if not heads:
-        return
+    if len(tensors) == 1:
+        node = tensors[0].grad_fn
+        if node is None:
+            return
+        heads = [node]
+        newest = node._sequence_nr()
+    else:
+        heads = [n for n in [t.grad_fn for t in tensors] if n is not None]
+        if not heads:
+            return
+        newest = max([n._sequence_nr() for n in heads])
     state = STATE
-    newest = max(n._sequence_nr() for n in heads)
-    if len(state.freed) == _HISTORY:
-        state.freed.pop(0)
-    state.freed.append(_FreedGraph(newest, heads))
-    state.newest = max(state.newest, newest)
-    state.fresh = set()
+    freed = state.freed
+    if len(freed) == _HISTORY:
+        del freed[0]
+    freed.append(_FreedGraph(newest, heads))
+    if newest > state.newest:
+        state.newest = newest
+    fresh = state.fresh
+    if fresh is None:
+        state.fresh = set()
+    else:
+        fresh.clear()
 
 
 def note_recorded(result, fresh):

@@ -275,11 +275,15 @@ def mark_variables(variables, gradients, grad_reqs='write'):
 
 
 # ------------------------------------------------------------------ backward
+def _is_ndarray(x):
+    # an NDArray, known by its tensor: the ndarray layer sits above this module
+    return hasattr(x, '_t')
+
+
 def _heads_and_grads(heads, head_grads):
-    from .ndarray.ndarray import NDArray
-    if isinstance(heads, NDArray):
+    if _is_ndarray(heads):
         heads = [heads]
-        if head_grads is not None and isinstance(head_grads, NDArray):
+        if head_grads is not None and _is_ndarray(head_grads):
             head_grads = [head_grads]
     tensors, grads = [], []
     for i, h in enumerate(heads):

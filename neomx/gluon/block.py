@@ -398,11 +398,13 @@ class Block:
         return autograd.run_without_graph(self._call_with_hooks, args)
 
     def _call_with_hooks(self, args):
-        for hook in self._forward_pre_hooks.values():
-            hook(self, args)
+        if self._forward_pre_hooks:
+            for hook in self._forward_pre_hooks.values():
+                hook(self, args)
         out = self.forward(*args)
-        for hook in self._forward_hooks.values():
-            hook(self, args, out)
+        if self._forward_hooks:
+            for hook in self._forward_hooks.values():
+                hook(self, args, out)
         return out
 
     def forward(self, *args):
@@ -673,11 +675,13 @@ class HybridBlock(Block):
         return self._forward_imperative(x, args)
 
     def _forward_imperative(self, x, args):
-        ctx = x.context if isinstance(x, NDArray) else first_context(_flatten((x,) + args)[0])
-        try:
-            params = {key: p.data(ctx) for key, p in self._reg_params.items()}
-        except DeferredInitializationError:
-            return self._forward_deferred(x, args)
+        params = {}
+        if self._reg_params:        # losses and activations have none
+            ctx = x._ctx if isinstance(x, NDArray) else first_context(_flatten((x,) + args)[0])
+            try:
+                params = {key: p.data(ctx) for key, p in self._reg_params.items()}
+            except DeferredInitializationError:
+                return self._forward_deferred(x, args)
         return self._call_hybrid_forward(ndarray, x, args, params)
 
     def _call_hybrid_forward(self, F, x, args, params):

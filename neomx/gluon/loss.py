@@ -207,9 +207,9 @@ class SoftmaxCrossEntropyLoss(Loss):
     def _check_sparse_label(self, label, pred):
         if not isinstance(label, NDArray):
             return
-        classes_removed = list(pred.shape)
+        classes_removed = list(pred._t.shape)
         del classes_removed[self._axis]
-        if label.size != math.prod(classes_removed):
+        if label._t.numel() != math.prod(classes_removed):
             raise MXNetError('%s: sparse label of shape %s does not match the prediction of shape %s '
                              '(expected %s class indices, the shape without axis %d)'
                              % (type(self).__name__, label.shape, pred.shape, tuple(classes_removed),

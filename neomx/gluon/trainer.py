@@ -302,13 +302,17 @@ class Trainer:
             self._kvstore.pull(keys, [self._params[i]._list_arrays() for i in keys])
         else:
             for ctx_pos, updater in enumerate(self._updaters):
-                chosen = [(i, grads[ctx_pos].buf, arrays[ctx_pos])
-                          for (i, _, arrays), grads in zip(trained, slots) if _is_fresh(grads[ctx_pos])]
-                if chosen:
-                    indices, grads, weights = zip(*chosen)
-                    updater(list(indices), list(grads), list(weights))
-        for grads in slots:
-            for slot in grads:
+                indices, grads, weights = [], [], []
+                for (i, _, arrays), ctx_slots in zip(trained, slots):
+                    slot = ctx_slots[ctx_pos]
+                    if slot is not None and slot.fresh:
+                        indices.append(i)
+                        grads.append(slot.buf)
+                        weights.append(arrays[ctx_pos])
+                if indices:
+                    updater(indices, grads, weights)
+        for ctx_slots in slots:
+            for slot in ctx_slots:
                 if slot is not None:
                     slot.fresh = False
 
@@ -349,7 +353,7 @@ def _check_fresh(trained, slots):
     """MXNet's stale-gradient check, raised as a ``UserWarning`` exception as MXNet does."""
     for (_, param, arrays), grads in zip(trained, slots):
         for arr, slot in zip(arrays, grads):
-            if not _is_fresh(slot):
+            if slot is None or not slot.fresh:
                 raise UserWarning('Gradient of Parameter `%s` on context %s has not been updated by '
                                   'backward since last `step`. This could mean a bug in your model that '
                                   'made it only use a subset of the Parameters (Blocks) for this '

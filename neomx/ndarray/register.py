@@ -16,6 +16,9 @@ from .ndarray import NDArray, _new, _call, _check_inplace
 
 __all__ = ['make_function', 'populate']
 
+_Tensor = torch.Tensor
+_object_new = object.__new__
+
 
 # Attribute kinds whose parsed value depends on the Python type of an argument, not just
 # its value: 1, 1.0 and True are equal dict keys but ANY keeps them apart and STR prints
@@ -96,6 +99,19 @@ def _unwrap(spec, arrays):
     return tensors, ctx
 
 
+def _tensors_of(arrays):
+    """The tensors of ``arrays`` (AttributeError if one is not an NDArray): unrolled for the
+    one to three inputs of most calls, where a comprehension costs more than the operator."""
+    n = len(arrays)
+    if n == 1:
+        return (arrays[0]._t,)
+    if n == 2:
+        return (arrays[0]._t, arrays[1]._t)
+    if n == 3:
+        return (arrays[0]._t, arrays[1]._t, arrays[2]._t)
+    return [a._t for a in arrays]
+
+
 def make_function(spec, func_name):
     """Build the nd function for ``spec`` under the public name ``func_name``."""
     inputs = spec.inputs
@@ -115,40 +131,102 @@ def make_function(spec, func_name):
     # operators with a dtype attribute may cast recorded floats to integers (see _int_grad)
     may_cast = 'dtype' in spec.attrs and not ctx_attrs
     int_live = _int_grad.LIVE
+    # A call passing its inputs positionally as NDArrays, the common case, skips the argument
+    # handling of ``arguments``: ``positional`` maps the keywords of such calls, as given, to
+    # (parsed attributes, number of inputs passed, the absent inputs' Nones or None, and for
+    # operators creating arrays the attributes completed per context). The inputs passed are
+    # the leading inputs present for those attributes; the rest are absent, as softmax's
+    # ``length`` usually is.
+    positional = {}
+    no_keywords = [None]        # positional's entry for a call without keywords, at hand
+    remember = parse is not spec.parse_attrs
+    absent = (None,) * n_in
 
-    def nd_function(*args, out=None, name=None, **kwargs):
+    def remember_call(key, attrs, n_given):
+        """Let later calls with keywords ``key`` and ``n_given`` positional arrays skip parsing."""
+        if len(positional) < _ATTR_CACHE_SIZE:
+            call = (attrs, n_given, None if variadic or n_given == n_in else absent[n_given:],
+                    {} if ctx_attrs else None)
+            if not key:
+                no_keywords[0] = call
+            try:
+                positional[key] = call
+            except TypeError:       # an unhashable value (a list)
+                pass
+
+    def arguments(args, kwargs):
+        """The input arrays (absent ones None) and the parsed attributes of any call."""
         if variadic:
             arrays = args
             if len(args) == 1 and isinstance(args[0], (list, tuple)):
                 arrays = args[0]
+            key = tuple(kwargs.items())
             if count_attr is not None:
                 kwargs.setdefault(count_attr, len(arrays))
-        else:
-            arrays = list(args[:n_in])
-            if len(arrays) < n_in:
-                arrays.extend([None] * (n_in - len(arrays)))
-            if len(args) > n_in:
-                extra = args[n_in:]
-                if len(extra) > len(attr_names):
-                    raise MXNetError('%s: takes %d inputs and %d attributes, got %d positional arguments'
-                                     % (spec.name, n_in, len(attr_names), len(args)))
-                kwargs.update(zip(attr_names, extra))
-            if kwargs and not input_pos.keys().isdisjoint(kwargs):
-                for k in [k for k in kwargs if k in input_pos]:
-                    arrays[input_pos[k]] = kwargs.pop(k)
+            attrs = parse(kwargs)
+            if remember and arrays is args:
+                remember_call(key, attrs, len(args))
+            return arrays, attrs
+        arrays = list(args[:n_in])
+        if len(arrays) < n_in:
+            arrays.extend([None] * (n_in - len(arrays)))
+        attrs_by_position = len(args) > n_in
+        if attrs_by_position:
+            extra = args[n_in:]
+            if len(extra) > len(attr_names):
+                raise MXNetError('%s: takes %d inputs and %d attributes, got %d positional arguments'
+                                 % (spec.name, n_in, len(attr_names), len(args)))
+            kwargs.update(zip(attr_names, extra))
+        inputs_by_name = kwargs and not input_pos.keys().isdisjoint(kwargs)
+        if inputs_by_name:
+            for k in [k for k in kwargs if k in input_pos]:
+                arrays[input_pos[k]] = kwargs.pop(k)
         attrs = parse(kwargs)
-        try:        # the hot path: every input given, as an NDArray
-            tensors = [a._t for a in arrays]
-            ctx = arrays[0]._ctx if arrays else None
-        except AttributeError:      # absent inputs (None), or a wrong type
-            if has_optional_inputs:
-                arrays = _to_present_inputs(spec, attrs, arrays)
-            tensors, ctx = _unwrap(spec, arrays)
+        if remember and not (attrs_by_position or inputs_by_name):
+            present = spec.input_names(attrs)
+            if present == inputs[:len(present)]:
+                remember_call(tuple(kwargs.items()), attrs, len(present))
+        return arrays, attrs
+
+    def nd_function(*args, out=None, name=None, **kwargs):
+        if not kwargs:
+            call = no_keywords[0]
+        elif positional:      # empty for variadic operators and per-call parsing
+            try:
+                call = positional.get(tuple(kwargs.items()))
+            except TypeError:       # an unhashable value (a list)
+                call = None
+        else:
+            call = None
+        tensors = with_ctx = None
+        if call is not None and len(args) == call[1]:
+            try:
+                tensors = (args[0]._t,) if call[1] == 1 else _tensors_of(args)
+            except AttributeError:      # not NDArrays: the general path explains
+                pass
+            else:
+                attrs, with_ctx = call[0], call[3]
+                if call[2] is not None:     # absent optional inputs
+                    tensors = tuple(tensors) + call[2]
+                arrays = args
+                ctx = args[0]._ctx if args else None
+        if tensors is None:
+            arrays, attrs = arguments(args, kwargs)
+            try:        # every input given, as an NDArray
+                tensors = _tensors_of(arrays)
+                ctx = arrays[0]._ctx if arrays else None
+            except AttributeError:      # absent inputs (None), or a wrong type
+                if has_optional_inputs:
+                    arrays = _to_present_inputs(spec, attrs, arrays)
+                tensors, ctx = _unwrap(spec, arrays)
         if ctx_attrs:
             c = attrs.get('ctx')
             if not isinstance(c, Context):
                 c = as_context(c) if c else (ctx or current_context())
-            attrs = dict(attrs, ctx=c)
+            if with_ctx is None:
+                attrs = dict(attrs, ctx=c)
+            else:       # a remembered call: its attributes with each context, made once
+                attrs = with_ctx.get(c) or with_ctx.setdefault(c, dict(attrs, ctx=c))
             ctx = c
         elif ctx is None:
             ctx = current_context()
@@ -168,10 +246,14 @@ def make_function(spec, func_name):
             raise
         except (RuntimeError, ValueError, IndexError, TypeError) as err:
             raise _op_error(spec, arrays, err) from None
-        if type(res) is torch.Tensor:
-            if out is not None:
-                return _write_out(out, (res,))
-            return _new(res, ctx)
+        if type(res) is _Tensor:
+            if out is None:
+                arr = _object_new(NDArray)      # _new, inlined: this is every call's result
+                arr._t = res
+                arr._ctx = ctx
+                arr._grad = None
+                return arr
+            return _write_out(out, (res,))
         nvis = fixed_visible if fixed_visible is not None else (
             fixed_outputs if spec.num_visible_outputs is None and fixed_outputs is not None
             else count_visible(attrs))

@@ -166,7 +166,7 @@ def quadratic(data, a, b, c):
 def allclose(a, b, rtol, atol, equal_nan):
     """Whether ``|a - b| <= atol + rtol |b|`` everywhere: a 0-d uint8, 1 or 0 (no gradient)."""
     check(a.shape == b.shape, '_contrib_allclose', 'shapes of a %s and b %s must be equal',
-          tuple(a.shape), tuple(b.shape))
+          a.shape, b.shape)
     close = torch.isclose(a.detach(), b.detach(), rtol=rtol, atol=atol, equal_nan=equal_nan)
     return close.all().to(torch.uint8)
 
@@ -193,7 +193,7 @@ def adaptive_avg_pooling_2d(data, output_size):
     Output window ``i`` covers input rows ``floor(i H / h)`` to ``ceil((i + 1) H / h)``.
     """
     check(data.dim() == 4, '_contrib_AdaptiveAvgPooling2D', 'data must be (N, C, H, W), got %s',
-          tuple(data.shape))
+          data.shape)
     size = output_size or (1,)
     return F.adaptive_avg_pool2d(data, size * 2 if len(size) == 1 else size)
 
@@ -224,7 +224,7 @@ def col2im(data, output_size, kernel, stride, dilate, pad):
                         for n, k, s, d, p in zip(output_size, kernel, stride, dilate, pad))
     check(data.dim() == 3 and data.shape[1] % math.prod(kernel) == 0 and data.shape[2] == windows,
           'col2im', 'data of shape %s does not match output_size %s and kernel %s (%d windows)',
-          tuple(data.shape), output_size, kernel, windows)
+          data.shape, output_size, kernel, windows)
     return F.fold(data, output_size, kernel, dilation=dilate, padding=pad, stride=stride)
 
 
@@ -246,7 +246,7 @@ def crop(*arrays, num_args, offset, h_w, center_crop):
         top, left = offset
     check(0 <= top <= spare_h and 0 <= left <= spare_w, 'Crop',
           'a (%d, %d) window at (%d, %d) does not fit data of shape %s', height, width, top, left,
-          tuple(data.shape))
+          data.shape)
     return data[:, :, top:top + height, left:left + width].clone()
 
 
@@ -258,7 +258,7 @@ def _heads(packed, heads, parts):
     """Split (L, B, heads * parts * D) into ``parts`` tensors of shape (B * heads, L, D)."""
     length, batch, width = packed.shape
     check(width % (heads * parts) == 0, 'interleaved_matmul', 'last dim %d of %s is not a multiple of '
-          'heads * %d = %d', width, tuple(packed.shape), parts, heads * parts)
+          'heads * %d = %d', width, packed.shape, parts, heads * parts)
     split = packed.reshape(length, batch, heads, parts, -1)
     return [split[:, :, :, p].permute(1, 2, 0, 3).reshape(batch * heads, length, -1) for p in range(parts)]
 
@@ -321,6 +321,6 @@ def svm_output(data, label, margin, regularization_coefficient, use_linear):
     """Scores (N, C) unchanged; backward writes the hinge-loss gradient for class labels (N,),
     ignoring the head gradient."""
     check(data.dim() == 2 and label.shape == data.shape[:1], 'SVMOutput',
-          'expected data (N, C) and label (N,), got %s and %s', tuple(data.shape), tuple(label.shape))
+          'expected data (N, C) and label (N,), got %s and %s', data.shape, label.shape)
     return _output_layer(data, torch.clone, lambda out: _svm_gradient(
         out, label, margin, regularization_coefficient, use_linear))

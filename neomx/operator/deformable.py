@@ -75,24 +75,24 @@ def _bilinear_v1(image, y, x):
 def _check_shapes(op, data, offset, mask, weight, kernel, out_size, num_filter, num_group, num_deformable_group):
     """MXNet's shape rules for both versions (mask is None for v1)."""
     check(len(kernel) == 2, op, 'only 2-D kernels are supported, got kernel %s', kernel)
-    check(data.dim() == 4, op, 'data shape %s must be 4-D (N, C, H, W)', _shape_of(data))
+    check(data.dim() == 4, op, 'data shape %s must be 4-D (N, C, H, W)', data.shape)
     batch, channels = data.shape[:2]
     check(channels % num_deformable_group == 0, op,
           'data channels %d must be divisible by num_deformable_group %d', channels, num_deformable_group)
     check(channels % num_group == 0 and num_filter % num_group == 0, op,
           'data channels %d and num_filter %d must be divisible by num_group %d', channels, num_filter, num_group)
-    check(min(out_size) > 0, op, 'kernel %s is larger than the padded input %s', kernel, _shape_of(data))
+    check(min(out_size) > 0, op, 'kernel %s is larger than the padded input %s', kernel, data.shape)
     taps = kernel[0] * kernel[1] * num_deformable_group
     expected = (batch, 2 * taps) + out_size
     check(_shape_of(offset) == expected, op, 'offset shape %s, expected %s for data %s',
-          _shape_of(offset), expected, _shape_of(data))
+          offset.shape, expected, data.shape)
     if mask is not None:
         expected = (batch, taps) + out_size
         check(_shape_of(mask) == expected, op, 'mask shape %s, expected %s for data %s',
-              _shape_of(mask), expected, _shape_of(data))
+              mask.shape, expected, data.shape)
     expected = (num_filter, channels // num_group) + kernel
     check(_shape_of(weight) == expected, op, 'weight shape %s, expected %s for data %s',
-          _shape_of(weight), expected, _shape_of(data))
+          weight.shape, expected, data.shape)
 
 
 def _deformable_conv(op, data, offset, mask, weight, bias, kernel, stride, dilate, pad, num_filter, num_group,

@@ -62,7 +62,7 @@ def _not_differentiable(impl):
 
 def _check_boxes(op, name, boxes, width=4):
     check(boxes.dim() >= 1 and boxes.shape[-1] == width, op,
-          '%s must have %d coordinates in its last axis, got shape %s', name, width, tuple(boxes.shape))
+          '%s must have %d coordinates in its last axis, got shape %s', name, width, boxes.shape)
 
 
 def _to_corner(boxes, box_format):
@@ -278,8 +278,8 @@ def box_encode(samples, matches, anchors, refs, means, stds):
           and tuple(anchors.shape) == (batch, num, 4) and refs.dim() == 3 and refs.shape[0] == batch
           and refs.shape[2] == 4 and tuple(means.shape) == (4,) and tuple(stds.shape) == (4,), 'box_encode',
           'expected samples (B, N), matches (B, N), anchors (B, N, 4), refs (B, M, 4), means (4,) and '
-          'stds (4,), got %s, %s, %s, %s, %s and %s', tuple(samples.shape), tuple(matches.shape),
-          tuple(anchors.shape), tuple(refs.shape), tuple(means.shape), tuple(stds.shape))
+          'stds (4,), got %s, %s, %s, %s, %s and %s', samples.shape, matches.shape,
+          anchors.shape, refs.shape, means.shape, stds.shape)
     matched = _take_rows(refs, matches.long())
     positive = (samples > 0.5)[..., None].expand_as(anchors)
     targets = (_center_offsets(matched, anchors) - means) / stds
@@ -306,7 +306,7 @@ def box_decode(data, anchors, std0, std1, std2, std3, clip, format):  # pylint: 
     """
     check(data.dim() == 3 and data.shape[2] == 4 and anchors.dim() == 3 and anchors.shape[0] == 1
           and anchors.shape[1:] == data.shape[1:], 'box_decode',
-          'expected data (B, N, 4) and anchors (1, N, 4), got %s and %s', tuple(data.shape), tuple(anchors.shape))
+          'expected data (B, N, 4) and anchors (1, N, 4), got %s and %s', data.shape, anchors.shape)
     offsets = data * data.new_tensor((std0, std1, std2, std3))
     if clip > 0:
         offsets = torch.cat([offsets[..., :2], offsets[..., 2:].clamp(max=clip)], dim=-1)
@@ -362,7 +362,7 @@ def bipartite_matching(data, is_ascend, threshold, topk):
     row_match : Tensor, shape (B, N): matched column per row, -1 if none
     col_match : Tensor, shape (B, M): matched row per column, -1 if none
     """
-    check(data.dim() == 3, 'bipartite_matching', 'data must be 3-D (B, N, M), got shape %s', tuple(data.shape))
+    check(data.dim() == 3, 'bipartite_matching', 'data must be 3-D (B, N, M), got shape %s', data.shape)
     if data.is_meta:
         return torch.empty(data.shape[:2], device='meta'), torch.empty(data.shape[::2], device='meta')
     sign = -1.0 if is_ascend else 1.0
@@ -441,13 +441,13 @@ def roi_align(data, rois, pooled_size, spatial_scale, sample_ratio, position_sen
     Differentiable with respect to data; rois get zero gradients.
     """
     op = 'ROIAlign'
-    check(data.dim() == 4, op, 'data must be 4-D (N, C, H, W), got shape %s', tuple(data.shape))
-    check(rois.dim() == 2 and rois.shape[1] == 5, op, 'rois must have shape (R, 5), got %s', tuple(rois.shape))
+    check(data.dim() == 4, op, 'data must be 4-D (N, C, H, W), got shape %s', data.shape)
+    check(rois.dim() == 2 and rois.shape[1] == 5, op, 'rois must have shape (R, 5), got %s', rois.shape)
     check(len(pooled_size) == 2 and min(pooled_size) > 0, op, 'pooled_size must be a positive (h, w), got %s',
           pooled_size)
     channels, bins = data.shape[1], pooled_size[0] * pooled_size[1]
     check(not position_sensitive or channels % bins == 0, op, 'position-sensitive pooling needs channels '
-          'divisible by %d, got data of shape %s', bins, tuple(data.shape))
+          'divisible by %d, got data of shape %s', bins, data.shape)
     out_channels = channels // bins if position_sensitive else channels
     if data.is_meta and sample_ratio <= 0:       # the sampling depends on the ROIs' values
         return data.new_empty((rois.shape[0], out_channels) + tuple(pooled_size))
@@ -512,7 +512,7 @@ def multibox_prior(data, sizes, ratios, clip, steps, offsets):
     Tensor, shape (1, H * W * A, 4), float32 corner boxes in [0, 1] image units, ordered by
     row, column, then anchor, with A = len(sizes) + len(ratios) - 1.
     """
-    check(data.dim() == 4, 'MultiBoxPrior', 'data must be 4-D (N, C, H, W), got shape %s', tuple(data.shape))
+    check(data.dim() == 4, 'MultiBoxPrior', 'data must be 4-D (N, C, H, W), got shape %s', data.shape)
     check(len(steps) == 2 and len(offsets) == 2, 'MultiBoxPrior',
           'steps %s and offsets %s must each hold (y, x)', steps, offsets)
     height, width = data.shape[2:]

@@ -154,7 +154,7 @@ BINARY = {
 
 def _check_dtype(op, lhs, rhs):
     check(lhs.dtype == rhs.dtype, op, 'operands have different dtypes %s and %s (shapes %s and %s)',
-          lhs.dtype, rhs.dtype, tuple(lhs.shape), tuple(rhs.shape))
+          lhs.dtype, rhs.dtype, lhs.shape, rhs.shape)
 
 
 def _register_binary(fn, same_names, bcast_names):
@@ -163,7 +163,7 @@ def _register_binary(fn, same_names, bcast_names):
 
     def elemwise(lhs, rhs):
         check(lhs.shape == rhs.shape, same_op, 'shapes of lhs %s and rhs %s must be equal',
-              tuple(lhs.shape), tuple(rhs.shape))
+              lhs.shape, rhs.shape)
         _check_dtype(same_op, lhs, rhs)
         return same_fn(lhs, rhs)
     elemwise.__doc__ = 'Element-wise %s of two arrays of the same shape.' % same_op
@@ -178,7 +178,7 @@ def _register_binary(fn, same_names, bcast_names):
             torch.broadcast_shapes(lhs.shape, rhs.shape)
         except RuntimeError:
             check(False, bcast_op, 'operands could not be broadcast together with shapes %s %s',
-                  tuple(lhs.shape), tuple(rhs.shape))
+                  lhs.shape, rhs.shape)
         return bcast_fn(lhs, rhs)
     broadcast.__doc__ = 'Element-wise %s with numpy-style broadcasting.' % bcast_op
     register(bcast_op, inputs=('lhs', 'rhs'), aliases=bcast_names[1:])(broadcast)
@@ -276,7 +276,7 @@ def add_n(*args, num_args):
     out = args[0]
     for a in args[1:]:
         check(a.shape == out.shape, 'add_n', 'all inputs must have the same shape, got %s and %s',
-              tuple(out.shape), tuple(a.shape))
+              out.shape, a.shape)
         out = out + a
     return out
 

@@ -29,7 +29,7 @@ _INTERP_MODES = {0: 'nearest', 1: 'bilinear', 2: 'bicubic', 3: 'area'}
 
 def _check_image(op, data):
     check(data.dim() in (3, 4), op, 'expected an image (3-D) or a batch of images (4-D), got shape %s',
-          tuple(data.shape))
+          data.shape)
 
 
 def _restore(values, like):
@@ -113,7 +113,7 @@ def crop(data, x, y, width, height):
     rows, cols = data.shape[-3], data.shape[-2]
     check(0 <= x and 0 <= y and x + width <= cols and y + height <= rows, 'crop',
           'region x=%d y=%d width=%d height=%d lies outside the image of shape %s',
-          x, y, width, height, tuple(data.shape))
+          x, y, width, height, data.shape)
     return data[..., y:y + height, x:x + width, :].contiguous()
 
 

@@ -66,7 +66,7 @@ def pick(data, index, axis, keepdims, mode):
     given = list(index.shape)
     if given != kept:
         check(given == kept[:axis] + kept[axis + 1:], 'pick', 'index of shape %s does not match data %s '
-              'without axis %d', tuple(given), tuple(data.shape), axis)
+              'without axis %d', tuple(given), data.shape, axis)
         index = index.unsqueeze(axis)
     out = torch.gather(data, axis, _fit_range('pick', _as_index(index), size, mode))
     return out if keepdims or ndim == 1 else out.squeeze(axis)
@@ -78,7 +78,7 @@ def batch_take(a, indices):
     """``a[i, indices[i]]`` for each row ``i`` of ``a`` (indices clipped to the row length)."""
     rows = a.reshape(-1, a.shape[-1])
     check(indices.numel() == rows.shape[0], 'batch_take', 'indices of shape %s need one entry per '
-          'row of a %s', tuple(indices.shape), tuple(a.shape))
+          'row of a %s', indices.shape, a.shape)
     idx = _fit_range('batch_take', _as_index(indices).reshape(-1, 1), rows.shape[1], 'clip')
     return torch.gather(rows, 1, idx).reshape(indices.shape)
 
@@ -91,8 +91,8 @@ def gather_nd(data, indices):
     ``Y + data.shape[M:]``. Negative coordinates count from the end.
     """
     check(indices.dim() >= 1 and indices.shape[0] <= data.dim(), 'gather_nd', 'indices of shape %s '
-          'must have at most %d rows (data shape %s)', tuple(indices.shape), data.dim(),
-          tuple(data.shape))
+          'must have at most %d rows (data shape %s)', indices.shape, data.dim(),
+          data.shape)
     return data[tuple(_as_index(indices))]
 
 
@@ -102,7 +102,7 @@ def scatter_nd(data, indices, shape):
     """A zero array of ``shape`` holding ``data`` at the coordinates in the columns of ``indices``
     (the inverse of :func:`gather_nd`; with repeated coordinates the last one wins)."""
     check(indices.dim() >= 1 and indices.shape[0] <= len(shape), 'scatter_nd', 'indices of shape '
-          '%s must have at most %d rows (shape %s)', tuple(indices.shape), len(shape), shape)
+          '%s must have at most %d rows (shape %s)', indices.shape, len(shape), shape)
     out = torch.zeros(shape, dtype=data.dtype, device=data.device)
     return out.index_put(tuple(_as_index(indices)), data)
 
@@ -131,11 +131,11 @@ def where(condition, x, y):
     slices). ``x`` and ``y`` need the same shape and dtype; ``condition`` gets no gradient.
     """
     check(x.shape == y.shape and x.dtype == y.dtype, 'where', 'x %s %s and y %s %s must have the '
-          'same shape and dtype', tuple(x.shape), x.dtype, tuple(y.shape), y.dtype)
+          'same shape and dtype', x.shape, x.dtype, y.shape, y.dtype)
     if condition.shape != x.shape:
         check(condition.dim() == 1 and x.dim() >= 1 and condition.shape[0] == x.shape[0], 'where',
               'condition of shape %s must have the shape of x %s or be 1-D of its first dim',
-              tuple(condition.shape), tuple(x.shape))
+              condition.shape, x.shape)
         condition = condition.reshape((-1,) + (1,) * (x.dim() - 1))
     return torch.where(condition != 0, x, y)
 
@@ -147,7 +147,7 @@ def boolean_mask(data, index, axis):
     output size)."""
     axis = normalize_axis(axis, data.dim(), 'boolean_mask')
     check(index.dim() == 1 and index.shape[0] == data.shape[axis], 'boolean_mask', 'index of shape %s '
-          'must be 1-D with the size of axis %d of data %s', tuple(index.shape), axis, tuple(data.shape))
+          'must be 1-D with the size of axis %d of data %s', index.shape, axis, data.shape)
     return torch.index_select(data, axis, torch.nonzero(index).reshape(-1))
 
 
@@ -162,7 +162,7 @@ def ravel_multi_index(data, shape):
     """Flat (row-major) indices into ``shape`` of the coordinates in the columns of the 2-D
     ``data`` of shape ``(len(shape), N)``; output shape ``(N,)``, ``data``'s dtype."""
     check(data.dim() == 2 and data.shape[0] == len(shape), 'ravel_multi_index', 'data of shape %s '
-          'must be 2-D with %d rows, one per dim of shape %s', tuple(data.shape), len(shape), shape)
+          'must be 2-D with %d rows, one per dim of shape %s', data.shape, len(shape), shape)
     flat = (_as_index(data) * _strides(shape, data.device)).sum(0)
     return flat.to(data.dtype)
 
@@ -188,6 +188,6 @@ def index_copy(old_tensor, index_vector, new_tensor):
     """A copy of ``old_tensor`` whose rows ``index_vector[i]`` are replaced by ``new_tensor[i]``."""
     check(index_vector.dim() == 1 and new_tensor.shape[0] == index_vector.shape[0]
           and new_tensor.shape[1:] == old_tensor.shape[1:], 'index_copy', 'new_tensor %s must hold '
-          'one row of old_tensor %s per index (index_vector %s)', tuple(new_tensor.shape),
-          tuple(old_tensor.shape), tuple(index_vector.shape))
+          'one row of old_tensor %s per index (index_vector %s)', new_tensor.shape,
+          old_tensor.shape, index_vector.shape)
     return old_tensor.index_copy(0, _as_index(index_vector), new_tensor)

@@ -66,7 +66,7 @@ def pooling_v1(data, kernel, pool_type, global_pool, pooling_convention, stride,
     Tensor, shape (N, C, H', W'), as :func:`pooling` computes it (averages count the pad).
     """
     check(data.dim() == 4, 'Pooling_v1', 'only 2-D pooling of (N, C, H, W) data is supported, got %s',
-          tuple(data.shape))
+          data.shape)
     if pool_type == 'max' and any(pad) and not global_pool:
         data = F.pad(data, (pad[1], pad[1], pad[0], pad[0]))
         pad = ()
@@ -79,7 +79,7 @@ def _slice_key(op, target, begin, end, step):
     """The index of ``target[b0:e0:s0, ...]`` with negative steps rewritten, and the dims to flip."""
     check(len(begin) == len(end) and len(begin) <= target.dim() and len(step) in (0, len(begin)), op,
           'begin %s, end %s and step %s must have one entry per sliced dim (input shape %s)',
-          begin, end, step, tuple(target.shape))
+          begin, end, step, target.shape)
     check(0 not in step, op, 'step cannot be 0 (step %s)', step)
     key = tuple(slice(b, e, s) for b, e, s in zip(begin, end, step or (None,) * len(begin)))
     return flip_negative_steps(key, tuple(target.shape))
@@ -92,7 +92,7 @@ def _assign_slice(op, target, value, begin, end, step):
     if isinstance(value, torch.Tensor):
         region = tuple(out[key].shape)
         check(tuple(value.shape) == region, op, 'rhs of shape %s does not fit the slice of shape %s',
-              tuple(value.shape), region)
+              value.shape, region)
     out[key] = value
     return out.flip(dims) if dims else out
 
@@ -122,7 +122,7 @@ def scatter_set_nd(lhs, rhs, indices, shape):
     MXNet only runs it in place (``out=lhs``); ``indices`` has shape (M, K) with M <= lhs.ndim.
     """
     check(tuple(lhs.shape) == tuple(shape), '_scatter_set_nd', 'lhs shape %s differs from shape %s',
-          tuple(lhs.shape), shape)
+          lhs.shape, shape)
     return lhs.index_put(tuple(indices.long()), rhs)
 
 
@@ -131,8 +131,8 @@ def scatter_set_nd(lhs, rhs, indices, shape):
 def fill_element_0index(lhs, mhs, rhs):
     """``lhs`` (N, K) with ``out[i, rhs[i]] = mhs[i]``; rows whose index is outside [0, K) keep lhs."""
     check(lhs.dim() == 2 and mhs.shape == rhs.shape == lhs.shape[:1], 'fill_element_0index',
-          'expected lhs (N, K) and mhs, rhs (N,), got %s, %s, %s', tuple(lhs.shape), tuple(mhs.shape),
-          tuple(rhs.shape))
+          'expected lhs (N, K) and mhs, rhs (N,), got %s, %s, %s', lhs.shape, mhs.shape,
+          rhs.shape)
     index = rhs.long()
     valid = (index >= 0) & (index < lhs.shape[1])
     rows = torch.arange(lhs.shape[0], device=lhs.device)[valid]
@@ -146,7 +146,7 @@ def onehot_encode(lhs, rhs):
     An index outside [0, K) gives a row of zeros; rhs's values are not read.
     """
     check(rhs.dim() == 2 and lhs.shape == rhs.shape[:1], '_onehot_encode',
-          'expected lhs (N,) and rhs (N, K), got %s and %s', tuple(lhs.shape), tuple(rhs.shape))
+          'expected lhs (N,) and rhs (N, K), got %s and %s', lhs.shape, rhs.shape)
     classes = torch.arange(rhs.shape[1], device=rhs.device)
     return (lhs.long().unsqueeze(1) == classes).to(rhs.dtype)
 
@@ -167,5 +167,5 @@ def set_value(src):
 def identity_with_attr_like_rhs(lhs, rhs):
     """``lhs`` unchanged (rhs, of the same shape, only lends its attributes); no gradient to rhs."""
     check(lhs.shape == rhs.shape, '_identity_with_attr_like_rhs', 'shapes of lhs %s and rhs %s must be equal',
-          tuple(lhs.shape), tuple(rhs.shape))
+          lhs.shape, rhs.shape)
     return lhs.clone()

@@ -16,18 +16,18 @@ import math
 import torch
 
 from .reduce import at_least_1d
-from .registry import BOOL, FLOAT, INT, check, choice, register
+from .registry import BOOL, FLOAT, INT, check, choice, lazy, register
 
 _FORWARD_STYPE = ('forward_stype', choice('None', 'csr', 'default', 'row_sparse'), None)
 
 
-def _shapes(*tensors):
-    return ' X '.join(str(tuple(t.shape)) for t in tensors)
+def _shape_list(tensors):
+    return ', '.join(str(tuple(t.shape)) for t in tensors)
 
 
 def _check_same_dtype(op, lhs, rhs):
-    check(lhs.dtype == rhs.dtype, op, 'operands have different dtypes %s and %s (shapes %s)',
-          lhs.dtype, rhs.dtype, _shapes(lhs, rhs))
+    check(lhs.dtype == rhs.dtype, op, 'operands have different dtypes %s and %s (shapes %s X %s)',
+          lhs.dtype, rhs.dtype, lhs.shape, rhs.shape)
 
 
 def _transposed(t, transpose):
@@ -44,6 +44,11 @@ def _as_matrix(t, contract_first):
     return t.reshape(-1, t.shape[-1]), t.shape[:-1]
 
 
+def _check_contracted(a, b, lhs, rhs, transpose_a, transpose_b):
+    check(a.shape[1] == b.shape[0], 'dot', 'shape error: %s X %s with transpose_a=%s transpose_b=%s',
+          lhs.shape, rhs.shape, transpose_a, transpose_b)
+
+
 @register('dot', inputs=('lhs', 'rhs'),
           attrs=[('transpose_a', BOOL, False), ('transpose_b', BOOL, False), _FORWARD_STYPE])
 def dot(lhs, rhs, transpose_a, transpose_b, forward_stype):
@@ -54,13 +59,16 @@ def dot(lhs, rhs, transpose_a, transpose_b, forward_stype):
     ``forward_stype`` (sparse storage) is accepted and ignored: storage is always dense.
     """
     _check_same_dtype('dot', lhs, rhs)
+    if lhs.dim() == 2 and rhs.dim() == 2:      # matrix . matrix, the common case: no reshaping
+        a, b = _transposed(lhs, transpose_a), _transposed(rhs, transpose_b)
+        _check_contracted(a, b, lhs, rhs, transpose_a, transpose_b)
+        return torch.mm(a, b)
     check(not (lhs.dim() == 1 and rhs.dim() == 1 and (transpose_a or transpose_b)), 'dot',
-          'cannot transpose vectors (shapes %s)', _shapes(lhs, rhs))
+          'cannot transpose vectors (shapes %s X %s)', lhs.shape, rhs.shape)
     a, a_rest = _as_matrix(lhs, contract_first=transpose_a)
     b, b_rest = _as_matrix(rhs, contract_first=not transpose_b)
     a, b = _transposed(a, transpose_a), _transposed(b, transpose_b)
-    check(a.shape[1] == b.shape[0], 'dot', 'shape error: %s with transpose_a=%s transpose_b=%s',
-          _shapes(lhs, rhs), transpose_a, transpose_b)
+    _check_contracted(a, b, lhs, rhs, transpose_a, transpose_b)
     return at_least_1d(torch.mm(a, b).reshape(a_rest + b_rest))
 
 
@@ -74,12 +82,12 @@ def batch_dot(lhs, rhs, transpose_a, transpose_b, forward_stype):
     """
     _check_same_dtype('batch_dot', lhs, rhs)
     check(lhs.dim() >= 3 and lhs.dim() == rhs.dim(), 'batch_dot',
-          'only N-d x N-d arrays with N >= 3 are supported, got %s', _shapes(lhs, rhs))
+          'only N-d x N-d arrays with N >= 3 are supported, got %s X %s', lhs.shape, rhs.shape)
     check(lhs.shape[:-2] == rhs.shape[:-2], 'batch_dot',
-          'the leading batch dimensions must be equal: %s', _shapes(lhs, rhs))
+          'the leading batch dimensions must be equal: %s X %s', lhs.shape, rhs.shape)
     a, b = _transposed(lhs, transpose_a), _transposed(rhs, transpose_b)
-    check(a.shape[-1] == b.shape[-2], 'batch_dot', 'shape error: %s with transpose_a=%s transpose_b=%s',
-          _shapes(lhs, rhs), transpose_a, transpose_b)
+    check(a.shape[-1] == b.shape[-2], 'batch_dot', 'shape error: %s X %s with transpose_a=%s transpose_b=%s',
+          lhs.shape, rhs.shape, transpose_a, transpose_b)
     return torch.matmul(a, b)
 
 
@@ -93,7 +101,7 @@ def khatri_rao(*args, num_args):
     columns = args[0].shape[-1]
     for m in args:
         check(m.dim() == 2 and m.shape[1] == columns, 'khatri_rao', 'inputs must be matrices with '
-              'the same number of columns, got %s', ', '.join(str(tuple(a.shape)) for a in args))
+              'the same number of columns, got %s', lazy(_shape_list, args))
     out = args[0]
     for m in args[1:]:
         out = (out.unsqueeze(1) * m.unsqueeze(0)).reshape(-1, columns)
@@ -105,32 +113,32 @@ def _check_float(op, *tensors):
     for t in tensors:
         check(t.dtype in (torch.float32, torch.float64), op,
               'only float32 and float64 inputs are supported, got %s (shape %s)',
-              t.dtype, tuple(t.shape))
+              t.dtype, t.shape)
 
 
 def _check_matrices(op, *tensors):
     _check_float(op, *tensors)
     for t in tensors:
-        check(t.dim() >= 2, op, 'inputs must have at least 2 dims, got shape %s', tuple(t.shape))
+        check(t.dim() >= 2, op, 'inputs must have at least 2 dims, got shape %s', t.shape)
 
 
 def _check_square(op, a):
     _check_matrices(op, a)
     check(a.shape[-1] == a.shape[-2], op, "the last two dims of A must be equal, got shape %s",
-          tuple(a.shape))
+          a.shape)
 
 
 def _matmul_along(op, a, b, transpose_a, transpose_b, axis):
     """``op(A) @ op(B)`` for matrices whose rows lie along ``axis`` and columns along the last
     axis; the remaining axes are a batch. Returns the product and the normalized row axis."""
     _check_matrices(op, a, b)
-    check(a.dim() == b.dim(), op, 'A and B must have the same number of dims: %s', _shapes(a, b))
+    check(a.dim() == b.dim(), op, 'A and B must have the same number of dims: %s X %s', a.shape, b.shape)
     row_axis = axis % a.dim()
     left = _transposed(a.movedim(row_axis, -2), transpose_a)
     right = _transposed(b.movedim(row_axis, -2), transpose_b)
     check(left.shape[-1] == right.shape[-2] and left.shape[:-2] == right.shape[:-2], op,
-          'incompatible matrix dimensions for multiplication: %s with transpose_a=%s transpose_b=%s '
-          'and axis=%d', _shapes(a, b), transpose_a, transpose_b, axis)
+          'incompatible matrix dimensions for multiplication: %s X %s with transpose_a=%s transpose_b=%s '
+          'and axis=%d', a.shape, b.shape, transpose_a, transpose_b, axis)
     return torch.matmul(left, right), row_axis
 
 
@@ -287,7 +295,7 @@ def linalg_maketrian(A, offset, lower):
     packed = A.shape[-1]
     side = (math.isqrt(8 * packed + 1) - 1) // 2
     check(side * (side + 1) // 2 == packed, 'linalg_maketrian',
-          'the last axis of size %d is not a triangular number (shape %s)', packed, tuple(A.shape))
+          'the last axis of size %d is not a triangular number (shape %s)', packed, A.shape)
     n = side + abs(offset)
     rows, cols = _packing_indices(n, offset, lower, A.device)
     out = A.new_zeros(A.shape[:-1] + (n, n))
@@ -316,7 +324,7 @@ def linalg_gelqf(A):
     orthonormal rows, ``L`` is lower triangular."""
     _check_matrices('linalg_gelqf', A)
     check(A.shape[-2] <= A.shape[-1], 'linalg_gelqf', 'A must have no more rows than columns, got '
-          'shape %s', tuple(A.shape))
+          'shape %s', A.shape)
     # The LQ factors of A are the transposed QR factors of A.T.
     q, r = torch.linalg.qr(A.mT)
     return q.mT, r.mT

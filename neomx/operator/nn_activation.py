@@ -17,7 +17,7 @@ from .registry import BOOL, FLOAT, INT, OPT_BOOL, OPT_DTYPE, OPT_FLOAT, SHAPE, c
 
 def _check_float(op, data):
     check(data.is_floating_point(), op, 'only floating point inputs are supported, got %s of shape %s',
-          data.dtype, tuple(data.shape))
+          data.dtype, data.shape)
 
 
 # ---------------------------------------------------------------- Activation
@@ -40,14 +40,14 @@ def _prelu(data, gamma):
     broadcast over the others (MXNet's per-(sample, channel) gamma)."""
     if gamma.dim() > 1:
         check(tuple(gamma.shape) == tuple(data.shape[:gamma.dim()]), 'LeakyReLU',
-              'cannot broadcast gamma of shape %s to data of shape %s', tuple(gamma.shape),
-              tuple(data.shape))
+              'cannot broadcast gamma of shape %s to data of shape %s', gamma.shape,
+              data.shape)
         gamma = gamma.reshape(tuple(gamma.shape) + (1,) * (data.dim() - gamma.dim()))
     elif gamma.numel() != 1:
         axis = 1 if data.dim() > 1 else 0
         check(gamma.dim() == 1 and gamma.shape[0] == data.shape[axis], 'LeakyReLU',
-              'cannot broadcast gamma of shape %s to data of shape %s', tuple(gamma.shape),
-              tuple(data.shape))
+              'cannot broadcast gamma of shape %s to data of shape %s', gamma.shape,
+              data.shape)
         gamma = gamma.reshape((-1,) + (1,) * (data.dim() - axis - 1))
     return torch.where(data > 0, data, gamma * data)
 
@@ -139,7 +139,7 @@ def _length_mask(op, data, length, axis):
     axis = axis % data.dim()
     expected = data.shape[:axis] + data.shape[axis + 1:]
     check(length.shape == expected, op, 'length shape %s, expected %s for data %s along axis %d',
-          tuple(length.shape), tuple(expected), tuple(data.shape), axis)
+          length.shape, tuple(expected), data.shape, axis)
     positions = torch.arange(data.shape[axis], device=data.device).reshape(
         (-1,) + (1,) * (data.dim() - axis - 1))
     return positions < length.unsqueeze(axis)
@@ -195,7 +195,7 @@ def softmax_activation(data, mode):
     if mode == 'instance':
         return torch.softmax(data, -1)
     check(data.dim() >= 3, 'SoftmaxActivation', "mode='channel' needs data with at least 3 dims, got %s",
-          tuple(data.shape))
+          data.shape)
     return torch.softmax(data, 1)
 
 

@@ -66,7 +66,7 @@ def fully_connected(data, weight, bias, num_hidden, no_bias, flatten):
     """
     if weight.shape[0] != num_hidden:      # tested inline: the message is built only on failure
         check(False, 'FullyConnected', 'weight shape %s does not match num_hidden=%d (data %s)',
-              _shape_of(weight), num_hidden, _shape_of(data))
+              weight.shape, num_hidden, data.shape)
     if flatten and data.dim() != 2:
         data = data.reshape(data.shape[0], -1)
     return F.linear(data, weight, None if no_bias else bias)
@@ -135,9 +135,9 @@ def _check_filter_inputs(op, data, weight, expected_weight, kernel):
         return
     check(1 <= len(kernel) <= 3, op, 'kernel %s must have 1, 2 or 3 dimensions', kernel)
     check(data.dim() == len(kernel) + 2, op, 'data shape %s does not fit a %d-D kernel %s',
-          _shape_of(data), len(kernel), kernel)
-    check(False, op, 'weight shape %s, expected %s for data %s', _shape_of(weight), expected_weight,
-          _shape_of(data))
+          data.shape, len(kernel), kernel)
+    check(False, op, 'weight shape %s, expected %s for data %s', weight.shape, expected_weight,
+          data.shape)
 
 
 def _run_filter(fn, layout, data, weight, *args):
@@ -323,10 +323,10 @@ def _lowest(dtype):
 def _pool_window(data, kernel, stride, pad, global_pool):
     """The filled (kernel, stride, pad); a global pool covers the whole input, unpadded."""
     ndim = data.dim() - 2
-    check(1 <= ndim <= 3, 'Pooling', 'data shape %s must be 3-D, 4-D or 5-D', _shape_of(data))
+    check(1 <= ndim <= 3, 'Pooling', 'data shape %s must be 3-D, 4-D or 5-D', data.shape)
     if global_pool:
         return tuple(data.shape[2:]), (1,) * ndim, (0,) * ndim
-    check(len(kernel) == ndim, 'Pooling', 'kernel %s does not fit data shape %s', kernel, _shape_of(data))
+    check(len(kernel) == ndim, 'Pooling', 'kernel %s does not fit data shape %s', kernel, data.shape)
     # as MXNet, a longer pad is read for its first len(kernel) dimensions
     return (kernel, _per_dim('Pooling', 'stride', stride, kernel, 1),
             _per_dim('Pooling', 'pad', pad[:len(kernel)] if pad else pad, kernel, 0))
@@ -370,11 +370,11 @@ def _check_pooling(data, kernel, pad, pool_type, p_value, convention):
     check(all(p < k for p, k in zip(pad, kernel)), 'Pooling', 'pad %s must be smaller than kernel %s',
           pad, kernel)
     check(all(k <= n + 2 * p for k, n, p in zip(kernel, data.shape[2:], pad)), 'Pooling',
-          'kernel %s exceeds the padded input (data %s, pad %s)', kernel, _shape_of(data), pad)
+          'kernel %s exceeds the padded input (data %s, pad %s)', kernel, data.shape, pad)
     check(pool_type != 'lp' or p_value is not None, 'Pooling', "pool_type 'lp' needs p_value")
     check(convention != 'same' or (len(kernel) == 1 and pool_type == 'max' and not any(pad)), 'Pooling',
           "pooling_convention 'same' supports only 1-D max pooling without pad (data %s)",
-          _shape_of(data))
+          data.shape)
 
 
 def _onednn_workspace(attrs):
@@ -451,7 +451,7 @@ def _upsample_bilinear(data, weight, scale):
     k = _bilinear_kernel(scale)
     expected = (data.shape[1], 1, k, k)
     check(_shape_of(weight) == expected, 'UpSampling', 'bilinear weight shape %s, expected %s for data %s',
-          _shape_of(weight), expected, _shape_of(data))
+          weight.shape, expected, data.shape)
     return F.conv_transpose2d(data, weight, stride=scale, padding=scale // 2, groups=data.shape[1])
 
 
@@ -461,7 +461,7 @@ def _upsample_nearest(inputs, scale, multi_input_mode):
     outs = []
     for x in inputs:
         check(x.dim() == 4 and all(s % n == 0 for s, n in zip(size, x.shape[2:])), 'UpSampling',
-              'input shape %s cannot be upsampled to %s by an integer factor', _shape_of(x), size)
+              'input shape %s cannot be upsampled to %s by an integer factor', x.shape, size)
         outs.append(F.interpolate(x, size=size, mode='nearest'))
     if multi_input_mode == 'concat':
         return torch.cat(outs, dim=1)
@@ -517,7 +517,7 @@ def bilinear_resize_2d(data, like, height, width, scale_height, scale_width, mod
     ``like``: the spatial size of ``like``; ``odd_scale``/``to_*``: derived from the input size.
     """
     check(data.dim() == 4, '_contrib_BilinearResize2D', 'data shape %s must be 4-D (N, C, H, W)',
-          _shape_of(data))
+          data.shape)
     if mode == 'like':
         size = tuple(like.shape[2:])
     else:
@@ -563,7 +563,7 @@ def roi_pooling(data, rois, pooled_size, spatial_scale):
     Tensor, shape (R, C, pooled_h, pooled_w); empty bins give 0.
     """
     check(data.dim() == 4 and rois.dim() == 2 and rois.shape[1] == 5, 'ROIPooling',
-          'data must be (N, C, H, W) and rois (R, 5), got %s and %s', _shape_of(data), _shape_of(rois))
+          'data must be (N, C, H, W) and rois (R, 5), got %s and %s', data.shape, rois.shape)
     pooled_h, pooled_w = pooled_size
     corners = _round_half_away(rois[:, 1:].detach() * spatial_scale).long()
     rows, empty_rows = _roi_bins(corners[:, 1], corners[:, 3], pooled_h, data.shape[2])
@@ -589,6 +589,6 @@ def embedding(data, weight, input_dim, output_dim, dtype, sparse_grad):
     Output: ``data.shape + (output_dim,)`` in the weight's dtype.
     """
     check(_shape_of(weight) == (input_dim, output_dim), 'Embedding',
-          'weight shape %s, expected (input_dim, output_dim) = %s', _shape_of(weight),
+          'weight shape %s, expected (input_dim, output_dim) = %s', weight.shape,
           (input_dim, output_dim))
     return F.embedding(data.long().clamp(0, input_dim - 1), weight)

@@ -38,7 +38,7 @@ def _check_channel_params(op, data, axis, params):
     for name, tensor in params.items():
         check(tuple(tensor.shape) == (channels,), op,
               '%s must have shape (%d,) for data of shape %s on axis %d, got %s',
-              name, channels, tuple(data.shape), axis, tuple(tensor.shape))
+              name, channels, data.shape, axis, tensor.shape)
 
 
 def _fix_gamma(gamma):
@@ -130,9 +130,9 @@ def _infer_batch_norm(shapes, attrs):
 
 def _check_batch_norm_inputs(op, data, axis, gamma, beta, moving_mean, moving_var):
     """Check the shapes of a batch normalisation's inputs; the channel axis made positive."""
-    check(data.dim() >= 2, op, 'data must be at least 2-D, got shape %s', tuple(data.shape))
+    check(data.dim() >= 2, op, 'data must be at least 2-D, got shape %s', data.shape)
     check(-data.dim() <= axis < data.dim(), op, 'axis %d out of range for data of shape %s',
-          axis, tuple(data.shape))
+          axis, data.shape)
     axis %= data.dim()
     _check_channel_params(op, data, axis, {'gamma': gamma, 'beta': beta,
                                            'moving_mean': moving_mean, 'moving_var': moving_var})
@@ -319,7 +319,7 @@ def layer_norm(data, gamma, beta, axis, eps, output_mean_var):
     ``axis`` reduced to 1.
     """
     check(-data.dim() <= axis < data.dim(), 'LayerNorm', 'axis %d out of range for data of shape %s',
-          axis, tuple(data.shape))
+          axis, data.shape)
     axis %= data.dim()
     _check_channel_params('LayerNorm', data, axis, {'gamma': gamma, 'beta': beta})
     last = data.movedim(axis, -1)
@@ -348,7 +348,7 @@ def instance_norm(data, gamma, beta, eps):
     gamma, beta : Tensor, shape (C,)
     """
     check(data.dim() >= 3, 'InstanceNorm', 'data must be at least 3-D (N, C, spatial...), got shape %s',
-          tuple(data.shape))
+          data.shape)
     _check_channel_params('InstanceNorm', data, 1, {'gamma': gamma, 'beta': beta})
     if data.shape[2:].numel() == 1:
         # torch refuses a single spatial element; MXNet normalises it to 0 (output = beta)
@@ -374,10 +374,10 @@ def group_norm(data, gamma, beta, num_groups, eps, output_mean_var):
     output, data's shape; with ``output_mean_var`` also mean and std of shape (N, num_groups).
     """
     check(data.dim() >= 2 and num_groups > 0 and data.shape[1] % num_groups == 0, 'GroupNorm',
-          'the channel axis of data %s must divide into num_groups=%d', tuple(data.shape), num_groups)
+          'the channel axis of data %s must divide into num_groups=%d', data.shape, num_groups)
     check(tuple(gamma.shape) == (num_groups,) and tuple(beta.shape) == (num_groups,), 'GroupNorm',
           'gamma and beta must have shape (num_groups,) = (%d,), got %s and %s',
-          num_groups, tuple(gamma.shape), tuple(beta.shape))
+          num_groups, gamma.shape, beta.shape)
     per_group = data.shape[1] // num_groups
     out = F.group_norm(data, num_groups, torch.repeat_interleave(gamma, per_group),
                        torch.repeat_interleave(beta, per_group), eps)
@@ -404,7 +404,7 @@ def l2_normalization(data, eps, mode):
     over the channel axis ('channel', data at least 3-D) or over the spatial axes ('spatial',
     data at least 3-D). The output has data's shape."""
     check(mode == 'instance' or data.dim() >= 3, 'L2Normalization',
-          'mode %s needs data of at least 3 dimensions, got shape %s', mode, tuple(data.shape))
+          'mode %s needs data of at least 3 dimensions, got shape %s', mode, data.shape)
     norm = torch.sqrt(data.square().sum(_l2_dims(mode, data.dim()), keepdim=True) + eps)
     return data / norm
 
@@ -415,7 +415,7 @@ def lrn(data, alpha, beta, knorm, nsize):
     """Local response normalisation across channels of (N, C, ...) data:
     ``x / (knorm + alpha / nsize * sum of x ** 2 over the channel window) ** beta``."""
     check(data.dim() >= 3, 'LRN', 'data must be at least 3-D (N, C, spatial...), got shape %s',
-          tuple(data.shape))
+          data.shape)
     check(nsize > 0, 'LRN', 'nsize must be positive, got %d', nsize)
     window = 2 * ((nsize - 1) // 2) + 1
     # torch divides the window sum by its size: rescale alpha so the divisor is nsize.

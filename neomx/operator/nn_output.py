@@ -64,12 +64,12 @@ def _label_rows(label, data, num_rows, multi_output, preserve_shape):
     if multi_output or preserve_shape:
         check(label.numel() == num_rows, 'SoftmaxOutput',
               'label of shape %s does not match data of shape %s (expected %d labels)',
-              tuple(label.shape), tuple(data.shape), num_rows)
+              label.shape, data.shape, num_rows)
         return label.reshape(-1)
     # MXNet expects label shape data.shape[:-1] here but only reads the first N entries.
     check(label.numel() >= num_rows and label.shape[0] == num_rows, 'SoftmaxOutput',
           'label of shape %s does not match data of shape %s (expected (%d,))',
-          tuple(label.shape), tuple(data.shape), num_rows)
+          label.shape, data.shape, num_rows)
     return label.reshape(-1)[:num_rows]
 
 
@@ -169,7 +169,7 @@ def _regression_output(name, forward, residual_gradient):
     ``residual_gradient(out, label) * grad_scale / outputs per sample``."""
     def regression_output(data, label, grad_scale):
         check(label.numel() == data.numel(), name,
-              'label of shape %s does not match data of shape %s', tuple(label.shape), tuple(data.shape))
+              'label of shape %s does not match data of shape %s', label.shape, data.shape)
         label = label.reshape(data.shape).to(data.dtype)
         scale = grad_scale / _per_sample_outputs(data)
 
@@ -242,8 +242,17 @@ def softmax_cross_entropy(data, label):
     """
     check(data.dim() == 2 and label.dim() == 1 and label.shape[0] == data.shape[0],
           'softmax_cross_entropy', 'expects data (N, C) and label (N,), got %s and %s',
-          tuple(data.shape), tuple(label.shape))
+          data.shape, label.shape)
     return F.cross_entropy(data, label.to(torch.int64), reduction='sum').reshape(1)
+
+
+def _class_indices(label, classes):
+    """``label`` as int64 class indices in [0, classes): truncated toward zero and clipped, as
+    ``pick`` reads its index (a new tensor; the label is not modified)."""
+    if label.dtype is torch.int64:
+        return label.clamp(0, classes - 1)
+    target = label.long()           # a new tensor: clipped in place
+    return target.clamp_(0, classes - 1)
 
 
 @register('_softmax_cross_entropy_per_position', inputs=('data', 'label'),
@@ -270,13 +279,16 @@ def softmax_cross_entropy_per_position(data, label, axis, keepdims):
     Tensor, data's shape without ``axis`` (or with it as 1 when ``keepdims``); (1,) for 1-D data
     """
     shape = data.shape
+    if len(shape) == 2 and (axis == -1 or axis == 1) and not keepdims and label.shape == shape[:1]:
+        # (N, C) scores and N labels, a classifier's batch: the general path without its steps
+        return F.cross_entropy(data, _class_indices(label, shape[1]), reduction='none')
     axis = normalize_axis(axis, len(shape), '_softmax_cross_entropy_per_position')
     positions = shape[:axis] + shape[axis + 1:]
-    target = label.long().clamp(0, shape[axis] - 1)    # long() truncates toward zero, as pick's cast
+    target = _class_indices(label, shape[axis])
     if target.shape != positions:
         check(target.numel() == math.prod(positions), '_softmax_cross_entropy_per_position',
               'label of shape %s does not match data of shape %s without axis %d',
-              tuple(label.shape), tuple(shape), axis)
+              label.shape, tuple(shape), axis)
         target = target.reshape(positions)
     # cross_entropy takes the classes on dim 1 of a batch, or a single unbatched sample (C,)
     loss = F.cross_entropy(data if axis == 1 or len(shape) == 1 else data.movedim(axis, 1), target,
@@ -329,7 +341,7 @@ def ctc_loss(data, label, data_lengths, label_lengths, use_data_lengths, use_lab
     """
     check(data.dim() == 3 and label.dim() == 2 and label.shape[0] == data.shape[1], 'CTCLoss',
           'expects data (T, N, alphabet) and label (N, L), got %s and %s',
-          tuple(data.shape), tuple(label.shape))
+          data.shape, label.shape)
     steps, batch, alphabet = data.shape
     if data.is_meta:    # torch has no meta kernel for ctc_loss; shape inference needs only this
         return data.new_empty((batch,))

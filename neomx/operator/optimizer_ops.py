@@ -33,7 +33,7 @@ def add_scaled_(ys, xs, alphas):
     grouping by value keeps the update fused without a temporary ``alpha * x``.
     """
     first = alphas[0]
-    if all(a == first for a in alphas):
+    if first == first and alphas.count(first) == len(alphas):     # all equal (and not NaN)
         if first != 0:
             torch._foreach_add_(ys, xs, alpha=first)
         return
@@ -47,8 +47,9 @@ def add_scaled_(ys, xs, alphas):
 
 def _scale_(ys, factors):
     """``ys[i] *= factors[i]`` in place, skipped where every factor is 1."""
-    if any(f != 1 for f in factors):
-        torch._foreach_mul_(ys, list(factors))
+    factors = list(factors)
+    if factors.count(1) != len(factors):
+        torch._foreach_mul_(ys, factors)
 
 
 def effective_grads(grads, rescale, clip, like, weights=None, wds=None, fold=False):

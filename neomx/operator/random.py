@@ -201,7 +201,7 @@ def _register_array_form(name, dist):
         first = params[0]
         for pname, p in zip(dist.array_names[1:], params[1:]):
             check(p.shape == first.shape, op, 'parameter %s has shape %s but %s has shape %s', pname,
-                  tuple(p.shape), dist.array_names[0], tuple(first.shape))
+                  p.shape, dist.array_names[0], first.shape)
         compute = _compute_dtype(dtype)
         out = torch.empty(tuple(first.shape) + shape, dtype=compute, device=first.device)
         # One distribution per parameter element: trailing unit axes broadcast it over ``shape``.
@@ -244,7 +244,7 @@ def sample_multinomial(data, shape, get_prob, dtype):
     ``data``'s dtype; it is differentiable with respect to ``data``.
     """
     check(data.dim() >= 1, '_sample_multinomial', 'data must have at least one axis, got shape %s',
-          tuple(data.shape))
+          data.shape)
     k = data.shape[-1]
     draws = math.prod(shape)
     probs = data.detach().reshape(-1, k).to(_compute_dtype(data.dtype))
@@ -263,5 +263,5 @@ def shuffle(data):
 
     Differentiable (the gradient is un-permuted), where MXNet's has no gradient.
     """
-    check(data.dim() >= 1, '_shuffle', 'data must have at least one axis, got shape %s', tuple(data.shape))
+    check(data.dim() >= 1, '_shuffle', 'data must have at least one axis, got shape %s', data.shape)
     return data[torch.randperm(data.shape[0], device=data.device)]

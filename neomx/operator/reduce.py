@@ -15,7 +15,7 @@ import math
 import torch
 
 from .elemwise import float_only
-from .registry import BOOL, DTYPE, INT, OPT_DTYPE, OPT_INT, OPT_SHAPE, check, choice, register
+from .registry import BOOL, DTYPE, INT, OPT_DTYPE, OPT_INT, OPT_SHAPE, check, choice, lazy, register
 
 # --------------------------------------------------------------- axis helpers
 
@@ -44,6 +44,10 @@ def _check_axis(op, shape, axis):
     ndim = len(shape)
     check(-ndim <= axis < ndim, op, 'axis %d exceeds the dimensions of the input %s', axis, tuple(shape))
     return axis % ndim
+
+
+def _all_axes(data):
+    return tuple(range(data.dim()))
 
 
 def at_least_1d(out):
@@ -180,7 +184,7 @@ def moments(data, axes, keepdims):
         Both of the reduced shape, in the input dtype.
     """
     check(bool(axes), 'moments', 'empty axes are not supported; to compute global moments pass '
-          'every axis, e.g. axes=%s', tuple(range(data.dim())))
+          'every axis, e.g. axes=%s', lazy(_all_axes, data))
     dims = _reduce_dims('moments', data.shape, axes)
     if data.dtype.is_floating_point:
         return _moments(data, dims, keepdims)
@@ -277,7 +281,7 @@ def topk(data, axis, k, ret_typ, is_ascend, dtype):
     size = values.shape[dim]
     k = size if k <= 0 else k
     check(k <= size, 'topk', 'k=%d is larger than the size %d of the axis (input %s)',
-          k, size, tuple(data.shape))
+          k, size, data.shape)
     values, indices = values.narrow(dim, 0, k), indices.narrow(dim, 0, k)
     if ret_typ == 'value':
         return values

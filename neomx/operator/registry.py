@@ -21,13 +21,14 @@ import ast
 import functools
 
 import numpy as np
+import torch
 
 from ..base import MXNetError, torch_dtype
 from .dtype_rules import SAME_DTYPE
 
 __all__ = ['Attr', 'OpSpec', 'register', 'variadic_name', 'get', 'all_ops', 'REQUIRED', 'check',
            'INT', 'FLOAT', 'BOOL', 'STR', 'SHAPE', 'OPT_INT', 'OPT_FLOAT', 'OPT_SHAPE', 'OPT_FLOATS', 'DTYPE',
-           'OPT_DTYPE', 'FLOATS', 'CTX', 'ANY', 'OPT_BOOL', 'choice', 'memoized']
+           'OPT_DTYPE', 'FLOATS', 'CTX', 'ANY', 'OPT_BOOL', 'choice', 'memoized', 'lazy']
 
 
 class _Required:
@@ -36,6 +37,7 @@ class _Required:
 
 
 REQUIRED = _Required()
+_Size = torch.Size
 
 
 # Attribute text parsed as a Python literal: longer text (files are data from anywhere) is
@@ -207,10 +209,38 @@ def choice(*values):
     return Attr("{%s}" % ', '.join("'%s'" % v for v in values), _to_str, REQUIRED, tuple(values))
 
 
+class lazy:
+    """Text for an error message, computed only if the message is: ``lazy(fn, *args)`` shows
+    as ``fn(*args)``. For :func:`check` arguments that cost more than the check itself."""
+    __slots__ = ('fn', 'args')
+
+    def __init__(self, fn, *args):
+        self.fn, self.args = fn, args
+
+    def __str__(self):
+        return str(self.fn(*self.args))
+
+
+def _shown(value):
+    """An argument of :func:`check`'s message as the message shows it."""
+    if type(value) is _Size:
+        return tuple(value)
+    if type(value) is lazy:
+        return str(value)
+    return value
+
+
 def check(condition, op, message, *fmt):
-    """Raise ``MXNetError`` naming operator ``op`` unless ``condition`` holds."""
+    """Raise ``MXNetError`` naming operator ``op`` unless ``condition`` holds.
+
+    ``message % fmt`` is formatted only when the check fails: every operator call runs its
+    checks, so pass shapes as they are (``t.shape``; shown as tuples, ``(2, 3)``) and costly
+    text as :class:`lazy`.
+    """
     if not condition:
-        raise MXNetError('%s: %s' % (op, message % fmt if fmt else message))
+        if fmt:
+            message = message % tuple(_shown(v) for v in fmt)
+        raise MXNetError('%s: %s' % (op, message))
 
 
 def memoized(maxsize):

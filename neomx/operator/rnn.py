@@ -24,7 +24,7 @@ import torch.nn.functional as F
 from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
 
 from .. import autograd
-from .registry import BOOL, FLOAT, INT, OPT_FLOAT, OPT_INT, check, choice, memoized, register
+from .registry import BOOL, FLOAT, INT, OPT_FLOAT, OPT_INT, check, choice, lazy, memoized, register
 
 # torch notes once per process that oneDNN has no projected LSTM; the fallback is exact. The
 # note is silenced around the first projected call only: the process's warning filters stay
@@ -126,11 +126,15 @@ def _count_outputs(attrs):
 
 
 # -------------------------------------------------------------- execution
+def _dtype_list(tensors):
+    return ', '.join(str(t.dtype) for t in tensors if t is not None)
+
+
 def _run_packed(kernel, data, hx, weights, lengths, **flags):
     """Run ``kernel`` over sequences of different lengths (packed, as cuDNN does)."""
     steps = data.shape[0]
     check(bool(((lengths >= 1) & (lengths <= steps)).all()), 'RNN',
-          'sequence_length values must lie in [1, %d], got %s', steps, lengths.tolist())
+          'sequence_length values must lie in [1, %d], got %s', steps, lazy(lengths.tolist))
     packed = pack_padded_sequence(data, lengths.to('cpu', torch.int64), enforce_sorted=False)
     sort_states = functools.partial(torch.index_select, dim=1,
                                     index=packed.sorted_indices.to(data.device))
@@ -219,23 +223,23 @@ def rnn(data, parameters, state, state_cell, sequence_length, state_size, num_la
     With ``state_outputs``, also the final state (and, for an LSTM, the final cell state),
     shaped like ``state`` (``state_cell``).
     """
-    check(data.dim() == 3, 'RNN', 'data must be (T, N, C), got shape %s', tuple(data.shape))
+    check(data.dim() == 3, 'RNN', 'data must be (T, N, C), got shape %s', data.shape)
     check(projection_size is None or mode == 'lstm', 'RNN', 'projection_size needs mode=lstm')
     attrs = {'mode': mode, 'num_layers': num_layers, 'bidirectional': bidirectional,
              'state_size': state_size, 'projection_size': projection_size}
     slots, total = _layout_for(data.shape, attrs)
     check(parameters.shape == (total,), 'RNN', 'parameters must have shape (%d,) for data %s, got %s',
-          total, tuple(data.shape), tuple(parameters.shape))
+          total, data.shape, parameters.shape)
     check(all(t.dtype == data.dtype for t in (parameters, state, state_cell) if t is not None), 'RNN',
-          'data, parameters and states must have the same dtype, got %s', ', '.join(
-              str(t.dtype) for t in (data, parameters, state, state_cell) if t is not None))
+          'data, parameters and states must have the same dtype, got %s',
+          lazy(_dtype_list, (data, parameters, state, state_cell)))
     hidden_shape, cell_shape = _state_shapes(data.shape, attrs)
     check(tuple(state.shape) == hidden_shape, 'RNN', 'state must have shape %s, got %s',
-          hidden_shape, tuple(state.shape))
+          hidden_shape, state.shape)
     if mode == 'lstm':
         check(state_cell is not None and tuple(state_cell.shape) == cell_shape, 'RNN',
               'state_cell must have shape %s, got %s', cell_shape,
-              None if state_cell is None else tuple(state_cell.shape))
+              None if state_cell is None else state_cell.shape)
     if data.device.type == 'meta':
         # shape inference: torch's RNN kernels decompose slowly on meta tensors; the shapes are known
         width = (2 if bidirectional else 1) * (projection_size or state_size)

@@ -24,14 +24,14 @@ def _sequence_op(name, attrs):
 
 def _lengths(op, data, sequence_length, use_sequence_length, axis):
     """Per-sample lengths as int64 (N,), or None when every sequence is full length."""
-    check(data.dim() >= 2, op, 'data must be at least 2-D, got shape %s', tuple(data.shape))
+    check(data.dim() >= 2, op, 'data must be at least 2-D, got shape %s', data.shape)
     if not use_sequence_length:
         return None
     batch = data.shape[1 - axis]
     check(sequence_length is not None, op, 'use_sequence_length=True needs sequence_length')
     check(tuple(sequence_length.shape) == (batch,), op,
           'sequence_length must have shape (%d,) for data of shape %s with axis=%d, got %s',
-          batch, tuple(data.shape), axis, tuple(sequence_length.shape))
+          batch, data.shape, axis, sequence_length.shape)
     return sequence_length.to(torch.int64)
 
 

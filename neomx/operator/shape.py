@@ -179,7 +179,7 @@ def transpose(data, axes):
         axes = tuple(range(ndim - 1, -1, -1))
     axes = tuple(normalize_axis(a, ndim, 'transpose', 'axes entry') for a in axes)
     check(sorted(axes) == list(range(ndim)), 'transpose', 'axes %s are not a permutation of the %d '
-          'dims of an array of shape %s', axes, ndim, tuple(data.shape))
+          'dims of an array of shape %s', axes, ndim, data.shape)
     return copy_of(data.permute(axes))
 
 
@@ -234,7 +234,7 @@ def depth_to_space(data, block_size):
     _check_block('depth_to_space', data, b)
     check(data.dim() == 4 and data.shape[1] % (b * b) == 0, 'depth_to_space',
           'expects a 4-D input whose dim 1 is a multiple of block_size^2 = %d, got shape %s',
-          b * b, tuple(data.shape))
+          b * b, data.shape)
     n, c, h, w = data.shape
     blocks = data.reshape(n, b, b, c // (b * b), h, w).permute(0, 3, 4, 1, 5, 2)
     return blocks.reshape(n, c // (b * b), h * b, w * b)
@@ -244,7 +244,7 @@ def _check_block(op, data, block_size):
     check(block_size > 0, op, 'block_size must be positive, got %d', block_size)
     # legacy shape semantics read a 0 dimension as unknown: MXNet refuses it here
     check(is_np_shape() or all(d > 0 for d in data.shape), op, 'input shape %s has a zero dimension',
-          tuple(data.shape))
+          data.shape)
 
 
 @register('space_to_depth', inputs=('data',), attrs=[('block_size', INT)])
@@ -254,7 +254,7 @@ def space_to_depth(data, block_size):
     _check_block('space_to_depth', data, b)
     check(data.dim() == 4 and data.shape[2] % b == 0 and data.shape[3] % b == 0, 'space_to_depth',
           'expects a 4-D input whose dims 2 and 3 are multiples of block_size %d, got shape %s',
-          b, tuple(data.shape))
+          b, data.shape)
     n, c, h, w = data.shape
     blocks = data.reshape(n, c, h // b, b, w // b, b).permute(0, 3, 5, 1, 2, 4)
     return blocks.reshape(n, c * b * b, h // b, w // b)
@@ -327,7 +327,7 @@ def slice_channel(data, num_outputs, axis, squeeze_axis):
     axis = normalize_axis(axis, data.dim(), 'SliceChannel')
     size = data.shape[axis]
     check(num_outputs > 0 and size % num_outputs == 0, 'SliceChannel', 'cannot split axis %d of '
-          'size %d into %d equal parts (shape %s)', axis, size, num_outputs, tuple(data.shape))
+          'size %d into %d equal parts (shape %s)', axis, size, num_outputs, data.shape)
     step = size // num_outputs
     return _split_at('SliceChannel', data, range(0, size + 1, step), axis, squeeze_axis)
 
@@ -357,7 +357,7 @@ def slice_op(data, begin, end, step):
     """``data[b0:e0:s0, b1:e1:s1, ...]`` for the leading dims; None entries take the defaults."""
     check(len(begin) == len(end) and len(begin) <= data.dim() and len(step) in (0, len(begin)),
           'slice', 'begin %s, end %s and step %s must have one entry per sliced dim (input shape %s)',
-          begin, end, step, tuple(data.shape))
+          begin, end, step, data.shape)
     check(0 not in step, 'slice', 'step cannot be 0 (step %s)', step)
     key = tuple(slice(b, e, s) for b, e, s in zip(begin, end, step or (None,) * len(begin)))
     return copy_of(strided_slice(data, key))
@@ -381,14 +381,14 @@ def slice_like(data, shape_like, axes):
     """The leading part of ``data`` with the sizes of ``shape_like`` along ``axes`` (all if empty)."""
     if not axes:
         check(data.dim() == shape_like.dim(), 'slice_like', 'data %s and shape_like %s must have '
-              'the same number of dims when axes is empty', tuple(data.shape), tuple(shape_like.shape))
+              'the same number of dims when axes is empty', data.shape, shape_like.shape)
         axes = range(data.dim())
     key = [slice(None)] * data.dim()
     for a in axes:
         d = normalize_axis(a, data.dim(), 'slice_like', 'axes entry')
         like = shape_like.shape[normalize_axis(a, shape_like.dim(), 'slice_like', 'axes entry')]
         check(like <= data.shape[d], 'slice_like', 'shape_like %s is larger than data %s along axis %d',
-              tuple(shape_like.shape), tuple(data.shape), a)
+              shape_like.shape, data.shape, a)
         key[d] = slice(0, like)
     return copy_of(data[tuple(key)])
 
@@ -397,13 +397,13 @@ def slice_like(data, shape_like, axes):
 def diag(data, k, axis1, axis2):
     """1-D input: a square matrix with ``data`` on diagonal ``k``. N-D input: diagonal ``k`` of
     the ``(axis1, axis2)`` planes, appended as the last dim (numpy's ``diagonal``)."""
-    check(data.dim() >= 1, 'diag', 'input must have at least 1 dim, got shape %s', tuple(data.shape))
+    check(data.dim() >= 1, 'diag', 'input must have at least 1 dim, got shape %s', data.shape)
     if data.dim() == 1:
         return torch.diag(data, k)
     ndim = data.dim()
     d1, d2 = normalize_axis(axis1, ndim, 'diag', 'axis1'), normalize_axis(axis2, ndim, 'diag', 'axis2')
     check(-data.shape[d1] < k < data.shape[d2], 'diag', 'diagonal %d does not exist in an array of '
-          'shape %s (axes %d, %d)', k, tuple(data.shape), d1, d2)
+          'shape %s (axes %d, %d)', k, data.shape, d1, d2)
     return copy_of(torch.diagonal(data, k, d1, d2))
 
 
@@ -439,9 +439,9 @@ def pad(data, mode, pad_width, constant_value):
     and channel) must be 0. ``edge`` repeats the border value, ``reflect`` mirrors without it.
     """
     ndim = data.dim()
-    check(ndim in (4, 5), 'Pad', 'only 4-D and 5-D inputs are supported, got shape %s', tuple(data.shape))
+    check(ndim in (4, 5), 'Pad', 'only 4-D and 5-D inputs are supported, got shape %s', data.shape)
     check(len(pad_width) == 2 * ndim, 'Pad', 'pad_width %s must have 2 entries per dim of shape %s',
-          pad_width, tuple(data.shape))
+          pad_width, data.shape)
     check(not any(pad_width[:4]), 'Pad', 'padding of the first two axes must be 0, got pad_width %s',
           pad_width)
     # torch lists (before, after) pairs from the last dim backwards.
@@ -451,7 +451,7 @@ def pad(data, mode, pad_width, constant_value):
     if mode == 'reflect':
         check(all(pad_width[2 * d] < data.shape[d] and pad_width[2 * d + 1] < data.shape[d]
                   for d in range(2, ndim)), 'Pad', 'reflect padding must be smaller than the input '
-              'size: pad_width %s, shape %s', pad_width, tuple(data.shape))
+              'size: pad_width %s, shape %s', pad_width, data.shape)
     return torch.nn.functional.pad(data, torch_pads, _PAD_MODES[mode])
 
 
@@ -492,7 +492,7 @@ def broadcast_axis(data, axis, size):
     for a, n in zip(axis, size):
         d = normalize_axis(a, data.dim(), 'broadcast_axis')
         check(target[d] == 1, 'broadcast_axis', 'axis %d to broadcast must have size 1, shape is %s',
-              a, tuple(data.shape))
+              a, data.shape)
         target[d] = n
     return _broadcast('broadcast_axis', data, target)
 

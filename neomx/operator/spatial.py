@@ -17,7 +17,7 @@ from .registry import OPT_BOOL, SHAPE, check, choice, register
 
 def _check_float(op, name, tensor):
     check(tensor.dtype.is_floating_point, op, '%s must be a floating point array, got %s (shape %s)',
-          name, tensor.dtype, tuple(tensor.shape))
+          name, tensor.dtype, tensor.shape)
 
 
 def _check_target_shape(op, target_shape):
@@ -29,7 +29,7 @@ def _affine_grid(op, theta, target_shape):
     """Sampling grid (N, 2, H, W) of the affine maps ``theta`` (N, 6) over an (H, W) target."""
     _check_float(op, 'data', theta)
     check(theta.dim() == 2 and theta.shape[1] == 6, op,
-          'affine data must have shape (batch, 6), got %s', tuple(theta.shape))
+          'affine data must have shape (batch, 6), got %s', theta.shape)
     _check_target_shape(op, target_shape)
     height, width = target_shape
     grid = tF.affine_grid(theta.reshape(-1, 2, 3), (theta.shape[0], 1, height, width), align_corners=True)
@@ -40,7 +40,7 @@ def _warp_grid(flow):
     """Sampling grid (N, 2, H, W) of pixel displacements ``flow`` (N, 2, H, W): x then y."""
     _check_float('GridGenerator', 'data', flow)
     check(flow.dim() == 4 and flow.shape[1] == 2, 'GridGenerator',
-          'warp data must be a flow field of shape (batch, 2, H, W), got %s', tuple(flow.shape))
+          'warp data must be a flow field of shape (batch, 2, H, W), got %s', flow.shape)
     height, width = flow.shape[2:]
     rows = torch.arange(height, dtype=flow.dtype, device=flow.device)[:, None].expand(height, width)
     cols = torch.arange(width, dtype=flow.dtype, device=flow.device)[None, :].expand(height, width)
@@ -52,11 +52,11 @@ def _warp_grid(flow):
 def _bilinear_sample(op, data, grid):
     """Sample data (N, C, H, W) at grid (N, 2, Ho, Wo); returns (N, C, Ho, Wo)."""
     _check_float(op, 'data', data)
-    check(data.dim() == 4, op, 'data must be 4-D (N, C, H, W), got shape %s', tuple(data.shape))
+    check(data.dim() == 4, op, 'data must be 4-D (N, C, H, W), got shape %s', data.shape)
     check(grid.dim() == 4 and grid.shape[1] == 2, op,
-          'grid must have shape (batch, 2, H, W), got %s', tuple(grid.shape))
+          'grid must have shape (batch, 2, H, W), got %s', grid.shape)
     check(grid.shape[0] == data.shape[0], op, 'data %s and grid %s have different batch sizes',
-          tuple(data.shape), tuple(grid.shape))
+          data.shape, grid.shape)
     return tF.grid_sample(data, grid.permute(0, 2, 3, 1), mode='bilinear', padding_mode='zeros',
                           align_corners=True)
 

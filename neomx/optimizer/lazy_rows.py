@@ -38,6 +38,12 @@ def _scatter(state, part, rows, nrows):
 
 def step_lazily(optimizer, indices, weights, grads, grad_arrays, states, lrs, wds):
     """``optimizer._step`` over tensors, restricted to the held rows of row_sparse gradients."""
+    for g in grad_arrays:       # dense gradients, nearly always: one fused step
+        if getattr(g, 'stype', 'default') == 'row_sparse':
+            break
+    else:
+        optimizer._step(indices, weights, grads, states, lrs, wds)
+        return
     rows = [lazy_rows(optimizer, g) for g in grad_arrays]
     if all(r is None for r in rows):
         optimizer._step(indices, weights, grads, states, lrs, wds)

@@ -316,7 +316,11 @@ class Optimizer:
         """Group the weights by dtype and device (one fused kernel call each) and step them."""
         first = weights[0]._t
         dtype, device = first.dtype, first.device
-        if all(w._t.dtype is dtype and w._t.device == device for w in weights):
+        for w in weights:
+            t = w._t
+            if t.dtype is not dtype or t.device != device:
+                break
+        else:                       # one dtype and device, the common case: one group
             self._apply_group(indices, weights, grads, states, multi_precision)
             return
         groups = {}
@@ -342,7 +346,7 @@ class Optimizer:
             torch._foreach_copy_([w._t for w in weights], masters_t)
         else:
             step_lazily(self, indices, [w._t for w in weights], grads_t, grads,
-                        [_tensors(s) for s in states], lrs, wds)
+                        [None if s is None else _tensors(s) for s in states], lrs, wds)
 
     def __getstate__(self):
         state = self.__dict__.copy()
