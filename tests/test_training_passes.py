@@ -130,6 +130,21 @@ def test_relu_read_elsewhere_is_not_moved():
                                   .max(axis=(3, 5)))
 
 
+def test_relu_before_full_convention_pooling_is_not_moved():
+    class FullPool(gluon.HybridBlock):
+        def hybrid_forward(self, F, x):
+            # stride 3 over 5 pixels: the last 'full' window lies past the input
+            return F.Pooling(F.relu(x), kernel=(1, 1), stride=(3, 3), pool_type='max',
+                             pooling_convention='full')
+    net = FullPool()
+    x = mx.nd.array(np.random.RandomState(0).randn(1, 2, 5, 5))
+    want = net(x).asnumpy()
+    net.hybridize()
+    np.testing.assert_array_equal(net(x).asnumpy(), want)
+    assert want.min() < 0                               # the lowest value, kept
+    assert not next(iter(net._cached_graph._bound.values())).run.rewritten
+
+
 def test_export_writes_the_graph_as_traced(tmp_path):
     (_, hybrid), x = _twin_nets('float32')
     hybrid.hybridize()

@@ -8,7 +8,9 @@ inference rewrites of :mod:`neomx.symbol.passes`. Each rewrite is exact in every
 * :func:`pool_before_relu`: ``max-pool(relu(x))`` runs as ``relu(max-pool(x))``. relu is
   monotone, so both give the same values, and the same gradient: both pass the output's
   gradient to the window's (first) maximum where it is positive and nowhere else. relu
-  and its backward then touch the pooled array, a quarter of the size or less.
+  and its backward then touch the pooled array, a quarter of the size or less. Only for
+  the ``valid`` convention, whose windows all hold some input (a ``full`` window past the
+  input gives the dtype's lowest value, which relu would turn into 0).
 * :func:`channels_last_before_max_pool`: a 2-D convolution whose output only a max
   pooling reads takes its data channels-last, so its output comes channels-last, the
   layout torch's max pooling is fast on (see ``neomx.operator.nn_conv``), instead of
@@ -88,7 +90,7 @@ def pool_before_relu(plan):
     for call in plan.calls:
         reader = readers.get(call.out)
         if (_is_relu(call) and reader is not None and _is_max_pool(reader) and _is_bound(call, reader)
-                and reader.args[0] == (call.out, None)):
+                and reader.node.params['pooling_convention'] == 'valid' and reader.args[0] == (call.out, None)):
             swapped[reader.out] = Call(PoolThenRelu(reader.fn, call.fn), list(call.args), reader.out, reader.node)
             dropped.add(call.out)
     if not swapped:
