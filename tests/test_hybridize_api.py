@@ -115,11 +115,13 @@ def test_op_hook_names_inputs_as_mxnet_per_operator():
 
 def test_monitor_input_names_of_binary_and_scalar_operators():
     a, b = mx.sym.var('a'), mx.sym.var('b')
-    out = mx.sym.elemwise_add(a, b, name='add') * 2
+    out = mx.sym._internal._mul_scalar(mx.sym.elemwise_add(a, b, name='add'), scalar=2.0,
+                                       name='twice')
     exe = out.bind(mx.cpu(), {'a': mx.nd.ones((2,)), 'b': mx.nd.ones((2,))})
     names = []
     exe.set_monitor_callback(lambda name, array: names.append(name), monitor_all=True)
     exe.forward()
     # as MXNet 1.9.1: elemwise_add names its inputs lhs/rhs, _mul_scalar does not
-    assert [n for n in names if n.startswith((b'add_', b'_mul'))] == [
-        b'add_lhs', b'add_rhs', b'add_output', b'_mulscalar0_input0', b'_mulscalar0_output']
+    assert [n for n in names if n.startswith((b'add_', b'twice_'))] == [
+        b'add_lhs', b'add_rhs', b'add_output', b'twice_input0', b'twice_output']
+    np.testing.assert_array_equal(exe.outputs[0].asnumpy(), [4, 4])
