@@ -56,6 +56,11 @@ def _write_out(out, results):
     return out
 
 
+def _cacheable(spec):
+    """Whether parsed attributes can be reused for equal keyword values (see _TYPE_SENSITIVE_PARSES)."""
+    return not any(a.parse in _TYPE_SENSITIVE_PARSES and a.choices is None for a in spec.attrs.values())
+
+
 def _attr_parser(spec):
     """``spec.parse_attrs`` behind a cache keyed by the keywords as given.
 
@@ -64,7 +69,7 @@ def _attr_parser(spec):
     dicts are shared between calls: callers must not modify them.
     """
     parse = spec.parse_attrs
-    if any(a.parse in _TYPE_SENSITIVE_PARSES and a.choices is None for a in spec.attrs.values()):
+    if not _cacheable(spec):
         return parse
     cache = {}
 
@@ -139,7 +144,7 @@ def make_function(spec, func_name):
     # ``length`` usually is.
     positional = {}
     no_keywords = [None]        # positional's entry for a call without keywords, at hand
-    remember = parse is not spec.parse_attrs
+    remember = _cacheable(spec)
     absent = (None,) * n_in
 
     def remember_call(key, attrs, n_given):
