@@ -125,6 +125,7 @@ class DistSyncKVStore(GroupMember, KVStore):
         targets = [self._update_target(k, s) for (k, _), s in zip(pairs, stored)]
         what = 'push of key(s) %s' % _key_list(pairs)
         if self._compression is not None:
+            self._settle()      # applied at once: what was pushed before goes first
             sums = self._compressed_sums(what, pairs, targets)
             self._finish(_InFlight(what, [k for k, _ in pairs], sums, targets, stored, None))
             return []
