@@ -7,12 +7,15 @@ same workers, round after round, interleaved:
 * ``dist_sync`` push+pull of ResNet-50's parameters (161 arrays, 25.6M float32), against one
   ``torch.distributed.all_reduce`` (gloo) of a flat buffer of the same bytes;
 * a LeNet training step (batch 64 per worker, SGD) under ``dist_sync`` against the same step
-  of one process alone (worker 0 while worker 1 waits; batch 64, one thread);
+  of one process alone (worker 0 while worker 1 waits; batch 64, one thread), and against
+  the same distributed step with the Trainer's pushes at the step instead of from backward's
+  gradient hooks (``NEOMX_TRAINER_OVERLAP=0``);
 * the same two jobs in MXNet 1.9.1 (``~/mxref``) with ps-lite: one scheduler, one server and
   2 workers on 127.0.0.1 set up with ``DMLC_*`` variables by hand; the ratio is neomx's time
   (the measurement of the rows above) over MXNet's. Left out when the oracle is absent.
 
 A worker is this file run with ``--worker CASE``; rank 0 prints one JSON line of seconds.
+``python benchmarks/bench_dist.py`` prints the rows without writing RESULTS.md.
 """
 import functools
 import json
@@ -27,7 +30,7 @@ sys.path.insert(0, ROOT)
 from benchmarks.common import Result  # noqa: E402
 
 MXNET_PYTHON = os.path.expanduser('~/mxref/bin/python')
-ROUNDS = 8          # interleaved timing rounds per side; the best round counts
+ROUNDS = 12         # interleaved timing rounds per side; the best round counts
 RESULT_TAG = 'bench_dist result '
 
 
@@ -104,19 +107,31 @@ def _lenet_step(mx, kvstore, batch):
     return step
 
 
+def _without_overlap(step):
+    """``step`` with the Trainer's pushes at the step (its overlap is chosen at its first step)."""
+    def run():
+        os.environ['NEOMX_TRAINER_OVERLAP'] = '0'
+        try:
+            step()
+        finally:
+            del os.environ['NEOMX_TRAINER_OVERLAP']
+    return run
+
+
 def worker_lenet():
     import torch.distributed as dist
     import neomx as mx
     mx.random.seed(0)
     kv = mx.kv.create('dist_sync')
     dist_step = _lenet_step(mx, kv, 64)
+    at_step = _without_overlap(_lenet_step(mx, mx.kv.create('dist_sync'), 64))
     alone_step = _lenet_step(mx, None, 64)
 
     def alone_side():               # worker 0 alone; the other waits at the next barrier
         if kv.rank == 0:
             alone_step()
 
-    seconds = _best_of_rounds([dist_step, alone_side], 10, dist.barrier)
+    seconds = _best_of_rounds([dist_step, alone_side, at_step], 10, dist.barrier)
     _report(kv.rank, *seconds)
 
 
@@ -232,9 +247,16 @@ def bench_push_pull():
 
 
 def bench_lenet_step():
-    dist_s, alone_s = _run_neomx('lenet')
+    dist_s, alone_s, _ = _run_neomx('lenet')
     return Result(_LENET, dist_s, alone_s, 1.3,
                   'torch column: the same step in one process alone (neomx, batch 64, 1 thread)')
+
+
+def bench_lenet_overlap():
+    dist_s, _, at_step_s = _run_neomx('lenet')
+    return Result(_LENET + ': gradients sent from backward vs at the step', dist_s, at_step_s, 1.0,
+                  'neomx column: the Trainer starts pushes from the gradient hooks (default), torch column: '
+                  'NEOMX_TRAINER_OVERLAP=0 (both neomx)')
 
 
 def _against_mxnet(case, name):
@@ -246,7 +268,7 @@ def _against_mxnet(case, name):
     return bench
 
 
-BENCHMARKS = [bench_push_pull, bench_lenet_step] + (
+BENCHMARKS = [bench_push_pull, bench_lenet_step, bench_lenet_overlap] + (
     [_against_mxnet('push_pull', _PUSH_PULL), _against_mxnet('lenet', _LENET)]
     if os.path.exists(MXNET_PYTHON) else [])
 

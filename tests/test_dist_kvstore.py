@@ -208,6 +208,25 @@ def test_two_bit_codes_round_trip():
     assert again.tolist() == [0.0, 0.0, 0.5, 0.5, 0.0, 0.0, 0.0]     # residuals 0.2 and 0.49 carried
 
 
+def test_bucket_plans(monkeypatch):
+    from neomx.gluon.trainer_overlap import _plan
+    from neomx.kvstore.fusion import fusion_bytes, plan_buckets
+    mib = 1 << 20
+    assert fusion_bytes() == 16 * mib
+    # the store: in order, the first bucket at most 4 MiB, a bigger key alone, order kept
+    assert plan_buckets([mib] * 5 + [20 * mib, mib], limit=16 * mib) == [[0, 1, 2, 3], [4], [5], [6]]
+    assert plan_buckets([], limit=16 * mib) == []
+    monkeypatch.setenv('NEOMX_KVSTORE_FUSION_BYTES', '0')
+    assert plan_buckets([4, 4, 4]) == [[0], [1], [2]]
+    # the Trainer: buckets filled until they reach 1 MiB (the first), then the fusion size
+    monkeypatch.setenv('NEOMX_KVSTORE_FUSION_BYTES', str(2 * mib))
+    assert _plan([3, 0, 1, 2], [mib // 2, mib, mib // 2, 100]) == [[3, 0, 1], [2]]
+    assert _plan([2, 1, 0], [mib, 3 * mib, mib]) == [[2], [1], [0]]
+    monkeypatch.setenv('NEOMX_KVSTORE_FUSION_BYTES', 'lots')
+    with pytest.raises(MXNetError, match='NEOMX_KVSTORE_FUSION_BYTES'):
+        plan_buckets([4])
+
+
 def test_registered_store_and_trainer_table():
     @mx.kv.KVStoreBase.register
     class PluginStoreForTest(mx.kv.TestStore):

@@ -262,7 +262,7 @@ class Trainer:
         # Rebuilt only when the gradients changed: the layout version also moves for other
         # networks' parameters, maybe on some workers only, and a new plan is a collective.
         layout = [(i, id(arrays[0]._grad) if len(arrays) == 1 else None) for i, _, arrays in trained]
-        if self._overlap is None or self._overlap_layout != layout:
+        if self._overlap_layout != layout:
             if self._overlap is not None:
                 self._overlap.detach()
             usable = self._distributed and can_overlap(self._kvstore, trained, self._compression_params)

@@ -15,9 +15,6 @@ from ..base import MXNetError
 
 __all__ = ['Collectives']
 
-# Buckets of at most this many bytes are reduced while the next ones are packed.
-BUCKET_BYTES = 1 << 23
-
 
 class Collectives:
     """Collectives of one :class:`~neomx.kvstore.rendezvous.Group`, in call order."""

@@ -2,9 +2,11 @@
 
 MXNet's ``dist_sync`` sums the pushes of all workers for a key on a server, runs the updater
 once on the sum and lets every worker pull the result. Here every worker keeps the values
-itself: a push sums its devices' copies, all-reduces the sums over the workers (keys fused into
-buckets, reduced while the next bucket is packed) and runs the same deterministic update on
-every worker, which yields exactly the server's value everywhere; a pull is then a local copy.
+itself: a push sums its devices' copies into flat buckets (:mod:`.fusion`) and starts their
+allreduces over the workers; when a value is read (a pull, the next push of its key, states,
+a barrier) the buckets before it are awaited in push order and the same deterministic update
+runs on every worker, which yields exactly the server's value everywhere; a pull then copies
+each bucket's values out while later buckets are still being summed.
 
 * ``init`` takes rank 0's values (broadcast), which also acts as MXNet's barrier after init;
 * with no optimizer a push stores the sum (no accumulation across pushes);
@@ -123,6 +125,7 @@ class DistSyncKVStore(GroupMember, KVStore):
         targets = [self._update_target(k, s) for (k, _), s in zip(pairs, stored)]
         what = 'push of key(s) %s' % _key_list(pairs)
         if self._compression is not None:
+            self._settle()      # applied at once: what was pushed before goes first
             sums = self._compressed_sums(what, pairs, targets)
             self._finish(_InFlight(what, [k for k, _ in pairs], sums, targets, stored, None))
             return []
