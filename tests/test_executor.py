@@ -234,3 +234,17 @@ def test_float_lengths_fail_when_run_not_when_bound():
     exe = out.simple_bind(mx.cpu(), data=(2, 3), length=(2,), grad_req='null')
     with pytest.raises(mx.base.MXNetError, match='integer length'):
         exe.forward()
+
+
+def test_backward_does_not_read_head_gradients_of_zero_gradient_operators():
+    # MXNet checks a head gradient's shape only where the gradient is read; operators that
+    # back-propagate zeros (MultiProposal) take any array, as in MXNet's own kit
+    rng = np.random.RandomState(0)
+    sym = mx.sym.contrib.MultiProposal(mx.sym.Variable('c'), mx.sym.Variable('b'), mx.sym.Variable('i'),
+                                       feature_stride=16, scales=(2, 4, 8), rpn_post_nms_top_n=10)
+    exe = sym.simple_bind(mx.cpu(), c=(2, 18, 5, 6), b=(2, 36, 5, 6), i=(2, 3))
+    exe.arg_dict['c'][:] = rng.rand(2, 18, 5, 6)
+    exe.arg_dict['i'][:] = np.array([[70, 90, 1.0], [60, 50, 0.8]])
+    exe.forward(is_train=True)
+    exe.backward([mx.nd.ones((10, 5))])
+    assert all(float(g.abs().sum().asscalar()) == 0 for g in exe.grad_arrays)

@@ -36,8 +36,27 @@ def test_take_modes_and_float_indices():
     assert mx.nd.take(x, mx.nd.array([[0, 1]]), axis=-1).shape == (3, 1, 2)
     assert mx.nd.take(mx.nd.array([1, 2], dtype='int32'), mx.nd.array([0])).dtype == np.int32
     _eq(mx.nd.take(x, mx.nd.array([2]), mode='raise'), X[[2]])
+    # as MXNet's kernel check: the call returns, the first read raises (once)
+    out = mx.nd.take(x, mx.nd.array([-1]), mode='raise')
+    with pytest.raises(mx.base.MXNetError, match=r'take: indices out of range \[0, 3\)'):
+        out.asnumpy()
+    out.asnumpy()
+    out = mx.nd.take(x, mx.nd.array([3]), mode='raise')
     with pytest.raises(mx.base.MXNetError, match='out of range'):
-        mx.nd.take(x, mx.nd.array([-1]), mode='raise')
+        out.wait_to_read()
+
+
+def test_take_raise_mode_reports_at_the_read_in_executors_too():
+    exe = mx.sym.take(mx.sym.Variable('a'), mx.sym.Variable('i'), mode='raise').simple_bind(
+        mx.cpu(), a=(3, 2), i=(2,))
+    exe.arg_dict['a'][:] = 1
+    exe.arg_dict['i'][:] = mx.nd.array([0, 6])
+    exe.forward(is_train=True)
+    with pytest.raises(mx.base.MXNetError, match='take: indices out of range'):
+        exe.outputs[0].asnumpy()
+    exe.arg_dict['i'][:] = mx.nd.array([0, 2])
+    exe.forward(is_train=True)
+    assert exe.outputs[0].asnumpy().tolist() == [[1, 1], [1, 1]]
 
 
 def test_pick():

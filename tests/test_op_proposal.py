@@ -75,3 +75,25 @@ def test_proposal_errors():
         mx.nd.contrib.MultiProposal(*_nd(CLS, BBOX, INFO))
     with pytest.raises(mx.base.MXNetError, match='im_info must have shape'):
         mx.nd.contrib.MultiProposal(*_nd(CLS, BBOX, INFO[:1]), **COMMON)
+
+
+def test_blocked_suppression_matches_plain_greedy():
+    import torch
+    from neomx.operator.proposal import _greedy_keep
+    rng = np.random.RandomState(3)
+    corners = rng.rand(700, 2) * 200
+    boxes = np.concatenate([corners, corners + rng.rand(700, 2) * 60 + 1], axis=1)
+
+    def iou(a, b):
+        w = max(0.0, min(a[2], b[2]) - max(a[0], b[0]) + 1)
+        h = max(0.0, min(a[3], b[3]) - max(a[1], b[1]) + 1)
+        area = lambda c: (c[2] - c[0] + 1) * (c[3] - c[1] + 1)  # noqa: E731
+        return w * h / (area(a) + area(b) - w * h)
+
+    expect = []
+    for i, box in enumerate(boxes):
+        if all(iou(boxes[k], box) <= 0.5 for k in expect):
+            expect.append(i)
+    tensor = torch.tensor(boxes, dtype=torch.float64)
+    assert _greedy_keep(tensor, 0.5, 10000) == expect
+    assert _greedy_keep(tensor, 0.5, 300) == expect[:300]

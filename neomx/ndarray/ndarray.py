@@ -10,6 +10,7 @@ import torch
 
 from .. import _int_grad, autograd
 from .._division import divide, divide_, mod, mod_
+from ..async_errors import raise_deferred
 from ..base import MXNetError, np_dtype, numpy_dtype, torch_dtype
 from ..context import Context, as_context, current_context
 from ..util import is_np_shape
@@ -349,6 +350,7 @@ class NDArray:
     # --------------------------------------------------------- host interop
     def asnumpy(self):
         """A numpy copy of the values (bfloat16 is widened to float32)."""
+        raise_deferred(self._t)
         t = self._t.detach()
         if t.dtype is torch.bfloat16:
             t = t.float()
@@ -374,6 +376,7 @@ class NDArray:
 
     def asnumpy_view(self):
         """A numpy array sharing memory with this CPU array (no copy)."""
+        raise_deferred(self._t)
         return self._t.detach().numpy()
 
     def __dlpack__(self, stream=None):
@@ -440,7 +443,9 @@ class NDArray:
         return with_stype(self._t.clone(), self._ctx, stype)
 
     def wait_to_read(self):
-        """Block until the values are computed (torch runs eagerly; GPU work is synchronised)."""
+        """Block until the values are computed (torch runs eagerly; GPU work is synchronised);
+        raises the error of an operator check that MXNet reports here (see :mod:`neomx.async_errors`)."""
+        raise_deferred(self._t)
         if self._t.is_cuda:
             torch.cuda.current_stream(self._t.device).synchronize()
 

@@ -48,6 +48,12 @@ def _zero_gradient(value, *inputs):
     return _ZeroGradientTo.apply(value, *tracked)
 
 
+def has_zero_gradient(tensor):
+    """Whether ``tensor`` came from an operator that back-propagates zeros (its head
+    gradient is never read, so MXNet's executors do not check its shape)."""
+    return type(tensor.grad_fn) is _ZeroGradientTo._backward_cls  # pylint: disable=protected-access
+
+
 def _not_differentiable(impl):
     """Run ``impl`` without recording; its outputs get zero gradients towards every input."""
     def wrapper(*inputs, **attrs):

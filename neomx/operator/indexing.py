@@ -10,6 +10,8 @@ import math
 
 import torch
 
+from ..async_errors import defer_error
+from ..base import MXNetError
 from .dtype_rules import DTypeRule
 from .registry import BOOL, DTYPE, FLOAT, INT, OPT_INT, SHAPE, check, choice, register
 from .shape import normalize_axis
@@ -24,13 +26,19 @@ def _as_index(indices):
 
 
 def _fit_range(op, idx, size, mode):
-    """Bring indices into ``[0, size)``: clip to the ends, wrap around, or ``raise`` if outside."""
+    """Bring indices into ``[0, size)``: clip to the ends or wrap around (``raise`` clips too:
+    the caller reports indices outside, see :func:`_out_of_range_error`)."""
     if mode == 'wrap':
         return idx.remainder(size)
-    if mode == 'raise' and idx.device.type != 'meta':
-        check(bool(((idx >= 0) & (idx < size)).all()), op, 'indices out of range [0, %d)', size)
-        return idx
     return idx.clamp(0, size - 1)
+
+
+def _out_of_range_error(op, idx, size):
+    """The MXNetError for indices outside ``[0, size)``, or None when all are inside."""
+    if idx.device.type == 'meta' or idx.numel() == 0 or bool(((idx >= 0) & (idx < size)).all()):
+        return None
+    return MXNetError('%s: indices out of range [0, %d): found %d..%d'
+                      % (op, size, int(idx.min()), int(idx.max())))
 
 
 @register('take', inputs=('a', 'indices'), dtypes=DTypeRule(free=('indices',)),
@@ -39,12 +47,17 @@ def take(a, indices, axis, mode):
     """Slices of ``a`` along ``axis`` at ``indices``.
 
     Output shape: ``a.shape[:axis] + indices.shape + a.shape[axis+1:]``. The gradient adds up
-    at repeated indices.
+    at repeated indices. With ``mode='raise'``, indices outside the axis make the first read
+    of the result (``asnumpy``, ``wait_to_read``) raise MXNetError, as in MXNet.
     """
     axis = normalize_axis(axis, a.dim(), 'take')
-    idx = _fit_range('take', _as_index(indices).reshape(-1), a.shape[axis], mode)
+    given = _as_index(indices).reshape(-1)
+    idx = _fit_range('take', given, a.shape[axis], mode)
     out_shape = a.shape[:axis] + indices.shape + a.shape[axis + 1:]
-    return torch.index_select(a, axis, idx).reshape(out_shape)
+    out = torch.index_select(a, axis, idx).reshape(out_shape)
+    error = _out_of_range_error('take', given, a.shape[axis]) if mode == 'raise' else None
+    # as MXNet's kernel check: the call returns, reading the result raises
+    return out if error is None else defer_error(out, error)
 
 
 @register('pick', inputs=('data', 'index'), dtypes=DTypeRule(free=('index',)),

@@ -54,25 +54,48 @@ def _decode(anchors, deltas, iou_loss):
                         pred_x + 0.5 * (pred_w - 1), pred_y + 0.5 * (pred_h - 1)], dim=1)
 
 
+def _overlaps(first, second):
+    """IoU (pixel boxes, inclusive corners) of every box of ``first`` (M, 4) with every box
+    of ``second`` (K, 4): (M, K)."""
+    first, second = first[:, None, :], second[None, :, :]
+    width = (torch.minimum(first[..., 2], second[..., 2]) - torch.maximum(first[..., 0], second[..., 0]) + 1)
+    height = (torch.minimum(first[..., 3], second[..., 3]) - torch.maximum(first[..., 1], second[..., 1]) + 1)
+    overlap = width.clamp(min=0) * height.clamp(min=0)
+
+    def area(b):
+        return (b[..., 2] - b[..., 0] + 1) * (b[..., 3] - b[..., 1] + 1)
+    return overlap / (area(first) + area(second) - overlap)
+
+
+_BLOCK = 256
+
+
 def _greedy_keep(boxes, threshold, limit):
-    """Indices of the boxes (sorted best first) that greedy suppression keeps, at most ``limit``."""
-    areas = (boxes[:, 2] - boxes[:, 0] + 1) * (boxes[:, 3] - boxes[:, 1] + 1)
-    alive = torch.ones(len(boxes), dtype=torch.bool, device=boxes.device)
+    """Indices of the boxes (sorted best first) that greedy suppression keeps, at most ``limit``.
+
+    The boxes go in blocks: boxes already kept suppress a block at once; inside it, the
+    greedy answer is the fixed point of ``keep[j] = alive[j] and no kept i < j overlaps j``,
+    reached from ``keep = alive`` after at most one pass per suppression chain (pass t
+    settles box t), which costs a few block-sized steps instead of one step per box.
+    """
+    kept = boxes.new_zeros((0, 4))
     keep = []
-    position = 0
-    while len(keep) < limit:
-        rest = torch.nonzero(alive[position:])
-        if len(rest) == 0:
-            break
-        i = position + int(rest[0])
-        keep.append(i)
-        alive[i] = False
-        position = i + 1
-        later = boxes[position:]
-        width = (torch.minimum(later[:, 2], boxes[i, 2]) - torch.maximum(later[:, 0], boxes[i, 0]) + 1).clamp(min=0)
-        height = (torch.minimum(later[:, 3], boxes[i, 3]) - torch.maximum(later[:, 1], boxes[i, 1]) + 1).clamp(min=0)
-        overlap = width * height
-        alive[position:] &= overlap / (areas[i] + areas[position:] - overlap) <= threshold
+    for begin in range(0, len(boxes), _BLOCK):
+        block = boxes[begin:begin + _BLOCK]
+        alive = ~(_overlaps(kept, block) > threshold).any(0) if len(kept) else \
+            torch.ones(len(block), dtype=torch.bool, device=boxes.device)
+        suppresses = (_overlaps(block, block) > threshold).triu(1)
+        chosen = alive
+        while True:
+            settled = alive & ~(suppresses & chosen[:, None]).any(0)
+            if torch.equal(settled, chosen):
+                break
+            chosen = settled
+        index = torch.nonzero(chosen).reshape(-1)
+        keep.extend((index + begin).tolist())
+        if len(keep) >= limit:
+            return keep[:limit]
+        kept = torch.cat([kept, block[index]])
     return keep
 
 
