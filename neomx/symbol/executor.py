@@ -101,6 +101,7 @@ class Executor:
         self._inference = compiled(symbol, ctx, self._graph.input_names, passes=INFERENCE_PASSES,
                                    mirror=False, open_shapes=self._open_shapes)
         self._monitor = None        # (monitored graph, reporting function) of set_monitor_callback
+        self._monitor_callback = self._monitor_all = None
         by_name = dict(self.arg_dict, **self.aux_dict)
         self._inputs = [by_name[n] for n in self._graph.input_names]
         position = {n: i for i, n in enumerate(self._graph.input_names)}
@@ -166,6 +167,7 @@ class Executor:
         ``name`` is bytes as in MXNet (``fc_output``, ``fc_data``...); ``array`` is the
         value as an NDArray (MXNet passes a raw NDArrayHandle).
         """
+        self._monitor_callback, self._monitor_all = callback, monitor_all     # kept by reshape
         graph = compiled(self._symbol, self._ctx, self._graph.input_names, mirror=False,
                          open_shapes=self._open_shapes, monitor='all' if monitor_all else 'outputs')
         ctx = self._ctx
@@ -260,7 +262,15 @@ class Executor:
         args = [resized(n, a, s) for n, a, s in zip(names, self.arg_arrays, arg_shapes)]
         grads = [resized(n, g, s) for n, g, s in zip(names, self.grad_arrays, arg_shapes)]
         aux = [resized(n, a, s) for n, a, s in zip(self._symbol.list_auxiliary_states(), self.aux_arrays, aux_shapes)]
-        return Executor(self._symbol, self._ctx, args, grads, self._grad_req, aux)
+        reshaped = Executor(self._symbol, self._ctx, args, grads, self._grad_req, aux)
+        reshaped.keep_monitor_of(self)
+        return reshaped
+
+    def keep_monitor_of(self, other):
+        """Install the monitor callback of executor ``other`` (if any) on this one, as
+        MXNet's reshaped executors keep theirs."""
+        if other._monitor_callback is not None:
+            self.set_monitor_callback(other._monitor_callback, other._monitor_all)
 
     def debug_str(self):
         """The compiled graph's source, each operator call annotated with its node."""
