@@ -205,3 +205,37 @@ def test_float_lengths_fail_when_run_not_when_bound():
     exe = out.simple_bind(mx.cpu(), data=(2, 3), length=(2,), grad_req='null')
     with pytest.raises(mx.base.MXNetError, match='integer length'):
         exe.forward()
+
+
+def _internals_after_binding(sym, eliminate, monkeypatch, **shapes):
+    monkeypatch.setenv('MXNET_ELIMINATE_COMMON_EXPR', '1' if eliminate else '0')
+    exe = sym.simple_bind(mx.cpu(), **shapes)
+    return exe, exe.get_optimized_symbol().get_internals().list_outputs()
+
+
+def test_common_subexpressions_are_merged_as_mxnet(monkeypatch):
+    a, b = mx.sym.var('a'), mx.sym.var('b')
+    d = a + 1
+    # counts as MXNet 1.9.1's test_eliminate_common_expr expects them
+    for sym, saved in [((a + 1) + (a + 2), 0), ((a + b) + (a + b), 1),
+                       (mx.sym.Group([a * d, a * d]), 0),       # a copy keeps the outputs apart
+                       (mx.sym.Group([a * d + b, a * d + b]), 1),
+                       (mx.sym.Dropout(a, p=0.5) + mx.sym.Dropout(a, p=0.5), 0)]:
+        shapes = {n: (2, 3) for n in sym.list_inputs()}
+        plain, before = _internals_after_binding(sym, False, monkeypatch, **shapes)
+        merged, after = _internals_after_binding(sym, True, monkeypatch, **shapes)
+        assert len(after) + saved == len(before), (sym, before, after)
+        values = {n: mx.nd.array(np.random.RandomState(0).uniform(size=(2, 3))) for n in shapes}
+        if not any('dropout' in n for n in before):     # random: values differ by design
+            for x, y in zip(plain.forward(is_train=True, **values), merged.forward(is_train=True, **values)):
+                np.testing.assert_allclose(x.asnumpy(), y.asnumpy(), rtol=1e-6)
+            ones = [mx.nd.ones((2, 3)) for _ in plain.outputs]
+            plain.backward(ones)
+            merged.backward(ones)
+            for name in shapes:
+                np.testing.assert_allclose(plain.grad_dict[name].asnumpy(), merged.grad_dict[name].asnumpy(),
+                                           rtol=1e-6)
+    repeated = mx.sym.Group([a * (a + 1), a * (a + 1)])
+    exe, _ = _internals_after_binding(repeated, True, monkeypatch, a=(2, 3))
+    first, second = exe.forward(a=mx.nd.ones((2, 3)))
+    assert first is not second and first.asnumpy().tolist() == second.asnumpy().tolist() == [[2.0] * 3] * 2

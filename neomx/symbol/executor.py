@@ -12,6 +12,7 @@ from .. import autograd
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray, _new, zeros
 from ..operator.custom import bound_operators
+from .common_expr import elimination_requested, eliminate_common_expr
 from .graph import compiled, infer, resolve_open_shapes
 from .passes import INFERENCE_PASSES
 
@@ -96,9 +97,12 @@ class Executor:
         self.arg_dict = dict(zip(arg_names, self.arg_arrays))
         self.grad_dict = dict(zip(arg_names, self.grad_arrays))
         self.aux_dict = dict(zip(aux_names, self.aux_arrays))
-        self._open_shapes = resolve_open_shapes(symbol, {n: a.shape for n, a in self.arg_dict.items()})
-        self._graph = compiled(symbol, ctx, open_shapes=self._open_shapes)
-        self._inference = compiled(symbol, ctx, self._graph.input_names, passes=INFERENCE_PASSES,
+        # the graph that runs: with common subexpressions merged unless MXNET_ELIMINATE_COMMON_EXPR=0
+        self._optimized = eliminate_common_expr(symbol) if elimination_requested() else symbol
+        self._open_shapes = resolve_open_shapes(self._optimized, {n: a.shape for n, a in self.arg_dict.items()})
+        inputs = None if self._optimized is symbol else symbol.list_inputs()
+        self._graph = compiled(self._optimized, ctx, inputs, open_shapes=self._open_shapes)
+        self._inference = compiled(self._optimized, ctx, self._graph.input_names, passes=INFERENCE_PASSES,
                                    mirror=False, open_shapes=self._open_shapes)
         self._monitor = None        # (monitored graph, reporting function) of set_monitor_callback
         self._monitor_callback = self._monitor_all = None
@@ -168,7 +172,7 @@ class Executor:
         value as an NDArray (MXNet passes a raw NDArrayHandle).
         """
         self._monitor_callback, self._monitor_all = callback, monitor_all     # kept by reshape
-        graph = compiled(self._symbol, self._ctx, self._graph.input_names, mirror=False,
+        graph = compiled(self._optimized, self._ctx, self._graph.input_names, mirror=False,
                          open_shapes=self._open_shapes, monitor='all' if monitor_all else 'outputs')
         ctx = self._ctx
 
@@ -271,6 +275,11 @@ class Executor:
         MXNet's reshaped executors keep theirs."""
         if other._monitor_callback is not None:
             self.set_monitor_callback(other._monitor_callback, other._monitor_all)
+
+    def get_optimized_symbol(self):
+        """The Symbol this executor runs: its graph after common-subexpression elimination
+        (see :mod:`.common_expr`)."""
+        return self._optimized
 
     def debug_str(self):
         """The compiled graph's source, each operator call annotated with its node."""
