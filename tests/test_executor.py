@@ -239,3 +239,18 @@ def test_common_subexpressions_are_merged_as_mxnet(monkeypatch):
     exe, _ = _internals_after_binding(repeated, True, monkeypatch, a=(2, 3))
     first, second = exe.forward(a=mx.nd.ones((2, 3)))
     assert first is not second and first.asnumpy().tolist() == second.asnumpy().tolist() == [[2.0] * 3] * 2
+
+
+def test_debug_str_totals_what_the_backward_pass_keeps():
+    import re
+    data = mx.sym.var('data')
+    for _ in range(4):
+        data = data * data
+
+    def total(sym, grad_req):
+        text = sym.simple_bind(mx.cpu(), data=(256, 1024), grad_req=grad_req).debug_str()
+        return int(re.search(r'Total (\d+) MB allocated', text).group(1))
+    # one MB per array of 256 x 1024 float32: four products kept for backward, else the output
+    assert total(data, 'write') == 4
+    assert total(data, 'null') == 1
+    assert total(mx.sym.stop_gradient(data), 'write') == 1

@@ -14,6 +14,7 @@ from ..ndarray.ndarray import NDArray, _new, zeros
 from ..operator.custom import bound_operators
 from .common_expr import elimination_requested, eliminate_common_expr
 from .graph import compiled, infer, resolve_open_shapes
+from .memory_estimate import allocated_bytes
 from .passes import INFERENCE_PASSES
 
 __all__ = ['Executor', 'simple_bind']
@@ -282,8 +283,14 @@ class Executor:
         return self._optimized
 
     def debug_str(self):
-        """The compiled graph's source, each operator call annotated with its node."""
-        return self._graph.listing()
+        """The compiled graph's source, each operator call annotated with its node, and the
+        estimated memory of its arrays as MXNet's last line, ``Total N MB allocated`` (see
+        :mod:`.memory_estimate`)."""
+        shapes, dtypes = infer(self._optimized, {n: a.shape for n, a in self.arg_dict.items()},
+                               {n: a.dtype for n, a in self.arg_dict.items()})
+        trained = {n for n, req in zip(self._symbol.list_arguments(), self._grad_req) if req != 'null'}
+        total = allocated_bytes(self._optimized, shapes, dtypes, trained)
+        return self._graph.listing() + 'Total %d MB allocated\n' % (total >> 20)
 
 
 def simple_bind(symbol, ctx, grad_req, type_dict, shapes):
