@@ -4,6 +4,7 @@ MXNet's ``mx.base`` exposes ``MXNetError`` (a ``RuntimeError``), ``string_types`
 ``numeric_types`` and ``integer_types``; the dtype tables here translate between the
 names MXNet users write ('float32', np.float32), numpy dtypes and torch dtypes.
 """
+import ctypes
 import numbers
 import os
 import stat
@@ -12,8 +13,12 @@ import uuid
 import numpy as np
 import torch
 
-__all__ = ['MXNetError', 'NotImplementedForSymbol', 'string_types', 'numeric_types',
+__all__ = ['MXNetError', 'NDArrayHandle', 'NotImplementedForSymbol', 'string_types', 'numeric_types',
            'integer_types', 'bfloat16', 'np_dtype', 'torch_dtype', 'dtype_name']
+
+
+# MXNet's raw array handle type; neomx's handles name live NDArrays (see ndarray/handles.py)
+NDArrayHandle = ctypes.c_void_p
 
 
 class MXNetError(RuntimeError):

@@ -248,3 +248,52 @@ def test_backward_does_not_read_head_gradients_of_zero_gradient_operators():
     exe.forward(is_train=True)
     exe.backward([mx.nd.ones((10, 5))])
     assert all(float(g.abs().sum().asscalar()) == 0 for g in exe.grad_arrays)
+
+
+def _internals_after_binding(sym, eliminate, monkeypatch, **shapes):
+    monkeypatch.setenv('MXNET_ELIMINATE_COMMON_EXPR', '1' if eliminate else '0')
+    exe = sym.simple_bind(mx.cpu(), **shapes)
+    return exe, exe.get_optimized_symbol().get_internals().list_outputs()
+
+
+def test_common_subexpressions_are_merged_as_mxnet(monkeypatch):
+    a, b = mx.sym.var('a'), mx.sym.var('b')
+    d = a + 1
+    # counts as MXNet 1.9.1's test_eliminate_common_expr expects them
+    for sym, saved in [((a + 1) + (a + 2), 0), ((a + b) + (a + b), 1),
+                       (mx.sym.Group([a * d, a * d]), 0),       # a copy keeps the outputs apart
+                       (mx.sym.Group([a * d + b, a * d + b]), 1),
+                       (mx.sym.Dropout(a, p=0.5) + mx.sym.Dropout(a, p=0.5), 0)]:
+        shapes = {n: (2, 3) for n in sym.list_inputs()}
+        plain, before = _internals_after_binding(sym, False, monkeypatch, **shapes)
+        merged, after = _internals_after_binding(sym, True, monkeypatch, **shapes)
+        assert len(after) + saved == len(before), (sym, before, after)
+        values = {n: mx.nd.array(np.random.RandomState(0).uniform(size=(2, 3))) for n in shapes}
+        if not any('dropout' in n for n in before):     # random: values differ by design
+            for x, y in zip(plain.forward(is_train=True, **values), merged.forward(is_train=True, **values)):
+                np.testing.assert_allclose(x.asnumpy(), y.asnumpy(), rtol=1e-6)
+            ones = [mx.nd.ones((2, 3)) for _ in plain.outputs]
+            plain.backward(ones)
+            merged.backward(ones)
+            for name in shapes:
+                np.testing.assert_allclose(plain.grad_dict[name].asnumpy(), merged.grad_dict[name].asnumpy(),
+                                           rtol=1e-6)
+    repeated = mx.sym.Group([a * (a + 1), a * (a + 1)])
+    exe, _ = _internals_after_binding(repeated, True, monkeypatch, a=(2, 3))
+    first, second = exe.forward(a=mx.nd.ones((2, 3)))
+    assert first is not second and first.asnumpy().tolist() == second.asnumpy().tolist() == [[2.0] * 3] * 2
+
+
+def test_debug_str_totals_what_the_backward_pass_keeps():
+    import re
+    data = mx.sym.var('data')
+    for _ in range(4):
+        data = data * data
+
+    def total(sym, grad_req):
+        text = sym.simple_bind(mx.cpu(), data=(256, 1024), grad_req=grad_req).debug_str()
+        return int(re.search(r'Total (\d+) MB allocated', text).group(1))
+    # one MB per array of 256 x 1024 float32: four products kept for backward, else the output
+    assert total(data, 'write') == 4
+    assert total(data, 'null') == 1
+    assert total(mx.sym.stop_gradient(data), 'write') == 1

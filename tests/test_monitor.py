@@ -2,6 +2,7 @@
 import logging
 
 import numpy as np
+import pytest
 
 import neomx as mx
 
@@ -84,3 +85,29 @@ def test_module_fit_with_monitor_logs_batches(caplog):
         module.fit(train, num_epoch=1, monitor=mx.mon.Monitor(1, pattern='fc_output'))
     lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith('Batch:')]
     assert len(lines) == 2 and all('fc_output' in line for line in lines)
+
+
+def test_monitor_survives_new_input_shapes_and_hands_mxnet_style_handles():
+    import ctypes
+    from neomx.operator import NDArrayHandle
+    seen = {}
+
+    def callback(name, arr):
+        # what MXNet code does with the raw handle it is given
+        array = mx.nd.NDArray(ctypes.cast(arr, NDArrayHandle), writable=False)
+        seen[name.decode()] = array.shape
+
+    data = mx.sym.var('data', shape=(1, 3, 10, 10))
+    module = mx.mod.Module(mx.sym.Convolution(data, kernel=(1, 1), num_filter=1, name='conv'), label_names=None)
+    module.bind(for_training=False, data_shapes=[('data', (1, 3, 10, 10))])
+    module.init_params()
+    module._exec_group.execs[0].set_monitor_callback(callback, monitor_all=True)
+    module.forward(mx.io.DataBatch([mx.nd.ones((1, 3, 10, 14))]), is_train=False)
+    assert seen == {'data': (1, 3, 10, 14), 'conv_data': (1, 3, 10, 14), 'conv_weight': (1, 3, 1, 1),
+                    'conv_bias': (1,), 'conv_output': (1, 1, 10, 14)}
+    exe = module._exec_group.execs[0].reshape(allow_up_sizing=True, data=(2, 3, 10, 10))
+    seen.clear()
+    exe.forward()
+    assert seen['conv_output'] == (2, 1, 10, 10)
+    with pytest.raises(mx.base.MXNetError, match='no live NDArray'):
+        mx.nd.NDArray(ctypes.c_void_p(1))

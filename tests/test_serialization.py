@@ -103,18 +103,38 @@ def test_round_trip_dtypes_and_shapes(tmp_path, dtype, shape):
 
 
 def test_zero_dim_and_zero_size_arrays_use_version_3(tmp_path):
-    scalar = mx.nd.NDArray(torch.tensor(3.0))
-    data = _saved_bytes(tmp_path, [scalar, mx.nd.array(np.zeros((2, 0), np.float32))])
-    # The first two arrays of MXNet's version-3 file, in a list of two.
-    expected = V3_FILE[:48].replace('03', '02', 1) + V3_FILE[48:48 + 56 + 80] + '0000000000000000'
-    assert binascii.hexlify(data).decode() == expected
-    back = mx.nd.load_frombuffer(data)
+    with mx.util.np_shape(True):
+        scalar = mx.nd.NDArray(torch.tensor(3.0))
+        data = _saved_bytes(tmp_path, [scalar, mx.nd.zeros((2, 0))])
+        # The first two arrays of MXNet's version-3 file, in a list of two.
+        expected = V3_FILE[:48].replace('03', '02', 1) + V3_FILE[48:48 + 56 + 80] + '0000000000000000'
+        assert binascii.hexlify(data).decode() == expected
+        back = mx.nd.load_frombuffer(data)
     assert back[0].shape == () and back[0].asscalar() == 3.0
     assert back[1].shape == (2, 0)
 
 
+def test_files_remember_the_shape_semantics_they_were_saved_under(tmp_path):
+    # as MXNet 1.9.1: version 2 without NumPy shapes (a zero-size array with device and type
+    # but no data), version 3 with them; a 0 means "unknown" to one and a size to the other,
+    # so neither loads under the other
+    legacy = _saved_bytes(tmp_path, [mx.nd.zeros((2, 0, 1))])
+    assert binascii.hexlify(legacy).decode() == (
+        HEADER + '0100000000000000' + 'c9fa93f9000000000300000002000000000000000000000000000000'
+        '0100000000000000' + '010000000000000000000000' + '0000000000000000')
+    assert mx.nd.load_frombuffer(legacy)[0].shape == (2, 0, 1)
+    with mx.util.np_shape(True):
+        numpy_style = _saved_bytes(tmp_path, [mx.nd.zeros((2, 0, 1)), mx.nd.ones((1, 2))])
+        with pytest.raises(mx.base.MXNetError, match='without NumPy shape semantics'):
+            mx.nd.load_frombuffer(legacy)
+        assert [a.shape for a in mx.nd.load_frombuffer(numpy_style)] == [(2, 0, 1), (1, 2)]
+    with pytest.raises(mx.base.MXNetError, match=r'array 0 \(shape \(2, 0, 1\)\) was saved with NumPy'):
+        mx.nd.load_frombuffer(numpy_style)
+
+
 def test_load_version_3_file():
-    scalar, empty, ints = mx.nd.load_frombuffer(binascii.unhexlify(V3_FILE))
+    with mx.util.np_shape(True):
+        scalar, empty, ints = mx.nd.load_frombuffer(binascii.unhexlify(V3_FILE))
     assert scalar.shape == () and float(scalar.asnumpy()) == 3.0
     assert empty.shape == (2, 0)
     assert ints.dtype == np.int32

@@ -142,8 +142,11 @@ class DataParallelExecutorGroup:
         if reusable is None:
             reusable = [dict(e.arg_dict, **e.aux_dict) for e in self.execs] or [{}] * len(self.contexts)
         old_grads = [e.grad_dict for e in self.execs] or [{}] * len(self.contexts)
+        previous = self.execs
         self.execs = [self._bind_one(i, arrays, grads)
                       for i, (arrays, grads) in enumerate(zip(reusable, old_grads))]
+        for before, after in zip(previous, self.execs):
+            after.keep_monitor_of(before)       # a monitor survives new input shapes
 
     def _sliced_shapes(self, index):
         """Input shapes and dtypes seen by the executor of context ``index``."""

@@ -5,6 +5,8 @@ Slicing returns views (``b = a[1:3]; b[:] = 5`` writes into ``a``), in-place ope
 write into the tensor, and the arithmetic dunders call torch directly: they are the hot
 path of every imperative program, so they avoid the generic operator wrapper.
 """
+import ctypes
+
 import numpy as np
 import torch
 
@@ -14,6 +16,7 @@ from ..async_errors import raise_deferred
 from ..base import MXNetError, np_dtype, numpy_dtype, torch_dtype
 from ..context import Context, as_context, current_context
 from ..util import is_np_shape
+from .handles import array_of, handle_of
 
 _run_untracked = autograd.run_untracked
 _INT_LIVE = _int_grad.LIVE
@@ -247,14 +250,24 @@ class NDArray:
     __slots__ = ('_t', '_ctx', '_grad', '__weakref__')
     __array_priority__ = 1000.0
 
-    def __init__(self, tensor, ctx=None):
+    def __init__(self, tensor, ctx=None, writable=True):  # pylint: disable=unused-argument
         if not isinstance(tensor, torch.Tensor):
-            raise TypeError('NDArray wraps a torch.Tensor; use mx.nd.array() to create arrays from data')
+            if not isinstance(tensor, ctypes.c_void_p):
+                raise TypeError('NDArray wraps a torch.Tensor; use mx.nd.array() to create arrays from data')
+            # MXNet's NDArray(handle, writable=False) in monitor callbacks (see .handles);
+            # writable is accepted, not enforced
+            source = array_of(tensor)
+            tensor, ctx = source._t, source._ctx
         self._t = tensor
         self._ctx = ctx if ctx is not None else current_context()
         self._grad = None
 
     # ------------------------------------------------------------ properties
+    @property
+    def _as_parameter_(self):
+        """What ``ctypes`` passes for this array: a handle naming it (see :mod:`.handles`)."""
+        return handle_of(self)
+
     @property
     def shape(self):
         return tuple(self._t.shape)

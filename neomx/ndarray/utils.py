@@ -32,6 +32,7 @@ import torch
 from .. import _fileio
 from ..base import MXNetError, TORCH_OF_TYPE_FLAG, TYPE_FLAG_OF_TORCH
 from ..context import cpu
+from ..util import is_np_shape
 from .ndarray import NDArray, _new
 
 __all__ = ['save', 'load', 'load_frombuffer']
@@ -76,12 +77,13 @@ def _entries(data):
 def _array_chunks(arr):
     """The serialised bytes of one NDArray, as a list of buffers.
 
-    Zero-size and 0-d arrays only exist under MXNet's NumPy shape semantics, whose files
-    carry the version-3 magic; all others are written as version 2, as plain MXNet does.
+    As MXNet, arrays saved under NumPy shape semantics carry the version-3 magic, the
+    others version 2 (a zero-size array too: its 0s read back as a size there). A 0-d
+    array, which only NumPy shape semantics have in MXNet, is always written as version 3.
     """
     tensor = arr._t.detach()
     shape = tuple(tensor.shape)
-    magic = _V2_MAGIC if shape and all(shape) else _V3_MAGIC
+    magic = _V3_MAGIC if is_np_shape() or not shape else _V2_MAGIC
     ctx = arr._ctx
     header = (_ARRAY_HEADER.pack(magic, _DENSE, len(shape)) + struct.pack('<%dq' % len(shape), *shape)
               + _ARRAY_PLACEMENT.pack(ctx.device_typeid, ctx.device_id, TYPE_FLAG_OF_TORCH[tensor.dtype]))
@@ -268,6 +270,19 @@ def _densify(reader, stype, shape, dtype, what):
     return dense
 
 
+def _check_shape_semantics(reader, magic, shape, what, offset):
+    """As MXNet 1.9.1: arrays saved without NumPy shape semantics load only without them,
+    and zero-size arrays saved with them only with them (a 0 means "unknown" to one, a
+    size to the other). neomx also reads other version-3 arrays without them (its 0-d
+    arrays are saved so)."""
+    if magic == _V3_MAGIC and not is_np_shape() and shape and 0 in shape:
+        reader.fail('%s (shape %s) was saved with NumPy shape semantics: load it within '
+                    'mx.util.np_shape(True)' % (what, tuple(shape)), offset)
+    if magic == _V2_MAGIC and is_np_shape():
+        reader.fail('%s was saved without NumPy shape semantics: load it outside mx.util.np_shape(True)'
+                    % what, offset)
+
+
 def _read_array(reader, index):
     """One NDArray in any of MXNet's layouts, as a tensor (None for an empty "none" array)."""
     what = 'array %d' % index
@@ -282,6 +297,7 @@ def _read_array(reader, index):
         if stype != _DENSE:     # not needed: the aux shapes give the stored sizes
             _read_shape(reader, what + ' storage shape')
         shape = _read_shape(reader, what + ' shape')
+        _check_shape_semantics(reader, magic, shape, what, start)
     elif magic == _V1_MAGIC:
         shape = _read_shape(reader, what + ' shape')
     else:

@@ -14,8 +14,12 @@ from . import (creation, elemwise, reduce, linalg, shape, indexing, random, opti
 from . import legacy  # noqa: F401
 from .custom import *  # noqa: F401,F403  pylint: disable=wildcard-import
 from .python_op import PythonOp, NumpyOp, NDArrayOp  # noqa: F401
+import ctypes  # noqa: E402,F401  pylint: disable=wrong-import-order
+from ..base import NDArrayHandle  # noqa: F401
 
 # ``from mxnet.operator import *`` gives MXNet's custom-operator API, not this package's
-# submodules (``random`` would shadow Python's own module in the importing namespace)
+# submodules (``random`` would shadow Python's own module in the importing namespace); as
+# MXNet's it also gives ``ctypes`` and ``NDArrayHandle``, which monitor callbacks use
 __all__ = ['CustomOp', 'CustomOpProp', 'register', 'get_all_registered_operators',
-           'get_operator_arguments', 'OperatorArguments', 'PythonOp', 'NumpyOp', 'NDArrayOp']
+           'get_operator_arguments', 'OperatorArguments', 'PythonOp', 'NumpyOp', 'NDArrayOp',
+           'NDArrayHandle', 'ctypes']

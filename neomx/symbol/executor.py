@@ -14,8 +14,10 @@ from ..ndarray.ndarray import NDArray, _new, zeros
 from ..operator.custom import bound_operators
 from .. import _int_grad
 from ..operator.detection import has_zero_gradient
+from .common_expr import elimination_requested, eliminate_common_expr
 from .graph import compiled, infer, resolve_open_shapes
 from .integer_grads import carry_integer_gradients, needs_integer_gradients
+from .memory_estimate import allocated_bytes
 from .passes import INFERENCE_PASSES
 
 __all__ = ['Executor', 'simple_bind']
@@ -94,14 +96,18 @@ class Executor:
         self.aux_dict = dict(zip(aux_names, self.aux_arrays))
         if any(req != 'null' for req in self._grad_req):
             _check_differentiable(symbol, {n for n, req in zip(arg_names, self._grad_req) if req != 'null'})
-        self._open_shapes = resolve_open_shapes(symbol, {n: a.shape for n, a in self.arg_dict.items()})
+        # the graph that runs: with common subexpressions merged unless MXNET_ELIMINATE_COMMON_EXPR=0
+        self._optimized = eliminate_common_expr(symbol) if elimination_requested() else symbol
+        self._open_shapes = resolve_open_shapes(self._optimized, {n: a.shape for n, a in self.arg_dict.items()})
+        inputs = None if self._optimized is symbol else symbol.list_inputs()
         trained = [a._t for a, req in zip(self.arg_arrays, self._grad_req) if req != 'null']
-        self._graph = compiled(symbol, ctx, open_shapes=self._open_shapes,
-                               passes=(carry_integer_gradients,) if trained and needs_integer_gradients(
-                                   symbol, trained) else ())
-        self._inference = compiled(symbol, ctx, self._graph.input_names, passes=INFERENCE_PASSES,
+        carry = trained and needs_integer_gradients(self._optimized, trained)
+        self._graph = compiled(self._optimized, ctx, inputs, open_shapes=self._open_shapes,
+                               passes=(carry_integer_gradients,) if carry else ())
+        self._inference = compiled(self._optimized, ctx, self._graph.input_names, passes=INFERENCE_PASSES,
                                    mirror=False, open_shapes=self._open_shapes)
         self._monitor = None        # (monitored graph, reporting function) of set_monitor_callback
+        self._monitor_callback = self._monitor_all = None
         by_name = dict(self.arg_dict, **self.aux_dict)
         self._inputs = [by_name[n] for n in self._graph.input_names]
         position = {n: i for i, n in enumerate(self._graph.input_names)}
@@ -176,7 +182,8 @@ class Executor:
         ``name`` is bytes as in MXNet (``fc_output``, ``fc_data``...); ``array`` is the
         value as an NDArray (MXNet passes a raw NDArrayHandle).
         """
-        graph = compiled(self._symbol, self._ctx, self._graph.input_names, mirror=False,
+        self._monitor_callback, self._monitor_all = callback, monitor_all     # kept by reshape
+        graph = compiled(self._optimized, self._ctx, self._graph.input_names, mirror=False,
                          open_shapes=self._open_shapes, monitor='all' if monitor_all else 'outputs')
         ctx = self._ctx
 
@@ -280,11 +287,30 @@ class Executor:
         args = [resized(n, a, s) for n, a, s in zip(names, self.arg_arrays, arg_shapes)]
         grads = [resized(n, g, s) for n, g, s in zip(names, self.grad_arrays, arg_shapes)]
         aux = [resized(n, a, s) for n, a, s in zip(self._symbol.list_auxiliary_states(), self.aux_arrays, aux_shapes)]
-        return Executor(self._symbol, self._ctx, args, grads, self._grad_req, aux)
+        reshaped = Executor(self._symbol, self._ctx, args, grads, self._grad_req, aux)
+        reshaped.keep_monitor_of(self)
+        return reshaped
+
+    def keep_monitor_of(self, other):
+        """Install the monitor callback of executor ``other`` (if any) on this one, as
+        MXNet's reshaped executors keep theirs."""
+        if other._monitor_callback is not None:
+            self.set_monitor_callback(other._monitor_callback, other._monitor_all)
+
+    def get_optimized_symbol(self):
+        """The Symbol this executor runs: its graph after common-subexpression elimination
+        (see :mod:`.common_expr`)."""
+        return self._optimized
 
     def debug_str(self):
-        """The compiled graph's source, each operator call annotated with its node."""
-        return self._graph.listing()
+        """The compiled graph's source, each operator call annotated with its node, and the
+        estimated memory of its arrays as MXNet's last line, ``Total N MB allocated`` (see
+        :mod:`.memory_estimate`)."""
+        shapes, dtypes = infer(self._optimized, {n: a.shape for n, a in self.arg_dict.items()},
+                               {n: a.dtype for n, a in self.arg_dict.items()})
+        trained = {n for n, req in zip(self._symbol.list_arguments(), self._grad_req) if req != 'null'}
+        total = allocated_bytes(self._optimized, shapes, dtypes, trained)
+        return self._graph.listing() + 'Total %d MB allocated\n' % (total >> 20)
 
 
 # Operators whose inputs get zero gradients whatever follows them: MXNet's gradient pass
