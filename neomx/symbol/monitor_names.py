@@ -1,7 +1,8 @@
 """The names under which executor monitors report operators' inputs, as MXNet 1.9.1's.
 
-With ``monitor_all``, MXNet reports before each operator runs: for every input, first the
-variable's own name when the input is a variable, then ``<node>_<input name>``. The input
+With ``monitor_all``, MXNet reports before each operator runs, for every input,
+``<node>_<input name>`` -- executors first the variable's own name when the input is a
+variable (Gluon's op hooks do not). The input
 name is the operator's declared one (``conv_data``, ``fc_weight``; ``arg0``... for
 variadic operators), except for the operators MXNet registers without input names, which
 it names by position (``act_input0``): those listed here, recorded with MXNet 1.9.1.
@@ -28,12 +29,13 @@ POSITIONAL_INPUT_NAMES = frozenset((
     'sort', 'sqrt', 'square', 'sum', 'tan', 'tanh', 'topk', 'transpose', 'trunc', 'zeros_like'))
 
 
-def input_labels(node):
+def input_labels(node, with_variables):
     """For each input entry of ``node`` (``node.inputs`` order): the names it is reported
-    under, the variable's own name first for a variable."""
+    under; with ``with_variables`` (executors, not Gluon's op hooks), a variable's own name
+    first."""
     if node.spec.name in POSITIONAL_INPUT_NAMES:
         names = ['input%d' % i for i in range(len(node.inputs))]
     else:
         names = node.input_names()
-    return [([child.name] if child.is_variable else []) + ['%s_%s' % (node.name, name)]
+    return [([child.name] if with_variables and child.is_variable else []) + ['%s_%s' % (node.name, name)]
             for (child, _), name in zip(node.inputs, names)]
