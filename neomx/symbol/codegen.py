@@ -101,9 +101,9 @@ class _Generator:
         to ``monitor``, named like MXNet's monitors (see :mod:`.monitor_names`)."""
         node, lines = call.node, []
         op = self.constant(node.op.encode())
-        if self.monitor in ('all', 'all+variables'):
+        if self.monitor in ('all', 'executor_all'):
             args = {slot: arg for slot, arg in zip(input_slots(node), call.args) if slot is not None}
-            for slot, labels in enumerate(input_labels(node, self.monitor == 'all+variables')):
+            for slot, labels in enumerate(input_labels(node, self.monitor == 'executor_all')):
                 for label in labels:
                     lines.append('    monitor(%s, %s, %s)' % (self.constant(label.encode()), op, _text(args[slot])))
         for i in range(node.num_outputs()):     # MXNet reports every output, hidden ones too
@@ -118,10 +118,10 @@ def generate(plan, mirror, monitor=None):
     name)}`` of the lines that call operators.
 
     With ``mirror`` the recomputed runs become functions ``seg<k>`` that ``graph`` calls
-    through ``recompute``. With ``monitor`` (``'outputs'``, ``'all'`` or ``'all+variables'``)
+    through ``recompute``. With ``monitor`` (``'outputs'``, ``'all'`` or ``'executor_all'``)
     the function takes a last argument ``monitor(name, op_name, tensor)``, called after each
-    operator with its outputs (and, for ``'all'``, its inputs first; ``'all+variables'``, as
-    executor monitors, also reports a variable input under the variable's own name).
+    operator with its outputs (and, for the others, its inputs before; ``'executor_all'``
+    also reports variable inputs under their own names, as MXNet's executors do).
 
     Raises
     ------

@@ -184,7 +184,8 @@ class Executor:
         """
         self._monitor_callback, self._monitor_all = callback, monitor_all     # kept by reshape
         graph = compiled(self._optimized, self._ctx, self._graph.input_names, mirror=False,
-                         open_shapes=self._open_shapes, monitor='all+variables' if monitor_all else 'outputs')
+                         open_shapes=self._open_shapes,
+                         monitor='executor_all' if monitor_all else 'outputs')
         ctx = self._ctx
 
         def report(name, op_name, tensor):  # pylint: disable=unused-argument

@@ -45,7 +45,7 @@ class CompiledGraph:
         intermediate values (see :func:`mirror_segments`).
     open_shapes : tuple, optional
         The shapes of the graph's :func:`open_shape_nodes`, when it has some.
-    monitor : {None, 'outputs', 'all'}
+    monitor : {None, 'outputs', 'all', 'executor_all'}
         Report operators' outputs (and inputs) to a callback, the last argument of ``fn``
         (see :func:`~neomx.symbol.codegen.generate`).
 

@@ -1,7 +1,7 @@
 """The names under which executor monitors report operators' inputs, as MXNet 1.9.1's.
 
-With ``monitor_all``, MXNet reports before each operator runs: for every input
-``<node>_<input name>``, executor monitors first the variable's own name when the input is a
+With ``monitor_all``, MXNet reports before each operator runs, for every input,
+``<node>_<input name>`` -- executors first the variable's own name when the input is a
 variable (Gluon's op hooks do not). The input
 name is the operator's declared one (``conv_data``, ``fc_weight``; ``arg0``... for
 variadic operators), except for the operators MXNet registers without input names, which
@@ -12,9 +12,10 @@ from ..operator.unnamed_inputs import UNNAMED_INPUTS
 __all__ = ['input_labels']
 
 
-def input_labels(node, with_variables=True):
+def input_labels(node, with_variables):
     """For each input entry of ``node`` (``node.inputs`` order): the names it is reported
-    under, with ``with_variables`` the variable's own name first for a variable."""
+    under; with ``with_variables`` (executors, not Gluon's op hooks), a variable's own name
+    first."""
     if node.spec.name in UNNAMED_INPUTS:
         names = ['input%d' % i for i in range(len(node.inputs))]
     else:
