@@ -10,6 +10,7 @@ Operands are tensors or Python numbers (a scalar on one side).
 """
 import torch
 
+from . import _int_grad
 from .base import MXNetError
 
 
@@ -50,7 +51,14 @@ def divide_(a, b, op='division'):
 
 
 def mod(a, b):
-    """``a % b`` with the divisor's sign, 0 where ``b`` is 0."""
+    """``a % b`` with the divisor's sign, 0 where ``b`` is 0; of integers, its gradient is 0
+    as in MXNet (see :mod:`neomx._int_grad`)."""
+    if _int_grad.carrying():
+        return _mod(a, b).detach()
+    return _mod(a, b)
+
+
+def _mod(a, b):
     if not isinstance(b, torch.Tensor):
         if b == 0:
             return torch.zeros_like(a)

@@ -26,6 +26,7 @@ reductions, arithmetic and casts, where this does not arise.
 Nothing here runs for floating-point arrays: the operations' fast paths test
 :data:`LIVE` (how many integer tensors hold a carrier) before anything else.
 """
+import threading
 import weakref
 
 import torch
@@ -36,6 +37,27 @@ _ATTR = '_neomx_carrier'
 LIVE = [0]
 _ERRORS = (RuntimeError, ValueError, TypeError, IndexError)
 _Tensor = torch.Tensor
+
+
+class _Carrying(threading.local):
+    active = False
+
+
+_CARRYING = _Carrying()
+
+
+def carrying():
+    """Whether the current thread is running an operation on carriers: integer operations
+    whose MXNet gradient is zero (``%``) then detach their result."""
+    return _CARRYING.active
+
+
+def _run_carried(fn, args, attrs):
+    _CARRYING.active = True
+    try:
+        return fn(*args, **attrs)
+    finally:
+        _CARRYING.active = False
 
 
 def _forget():
@@ -110,10 +132,10 @@ def run(fn, args, attrs=None):
         return None
     cargs = [a if c is None else c for a, c in zip(args, carried)]
     try:
-        graph = fn(*cargs, **cattrs)
+        graph = _run_carried(fn, cargs, cattrs)
     except _ERRORS:                 # a kernel that insists on integer inputs: constants
         try:
-            graph = fn(*args, **cattrs)
+            graph = _run_carried(fn, args, cattrs)
         except _ERRORS:
             return fn(*args, **attrs)
     with torch.no_grad():
