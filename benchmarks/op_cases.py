@@ -51,6 +51,19 @@ def _rnn_params(mode, layers, input_size, hidden):
 
 # Operator -> () returning (inputs, attributes): where generic inputs do not fit.
 OVERRIDES = {
+    'Correlation': lambda: ([_u(1, 3, 8, 8), _u(1, 3, 8, 8)], dict(max_displacement=1, pad_size=1)),
+    '_histogram': lambda: ([_u(16, low=0.0, high=1.0)], dict(bin_cnt=5, range=(0.0, 1.0))),
+    '_contrib_quantize': lambda: ([_u(4, 4), _idx([-1.0]), _idx([1.0])], {}),
+    '_contrib_dequantize': lambda: ([_idx(np.arange(16).reshape(4, 4), 'uint8'), _idx([-1.0]), _idx([1.0])], {}),
+    '_contrib_PSROIPooling': lambda: ([_u(1, 8, 8, 8), _idx([[0, 0, 0, 7, 7], [0, 2, 2, 5, 5]])],
+                                      dict(spatial_scale=1.0, output_dim=2, pooled_size=2)),
+    '_contrib_RROIAlign': lambda: ([_u(1, 3, 8, 8), _idx([[0, 4, 4, 4, 3, 30], [0, 3, 5, 2, 2, -15]])],
+                                   dict(pooled_size=(2, 2), spatial_scale=1.0)),
+    '_contrib_Proposal': lambda: ([_pos(1, 24, 4, 4), _u(1, 48, 4, 4, low=-0.1, high=0.1), _idx([[64, 64, 1]])],
+                                  dict(rpn_pre_nms_top_n=50, rpn_post_nms_top_n=10, rpn_min_size=1)),
+    '_contrib_MultiProposal': lambda: ([_pos(2, 24, 4, 4), _u(2, 48, 4, 4, low=-0.1, high=0.1),
+                                        _idx([[64, 64, 1], [64, 64, 1]])],
+                                       dict(rpn_pre_nms_top_n=50, rpn_post_nms_top_n=10, rpn_min_size=1)),
     'Convolution': lambda: ([_u(1, 3, 8, 8), _u(4, 3, 3, 3), _u(4)], dict(kernel=(3, 3), num_filter=4, pad=(1, 1))),
     'Deconvolution': lambda: ([_u(1, 3, 8, 8), _u(3, 4, 3, 3), _u(4)], dict(kernel=(3, 3), num_filter=4)),
     '_contrib_DeformableConvolution': lambda: (

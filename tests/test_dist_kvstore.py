@@ -227,6 +227,19 @@ def test_bucket_plans(monkeypatch):
         plan_buckets([4])
 
 
+def test_trainer_pushes_from_backward_only_when_asked(monkeypatch):
+    from neomx.gluon.trainer_overlap import can_overlap
+
+    class Store:
+        _push_agreed = None
+    monkeypatch.delenv('NEOMX_TRAINER_OVERLAP', raising=False)
+    assert not can_overlap(Store(), [], None)          # off by default
+    monkeypatch.setenv('NEOMX_TRAINER_OVERLAP', '1')
+    assert can_overlap(Store(), [], None)
+    assert not can_overlap(Store(), [], {'type': '2bit'})    # never with compression
+    assert not can_overlap(object(), [], None)         # nor with a store that cannot
+
+
 def test_registered_store_and_trainer_table():
     @mx.kv.KVStoreBase.register
     class PluginStoreForTest(mx.kv.TestStore):

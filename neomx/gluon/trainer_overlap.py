@@ -15,7 +15,7 @@ pass that rewrites a gradient already sent (two backward passes before a step) m
 step drop what was sent and push everything again.
 
 Used when every trained parameter is dense with ``grad_req='write'`` on one CPU context and
-the store compresses nothing (and ``NEOMX_TRAINER_OVERLAP`` is not ``0``); otherwise the
+the store compresses nothing and ``NEOMX_TRAINER_OVERLAP=1`` asks for it; otherwise the
 Trainer pushes everything at the step.
 """
 import hashlib
@@ -32,8 +32,10 @@ _FIRST_BUCKET_BYTES = 1 << 20      # started as early as possible: the last laye
 
 def can_overlap(store, trained, compression_params):
     """Whether the Trainer may start ``store``'s pushes from backward for ``trained``
-    (``NEOMX_TRAINER_OVERLAP=0`` turns it off)."""
-    if os.environ.get('NEOMX_TRAINER_OVERLAP', '1') == '0':
+    (``NEOMX_TRAINER_OVERLAP=1`` turns it on: off by default, since on CPUs with few cores
+    the hooks' all_reduces compete with backward for them and the step got 5-12% slower in
+    ``benchmarks/bench_dist.py`` on 2 cores)."""
+    if os.environ.get('NEOMX_TRAINER_OVERLAP', '0') != '1':
         return False
     if store is None or not hasattr(store, '_push_agreed') or compression_params:
         return False
