@@ -6,6 +6,7 @@ operator name resolves to its ``mx.nd`` version, since sparse arrays are stored 
 from .sparse_arrays import (BaseSparseNDArray, CSRNDArray, RowSparseNDArray,  # noqa: F401
                             csr_matrix, empty, row_sparse_array, zeros)
 from .sparse_arrays import sparse_array as array  # noqa: F401
+from .._op_fallback import fallback_to_op
 
 
 def retain(data, indices):
@@ -16,11 +17,4 @@ def retain(data, indices):
     return data.retain(indices)
 
 
-def __getattr__(name):
-    if name.startswith('__'):
-        raise AttributeError(name)
-    from . import op
-    try:
-        return getattr(op, name)
-    except AttributeError:
-        raise AttributeError("module 'mx.nd.sparse' has no attribute %r" % (name,)) from None
+__getattr__ = fallback_to_op(__package__, 'mx.nd.sparse')
