@@ -26,13 +26,14 @@ def _modules(names):
 
 def main(argv):
     rows = []
-    for mod in _modules(argv):
+    modules = _modules(argv)
+    for mod in modules:
         for bench in mod.BENCHMARKS:
             results = bench()       # one Result, or a list of them (one row each)
             for res in results if isinstance(results, list) else [results]:
                 rows.append((mod.__name__, res))
                 _print(res)
-    _write(rows, partial=bool(argv))
+    _write(rows, {mod.__name__ for mod in modules}, partial=bool(argv))
 
 
 def _print(res):
@@ -41,11 +42,14 @@ def _print(res):
                      'ok' if res.ok else 'MISSED'), flush=True)
 
 
-def _write(rows, partial):
+def _write(rows, ran, partial):
+    """Rewrite RESULTS.md: a re-run module's rows replace all its earlier ones. A full run
+    drops the rows of modules that are gone, but keeps those of modules with nothing to
+    measure on this machine (``bench_gpu`` without a GPU); the notes under the header stay."""
     path = os.path.join(HERE, 'RESULTS.md')
-    old = _existing_rows(path) if partial else {}
-    rerun = {mod for mod, _ in rows}    # a re-run module's rows replace all its earlier ones
-    old = {name: row for name, row in old.items() if row[0] not in rerun}
+    rerun = {mod for mod, _ in rows}
+    old = {name: row for name, row in _existing_rows(path).items()
+           if row[0] not in rerun and (partial or row[0] in ran)}
     for mod, res in rows:
         old[res.name] = (mod, res)
     lines = ['# Benchmark results', '',
@@ -53,7 +57,8 @@ def _write(rows, partial):
              % (datetime.date.today().isoformat(), platform.machine(), platform.processor() or 'cpu',
                 torch.__version__, torch.get_num_threads()),
              'Ratio = neomx time / raw PyTorch time for the same work in the same run (lower is better).',
-             '', '| module | benchmark | neomx (us) | torch (us) | ratio | target | met | note |',
+             ''] + _existing_notes(path) + [
+             '| module | benchmark | neomx (us) | torch (us) | ratio | target | met | note |',
              '|---|---|---:|---:|---:|---:|---|---|']
     for name, (mod, res) in old.items():
         if isinstance(res, str):
@@ -65,6 +70,20 @@ def _write(rows, partial):
     with open(path + '.tmp', 'w') as f:
         f.write('\n'.join(lines) + '\n')
     os.replace(path + '.tmp', path)
+
+
+def _existing_notes(path):
+    """The paragraphs between the header and the table of an earlier RESULTS.md (each
+    followed by its blank line), written by hand: how and when the figures were taken."""
+    if not os.path.exists(path):
+        return []
+    lines = open(path).read().split('\n')
+    try:
+        start = next(i for i, l in enumerate(lines) if l.startswith('Ratio = ')) + 2
+        end = next(i for i, l in enumerate(lines) if l.startswith('| module |'))
+    except (ValueError, StopIteration):
+        return []
+    return lines[start:end]
 
 
 def _existing_rows(path):

@@ -1,8 +1,9 @@
 """The KVStore walkthrough of MXNet's documentation (seed 000), step by step.
 
 Run from the repository root: ``python examples/kvstore_walkthrough.py``. The four
-devices are GPUs when four are present, else ``mx.cpu(0..3)``: distinct logical devices
-on the host, so aggregation across devices runs (and prints) the same.
+devices are GPUs when the machine has any (spread over them: with fewer than four, a GPU
+holds several of the copies), else ``mx.cpu(0..3)``: distinct logical devices on the host,
+so aggregation across devices runs (and prints) the same.
 """
 import os
 import sys
@@ -22,8 +23,8 @@ def show(title, array):
 def main():
     kv = mx.kv.create('local')          # create a local kv store.
     shape = (2, 3)
-    devices = ([mx.gpu(i) for i in range(4)] if mx.context.num_gpus() >= 4
-               else [mx.cpu(i) for i in range(4)])
+    gpus = mx.context.num_gpus()
+    devices = [mx.gpu(i % gpus) if gpus else mx.cpu(i) for i in range(4)]
     print('devices: %s' % devices)
 
     # Initialization: one (int, NDArray) pair, then pull the value out.

@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+import torch
 
 import neomx as mx
 from neomx.base import MXNetError
@@ -63,6 +64,13 @@ def _all_ok(results, word):
 @pytest.mark.parametrize('kind', ['dist_sync', 'dist_device_sync'])
 def test_dist_sync_semantics(tmp_path, kind):
     _all_ok(_workers(tmp_path, 'sync_semantics.py', 2, [kind]), 'sync')
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason='needs a CUDA GPU')
+@pytest.mark.parametrize('kind', ['dist_sync', 'dist_device_sync'])
+def test_dist_sync_semantics_on_gpu(tmp_path, kind):
+    # both workers on one GPU (NCCL refuses that: CUDA tensors go through gloo), or each on its own
+    _all_ok(_workers(tmp_path, 'sync_semantics.py', 2, [kind], WORKER_CTX='gpu(0)'), 'sync')
 
 
 def test_fused_buckets_and_pushes_from_backward_are_exact(tmp_path):

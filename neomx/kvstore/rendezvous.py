@@ -8,6 +8,8 @@ that when a collective fails the survivors can tell which rank stopped beating (
 which said goodbye (it finished).
 """
 import atexit
+import os
+import socket
 import threading
 import time
 from datetime import timedelta
@@ -36,7 +38,6 @@ def connect_store(place, is_master, timeout):
 
 
 def _prefix(place):
-    import os
     return 'neomx/%s/%s/' % (os.environ.get('TORCHELASTIC_RUN_ID', 'job'),
                              os.environ.get('TORCHELASTIC_RESTART_COUNT', '0'))
 
@@ -179,17 +180,44 @@ def join(place, timeout):
                              % (place.master_addr, place.master_port, place.num_workers))
     _count_in(store, place, rank, wait)
     group = Group(place, rank, store, hosts, timeout)
-    _init_torch_group(dist.PrefixStore('pg/', store), rank, place.num_workers, timeout)
+    backend = collective_backend(store, rank, place.num_workers)
+    _init_torch_group(dist.PrefixStore('pg/', store), rank, place.num_workers, timeout, backend)
     group.start_heartbeat(dist.PrefixStore(_prefix(place), connect_store(place, False, wait)))
     return group
 
 
-def _init_torch_group(store, rank, world_size, timeout):
+def collective_backend(store, rank, world_size):
+    """torch.distributed's backend for the job: gloo, and NCCL for CUDA tensors where it can run.
+
+    NCCL refuses two ranks of one communicator on the same GPU, so when the workers of any
+    host outnumber its GPUs (two workers on a one-GPU machine) CUDA tensors go through gloo
+    too (its all_reduce and broadcast take CUDA tensors). Every worker publishes its host and
+    GPU count so that all of them make the same choice. ``NEOMX_CUDA_COLLECTIVES=nccl|gloo``
+    overrides it.
+    """
+    if not torch.cuda.is_available():
+        return 'gloo'
+    chosen = os.environ.get('NEOMX_CUDA_COLLECTIVES', '').strip().lower()
+    if chosen not in ('', 'nccl', 'gloo'):
+        raise MXNetError("NEOMX_CUDA_COLLECTIVES=%r: use 'nccl' or 'gloo'" % chosen)
+    if not chosen:
+        store.set('gpus/%d' % rank, '%s %d' % (socket.gethostname(), torch.cuda.device_count()))
+        workers, gpus = {}, {}
+        for r in range(world_size):
+            host, count = store.get('gpus/%d' % r).decode().rsplit(' ', 1)
+            workers[host] = workers.get(host, 0) + 1
+            gpus[host] = int(count)
+        chosen = 'gloo' if any(workers[h] > gpus[h] for h in workers) else 'nccl'
+    return 'gloo' if chosen == 'gloo' else 'cpu:gloo,cuda:nccl'
+
+
+def _init_torch_group(store, rank, world_size, timeout, backend=None):
     if dist.is_initialized():
         if dist.get_world_size() != world_size or dist.get_rank() != rank:
             raise MXNetError('torch.distributed is already initialized as rank %d of %d, but this worker is '
                              'rank %d of %d' % (dist.get_rank(), dist.get_world_size(), rank, world_size))
         return
-    backend = 'cpu:gloo,cuda:nccl' if torch.cuda.is_available() else 'gloo'
+    if backend is None:
+        backend = 'cpu:gloo,cuda:nccl' if torch.cuda.is_available() else 'gloo'
     dist.init_process_group(backend, store=store, rank=rank, world_size=world_size,
                             timeout=timedelta(seconds=timeout))

@@ -41,6 +41,18 @@ def _out_of_range_error(op, idx, size):
                       % (op, size, int(idx.min()), int(idx.max())))
 
 
+def _check_coordinates_off_host(op, idx, shape):
+    """IndexError for coordinates (rows of ``idx``) outside ``shape``, on devices other than
+    the CPU: there an out-of-range index is a device-side assertion that leaves the process's
+    GPU unusable, where the CPU kernels raise IndexError themselves (costs one sync)."""
+    if idx.device.type in ('cpu', 'meta') or idx.numel() == 0:
+        return
+    sizes = torch.tensor(shape[:idx.shape[0]], device=idx.device).view((-1,) + (1,) * (idx.dim() - 1))
+    if bool(((idx < -sizes) | (idx >= sizes)).any()):
+        raise IndexError('%s: coordinates out of range of shape %s: found %d..%d'
+                         % (op, tuple(shape), int(idx.min()), int(idx.max())))
+
+
 @register('take', inputs=('a', 'indices'), dtypes=DTypeRule(free=('indices',)),
           attrs=[('axis', INT, 0), ('mode', choice('clip', 'raise', 'wrap'), 'clip')])
 def take(a, indices, axis, mode):
@@ -106,7 +118,9 @@ def gather_nd(data, indices):
     check(indices.dim() >= 1 and indices.shape[0] <= data.dim(), 'gather_nd', 'indices of shape %s '
           'must have at most %d rows (data shape %s)', indices.shape, data.dim(),
           data.shape)
-    return data[tuple(_as_index(indices))]
+    idx = _as_index(indices)
+    _check_coordinates_off_host('gather_nd', idx, data.shape)
+    return data[tuple(idx)]
 
 
 @register('scatter_nd', inputs=('data', 'indices'), attrs=[('shape', SHAPE)],
@@ -117,7 +131,9 @@ def scatter_nd(data, indices, shape):
     check(indices.dim() >= 1 and indices.shape[0] <= len(shape), 'scatter_nd', 'indices of shape '
           '%s must have at most %d rows (shape %s)', indices.shape, len(shape), shape)
     out = torch.zeros(shape, dtype=data.dtype, device=data.device)
-    return out.index_put(tuple(_as_index(indices)), data)
+    idx = _as_index(indices)
+    _check_coordinates_off_host('scatter_nd', idx, shape)
+    return out.index_put(tuple(idx), data)
 
 
 @register('one_hot', inputs=('indices',),

@@ -216,8 +216,9 @@ class Executor:
                     raise MXNetError('Executor.backward: out_grads[%d] has shape %s, but output %d has '
                                      'shape %s' % (i, given.shape, i, tuple(head.shape)))
                 heads.append(head)
+                # MXNet copies out_grads into the executor's own arrays: any context will do
                 head_grads.append(torch.ones_like(head) if given is None
-                                  else given._t.to(head.dtype).reshape(head.shape))
+                                  else given._t.to(device=head.device, dtype=head.dtype).reshape(head.shape))
         scope = autograd.train_mode() if is_train else autograd.predict_mode()
         grads = [None] * len(self._leaves)
         differentiable = [i for i, leaf in enumerate(self._leaves) if leaf.requires_grad]

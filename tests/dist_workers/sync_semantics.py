@@ -1,4 +1,8 @@
-"""Worker of tests/test_dist_kvstore.py: dist_sync's semantics, checked with equality."""
+"""Worker of tests/test_dist_kvstore.py: dist_sync's semantics, checked with equality.
+
+Arrays live on ``WORKER_CTX`` (default ``cpu(0)``; ``gpu(0)`` on a GPU machine, where every
+worker's copies sit on that one GPU).
+"""
 import os
 import sys
 
@@ -6,6 +10,9 @@ import numpy as np
 
 import neomx as mx
 
+DEVICE = mx.context.as_context(os.environ.get('WORKER_CTX', 'cpu(0)'))
+SECOND = mx.cpu(1) if DEVICE.device_type == 'cpu' else DEVICE      # a worker's second device
+mx.test_utils.set_default_context(DEVICE)
 kv = mx.kv.create(sys.argv[1] if len(sys.argv) > 1 else 'dist_sync')
 rank, n = kv.rank, kv.num_workers
 assert n == int(os.environ['EXPECT_WORKERS']), (n, os.environ['EXPECT_WORKERS'])
@@ -27,7 +34,7 @@ for _ in range(2):
     kv.push('a', mx.nd.ones((2, 3)) * (rank + 1))
     assert (pulled('a', (2, 3)) == total).all()
 # a worker's devices are summed first
-kv.push('a', [mx.nd.ones((2, 3), ctx=mx.cpu(0)) * (rank + 1), mx.nd.ones((2, 3), ctx=mx.cpu(1))])
+kv.push('a', [mx.nd.ones((2, 3), ctx=DEVICE) * (rank + 1), mx.nd.ones((2, 3), ctx=SECOND)])
 assert (pulled('a', (2, 3)) == total + n).all()
 # many keys in one push (small ones fused into buckets, a big one alone), pushpull into out
 keys = ['k%d' % i for i in range(40)] + ['big']

@@ -205,6 +205,9 @@ def _worker_loop(index, dataset, batchify_fn, conn, buffer_count, parent_pid):
     """A worker process: load the batches asked for on ``conn`` until told to stop."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)    # Ctrl-C is for the main process to handle
     torch.set_num_threads(1)                        # the workers are the parallelism
+    # A forked process cannot use CUDA: arrays made here live on the CPU even when the main
+    # process works on a GPU (MXNet's workers also batch into CPU memory).
+    Context._default.value = Context('cpu', 0)
     _seed_worker(index)
     buffers = _WorkerBuffers(buffer_count)
     while True:
