@@ -18,7 +18,7 @@ from ..util import is_np_shape
 from . import partial_shapes as partial_shape
 
 __all__ = ['infer', 'infer_shape', 'infer_type', 'input_slots', 'per_group', 'open_shape_nodes',
-           'resolve_open_shapes', 'TORCH_ERRORS']
+           'resolve_open_shapes', 'params_for_shape', 'TORCH_ERRORS']
 
 _META = torch.device('meta')
 _CPU = torch.device('cpu')
@@ -69,10 +69,36 @@ def _variable_dtype(node, given):
 
 
 def _has_open_shape(node):
-    """Whether ``node`` creates an array whose ``shape`` attribute leaves dimensions (0s) to
-    shape inference, as MXNet's symbolic begin states ``zeros((layers, 0, hidden))`` do."""
-    return (not node.is_variable and not node.inputs and 'shape' in node.spec.attrs
-            and not _is_known(node.params['shape']))
+    """Whether ``node`` creates an array whose shape is left to shape inference: a ``shape``
+    attribute with 0s, as MXNet's symbolic begin states ``zeros((layers, 0, hidden))``, or
+    ``arange(..., infer_range=True)``, whose length its readers decide."""
+    if node.is_variable or node.inputs:
+        return False
+    if node.op == '_arange':
+        return bool(node.params.get('infer_range'))
+    return 'shape' in node.spec.attrs and not _is_known(node.params['shape'])
+
+
+def _open_template(node):
+    """What an open node's attributes say of its shape (None for the dimensions left open)."""
+    if node.op == '_arange':
+        return (None,)
+    return partial_shape.as_partial(node.params['shape']) or ()
+
+
+def params_for_shape(node, params, shape):
+    """``params`` of an open node (see :func:`_has_open_shape`) set to create ``shape``: the
+    shape itself, or for ``arange`` the ``stop`` that gives that many values from ``start``,
+    ``step`` and ``repeat`` (what MXNet's ``infer_range`` does)."""
+    if node.op != '_arange':
+        return dict(params, shape=shape)
+    length, repeat = shape[0], params['repeat']
+    if length % repeat:
+        raise MXNetError('Error in operator %s (_arange): an inferred length of %d is not a multiple of '
+                         'repeat=%d' % (node.name, length, repeat))
+    # half a step short of the last value's successor, so that rounding cannot add one
+    stop = params['start'] + params['step'] * (length // repeat - 0.5)
+    return dict(params, stop=stop, infer_range=False)
 
 
 class _Inference:
@@ -94,7 +120,7 @@ class _Inference:
                 if dtype is not None:
                     self.dtypes[(node, 0)] = dtype
             elif node in self.open:
-                self._learn((node, 0), partial_shape.as_partial(node.params['shape']))
+                self._learn((node, 0), _open_template(node))
 
     def _learn(self, entry, partial):
         """Record what ``partial`` says of ``entry``'s shape: its shape when complete (for
@@ -232,10 +258,10 @@ class _Inference:
         return None if any(s is None or not _is_known(s) for s in shapes) else [tuple(s) for s in shapes]
 
     def _check_open(self, node):
-        template, shape = node.params['shape'], self.shapes[(node, 0)]
-        if not partial_shape.fits(partial_shape.as_partial(template) or (), shape):
+        template, shape = _open_template(node), self.shapes[(node, 0)]
+        if not partial_shape.fits(template, shape):
             raise MXNetError('Error in operator %s (%s): shape %s does not fit the inferred %s'
-                             % (node.name, node.op, template, shape))
+                             % (node.name, node.op, partial_shape.shown(template), shape))
 
     def _set(self, table, entry, value):
         if entry in table:
@@ -453,7 +479,7 @@ def resolve_open_shapes(sym, shapes):
     table, _ = infer(sym, shapes=shapes)
     undecided = [n.name for n in nodes if (n, 0) not in table]
     if undecided:
-        raise MXNetError('cannot infer the shapes of %s (shapes with 0s) from the input shapes %s'
+        raise MXNetError('cannot infer the shapes of %s (shapes left to inference) from the input shapes %s'
                          % (undecided, shapes))
     return tuple(table[(n, 0)] for n in nodes)
 

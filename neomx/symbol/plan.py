@@ -1,7 +1,7 @@
 """A graph as the operator calls to make in order: what compiled graphs run and passes rewrite."""
 import functools
 
-from .inference import input_slots, open_shape_nodes
+from .inference import input_slots, open_shape_nodes, params_for_shape
 
 __all__ = ['Call', 'Plan', 'plan_of']
 
@@ -66,7 +66,7 @@ def plan_of(sym, ctx, input_names, open_shapes=None):
     for j, node in enumerate(n for n in sym._nodes() if not n.is_variable):
         params = dict(node.params, ctx=ctx) if node.spec.ctx_attrs else node.params
         if node in resolved:
-            params = dict(params, shape=resolved[node])
+            params = params_for_shape(node, params, resolved[node])
         args = [None if i is None else ref(node.inputs[i]) for i in input_slots(node)]
         values[node] = 'v%d' % j
         calls.append(Call(functools.partial(node.spec.impl, **params), args, values[node], node))
