@@ -20,6 +20,7 @@ import threading
 import torch
 
 from . import _int_grad
+from . import _torch_private
 from . import _released_graphs as _released
 from .base import MXNetError
 
@@ -43,10 +44,7 @@ class _State(threading.local):
 _STATE = _State()
 _RELEASED = _released.STATE
 _Tensor = torch.Tensor
-# Setting torch's grad mode is on the path of every record() scope and every update: the
-# public ``torch.set_grad_enabled`` builds a context object at each call, the private setter
-# behind it only sets the mode (used when present, with the public one as the fallback).
-_set_grad_enabled = getattr(torch._C, '_set_grad_enabled', None) or torch.set_grad_enabled
+_set_grad_enabled = _torch_private.set_grad_enabled
 _is_grad_enabled = torch.is_grad_enabled
 _Tensor = torch.Tensor
 
@@ -303,9 +301,7 @@ def _heads_and_grads(heads, head_grads):
     return tensors, grads
 
 
-# A private torch entry point: kept behind a fallback to the public API for torch versions
-# that lack or change it.
-_ENGINE_RUN_BACKWARD = getattr(torch.autograd.graph, '_engine_run_backward', None)
+_ENGINE_RUN_BACKWARD = _torch_private.engine_run_backward
 
 
 def _run_backward(tensors, grads, retain_graph):

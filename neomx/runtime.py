@@ -12,6 +12,8 @@ import re
 
 import torch
 
+from ._torch_private import has_lapack
+
 __all__ = ['Feature', 'Features', 'feature_list']
 
 
@@ -78,7 +80,7 @@ def _detect():
         ('BLAS_ATLAS', blas == 'atlas'),
         ('BLAS_MKL', blas == 'mkl'),
         ('BLAS_APPLE', blas in ('accelerate', 'apple')),
-        ('LAPACK', torch._C.has_lapack),
+        ('LAPACK', has_lapack()),
         ('MKLDNN', torch.backends.mkldnn.is_available()),
         ('OPENCV', False),              # neomx decodes images with Pillow
         ('CAFFE', False),

@@ -24,6 +24,7 @@ import torch.nn.functional as F
 from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
 
 from .. import autograd
+from .._torch_private import rnn_kernel
 from .registry import BOOL, FLOAT, INT, OPT_FLOAT, OPT_INT, check, choice, lazy, memoized, register
 
 # torch notes once per process that oneDNN has no projected LSTM; the fallback is exact. The
@@ -44,8 +45,7 @@ def _silenced_projection_note(projected):
     _PROJECTION_NOTE_DUE[0] = False
 
 _GATES = {'rnn_relu': 1, 'rnn_tanh': 1, 'lstm': 4, 'gru': 3}
-_KERNELS = {'rnn_relu': torch._VF.rnn_relu, 'rnn_tanh': torch._VF.rnn_tanh,
-            'lstm': torch._VF.lstm, 'gru': torch._VF.gru}
+_KERNELS = {mode: rnn_kernel(mode) for mode in _GATES}
 _OUTPUT_NAMES = ('output', 'state_output', 'statecell_output')
 
 

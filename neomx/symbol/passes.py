@@ -11,6 +11,7 @@ import functools
 import torch
 
 from .. import autograd
+from .._torch_private import onednn_ops
 from ..operator.nn_conv import _conv_geometry
 from .plan import Call, Plan
 
@@ -25,18 +26,6 @@ _PACKED_SHAPES = 4          # input shapes whose packed filters a convolution ke
 def version_stamp(tensors):
     """Identifies the values of ``tensors``: the storage and in-place update counter of each."""
     return tuple((t.data_ptr(), t._version) for t in tensors)
-
-
-@functools.lru_cache(maxsize=None)
-def _onednn():
-    """``torch.ops.mkldnn`` when this torch build has oneDNN's fused convolutions, else None."""
-    if not torch.backends.mkldnn.is_available():
-        return None
-    try:
-        ops = torch.ops.mkldnn
-        return ops if ops._convolution_pointwise.binary and ops._reorder_convolution_weight else None
-    except (AttributeError, RuntimeError):
-        return None
 
 
 class InferenceConvolution:
@@ -74,7 +63,7 @@ class InferenceConvolution:
         stride, dilate, pad = _conv_geometry('Convolution', keywords['kernel'], keywords['stride'],
                                              keywords['dilate'], keywords['pad'])
         self._geometry = (list(pad), list(stride), list(dilate), keywords['num_group'])
-        self._onednn = len(keywords['kernel']) == 2 and _onednn() is not None
+        self._onednn = len(keywords['kernel']) == 2 and onednn_ops() is not None
         self._stamp = self._filters = None
         self._packed = {}               # input shape -> oneDNN filters
         num_arrays = 2 + (4 if batch_norm is not None else 0)
@@ -131,7 +120,7 @@ class InferenceConvolution:
         return folded, folded_bias
 
     def _run_onednn(self, data, other):
-        ops = _onednn()
+        ops = onednn_ops()
         pad, stride, dilate, groups = self._geometry
         packed = self._packed.get(data.shape)
         if packed is None:

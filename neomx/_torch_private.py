@@ -1,0 +1,138 @@
+"""Every private torch entry point neomx uses, each behind a capability check with a public fallback.
+
+neomx keeps its hot paths close to raw torch through a few of torch's private functions: the
+multi-tensor ``torch._foreach_*`` family (optimizer updates), the plain grad-mode setter and
+the backward engine (autograd), the fused RNN kernels of ``torch._VF`` (the ``RNN``
+operator) and oneDNN's ``torch.ops.mkldnn`` convolutions (inference rewrites). Each is looked
+up here, once; where a torch release renames or drops one, its public equivalent runs
+instead (slower, same values). A torch upgrade therefore touches this file only, and
+``tests/test_torch_private.py`` runs every fallback against the private path.
+
+Example
+-------
+>>> import torch
+>>> from neomx._torch_private import foreach
+>>> ys = [torch.ones(2), torch.zeros(3)]
+>>> _ = foreach.add_(ys, [torch.ones(2), torch.ones(3)], alpha=2.0)
+>>> [y.tolist() for y in ys]
+[[3.0, 3.0], [2.0, 2.0, 2.0]]
+"""
+import functools
+
+import torch
+
+__all__ = ['foreach', 'per_tensor', 'set_grad_enabled', 'engine_run_backward', 'rnn_kernel',
+           'onednn_ops', 'has_lapack']
+
+
+# ------------------------------------------------------------------ foreach
+def per_tensor(name):
+    """The public fallback of ``torch._foreach_<name>``: the tensor method ``name`` applied to
+    each tensor of the first list, list arguments taken item by item, others as they are.
+    In-place names (ending in ``_``) return None: callers of in-place ops use the
+    tensors they passed (the fused ones return them in some torch releases, not others)."""
+    inplace = name.endswith('_')
+
+    def run(tensors, *args, **kwargs):
+        results = []
+        for i, tensor in enumerate(tensors):
+            item_args = [a[i] if isinstance(a, (list, tuple)) else a for a in args]
+            method = getattr(tensor, name, None)
+            if method is None and inplace:  # no in-place method (maximum_): compute, copy back
+                results.append(tensor.copy_(getattr(tensor, name[:-1])(*item_args, **kwargs)))
+            else:
+                results.append(method(*item_args, **kwargs))
+        return None if inplace else results
+    run.__name__ = 'foreach_' + name
+    return run
+
+
+class _Foreach:
+    """``foreach.<name>(tensors, ...)``: ``torch._foreach_<name>`` where this torch has it,
+    else :func:`per_tensor`. Resolved on first use and kept as an attribute."""
+
+    def __getattr__(self, name):
+        if name.startswith('__'):
+            raise AttributeError(name)
+        fn = getattr(torch, '_foreach_' + name, None) or per_tensor(name)
+        setattr(self, name, fn)
+        return fn
+
+
+foreach = _Foreach()
+
+
+# ------------------------------------------------------------------ autograd
+# Setting the grad mode is on the path of every record() scope and every update: the public
+# ``torch.set_grad_enabled`` builds a context object at each call, the private setter behind
+# it only sets the mode.
+set_grad_enabled = getattr(getattr(torch, '_C', None), '_set_grad_enabled', None) or torch.set_grad_enabled
+
+# The engine call behind ``torch.autograd.backward``, which would validate gradients that
+# neomx has already checked (about 10 us a call); None: callers use torch.autograd.backward.
+engine_run_backward = getattr(torch.autograd.graph, '_engine_run_backward', None)
+
+
+# ------------------------------------------------------------------ RNN kernels
+_RNN_MODULES = {'lstm': torch.nn.LSTM, 'gru': torch.nn.GRU, 'rnn_relu': torch.nn.RNN, 'rnn_tanh': torch.nn.RNN}
+
+
+def rnn_kernel(mode):
+    """torch's fused multi-layer RNN kernel for ``mode`` ('lstm', 'gru', 'rnn_relu',
+    'rnn_tanh'), called as ``torch._VF.<mode>`` is: ``(data, hx, weights, has_biases,
+    num_layers, dropout, train, bidirectional, batch_first)``, or with packed data
+    ``(data, batch_sizes, hx, weights, has_biases, num_layers, dropout, train,
+    bidirectional)``. Returns ``(output, h[, c])``. Without ``torch._VF``, the same through
+    ``torch.nn``'s module and ``torch.func.functional_call``."""
+    kernel = getattr(getattr(torch, '_VF', None), mode, None)
+    return kernel if kernel is not None else functools.partial(_rnn_through_module, mode)
+
+
+def _rnn_through_module(mode, data, *args):
+    packed = isinstance(args[0], torch.Tensor) and args[0].dim() == 1
+    batch_sizes, args = (args[0], args[1:]) if packed else (None, args)
+    hx, weights, has_biases, num_layers, dropout, train, bidirectional = args[:7]
+    batch_first = bool(args[7]) if len(args) > 7 and not packed else False
+    h0 = hx[0] if isinstance(hx, (tuple, list)) else hx
+    hidden = hx[1].shape[-1] if mode == 'lstm' else h0.shape[-1]
+    options = {}
+    if mode.startswith('rnn_'):
+        options['nonlinearity'] = mode[4:]
+    if mode == 'lstm' and h0.shape[-1] != hidden:
+        options['proj_size'] = h0.shape[-1]
+    module = _RNN_MODULES[mode](weights[0].shape[1], hidden, num_layers, bias=has_biases, dropout=dropout,
+                                bidirectional=bidirectional, batch_first=batch_first, device='meta',
+                                **options)
+    module.train(train)
+    names = [name for name, _ in module.named_parameters()]
+    x = torch.nn.utils.rnn.PackedSequence(data, batch_sizes) if packed else data
+    state = tuple(hx) if isinstance(hx, (tuple, list)) else hx
+    out, state = torch.func.functional_call(module, dict(zip(names, weights)), (x, state))
+    out = out.data if packed else out
+    return (out,) + (tuple(state) if isinstance(state, tuple) else (state,))
+
+
+# ------------------------------------------------------------------ oneDNN
+@functools.lru_cache(maxsize=None)
+def onednn_ops():
+    """``torch.ops.mkldnn`` when this torch build has oneDNN's fused convolutions (pointwise
+    post-ops and weight reordering), else None: callers then run the plain operators."""
+    if not torch.backends.mkldnn.is_available():
+        return None
+    try:
+        ops = torch.ops.mkldnn
+        return ops if ops._convolution_pointwise.binary and ops._reorder_convolution_weight else None
+    except (AttributeError, RuntimeError):
+        return None
+
+
+def has_lapack():
+    """Whether this torch build links LAPACK (linear-algebra operators need it)."""
+    value = getattr(getattr(torch, '_C', None), 'has_lapack', None)
+    if value is not None:
+        return bool(value)
+    try:
+        torch.linalg.inv(torch.eye(1))
+        return True
+    except RuntimeError:
+        return False
