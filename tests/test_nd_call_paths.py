@@ -183,3 +183,20 @@ def test_lean_call_errors_name_the_operator_and_inputs():
         assert mx.nd.im2col(x, kernel=(2, 2)).shape == (1, 4, 1)
         with pytest.raises(MXNetError, match=r'^im2col: .*\(inputs: data=\(1, 1, 2, 2\)\)$'):
             mx.nd.im2col(x, kernel=(3, 3))
+
+
+def test_arrays_given_by_keyword_are_not_kept_alive():
+    """Calls remember their keywords; inputs given by name must not stay alive through that."""
+    import gc
+    import weakref
+    refs = []
+    for _ in range(3):
+        x = _arr(2, 2)
+        np.testing.assert_allclose(mx.nd.relu(data=x).asnumpy(), np.maximum(x.asnumpy(), 0))
+        np.testing.assert_allclose(mx.nd.Activation(data=x, act_type='tanh').asnumpy(), np.tanh(x.asnumpy()),
+                                   rtol=1e-6)
+        np.testing.assert_allclose(mx.nd.add_n(x, x, num_args=2).asnumpy(), 2 * x.asnumpy())
+        refs.append(weakref.ref(x))
+        del x
+    gc.collect()
+    assert all(r() is None for r in refs)

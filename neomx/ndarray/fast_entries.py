@@ -83,17 +83,28 @@ class _KeywordCalls:
         self.last = [(None, None)]
 
     def get(self, kwargs):
+        """What to do for a call with keywords ``kwargs``, remembered (also as ``last``)
+        where it is something to do: not for inputs given by name, which the cache would
+        keep alive (attributes refuse arrays)."""
         key = tuple(kwargs.items())
         try:
-            call = self.known.get(key, _ABSENT)
+            call = self.known.get(key)
         except TypeError:       # an unhashable value (a list): the general function parses it
             return None
-        if call is _ABSENT:
+        if call is None:
             call = self.arguments(kwargs)
+            if call is None:
+                return None
             if len(self.known) < _KNOWN_KEYWORD_SETS:
                 self.known[key] = call
         self.last[0] = (kwargs, call)   # the entry's own dict: nothing else holds or changes it
         return call
+
+
+def may_cast(spec):
+    """Whether calls of ``spec`` may cast recorded floats to integers (a ``dtype`` attribute,
+    not of an operator creating arrays): while recording they run through ``_int_grad``."""
+    return 'dtype' in spec.attrs and not spec.ctx_attrs
 
 
 def one_input_entry(spec, general):
@@ -102,8 +113,7 @@ def one_input_entry(spec, general):
     impl = spec.impl
     input_set = frozenset(spec.inputs)
     absent = (None,) * (len(spec.inputs) - 1)
-    # operators with a dtype attribute may cast recorded floats to integers (see _int_grad)
-    may_cast = 'dtype' in spec.attrs
+    casts = may_cast(spec)
 
     def arguments(kwargs):
         """(the implementation's arguments after the input, visible outputs), or None where
@@ -136,7 +146,7 @@ def one_input_entry(spec, general):
                 t = first._t
             except AttributeError:      # not an NDArray: the general function explains
                 call = None
-            if call is not None and not (_INT_LIVE[0] or t.requires_grad or (may_cast and _AUTOGRAD.recording)):
+            if call is not None and not (_INT_LIVE[0] or t.requires_grad or (casts and _AUTOGRAD.recording)):
                 try:        # impl(t, *()) costs more than the test
                     res = impl(t, *call[0]) if call[0] else impl(t)
                 except MXNetError:
@@ -157,8 +167,8 @@ def one_input_entry(spec, general):
 
 
 def creation_entry(spec, general):
-    """The entry for calls of operators creating arrays (no inputs; ``ctx`` an attribute)
-    passing keywords only."""
+    """The entry for calls of operators creating arrays (no inputs; on the ``ctx`` attribute
+    where they have one, else on the current context) passing keywords only."""
     impl = spec.impl
 
     def arguments(kwargs):
@@ -281,12 +291,16 @@ def entry(spec, general, cacheable):
     values give equal attributes (see register._cacheable), which comparing keywords needs."""
     if not cacheable:
         return general
+    if may_cast(spec) and (spec.variadic or not spec.inputs):
+        return general      # none such: the entries below do not test for recording
     if isinstance(spec.variadic, str):
         return variadic_entry(spec, general)
     if spec.variadic or not _takes_attrs_positionally(spec):
         return general      # the operators left are slow enough for the general path
+    if not spec.inputs:
+        return creation_entry(spec, general)
     if spec.ctx_attrs:
-        return creation_entry(spec, general) if not spec.inputs else general
+        return general
     if len(spec.inputs) == 1 or _one_input_by_default(spec):
         return one_input_entry(spec, general)
     return general

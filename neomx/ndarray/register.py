@@ -94,8 +94,7 @@ def make_function(spec, func_name):
     fixed_outputs = spec.num_outputs if not callable(spec.num_outputs) else None
     arg_names = ('data',) if variadic else inputs
     has_optional_inputs = spec.optional_inputs is not None and not variadic
-    # operators with a dtype attribute may cast recorded floats to integers (see _int_grad)
-    may_cast = 'dtype' in spec.attrs and not ctx_attrs
+    casts = fast_entries.may_cast(spec)
     int_live = _int_grad.LIVE
     # A call passing its inputs positionally as NDArrays, the common case, skips the argument
     # handling of ``arguments``: ``positional`` maps the keywords of such calls, as given, to
@@ -197,7 +196,7 @@ def make_function(spec, func_name):
         elif ctx is None:
             ctx = current_context()
         try:
-            if (int_live[0] or may_cast) and _AUTOGRAD.recording:    # integer gradients
+            if (int_live[0] or casts) and _AUTOGRAD.recording:    # integer gradients
                 res = _int_grad.run(impl, tensors, attrs)
                 if res is None:
                     res = run_untracked(impl, *tensors, **attrs)
