@@ -3,7 +3,9 @@
 Each generated function takes the operator's inputs first (positionally or by name), then
 its attributes in declaration order, plus ``out=`` and ``name=`` as MXNet's do. Argument
 handling is precomputed per operator at import time, and parsed attributes are cached per
-keyword set, so a call costs a dict lookup, one implementation call and one wrap.
+keyword set, so a call costs a dict lookup, one implementation call and one wrap. Most
+operators' functions are a lean entry (:mod:`.fast_entries`) for the common call shapes in
+front of this general function, which takes every other call.
 """
 import torch
 
@@ -12,12 +14,12 @@ from ..context import Context, as_context, current_context
 from ..operator import registry
 from .. import _int_grad
 from ..autograd import _STATE as _AUTOGRAD, run_untracked
-from .ndarray import NDArray, _new
-from .op_results import IMPL_ERRORS, OperatorIndexError, input_names, op_error, results, write_out
+from .ndarray import NDArray
+from .op_results import IMPL_ERRORS, input_names, op_error, results, write_out
 from . import fast_entries
 from .fast_entries import tensors_of
 
-__all__ = ['make_function', 'populate', 'OperatorIndexError']
+__all__ = ['make_function', 'populate']
 
 _Tensor = torch.Tensor
 _object_new = object.__new__
@@ -224,7 +226,7 @@ def make_function(spec, func_name):
             else count_visible(attrs))
         return results(res, out, ctx, nvis)
 
-    nd_function = fast_entries.entry(spec, general, remember)
+    nd_function = fast_entries.entry(spec, general, remember)     # general itself where no entry fits
     nd_function.__name__ = func_name
     nd_function.__qualname__ = func_name
     nd_function.__doc__ = _docstring(spec, arg_names)
