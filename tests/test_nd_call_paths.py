@@ -93,3 +93,110 @@ def test_check_formats_its_message_only_on_failure():
     with pytest.raises(MXNetError, match=r'^op: got \(2, 3\) and costly, 4$'):
         check(False, 'op', 'got %s and %s, %d', torch.Size([2, 3]), lazy(text), 4)
     assert calls == [1]
+
+
+# ------------------------------------------------ lean entries (fast_entries) and the general path
+def test_lean_and_general_calls_agree():
+    """The same operator call through its lean entry (positional array, keywords) and
+    through the general function (inputs by name, attributes by position, out=)."""
+    x = _arr(3, 4)
+    ref = np.maximum(x.asnumpy(), 0)
+    for _ in range(2):
+        np.testing.assert_allclose(mx.nd.relu(x).asnumpy(), ref)
+        np.testing.assert_allclose(mx.nd.relu(data=x).asnumpy(), ref)
+        np.testing.assert_allclose(mx.nd.Activation(x, act_type='relu').asnumpy(), ref)
+        np.testing.assert_allclose(mx.nd.Activation(data=x, act_type='relu').asnumpy(), ref)
+        np.testing.assert_allclose(mx.nd.clip(x, 0.0, 0.5).asnumpy(), np.clip(x.asnumpy(), 0, 0.5))
+        np.testing.assert_allclose(mx.nd.clip(x, a_min=0.0, a_max=0.5).asnumpy(), np.clip(x.asnumpy(), 0, 0.5))
+        y = mx.nd.zeros((3, 4))
+        assert mx.nd.relu(x, out=y) is y
+        np.testing.assert_allclose(y.asnumpy(), ref)
+        assert mx.nd.Cast(x, dtype='int32').dtype == np.int32
+        assert mx.nd.Cast(x, dtype='float16').dtype == np.float16
+
+
+def test_lean_calls_with_several_outputs():
+    x = _arr(3, 6)
+    for _ in range(2):
+        values, indices = mx.nd.topk(x, k=2, ret_typ='both')
+        np.testing.assert_allclose(values.asnumpy(), -np.sort(-x.asnumpy(), axis=-1)[:, :2])
+        assert indices.shape == (3, 2)
+        parts = mx.nd.split(x, num_outputs=3, axis=1)
+        assert [p.shape for p in parts] == [(3, 2)] * 3
+
+
+def test_keyword_values_whose_equality_is_an_array():
+    """A lean entry compares a call's keywords with the last call's: values whose == gives
+    an array (numpy arrays) must not break that comparison."""
+    for _ in range(2):
+        assert mx.nd._internal._zeros(shape=(2, 3)).shape == (2, 3)
+        assert mx.nd._internal._zeros(shape=np.array([2, 3])).shape == (2, 3)
+    x = mx.nd.array([[-1, 2], [3, -4]])
+    for _ in range(2):
+        np.testing.assert_allclose(mx.nd.clip(x, a_min=0.0, a_max=2.5).asnumpy(), [[0, 2], [2.5, 0]])
+        np.testing.assert_allclose(mx.nd.clip(x, a_min=np.float32(0), a_max=np.array(2.5)).asnumpy(),
+                                   [[0, 2], [2.5, 0]])
+
+
+def test_lean_calls_record_and_build_no_graph_outside_record():
+    x = _arr(3, 4)
+    x.attach_grad()
+    for _ in range(2):
+        y = mx.nd.relu(x)       # outside record(): no graph, even on an array with a gradient
+        assert not y._t.requires_grad
+        with mx.autograd.record():
+            z = mx.nd.Activation(x, act_type='relu') * 2 + mx.nd.BlockGrad(x)
+        z.backward()
+        np.testing.assert_allclose(x.grad.asnumpy(), 2.0 * (x.asnumpy() > 0))
+
+
+def test_lean_creation_calls_take_context_strings_and_dtypes():
+    for _ in range(2):
+        assert mx.nd.zeros((2, 3), ctx='cpu(1)').context == mx.cpu(1)
+        assert mx.nd.zeros((2, 3), ctx=mx.cpu(0)).context == mx.cpu(0)
+        assert mx.nd.full((2, 3), 7, dtype='int32').asnumpy().tolist() == [[7] * 3] * 2
+        with mx.Context('cpu', 2):
+            assert mx.nd.ones((2,)).context == mx.cpu(2)
+    for _ in range(2):
+        with pytest.raises(MXNetError, match="_zeros: invalid value 'float33' for argument 'dtype'"):
+            mx.nd._internal._zeros(shape=(2, 3), dtype='float33')
+        with pytest.raises(MXNetError, match=r'^_zeros: .*non-negative.*\(inputs: none\)$'):
+            mx.nd._internal._zeros(shape=(2, -3))
+
+
+def test_variadic_lean_calls():
+    a, b = mx.nd.ones((2, 2)), mx.nd.ones((3,))
+    for _ in range(2):
+        assert mx.nd.reset_arrays(a, b, num_arrays=2) == []     # as MXNet: no outputs
+        assert a.asnumpy().sum() == 0 and b.asnumpy().sum() == 0
+        a[:] = 1
+        b[:] = 1
+    for _ in range(2):
+        assert mx.nd.add_n(a, a).asnumpy().sum() == 8
+        with pytest.raises(MXNetError, match=r'^add_n: all inputs must have the same shape, got \(2, 2\) and \(3,\)$'):
+            mx.nd.add_n(a, b)
+
+
+def test_lean_call_errors_name_the_operator_and_inputs():
+    x = _arr(1, 1, 2, 2)
+    for _ in range(2):
+        assert mx.nd.im2col(x, kernel=(2, 2)).shape == (1, 4, 1)
+        with pytest.raises(MXNetError, match=r'^im2col: .*\(inputs: data=\(1, 1, 2, 2\)\)$'):
+            mx.nd.im2col(x, kernel=(3, 3))
+
+
+def test_arrays_given_by_keyword_are_not_kept_alive():
+    """Calls remember their keywords; inputs given by name must not stay alive through that."""
+    import gc
+    import weakref
+    refs = []
+    for _ in range(3):
+        x = _arr(2, 2)
+        np.testing.assert_allclose(mx.nd.relu(data=x).asnumpy(), np.maximum(x.asnumpy(), 0))
+        np.testing.assert_allclose(mx.nd.Activation(data=x, act_type='tanh').asnumpy(), np.tanh(x.asnumpy()),
+                                   rtol=1e-6)
+        np.testing.assert_allclose(mx.nd.add_n(x, x, num_args=2).asnumpy(), 2 * x.asnumpy())
+        refs.append(weakref.ref(x))
+        del x
+    gc.collect()
+    assert all(r() is None for r in refs)

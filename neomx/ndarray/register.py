@@ -3,7 +3,9 @@
 Each generated function takes the operator's inputs first (positionally or by name), then
 its attributes in declaration order, plus ``out=`` and ``name=`` as MXNet's do. Argument
 handling is precomputed per operator at import time, and parsed attributes are cached per
-keyword set, so a call costs a dict lookup, one implementation call and one wrap.
+keyword set, so a call costs a dict lookup, one implementation call and one wrap. Most
+operators' functions are a lean entry (:mod:`.fast_entries`) for the common call shapes in
+front of this general function, which takes every other call.
 """
 import torch
 
@@ -12,7 +14,10 @@ from ..context import Context, as_context, current_context
 from ..operator import registry
 from .. import _int_grad
 from ..autograd import _STATE as _AUTOGRAD, run_untracked
-from .ndarray import NDArray, _new, _call, _check_inplace
+from .ndarray import NDArray
+from .op_results import IMPL_ERRORS, input_names, op_error, results, write_out
+from . import fast_entries
+from .fast_entries import tensors_of
 
 __all__ = ['make_function', 'populate']
 
@@ -25,35 +30,6 @@ _object_new = object.__new__
 # them differently. Operators with such attributes parse on every call.
 _TYPE_SENSITIVE_PARSES = (registry.ANY.parse, registry.STR.parse)
 _ATTR_CACHE_SIZE = 256      # attribute combinations remembered per operator
-
-
-def _input_names(spec, arrays):
-    return [registry.variadic_name(i) for i in range(len(arrays))] if spec.variadic else spec.inputs
-
-
-class OperatorIndexError(MXNetError, IndexError):
-    """An index out of range in an operator (``gather_nd``...): an MXNetError that is also an
-    IndexError, the type MXNet raises for it."""
-
-
-def _op_error(spec, arrays, err):
-    shapes = ', '.join('%s=%s' % (n, tuple(a._t.shape)) for n, a in zip(_input_names(spec, arrays), arrays)
-                       if isinstance(a, NDArray))
-    msg = str(err).split('\n')[0]
-    kind = OperatorIndexError if isinstance(err, IndexError) else MXNetError
-    return kind('%s: %s (inputs: %s)' % (spec.name, msg, shapes or 'none'))
-
-
-def _write_out(out, results):
-    """Write results into user-given ``out`` arrays (by copy, keeping their memory)."""
-    outs = out if isinstance(out, (list, tuple)) else [out]
-    for o, r in zip(outs, results):
-        _check_inplace(o)
-        if r.requires_grad:
-            o._t = r
-        else:
-            _call(torch.Tensor.copy_, o._t, r)
-    return out
 
 
 def _cacheable(spec):
@@ -98,23 +74,10 @@ def _unwrap(spec, arrays):
             if ctx is None:
                 ctx = a._ctx
         else:
-            names = _input_names(spec, arrays)
+            names = input_names(spec, arrays)
             raise TypeError('%s: argument %s must be an NDArray, got %s'
                             % (spec.name, names[i] if i < len(names) else i, type(a).__name__))
     return tensors, ctx
-
-
-def _tensors_of(arrays):
-    """The tensors of ``arrays`` (AttributeError if one is not an NDArray): unrolled for the
-    one to three inputs of most calls, where a comprehension costs more than the operator."""
-    n = len(arrays)
-    if n == 1:
-        return (arrays[0]._t,)
-    if n == 2:
-        return (arrays[0]._t, arrays[1]._t)
-    if n == 3:
-        return (arrays[0]._t, arrays[1]._t, arrays[2]._t)
-    return [a._t for a in arrays]
 
 
 def make_function(spec, func_name):
@@ -133,8 +96,7 @@ def make_function(spec, func_name):
     fixed_outputs = spec.num_outputs if not callable(spec.num_outputs) else None
     arg_names = ('data',) if variadic else inputs
     has_optional_inputs = spec.optional_inputs is not None and not variadic
-    # operators with a dtype attribute may cast recorded floats to integers (see _int_grad)
-    may_cast = 'dtype' in spec.attrs and not ctx_attrs
+    casts = fast_entries.may_cast(spec)
     int_live = _int_grad.LIVE
     # A call passing its inputs positionally as NDArrays, the common case, skips the argument
     # handling of ``arguments``: ``positional`` maps the keywords of such calls, as given, to
@@ -193,7 +155,7 @@ def make_function(spec, func_name):
                 remember_call(tuple(kwargs.items()), attrs, len(present))
         return arrays, attrs
 
-    def nd_function(*args, out=None, name=None, **kwargs):
+    def general(*args, out=None, name=None, **kwargs):
         if not kwargs:
             call = no_keywords[0]
         elif positional:      # empty for variadic operators and per-call parsing
@@ -206,7 +168,7 @@ def make_function(spec, func_name):
         tensors = with_ctx = None
         if call is not None and len(args) == call[1]:
             try:
-                tensors = (args[0]._t,) if call[1] == 1 else _tensors_of(args)
+                tensors = (args[0]._t,) if call[1] == 1 else tensors_of(args)
             except AttributeError:      # not NDArrays: the general path explains
                 pass
             else:
@@ -218,7 +180,7 @@ def make_function(spec, func_name):
         if tensors is None:
             arrays, attrs = arguments(args, kwargs)
             try:        # every input given, as an NDArray
-                tensors = _tensors_of(arrays)
+                tensors = tensors_of(arrays)
                 ctx = arrays[0]._ctx if arrays else None
             except AttributeError:      # absent inputs (None), or a wrong type
                 if has_optional_inputs:
@@ -236,7 +198,7 @@ def make_function(spec, func_name):
         elif ctx is None:
             ctx = current_context()
         try:
-            if (int_live[0] or may_cast) and _AUTOGRAD.recording:    # integer gradients
+            if (int_live[0] or casts) and _AUTOGRAD.recording:    # integer gradients
                 res = _int_grad.run(impl, tensors, attrs)
                 if res is None:
                     res = run_untracked(impl, *tensors, **attrs)
@@ -249,8 +211,8 @@ def make_function(spec, func_name):
                     res = impl(*tensors, **attrs)
         except MXNetError:
             raise
-        except (RuntimeError, ValueError, IndexError, TypeError) as err:
-            raise _op_error(spec, arrays, err) from None
+        except IMPL_ERRORS as err:
+            raise op_error(spec, arrays, err) from None
         if type(res) is _Tensor:
             if out is None:
                 arr = _object_new(NDArray)      # _new, inlined: this is every call's result
@@ -258,17 +220,13 @@ def make_function(spec, func_name):
                 arr._ctx = ctx
                 arr._grad = None
                 return arr
-            return _write_out(out, (res,))
+            return write_out(out, (res,))
         nvis = fixed_visible if fixed_visible is not None else (
             fixed_outputs if spec.num_visible_outputs is None and fixed_outputs is not None
             else count_visible(attrs))
-        res = res[:nvis]
-        if out is not None:
-            return _write_out(out, res)
-        if nvis == 1:
-            return _new(res[0], ctx)
-        return [_new(r, ctx) for r in res]
+        return results(res, out, ctx, nvis)
 
+    nd_function = fast_entries.entry(spec, general, remember)     # general itself where no entry fits
     nd_function.__name__ = func_name
     nd_function.__qualname__ = func_name
     nd_function.__doc__ = _docstring(spec, arg_names)

@@ -1,0 +1,315 @@
+"""Lean entries of the generated ``mx.nd`` functions, for the calls most code makes.
+
+``register.make_function`` builds for every operator a general function that takes its
+arguments every way MXNet allows. Most calls have one of two shapes: one array passed
+positionally with a fixed set of keywords (``relu(x)``, ``Activation(x, act_type='relu')``,
+``expand_dims(x, axis=1)``), or, for operators creating arrays, keywords only
+(``_zeros(shape=(3, 4))``). On small arrays the Python around the torch call is most of a
+call's cost, so operators of these kinds get an entry doing exactly that shape's work:
+the keywords are compared, as a dict, with the last call's (no key to build), the
+implementation gets the attributes positionally where its signature allows (cheaper than
+by keyword) and the result is wrapped inline. Every other call (``out=``, inputs by name,
+arrays that record or carry integer gradients) goes on to the general function before
+anything ran, so each call runs the operator once, by one path or the other, with the
+same results.
+"""
+import inspect
+
+import torch
+
+from ..base import MXNetError
+from ..context import Context, as_context, current_context
+from .. import _int_grad
+from ..autograd import _STATE as _AUTOGRAD
+from .ndarray import NDArray, _new
+from .op_results import IMPL_ERRORS, op_error, results
+
+__all__ = ['entry']
+
+_Tensor = torch.Tensor
+_object_new = object.__new__
+_ABSENT = object()          # the positional input of a call passing none
+_INT_LIVE = _int_grad.LIVE
+_KNOWN_KEYWORD_SETS = 256   # keyword sets remembered per operator
+
+
+def tensors_of(arrays):
+    """The tensors of ``arrays`` (AttributeError if one is not an NDArray): unrolled for the
+    one to three inputs of most calls, where a comprehension costs more than the operator."""
+    n = len(arrays)
+    if n == 1:
+        return (arrays[0]._t,)
+    if n == 2:
+        return (arrays[0]._t, arrays[1]._t)
+    if n == 3:
+        return (arrays[0]._t, arrays[1]._t, arrays[2]._t)
+    return [a._t for a in arrays]
+
+
+def _takes_attrs_positionally(spec):
+    """Whether ``spec.impl`` is ``impl(<inputs>, <attributes>)`` in declaration order, so
+    that a call can pass the attributes by position."""
+    try:
+        params = inspect.signature(spec.impl, follow_wrapped=False).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return (all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params)
+            and [p.name for p in params] == list(spec.inputs + spec.attr_names))
+
+
+def _attr_values(spec, attrs):
+    """``attrs`` as the implementation's positional arguments after its inputs."""
+    return tuple(attrs[n] for n in spec.attr_names)
+
+
+class _KeywordCalls:
+    """What an entry does for each keyword set: ``arguments(kwargs)`` works it out (None
+    where the entry leaves such calls to the general function), ``get`` remembers it.
+
+    ``last[0]`` is (keywords, what to do) of the latest keyword set: a loop calls an
+    operator with the same keywords again and again, and the entry compares them with the
+    call's keywords inline (a method call or a key to build would cost more), as::
+
+        seen = calls.last[0]
+        try:
+            call = seen[1] if seen[0] == kwargs else calls.get(kwargs)
+        except Exception:   # a value's == failed (an array): the general function parses it
+            call = None
+    """
+
+    def __init__(self, arguments):
+        self.arguments = arguments
+        self.known = {}
+        self.last = [(None, None)]
+
+    def get(self, kwargs):
+        """What to do for a call with keywords ``kwargs``, remembered (also as ``last``)
+        where it is something to do: not for inputs given by name, which the cache would
+        keep alive (attributes refuse arrays)."""
+        key = tuple(kwargs.items())
+        try:
+            call = self.known.get(key)
+        except TypeError:       # an unhashable value (a list): the general function parses it
+            return None
+        if call is None:
+            call = self.arguments(kwargs)
+            if call is None:
+                return None
+            if len(self.known) < _KNOWN_KEYWORD_SETS:
+                self.known[key] = call
+        self.last[0] = (kwargs, call)   # the entry's own dict: nothing else holds or changes it
+        return call
+
+
+def may_cast(spec):
+    """Whether calls of ``spec`` may cast recorded floats to integers (a ``dtype`` attribute,
+    not of an operator creating arrays): while recording they run through ``_int_grad``."""
+    return 'dtype' in spec.attrs and not spec.ctx_attrs
+
+
+def one_input_entry(spec, general):
+    """The entry for calls passing one array positionally (the operator's first input; any
+    other inputs absent for the keywords given) and attributes by keyword."""
+    impl = spec.impl
+    input_set = frozenset(spec.inputs)
+    absent = (None,) * (len(spec.inputs) - 1)
+    casts = may_cast(spec)
+
+    def arguments(kwargs):
+        """(the implementation's arguments after the input, visible outputs), or None where
+        such calls are not of this entry's shape."""
+        if not input_set.isdisjoint(kwargs):
+            return None
+        try:
+            attrs = spec.parse_attrs(dict(kwargs))
+        except MXNetError:      # the general function reports it
+            return None
+        if spec.input_names(attrs) != spec.inputs[:1]:
+            return None
+        return absent + _attr_values(spec, attrs), spec.count_visible(attrs)
+
+    calls = _KeywordCalls(arguments)
+    last = calls.last
+    no_keywords = arguments({})
+
+    def nd_function(first=_ABSENT, /, *rest, out=None, name=None, **kwargs):
+        if not rest and out is None:
+            if not kwargs:
+                call = no_keywords
+            else:
+                seen = last[0]
+                try:
+                    call = seen[1] if seen[0] == kwargs else calls.get(kwargs)
+                except Exception:       # pylint: disable=broad-except  # see _KeywordCalls
+                    call = None
+            try:
+                t = first._t
+            except AttributeError:      # not an NDArray: the general function explains
+                call = None
+            if call is not None and not (_INT_LIVE[0] or t.requires_grad or (casts and _AUTOGRAD.recording)):
+                try:        # impl(t, *()) costs more than the test
+                    res = impl(t, *call[0]) if call[0] else impl(t)
+                except MXNetError:
+                    raise
+                except IMPL_ERRORS as err:
+                    raise op_error(spec, (first,), err) from None
+                if type(res) is _Tensor:
+                    arr = _object_new(NDArray)      # ndarray._new, inlined: the call's result
+                    arr._t = res
+                    arr._ctx = first._ctx
+                    arr._grad = None
+                    return arr
+                return results(res, None, first._ctx, call[1])
+        if first is _ABSENT:
+            return general(*rest, out=out, name=name, **kwargs)
+        return general(first, *rest, out=out, name=name, **kwargs)
+    return nd_function
+
+
+def creation_entry(spec, general):
+    """The entry for calls of operators creating arrays (no inputs; on the ``ctx`` attribute
+    where they have one, else on the current context) passing keywords only."""
+    impl = spec.impl
+
+    def arguments(kwargs):
+        """[the context given or None, attributes, visible outputs, (context,
+        implementation's arguments) of the latest context]."""
+        try:
+            attrs = spec.parse_attrs(dict(kwargs))
+            ctx = attrs.get('ctx')
+            if not isinstance(ctx, Context):
+                ctx = as_context(ctx) if ctx else None
+        except MXNetError:      # the general function reports it
+            return None
+        return [ctx, attrs, spec.count_visible(attrs), (None, None)]
+
+    calls = _KeywordCalls(arguments)
+    last = calls.last
+
+    def nd_function(*args, out=None, name=None, **kwargs):
+        if not args and out is None and not _INT_LIVE[0]:
+            seen = last[0]
+            try:
+                call = seen[1] if seen[0] == kwargs else calls.get(kwargs)
+            except Exception:       # pylint: disable=broad-except  # see _KeywordCalls
+                call = None
+            if call is not None:
+                ctx = call[0] if call[0] is not None else current_context()
+                made = call[3]
+                if made[0] is not ctx:      # the attributes with this context, made once
+                    made = call[3] = (ctx, _attr_values(spec, dict(call[1], ctx=ctx)))
+                try:
+                    res = impl(*made[1])
+                except MXNetError:
+                    raise
+                except IMPL_ERRORS as err:
+                    raise op_error(spec, (), err) from None
+                if type(res) is _Tensor:
+                    return _new(res, ctx)
+                return results(res, None, ctx, call[2])
+        return general(*args, out=out, name=name, **kwargs)
+    return nd_function
+
+
+class _ByCount(dict):
+    """{number of arrays: (attributes, visible outputs)} of a variadic operator's calls
+    with one keyword set, made as calls come (the count attribute defaults to the number)."""
+
+    def __init__(self, spec, kwargs):
+        super().__init__()
+        self.spec = spec
+        self.kwargs = dict(kwargs)
+
+    def __missing__(self, n):
+        try:
+            attrs = self.spec.parse_attrs(dict(self.kwargs, **{self.spec.variadic: n})
+                                          if self.spec.variadic not in self.kwargs else self.kwargs)
+        except MXNetError:      # the general function reports it
+            call = None
+        else:
+            call = attrs, self.spec.count_visible(attrs)
+        if len(self) < _KNOWN_KEYWORD_SETS:
+            self[n] = call
+        return call
+
+
+def _graph_free_tensors(arrays):
+    """The tensors of ``arrays``, or None where one is not an NDArray or requires gradients
+    (such calls go to the general function). Unrolled for two arrays, the common count."""
+    try:
+        if len(arrays) == 2:
+            a, b = arrays[0]._t, arrays[1]._t
+            return None if a.requires_grad or b.requires_grad else (a, b)
+        tensors = [x._t for x in arrays]
+    except AttributeError:
+        return None
+    for t in tensors:
+        if t.requires_grad:
+            return None
+    return tensors
+
+
+def variadic_entry(spec, general):
+    """The entry for calls of variadic operators (``add_n``, ``stack``...) passing their
+    arrays positionally and attributes by keyword."""
+    impl = spec.impl
+    calls = _KeywordCalls(lambda kwargs: _ByCount(spec, kwargs))
+    last = [(None, 0, None)]    # as _KeywordCalls.last, with the number of arrays
+
+    def nd_function(*args, out=None, name=None, **kwargs):
+        if args and out is None and not _INT_LIVE[0]:
+            seen = last[0]
+            n = len(args)
+            try:
+                if seen[1] == n and seen[0] == kwargs:
+                    call = seen[2]
+                else:
+                    call = calls.get(kwargs)
+                    if call is not None:
+                        call = call[n]
+                        last[0] = (kwargs, n, call)
+            except Exception:       # pylint: disable=broad-except  # see _KeywordCalls
+                call = None
+            tensors = _graph_free_tensors(args) if call is not None else None
+            if tensors is not None:
+                try:
+                    res = impl(*tensors, **call[0])
+                except MXNetError:
+                    raise
+                except IMPL_ERRORS as err:
+                    raise op_error(spec, args, err) from None
+                if type(res) is _Tensor:
+                    return _new(res, args[0]._ctx)
+                return results(res, None, args[0]._ctx, call[1]) if call[1] else []    # none: reset_arrays
+        return general(*args, out=out, name=name, **kwargs)
+    return nd_function
+
+
+def entry(spec, general, cacheable):
+    """The function ``mx.nd`` gets for ``spec``: a lean entry in front of ``general`` where
+    the operator has one, else ``general`` itself. ``cacheable``: whether equal keyword
+    values give equal attributes (see register._cacheable), which comparing keywords needs."""
+    if not cacheable:
+        return general
+    if may_cast(spec) and (spec.variadic or not spec.inputs):
+        return general      # none such: the entries below do not test for recording
+    if isinstance(spec.variadic, str):
+        return variadic_entry(spec, general)
+    if spec.variadic or not _takes_attrs_positionally(spec):
+        return general      # the operators left are slow enough for the general path
+    if not spec.inputs:
+        return creation_entry(spec, general)
+    if spec.ctx_attrs:
+        return general
+    if len(spec.inputs) == 1 or _one_input_by_default(spec):
+        return one_input_entry(spec, general)
+    return general
+
+
+def _one_input_by_default(spec):
+    """Whether the operator, without keywords, takes its first input only (``softmax``,
+    whose ``length`` comes with ``use_length=True``)."""
+    try:
+        return spec.input_names(spec.parse_attrs({})) == spec.inputs[:1]
+    except MXNetError:
+        return False
