@@ -507,11 +507,12 @@ class TripletLoss(Loss):
 
     Example
     -------
-    >>> anchor, positive, negative = mx.nd.array([[0, 0]]), mx.nd.array([[1, 0]]), mx.nd.array([[0, 2]])
+    >>> anchor, positive = mx.nd.array([[0, 0], [0, 0]]), mx.nd.array([[1, 0], [1, 0]])
+    >>> negative = mx.nd.array([[0, 1], [0, 3]])         # 1 - 1 + 1 and max(0, 1 - 9 + 1)
     >>> mx.gluon.loss.TripletLoss(margin=1)(anchor, positive, negative)
     <BLANKLINE>
-    [0.]
-    <NDArray 1 @cpu(0)>
+    [1. 0.]
+    <NDArray 2 @cpu(0)>
     """
 
     def __init__(self, margin=1, weight=None, batch_axis=0, **kwargs):
