@@ -137,8 +137,17 @@ class AtomicFile:
 
     Example
     -------
-    >>> with AtomicFile('/tmp/neomx_atomic_doc.bin') as f:   # doctest: +SKIP
-    ...     f.write(b'data')                                  # committed when the block ends
+    >>> import os, tempfile
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, 'x.bin')
+    >>> with AtomicFile(path) as f:
+    ...     f.write(b'data')
+    ...     os.path.exists(path)                # nothing there until the block ends
+    False
+    >>> with open(path, 'rb') as f:
+    ...     f.read()
+    b'data'
+    >>> tmp.cleanup()
     """
 
     def __init__(self, fname):

@@ -38,7 +38,17 @@ def do_checkpoint(prefix, period=1):
 
     Examples
     --------
-    >>> module.fit(train_iter, num_epoch=5, epoch_end_callback=mx.callback.do_checkpoint('mlp'))
+    >>> import os, tempfile
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> folder = tmp.name
+    >>> net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=2), name='softmax')
+    >>> train_iter = mx.io.NDArrayIter(np.ones((4, 3)), np.array([0, 1, 0, 1]), batch_size=2)
+    >>> module = mx.mod.Module(net)
+    >>> module.fit(train_iter, num_epoch=2,
+    ...            epoch_end_callback=mx.callback.do_checkpoint(os.path.join(folder, 'mlp')))
+    >>> sorted(os.listdir(folder))
+    ['mlp-0001.params', 'mlp-0002.params', 'mlp-symbol.json']
+    >>> tmp.cleanup()
     """
     due = _every(period)
 

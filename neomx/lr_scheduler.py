@@ -79,6 +79,12 @@ class FactorScheduler(LRScheduler):
         Decay factor (<= 1).
     stop_factor_lr : float
         Lower bound of the rate.
+
+    Example
+    -------
+    >>> sched = mx.lr_scheduler.FactorScheduler(step=2, factor=0.5, base_lr=1.0)
+    >>> [sched(n) for n in range(1, 7)]
+    [1.0, 1.0, 0.5, 0.5, 0.25, 0.25]
     """
 
     def __init__(self, step, factor=1, stop_factor_lr=1e-8, base_lr=0.01, warmup_steps=0, warmup_begin_lr=0,
@@ -111,6 +117,12 @@ class MultiFactorScheduler(LRScheduler):
         Increasing update counts (each >= 1).
     factor : float
         Decay factor (<= 1).
+
+    Example
+    -------
+    >>> sched = mx.lr_scheduler.MultiFactorScheduler(step=[2, 4], factor=0.1, base_lr=1.0)
+    >>> [round(sched(n), 4) for n in range(1, 7)]
+    [1.0, 1.0, 0.1, 0.1, 0.01, 0.01]
     """
 
     def __init__(self, step, factor=1, base_lr=0.01, warmup_steps=0, warmup_begin_lr=0, warmup_mode='linear'):
@@ -198,6 +210,12 @@ class CosineScheduler(_AnnealingScheduler):
     max_update : int
         Update count at which ``final_lr`` is reached.
     final_lr : float
+
+    Example
+    -------
+    >>> sched = mx.lr_scheduler.CosineScheduler(max_update=4, base_lr=1.0, final_lr=0.0)
+    >>> [round(sched(n), 4) for n in range(0, 6)]
+    [1.0, 0.8536, 0.5, 0.1464, 0.0, 0.0]
     """
 
     def _decay(self, progress):

@@ -199,6 +199,13 @@ class CompositeEvalMetric(EvalMetric):
     Parameters
     ----------
     metrics : list of EvalMetric or str, optional
+
+    Example
+    -------
+    >>> metric = mx.metric.CompositeEvalMetric(['acc', 'mse'])
+    >>> metric.update(labels=[mx.nd.array([1, 0])], preds=[mx.nd.array([[0.2, 0.8], [0.4, 0.6]])])
+    >>> metric.get()
+    (['accuracy', 'mse'], [0.5, 0.30000001192092896])
     """
 
     def __init__(self, metrics=None, name='composite', output_names=None, label_names=None):
@@ -265,6 +272,13 @@ class Accuracy(EvalMetric):
 
     Predictions with the label's shape are class ids; otherwise the class is the argmax
     along ``axis``.
+
+    Example
+    -------
+    >>> acc = mx.metric.Accuracy()
+    >>> acc.update(labels=[mx.nd.array([0, 1, 1])], preds=[mx.nd.array([[0.7, 0.3], [0.2, 0.8], [0.9, 0.1]])])
+    >>> acc.get()
+    ('accuracy', 0.6666666666666666)
     """
 
     def __init__(self, axis=1, name='accuracy', output_names=None, label_names=None):
@@ -290,6 +304,13 @@ class TopKAccuracy(EvalMetric):
     """Fraction of samples whose label is among the ``top_k`` highest predictions.
 
     ``top_k`` must be greater than 1 (use :class:`Accuracy` otherwise), as in MXNet.
+
+    Example
+    -------
+    >>> top2 = mx.metric.TopKAccuracy(top_k=2)
+    >>> top2.update(labels=[mx.nd.array([2, 0])], preds=[mx.nd.array([[0.1, 0.5, 0.4], [0.1, 0.5, 0.4]])])
+    >>> top2.get()
+    ('top_k_accuracy_2', 0.5)
     """
 
     def __init__(self, top_k=1, name='top_k_accuracy', output_names=None, label_names=None):
@@ -400,7 +421,16 @@ class _BinaryMetric(EvalMetric):
 
 @register
 class F1(_BinaryMetric):
-    """F1 score of a binary classifier (predictions: (N, 2) scores)."""
+    """F1 score of a binary classifier (predictions: (N, 2) scores).
+
+    Example
+    -------
+    >>> f1 = mx.metric.F1()
+    >>> f1.update(labels=[mx.nd.array([1, 0, 1, 1])],
+    ...           preds=[mx.nd.array([[0.2, 0.8], [0.3, 0.7], [0.6, 0.4], [0.1, 0.9]])])
+    >>> f1.get()
+    ('f1', 0.6666666666666666)
+    """
     _score = staticmethod(_BinaryConfusion.fscore)
 
     def __init__(self, name='f1', output_names=None, label_names=None, average='macro'):
@@ -527,7 +557,15 @@ class MAE(_RegressionMetric):
 
 @register
 class MSE(_RegressionMetric):
-    """Mean squared error."""
+    """Mean squared error.
+
+    Example
+    -------
+    >>> mse = mx.metric.MSE()
+    >>> mse.update(labels=[mx.nd.array([1, 2])], preds=[mx.nd.array([1, 4])])
+    >>> mse.get()
+    ('mse', 2.0)
+    """
 
     def __init__(self, name='mse', output_names=None, label_names=None):
         super().__init__(name, output_names, label_names)
@@ -571,7 +609,15 @@ class _LikelihoodMetric(EvalMetric):
 @register
 @alias('ce')
 class CrossEntropy(_LikelihoodMetric):
-    """Cross entropy of predicted class probabilities (N, C) and class labels (N,)."""
+    """Cross entropy of predicted class probabilities (N, C) and class labels (N,).
+
+    Example
+    -------
+    >>> ce = mx.metric.CrossEntropy()
+    >>> ce.update(labels=[mx.nd.array([0, 1])], preds=[mx.nd.array([[0.5, 0.5], [0.2, 0.8]])])
+    >>> ce.get()
+    ('cross-entropy', 0.4581453502178192)
+    """
 
     def __init__(self, eps=1e-12, name='cross-entropy', output_names=None, label_names=None):
         super().__init__(eps, name, output_names, label_names)

@@ -172,6 +172,24 @@ class Block:
         Prefix of the names of this block's parameters and children; automatic by default.
     params : ParameterDict, optional
         Share the parameters of another block (``other.collect_params()``).
+
+    Example
+    -------
+    >>> class Model(mx.gluon.Block):
+    ...     def __init__(self, **kwargs):
+    ...         super().__init__(**kwargs)
+    ...         with self.name_scope():
+    ...             self.dense = mx.gluon.nn.Dense(2, in_units=3)
+    ...     def forward(self, x):
+    ...         return mx.nd.relu(self.dense(x))
+    >>> model = Model(prefix='model_')
+    >>> model.initialize(mx.init.One())
+    >>> model(mx.nd.ones((1, 3)))
+    <BLANKLINE>
+    [[3. 3.]]
+    <NDArray 1x2 @cpu(0)>
+    >>> list(model.collect_params())
+    ['model_dense0_weight', 'model_dense0_bias']
     """
 
     def __init__(self, prefix=None, params=None):
@@ -506,6 +524,25 @@ class HybridBlock(Block):
     are completed at the first call from the operators they feed (deferred initialization).
     After :meth:`hybridize`, calls run a graph traced from ``hybrid_forward`` with
     ``F = mx.sym`` (see ``_cached_graph.py``), which :meth:`export` can save.
+
+    Example
+    -------
+    >>> class Model(mx.gluon.HybridBlock):
+    ...     def __init__(self, **kwargs):
+    ...         super().__init__(**kwargs)
+    ...         with self.name_scope():
+    ...             self.weight = self.params.get('weight', shape=(2, 0), allow_deferred_init=True)
+    ...     def hybrid_forward(self, F, x, weight):
+    ...         return F.FullyConnected(x, weight, num_hidden=2, no_bias=True)
+    >>> model = Model()
+    >>> model.initialize(mx.init.One())
+    >>> model.hybridize()
+    >>> model(mx.nd.ones((1, 3)))
+    <BLANKLINE>
+    [[3. 3.]]
+    <NDArray 1x2 @cpu(0)>
+    >>> model.weight.shape
+    (2, 3)
     """
 
     def __init__(self, prefix=None, params=None):

@@ -19,10 +19,11 @@ Example
 >>> net = mx.gluon.nn.Dense(2, in_units=3)
 >>> net.initialize()
 >>> trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1})
->>> folder = tempfile.mkdtemp()
->>> Checkpointer(folder, net, trainer).save(epoch=0, batch=5, position=320)
->>> Checkpointer(folder, net, trainer).restore()['position']
+>>> tmp = tempfile.TemporaryDirectory()
+>>> Checkpointer(tmp.name, net, trainer).save(epoch=0, batch=5, position=320)
+>>> Checkpointer(tmp.name, net, trainer).restore()['position']
 320
+>>> tmp.cleanup()
 """
 import json
 import re

@@ -61,6 +61,16 @@ class Loss(HybridBlock):
         Global scalar weight of the loss.
     batch_axis : int
         The axis that indexes samples; the loss is averaged over the others.
+
+    Example
+    -------
+    >>> class MeanCube(mx.gluon.loss.Loss):
+    ...     def hybrid_forward(self, F, pred, label):
+    ...         return F.mean(F.abs(pred - label) ** 3, axis=self._batch_axis, exclude=True)
+    >>> MeanCube(weight=None, batch_axis=0)(mx.nd.array([[2, 0]]), mx.nd.zeros((1, 2)))
+    <BLANKLINE>
+    [4.]
+    <NDArray 1 @cpu(0)>
     """
 
     def __init__(self, weight, batch_axis, **kwargs):
@@ -96,8 +106,20 @@ class Loss(HybridBlock):
 class L2Loss(Loss):
     r"""Half the squared error: :math:`L = \frac{1}{2} \sum_i (label_i - pred_i)^2 / n`.
 
-    Inputs: ``pred`` (N, ...), ``label`` of the same size, optional ``sample_weight``.
-    Output: (N,).
+    Shape
+    -----
+    pred : ``(N, ...)``.
+    label : the same size (reshaped to ``pred``'s shape).
+    sample_weight : optional, broadcastable to ``pred``.
+    out : ``(N,)``, the mean over the other axes.
+
+    Example
+    -------
+    >>> pred, label = mx.nd.array([[1, 2], [3, 4]]), mx.nd.array([[1, 0], [3, 1]])
+    >>> mx.gluon.loss.L2Loss()(pred, label)
+    <BLANKLINE>
+    [1.   2.25]
+    <NDArray 2 @cpu(0)>
     """
 
     def __init__(self, weight=1., batch_axis=0, **kwargs):
@@ -109,7 +131,23 @@ class L2Loss(Loss):
 
 
 class L1Loss(Loss):
-    r"""Mean absolute error :math:`L = \sum_i |label_i - pred_i| / n`; output (N,)."""
+    r"""Mean absolute error :math:`L = \sum_i |label_i - pred_i| / n`.
+
+    Shape
+    -----
+    pred : ``(N, ...)``.
+    label : the same size (reshaped to ``pred``'s shape).
+    sample_weight : optional, broadcastable to ``pred``.
+    out : ``(N,)``, the mean over the other axes.
+
+    Example
+    -------
+    >>> pred, label = mx.nd.array([[1, 2], [3, 4]]), mx.nd.array([[1, 0], [3, 1]])
+    >>> mx.gluon.loss.L1Loss()(pred, label)
+    <BLANKLINE>
+    [1.  1.5]
+    <NDArray 2 @cpu(0)>
+    """
 
     def __init__(self, weight=None, batch_axis=0, **kwargs):
         super().__init__(weight, batch_axis, **kwargs)
@@ -127,8 +165,21 @@ class SigmoidBinaryCrossEntropyLoss(Loss):
     from_sigmoid : bool
         ``pred`` holds probabilities rather than logits.
 
-    Inputs: ``pred`` (N, ...), ``label`` same size, ``sample_weight``, ``pos_weight``
-    (broadcastable to ``pred``: a weight of the positive term). Output: (N,).
+    Shape
+    -----
+    pred : ``(N, ...)``.
+    label : the same size, 0 or 1.
+    sample_weight, pos_weight : optional, broadcastable to ``pred`` (``pos_weight`` weighs
+        the positive term).
+    out : ``(N,)``.
+
+    Example
+    -------
+    >>> loss = mx.gluon.loss.SigmoidBinaryCrossEntropyLoss()
+    >>> loss(mx.nd.array([[0, 2], [-1, 0]]), mx.nd.array([[1, 1], [0, 0]]))
+    <BLANKLINE>
+    [0.41003758 0.50320446]
+    <NDArray 2 @cpu(0)>
     """
 
     def __init__(self, from_sigmoid=False, weight=None, batch_axis=0, **kwargs):
@@ -168,7 +219,20 @@ class SoftmaxCrossEntropyLoss(Loss):
     from_logits : bool
         ``pred`` already holds log-probabilities.
 
-    Output: (N,), averaged over any further axes (time steps...).
+    Shape
+    -----
+    pred : ``(N, ..., classes, ...)``, the classes on ``axis``.
+    label : ``pred``'s shape without ``axis`` (class indices) with ``sparse_label``, else
+        ``pred``'s shape.
+    out : ``(N,)``, averaged over any further axes (time steps...).
+
+    Example
+    -------
+    >>> loss = mx.gluon.loss.SoftmaxCrossEntropyLoss()
+    >>> loss(mx.nd.array([[1, 2, 3], [0, 0, 0]]), mx.nd.array([2, 0]))
+    <BLANKLINE>
+    [0.40760595 1.0986123 ]
+    <NDArray 2 @cpu(0)>
     """
 
     def __init__(self, axis=-1, sparse_label=True, from_logits=False, weight=None, batch_axis=0, **kwargs):
@@ -230,6 +294,20 @@ class KLDivLoss(Loss):
     from_logits : bool
         ``pred`` holds log-probabilities (default); otherwise log_softmax is applied on ``axis``.
     axis : int
+
+    Shape
+    -----
+    pred : ``(N, ...)``, log-probabilities.
+    label : the same shape, probabilities.
+    out : ``(N,)``.
+
+    Example
+    -------
+    >>> pred = mx.nd.log_softmax(mx.nd.array([[1, 2], [1, 1]]))
+    >>> mx.gluon.loss.KLDivLoss()(pred, mx.nd.array([[0.5, 0.5], [0.5, 0.5]]))
+    <BLANKLINE>
+    [0.12011446 0.        ]
+    <NDArray 2 @cpu(0)>
     """
 
     def __init__(self, from_logits=True, axis=-1, weight=None, batch_axis=0, **kwargs):
@@ -254,8 +332,21 @@ class CTCLoss(Loss):
     label_layout : {'NT', 'TN'}
         Layout of ``label``; labels are padded with -1 (or given ``label_lengths``).
 
-    Inputs: ``pred``, ``label``, optional ``pred_lengths`` (N,), ``label_lengths`` (N,),
-    ``sample_weight``. Output: (N,).
+    Shape
+    -----
+    pred : ``(N, T, alphabet)`` for 'NTC', ``(T, N, alphabet)`` for 'TNC'.
+    label : ``(N, L)`` for 'NT', ``(L, N)`` for 'TN', padded with -1.
+    pred_lengths, label_lengths : optional ``(N,)``.
+    out : ``(N,)``.
+
+    Example
+    -------
+    >>> loss = mx.gluon.loss.CTCLoss()
+    >>> pred = mx.nd.zeros((2, 4, 3))           # uniform over 2 letters and the blank
+    >>> loss(pred, mx.nd.array([[0, 1], [1, -1]]))
+    <BLANKLINE>
+    [1.686399 2.091864]
+    <NDArray 2 @cpu(0)>
     """
 
     def __init__(self, layout='NTC', label_layout='NT', weight=None, **kwargs):
@@ -284,6 +375,21 @@ class HuberLoss(Loss):
     ----------
     rho : float
         Threshold between the quadratic and the linear part.
+
+    Shape
+    -----
+    pred : ``(N, ...)``.
+    label : the same size (reshaped to ``pred``'s shape).
+    sample_weight : optional, broadcastable to ``pred``.
+    out : ``(N,)``, the mean over the other axes.
+
+    Example
+    -------
+    >>> pred, label = mx.nd.array([[1, 2], [3, 4]]), mx.nd.array([[1, 0], [3, 1]])
+    >>> mx.gluon.loss.HuberLoss(rho=1)(pred, label)
+    <BLANKLINE>
+    [0.75 1.25]
+    <NDArray 2 @cpu(0)>
     """
 
     def __init__(self, rho=1, weight=None, batch_axis=0, **kwargs):
@@ -303,6 +409,21 @@ class HingeLoss(Loss):
     Parameters
     ----------
     margin : float
+
+    Shape
+    -----
+    pred : ``(N, ...)``.
+    label : the same size, -1 or 1.
+    sample_weight : optional, broadcastable to ``pred``.
+    out : ``(N,)``, the mean over the other axes.
+
+    Example
+    -------
+    >>> pred, label = mx.nd.array([[0.5, -2], [3, 0]]), mx.nd.array([[1, 1], [-1, 1]])
+    >>> mx.gluon.loss.HingeLoss()(pred, label)
+    <BLANKLINE>
+    [1.75 2.5 ]
+    <NDArray 2 @cpu(0)>
     """
 
     def __init__(self, margin=1, weight=None, batch_axis=0, **kwargs):
@@ -317,7 +438,23 @@ class HingeLoss(Loss):
 
 
 class SquaredHingeLoss(HingeLoss):
-    """``max(0, margin - pred * label) ** 2`` for labels in {-1, 1}."""
+    """``max(0, margin - pred * label) ** 2`` for labels in {-1, 1}.
+
+    Shape
+    -----
+    pred : ``(N, ...)``.
+    label : the same size, -1 or 1.
+    sample_weight : optional, broadcastable to ``pred``.
+    out : ``(N,)``, the mean over the other axes.
+
+    Example
+    -------
+    >>> pred, label = mx.nd.array([[0.5, -2], [3, 0]]), mx.nd.array([[1, 1], [-1, 1]])
+    >>> mx.gluon.loss.SquaredHingeLoss()(pred, label)
+    <BLANKLINE>
+    [4.625 8.5  ]
+    <NDArray 2 @cpu(0)>
+    """
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):
         return self._finish(F, F.square(self._hinge(F, pred, label)), sample_weight)
@@ -330,6 +467,21 @@ class LogisticLoss(Loss):
     ----------
     label_format : {'signed', 'binary'}
         Labels in {-1, 1} or in {0, 1}.
+
+    Shape
+    -----
+    pred : ``(N, ...)``.
+    label : the same size, -1 or 1 ('signed') or 0 or 1 ('binary').
+    sample_weight : optional, broadcastable to ``pred``.
+    out : ``(N,)``, the mean over the other axes.
+
+    Example
+    -------
+    >>> pred, label = mx.nd.array([[0.5, -2], [3, 0]]), mx.nd.array([[1, 1], [-1, 1]])
+    >>> mx.gluon.loss.LogisticLoss()(pred, label)
+    <BLANKLINE>
+    [1.3005025 1.8708673]
+    <NDArray 2 @cpu(0)>
     """
 
     def __init__(self, weight=None, batch_axis=0, label_format='signed', **kwargs):
@@ -348,8 +500,19 @@ class LogisticLoss(Loss):
 class TripletLoss(Loss):
     """``max(0, |pred - positive|^2 - |pred - negative|^2 + margin)`` per sample.
 
-    Inputs: ``pred`` (anchor), ``positive``, ``negative`` of one shape, ``sample_weight``.
-    Output: (N,).
+    Shape
+    -----
+    pred, positive, negative : ``(N, ...)``, one shape (anchor, positive, negative).
+    out : ``(N,)``.
+
+    Example
+    -------
+    >>> anchor, positive = mx.nd.array([[0, 0], [0, 0]]), mx.nd.array([[1, 0], [1, 0]])
+    >>> negative = mx.nd.array([[0, 1], [0, 3]])         # 1 - 1 + 1 and max(0, 1 - 9 + 1)
+    >>> mx.gluon.loss.TripletLoss(margin=1)(anchor, positive, negative)
+    <BLANKLINE>
+    [1. 0.]
+    <NDArray 2 @cpu(0)>
     """
 
     def __init__(self, margin=1, weight=None, batch_axis=0, **kwargs):
@@ -373,7 +536,18 @@ class PoissonNLLLoss(Loss):
     compute_full : bool
         Add the Stirling approximation of ``log(target!)`` (for targets > 1).
 
-    Output: shape (1,), the mean over every element, as in MXNet.
+    Shape
+    -----
+    pred, target : ``(N, ...)``, one shape.
+    out : ``(1,)``, the mean over every element, as in MXNet.
+
+    Example
+    -------
+    >>> loss = mx.gluon.loss.PoissonNLLLoss()
+    >>> loss(mx.nd.array([[0, 1], [2, 0]]), mx.nd.array([[1, 2], [3, 0]]))
+    <BLANKLINE>
+    [1.0268345]
+    <NDArray 1 @cpu(0)>
     """
 
     def __init__(self, weight=None, from_logits=True, batch_axis=0, compute_full=False, **kwargs):
@@ -397,8 +571,20 @@ class PoissonNLLLoss(Loss):
 class CosineEmbeddingLoss(Loss):
     """``1 - cos(a, b)`` for label 1, ``max(0, cos(a, b) - margin)`` for label -1.
 
-    Inputs: ``input1``, ``input2`` (N, D), ``label`` (N,), ``sample_weight``.
-    Output: (N, 1), as in MXNet.
+    Shape
+    -----
+    input1, input2 : ``(N, D)``.
+    label : ``(N,)``, 1 (similar) or -1 (dissimilar).
+    out : ``(N, 1)``, as in MXNet.
+
+    Example
+    -------
+    >>> a, b = mx.nd.array([[1, 0], [1, 0]]), mx.nd.array([[1, 1], [1, 1]])
+    >>> mx.gluon.loss.CosineEmbeddingLoss()(a, b, mx.nd.array([1, -1]))
+    <BLANKLINE>
+    [[0.29289323]
+     [0.70710677]]
+    <NDArray 2x1 @cpu(0)>
     """
 
     def __init__(self, weight=None, batch_axis=0, margin=0, **kwargs):
@@ -442,7 +628,18 @@ class SDMLLoss(Loss):
     smoothing_parameter : float
         Probability mass spread over the negatives.
 
-    Inputs: ``x1``, ``x2`` (N, D). Output: (N,).
+    Shape
+    -----
+    x1, x2 : ``(N, D)``; row ``i`` of both is a positive pair.
+    out : ``(N,)``.
+
+    Example
+    -------
+    >>> x1 = mx.nd.array([[0, 0], [4, 4]])
+    >>> mx.gluon.loss.SDMLLoss()(x1, x1 + 0.1)
+    <BLANKLINE>
+    [9.469135 8.509136]
+    <NDArray 2 @cpu(0)>
     """
 
     def __init__(self, smoothing_parameter=0.3, weight=1., batch_axis=0, **kwargs):

@@ -89,6 +89,18 @@ class Parameter:
         Storage types of the data and the gradient ('default', 'row_sparse' or 'csr'). The
         arrays are stored densely but carry the type: a row_sparse parameter is read with
         ``row_sparse_data``, and its gradient reports ``grad_stype``.
+
+    Example
+    -------
+    >>> p = mx.gluon.Parameter('weight', shape=(2, 3))
+    >>> p.initialize(mx.init.Constant(0.5), ctx=mx.cpu())
+    >>> p.data()
+    <BLANKLINE>
+    [[0.5 0.5 0.5]
+     [0.5 0.5 0.5]]
+    <NDArray 2x3 @cpu(0)>
+    >>> p.grad().shape, p.grad_req
+    ((2, 3), 'write')
     """
 
     def __init__(self, name, grad_req='write', shape=None, dtype=np.float32, lr_mult=1.0,

@@ -37,6 +37,20 @@ class Trainer:
     update_on_kvstore : bool or None
         Whether the KVStore runs the optimizer (multi-context only). None chooses False for
         stores of this process (every context updates its copy with one fused kernel).
+
+    Example
+    -------
+    >>> net = mx.gluon.nn.Dense(1, in_units=2)
+    >>> net.initialize(mx.init.One())
+    >>> trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1})
+    >>> with mx.autograd.record():
+    ...     loss = net(mx.nd.array([[1, 2]])).sum()
+    >>> loss.backward()
+    >>> trainer.step(batch_size=1)              # w -= 0.1 * grad / batch_size
+    >>> net.weight.data()
+    <BLANKLINE>
+    [[0.9 0.8]]
+    <NDArray 1x2 @cpu(0)>
     """
 
     def __init__(self, params, optimizer, optimizer_params=None, kvstore='device',

@@ -165,6 +165,22 @@ class NDArrayIter(DataIter):
         of the next epoch (whose ``getpad`` then reports the carried count, as MXNet does).
     data_name, label_name : str
         Names of a single unnamed data/label array.
+
+    Example
+    -------
+    >>> it = mx.io.NDArrayIter(np.arange(10).reshape((5, 2)), np.arange(5), batch_size=2,
+    ...                        last_batch_handle='pad')
+    >>> it.provide_data
+    [DataDesc[data,(2, 2),<class 'numpy.float32'>,NCHW]]
+    >>> it.provide_label
+    [DataDesc[softmax_label,(2,),<class 'numpy.float32'>,NCHW]]
+    >>> [(batch.data[0].shape, batch.pad) for batch in it]
+    [((2, 2), 0), ((2, 2), 0), ((2, 2), 1)]
+    >>> it.reset()
+    >>> next(it).label[0]
+    <BLANKLINE>
+    [0. 1.]
+    <NDArray 2 @cpu(0)>
     """
 
     def __init__(self, data, label=None, batch_size=1, shuffle=False, last_batch_handle='pad',

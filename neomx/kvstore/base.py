@@ -139,6 +139,12 @@ def create(name='local'):
         ``'local'``, ``'device'``, ``'nccl'``, ``'dist_sync'``, ``'dist_device_sync'``
         (= ``'dist_sync_device'``), ``'dist_async'``, ``'dist'``, ``'horovod'``,
         ``'byteps'``, or the lower-cased name of a registered class.
+
+    Example
+    -------
+    >>> kv = mx.kv.create('local')
+    >>> kv.type, kv.rank, kv.num_workers
+    ('local', 0, 1)
     """
     if not isinstance(name, str):
         raise TypeError('name must be a string')

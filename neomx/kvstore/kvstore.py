@@ -42,6 +42,19 @@ class KVStore(KVStoreBase):
 
     Create stores with :func:`create`. Subclasses choose where sums are computed and
     values kept (:meth:`_home_of`).
+
+    Example
+    -------
+    >>> kv = mx.kv.create('local')
+    >>> kv.init('w', mx.nd.zeros((2, 2)))
+    >>> kv.push('w', [mx.nd.ones((2, 2)), mx.nd.ones((2, 2)) * 2])    # summed
+    >>> out = mx.nd.zeros((2, 2))
+    >>> kv.pull('w', out=out)
+    >>> out
+    <BLANKLINE>
+    [[3. 3.]
+     [3. 3.]]
+    <NDArray 2x2 @cpu(0)>
     """
     kind = 'local'
     _type_name = None               # the name given to create(), when it differs from kind

@@ -69,6 +69,23 @@ class Module(BaseModule):
         Arguments that hold states set with :meth:`set_states`.
     compression_params : dict, optional
         Passed to the KVStore's ``set_gradient_compression``.
+
+    Example
+    -------
+    >>> net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=2, name='fc'),
+    ...                            name='softmax')
+    >>> mod = mx.mod.Module(net, data_names=['data'], label_names=['softmax_label'])
+    >>> mod.bind(data_shapes=[('data', (3, 4))], label_shapes=[('softmax_label', (3,))])
+    >>> mod.init_params(mx.init.Zero())
+    >>> mod.forward(mx.io.DataBatch([mx.nd.ones((3, 4))], [mx.nd.zeros(3)]), is_train=False)
+    >>> mod.get_outputs()[0]
+    <BLANKLINE>
+    [[0.5 0.5]
+     [0.5 0.5]
+     [0.5 0.5]]
+    <NDArray 3x2 @cpu(0)>
+    >>> sorted(mod.get_params()[0])
+    ['fc_bias', 'fc_weight']
     """
 
     def __init__(self, symbol, data_names=('data',), label_names=('softmax_label',), logger=logging,

@@ -246,6 +246,29 @@ class NDArray:
     context, ctx : Context
     grad : NDArray or None
         The gradient buffer after :meth:`attach_grad`.
+
+    Example
+    -------
+    >>> x = mx.nd.array([[1, 2], [3, 4]])
+    >>> x
+    <BLANKLINE>
+    [[1. 2.]
+     [3. 4.]]
+    <NDArray 2x2 @cpu(0)>
+    >>> (x * 2 + 1).asnumpy()
+    array([[3., 5.],
+           [7., 9.]], dtype=float32)
+    >>> x.shape, x.dtype, x.context
+    ((2, 2), <class 'numpy.float32'>, cpu(0))
+    >>> x.attach_grad()
+    >>> with mx.autograd.record():
+    ...     y = (x * x).sum()
+    >>> y.backward()
+    >>> x.grad
+    <BLANKLINE>
+    [[2. 4.]
+     [6. 8.]]
+    <NDArray 2x2 @cpu(0)>
     """
     __slots__ = ('_t', '_ctx', '_grad', '__weakref__')
     __array_priority__ = 1000.0

@@ -47,6 +47,16 @@ class Adam(_MomentsOptimizer):
     epsilon : float
     lazy_update : bool
         Sparse-only in MXNet; neomx's gradients are dense.
+
+    Example
+    -------
+    >>> update = mx.optimizer.get_updater(mx.optimizer.Adam(learning_rate=0.1))
+    >>> weight = mx.nd.ones(2)
+    >>> update(0, mx.nd.array([1, -4]), weight)   # the first step moves each weight by about lr
+    >>> weight
+    <BLANKLINE>
+    [0.90000004 1.1       ]
+    <NDArray 2 @cpu(0)>
     """
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8, lazy_update=True, **kwargs):

@@ -38,6 +38,18 @@ class SGD(_MomentumOptimizer):
     lazy_update : bool
         Update only the rows present in a sparse gradient; neomx stores gradients densely,
         so every row is updated.
+
+    Example
+    -------
+    >>> opt = mx.optimizer.SGD(learning_rate=0.1, momentum=0.9)
+    >>> update = mx.optimizer.get_updater(opt)
+    >>> weight = mx.nd.ones(2)
+    >>> update(0, mx.nd.ones(2), weight)          # mom = -0.1; w = 0.9
+    >>> update(0, mx.nd.ones(2), weight)          # mom = 0.9 * -0.1 - 0.1; w = 0.71
+    >>> weight
+    <BLANKLINE>
+    [0.71 0.71]
+    <NDArray 2 @cpu(0)>
     """
 
     def __init__(self, momentum=0.0, lazy_update=True, **kwargs):

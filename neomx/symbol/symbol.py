@@ -231,6 +231,20 @@ class Symbol:
     Symbols are built with ``mx.sym.var`` and the ``mx.sym.<Op>`` functions, composed
     with Python operators, inspected (``list_arguments``, ``infer_shape``), serialized
     (``tojson``) and run through :meth:`bind` / :meth:`simple_bind` / :meth:`eval`.
+
+    Example
+    -------
+    >>> data = mx.sym.var('data')
+    >>> net = mx.sym.FullyConnected(data, num_hidden=3, name='fc')
+    >>> net = mx.sym.Activation(net, act_type='relu', name='relu')
+    >>> net.list_arguments(), net.list_outputs()
+    (['data', 'fc_weight', 'fc_bias'], ['relu_output'])
+    >>> arg_shapes, out_shapes, aux_shapes = net.infer_shape(data=(2, 4))
+    >>> arg_shapes, out_shapes
+    ([(2, 4), (3, 4), (3,)], [(2, 3)])
+    >>> exe = net.simple_bind(mx.cpu(), data=(2, 4))
+    >>> exe.forward(is_train=False, data=mx.nd.ones((2, 4)))[0].shape
+    (2, 3)
     """
     __slots__ = ('_heads', '_cache', '__weakref__')
 
@@ -458,6 +472,14 @@ class Symbol:
         Shapes are given positionally in ``list_arguments`` order or by name; variables'
         ``__shape__`` attributes count as given. Returns ``(None, None, None)`` when some
         shape stays unknown; raises ``MXNetError`` for inconsistent shapes.
+
+        Example
+        -------
+        >>> net = mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=3, name='fc')
+        >>> net.infer_shape(data=(5, 4))
+        ([(5, 4), (3, 4), (3,)], [(5, 3)], [])
+        >>> net.infer_shape_partial(fc_weight=(3, 4))
+        ([(), (3, 4), ()], [()], [])
         """
         from .graph import infer_shape
         return infer_shape(self, self._known(args, kwargs), partial=False)
@@ -499,6 +521,21 @@ class Symbol:
             Gradient buffers; arguments without one get no gradient.
         grad_req : {'write', 'add', 'null'}, or a list/dict of them
         aux_states : list or dict of NDArray, optional
+
+        Example
+        -------
+        >>> a, b = mx.sym.var('a'), mx.sym.var('b')
+        >>> exe = (a * b).bind(mx.cpu(), {'a': mx.nd.array([1, 2]), 'b': mx.nd.array([3, 4])},
+        ...                    args_grad={'a': mx.nd.zeros(2), 'b': mx.nd.zeros(2)})
+        >>> exe.forward(is_train=True)[0]
+        <BLANKLINE>
+        [3. 8.]
+        <NDArray 2 @cpu(0)>
+        >>> exe.backward(mx.nd.ones(2))
+        >>> exe.grad_dict['a']
+        <BLANKLINE>
+        [3. 4.]
+        <NDArray 2 @cpu(0)>
         """
         from ..context import as_context
         from .executor import Executor
@@ -506,7 +543,15 @@ class Symbol:
 
     def simple_bind(self, ctx, grad_req='write', type_dict=None, stype_dict=None, group2ctx=None,
                     shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
-        """An :class:`Executor` with zero-filled arrays of the shapes inferred from ``kwargs``."""
+        """An :class:`Executor` with zero-filled arrays of the shapes inferred from ``kwargs``.
+
+        Example
+        -------
+        >>> net = mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=3, name='fc')
+        >>> exe = net.simple_bind(mx.cpu(), data=(2, 4))
+        >>> sorted((name, arr.shape) for name, arr in exe.arg_dict.items())
+        [('data', (2, 4)), ('fc_bias', (3,)), ('fc_weight', (3, 4))]
+        """
         from ..context import as_context
         from .executor import simple_bind
         return simple_bind(self, as_context(ctx), grad_req, type_dict or {}, kwargs)
@@ -623,6 +668,14 @@ def var(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, ini
     Returns
     -------
     Symbol
+
+    Example
+    -------
+    >>> x = mx.sym.var('x', shape=(2, 3), lr_mult=0.5)
+    >>> x.name, x.attr('__shape__'), x.attr('__lr_mult__')
+    ('x', '(2, 3)', '0.5')
+    >>> (x * 2).infer_shape()[1]
+    [(2, 3)]
     """
     if not isinstance(name, str):
         raise TypeError('Expect a string for variable `name`')

@@ -471,6 +471,13 @@ class DataLoader:
     the DataLoader is garbage-collected or the interpreter exits. An exception in a worker is
     raised again by the iteration, caused by a :class:`WorkerTraceback` holding the worker's
     traceback.
+
+    Example
+    -------
+    >>> dataset = mx.gluon.data.ArrayDataset(mx.nd.arange(10).reshape((5, 2)), np.arange(5))
+    >>> loader = mx.gluon.data.DataLoader(dataset, batch_size=2, last_batch='keep')
+    >>> [(x.shape, y.asnumpy().tolist()) for x, y in loader]
+    [((2, 2), [0, 1]), ((2, 2), [2, 3]), ((1, 2), [4])]
     """
 
     def __init__(self, dataset, batch_size=None, shuffle=False, sampler=None, last_batch=None,

@@ -61,7 +61,16 @@ class Dataset:
 
 
 class SimpleDataset(Dataset):
-    """A dataset over any indexable sequence (a list, a numpy array...)."""
+    """A dataset over any indexable sequence (a list, a numpy array...).
+
+    Example
+    -------
+    >>> dataset = mx.gluon.data.SimpleDataset([1, 2, 3, 4])
+    >>> len(dataset), dataset[2]
+    (4, 3)
+    >>> dataset.transform(lambda x: x * 10)[2]
+    30
+    """
 
     def __init__(self, data):
         self._data = data
@@ -121,6 +130,15 @@ class ArrayDataset(Dataset):
 
     A 1-D NDArray is converted to numpy so its items are scalars, as in MXNet. With one
     array the samples are its items; with several they are tuples.
+
+    Example
+    -------
+    >>> dataset = mx.gluon.data.ArrayDataset(mx.nd.arange(6).reshape((3, 2)), [0, 1, 0])
+    >>> len(dataset)
+    3
+    >>> x, y = dataset[1]
+    >>> x.asnumpy(), y
+    (array([2., 3.], dtype=float32), 1)
     """
 
     def __init__(self, *args):

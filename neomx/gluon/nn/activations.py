@@ -10,7 +10,19 @@ __all__ = ['Activation', 'LeakyReLU', 'PReLU', 'ELU', 'SELU', 'Swish', 'GELU']
 
 
 class Activation(HybridBlock):
-    """``act_type`` applied elementwise: 'relu', 'sigmoid', 'tanh', 'softrelu' or 'softsign'."""
+    """``act_type`` applied elementwise: 'relu', 'sigmoid', 'tanh', 'softrelu' or 'softsign'.
+
+    Shape
+    -----
+    data, out : any shape, the same.
+
+    Example
+    -------
+    >>> mx.gluon.nn.Activation('relu')(mx.nd.array([-1, 2]))
+    <BLANKLINE>
+    [0. 2.]
+    <NDArray 2 @cpu(0)>
+    """
 
     def __init__(self, activation, **kwargs):
         self._act_type = activation
@@ -40,7 +52,19 @@ class _LeakyReLUFamily(HybridBlock):
 
 
 class LeakyReLU(_LeakyReLUFamily):
-    """``x`` for ``x > 0``, ``alpha * x`` otherwise (``alpha >= 0``)."""
+    """``x`` for ``x > 0``, ``alpha * x`` otherwise (``alpha >= 0``).
+
+    Shape
+    -----
+    data, out : any shape, the same.
+
+    Example
+    -------
+    >>> mx.gluon.nn.LeakyReLU(0.1)(mx.nd.array([-1, 2]))
+    <BLANKLINE>
+    [-0.1  2. ]
+    <NDArray 2 @cpu(0)>
+    """
     _act_type = 'leaky'
 
     def __init__(self, alpha, **kwargs):
@@ -53,7 +77,19 @@ class LeakyReLU(_LeakyReLUFamily):
 
 
 class ELU(_LeakyReLUFamily):
-    """``x`` for ``x > 0``, ``alpha * (exp(x) - 1)`` otherwise."""
+    """``x`` for ``x > 0``, ``alpha * (exp(x) - 1)`` otherwise.
+
+    Shape
+    -----
+    data, out : any shape, the same.
+
+    Example
+    -------
+    >>> mx.gluon.nn.ELU()(mx.nd.array([-1, 2]))
+    <BLANKLINE>
+    [-0.63212055  2.        ]
+    <NDArray 2 @cpu(0)>
+    """
     _act_type = 'elu'
     _node_name = None
 
@@ -62,12 +98,36 @@ class ELU(_LeakyReLUFamily):
 
 
 class SELU(_LeakyReLUFamily):
-    """Scaled ELU with the self-normalizing constants (scale 1.0507, alpha 1.6733)."""
+    """Scaled ELU with the self-normalizing constants (scale 1.0507, alpha 1.6733).
+
+    Shape
+    -----
+    data, out : any shape, the same.
+
+    Example
+    -------
+    >>> mx.gluon.nn.SELU()(mx.nd.array([-1, 2]))
+    <BLANKLINE>
+    [-1.1113307  2.101402 ]
+    <NDArray 2 @cpu(0)>
+    """
     _act_type = 'selu'
 
 
 class GELU(_LeakyReLUFamily):
-    """Gaussian error linear unit ``x * Phi(x)`` (erf form)."""
+    """Gaussian error linear unit ``x * Phi(x)`` (erf form).
+
+    Shape
+    -----
+    data, out : any shape, the same.
+
+    Example
+    -------
+    >>> mx.gluon.nn.GELU()(mx.nd.array([-1, 2]))
+    <BLANKLINE>
+    [-0.15865526  1.9544997 ]
+    <NDArray 2 @cpu(0)>
+    """
     _act_type = 'gelu'
 
 
@@ -80,6 +140,19 @@ class PReLU(HybridBlock):
         Initial slope, 0.25 by default.
     in_channels : int
         Number of slopes: 1 shares one slope, else one per channel (axis 1).
+
+    Shape
+    -----
+    data, out : any shape, the same; one slope per channel (axis 1) or one shared.
+
+    Example
+    -------
+    >>> prelu = mx.gluon.nn.PReLU()
+    >>> prelu.initialize()
+    >>> prelu(mx.nd.array([-1, 2]))
+    <BLANKLINE>
+    [-0.25  2.  ]
+    <NDArray 2 @cpu(0)>
     """
 
     def __init__(self, alpha_initializer=initializer.Constant(0.25), in_channels=1, **kwargs):
@@ -92,7 +165,19 @@ class PReLU(HybridBlock):
 
 
 class Swish(HybridBlock):
-    """``x * sigmoid(beta * x)``."""
+    """``x * sigmoid(beta * x)``.
+
+    Shape
+    -----
+    data, out : any shape, the same.
+
+    Example
+    -------
+    >>> mx.gluon.nn.Swish()(mx.nd.array([-1, 2]))
+    <BLANKLINE>
+    [-0.26894143  1.761594  ]
+    <NDArray 2 @cpu(0)>
+    """
 
     def __init__(self, beta=1.0, **kwargs):
         super().__init__(**kwargs)

@@ -49,7 +49,15 @@ class _SequentialMixin:
 class Sequential(_SequentialMixin, Block):
     """Blocks applied one after the other.
 
-    Example: ``net = Sequential(); net.add(Dense(10, activation='relu'), Dense(2))``.
+    Example
+    -------
+    >>> net = mx.gluon.nn.Sequential()
+    >>> net.add(mx.gluon.nn.Dense(4, activation='relu'), mx.gluon.nn.Dense(2))
+    >>> net.initialize()
+    >>> net(mx.nd.ones((3, 5))).shape
+    (3, 2)
+    >>> len(net), net[0]
+    (2, Dense(5 -> 4, Activation(relu)))
     """
 
     def __init__(self, prefix=None, params=None):
@@ -67,7 +75,17 @@ class Sequential(_SequentialMixin, Block):
 
 
 class HybridSequential(_SequentialMixin, HybridBlock):
-    """HybridBlocks applied one after the other (hybridizable as a whole)."""
+    """HybridBlocks applied one after the other (hybridizable as a whole).
+
+    Example
+    -------
+    >>> net = mx.gluon.nn.HybridSequential()
+    >>> net.add(mx.gluon.nn.Dense(4, activation='relu'), mx.gluon.nn.Dense(2))
+    >>> net.initialize()
+    >>> net.hybridize()
+    >>> net(mx.nd.ones((3, 5))).shape
+    (3, 2)
+    """
 
     def __init__(self, prefix=None, params=None):
         super().__init__(prefix=prefix, params=params)
@@ -105,8 +123,25 @@ class Dense(HybridBlock):
     in_units : int
         Input size; 0 defers it to the first forward pass.
 
-    Shapes: ``(batch, in_units)`` (or ``(batch, ...)`` flattened) -> ``(batch, units)``;
-    with ``flatten=False``, ``(..., in_units)`` -> ``(..., units)``.
+    Shape
+    -----
+    data : ``(batch, in_units)``, or ``(batch, x1, ..., xn)`` flattened to ``in_units``;
+        with ``flatten=False``, ``(x1, ..., xn, in_units)``.
+    out : ``(batch, units)``; with ``flatten=False``, ``(x1, ..., xn, units)``.
+
+    Example
+    -------
+    >>> layer = mx.gluon.nn.Dense(2, in_units=3)
+    >>> layer.initialize(mx.init.Constant(0.5))
+    >>> layer(mx.nd.ones((4, 3)))
+    <BLANKLINE>
+    [[1.5 1.5]
+     [1.5 1.5]
+     [1.5 1.5]
+     [1.5 1.5]]
+    <NDArray 4x2 @cpu(0)>
+    >>> mx.gluon.nn.Dense(2, flatten=False, in_units=3)
+    Dense(3 -> 2, linear)
     """
 
     def __init__(self, units, activation=None, use_bias=True, flatten=True, dtype='float32',
@@ -141,6 +176,26 @@ class Dropout(HybridBlock):
     rate : float
     axes : tuple of int
         Axes along which one mask value is shared (variational dropout).
+
+    Shape
+    -----
+    data, out : any shape, the same.
+
+    Example
+    -------
+    >>> mx.random.seed(0)
+    >>> drop = mx.gluon.nn.Dropout(0.5)
+    >>> x = mx.nd.ones((2, 4))
+    >>> drop(x)                 # prediction mode: the identity
+    <BLANKLINE>
+    [[1. 1. 1. 1.]
+     [1. 1. 1. 1.]]
+    <NDArray 2x4 @cpu(0)>
+    >>> with mx.autograd.train_mode():
+    ...     y = drop(x)
+    >>> sorted(set(y.asnumpy().ravel().tolist()))     # zeroed or scaled by 1 / (1 - 0.5)
+    [0.0, 2.0]
+
     """
 
     def __init__(self, rate, axes=(), **kwargs):
@@ -160,7 +215,17 @@ class Dropout(HybridBlock):
 class Embedding(HybridBlock):
     """Look up rows of a ``(input_dim, output_dim)`` weight by integer index.
 
-    Shapes: indices of any shape ``S`` -> ``S + (output_dim,)``.
+    Shape
+    -----
+    data : indices of any shape ``S`` (float or int).
+    out : ``S + (output_dim,)``.
+
+    Example
+    -------
+    >>> emb = mx.gluon.nn.Embedding(10, 3)
+    >>> emb.initialize()
+    >>> emb(mx.nd.array([[1, 2], [3, 9]])).shape
+    (2, 2, 3)
     """
 
     def __init__(self, input_dim, output_dim, dtype='float32', weight_initializer=None,
@@ -182,7 +247,18 @@ class Embedding(HybridBlock):
 
 
 class Flatten(HybridBlock):
-    """Reshape ``(batch, d1, d2, ...)`` to ``(batch, d1 * d2 * ...)``."""
+    """Reshape ``(batch, d1, d2, ...)`` to ``(batch, d1 * d2 * ...)``.
+
+    Shape
+    -----
+    data : ``(batch, d1, ..., dn)``.
+    out : ``(batch, d1 * ... * dn)``.
+
+    Example
+    -------
+    >>> mx.gluon.nn.Flatten()(mx.nd.ones((2, 3, 4))).shape
+    (2, 12)
+    """
 
     def hybrid_forward(self, F, x):
         return F.Flatten(x)
@@ -202,7 +278,19 @@ def _lambda_function(function, namespace):
 
 
 class Lambda(Block):
-    """Wrap a function of NDArrays (or the name of an ``mx.nd`` function) as a Block."""
+    """Wrap a function of NDArrays (or the name of an ``mx.nd`` function) as a Block.
+
+    Example
+    -------
+    >>> mx.gluon.nn.Lambda('tanh')(mx.nd.zeros(2))
+    <BLANKLINE>
+    [0. 0.]
+    <NDArray 2 @cpu(0)>
+    >>> mx.gluon.nn.Lambda(lambda x: x * 2)(mx.nd.ones(2))
+    <BLANKLINE>
+    [2. 2.]
+    <NDArray 2 @cpu(0)>
+    """
 
     def __init__(self, function, prefix=None):
         super().__init__(prefix=prefix)
@@ -216,7 +304,17 @@ class Lambda(Block):
 
 
 class HybridLambda(HybridBlock):
-    """Wrap ``function(F, *inputs)`` (or the name of an operator) as a HybridBlock."""
+    """Wrap ``function(F, *inputs)`` (or the name of an operator) as a HybridBlock.
+
+    Example
+    -------
+    >>> block = mx.gluon.nn.HybridLambda(lambda F, x: F.relu(x) + 1)
+    >>> block.hybridize()
+    >>> block(mx.nd.array([-1, 2]))
+    <BLANKLINE>
+    [1. 3.]
+    <NDArray 2 @cpu(0)>
+    """
 
     def __init__(self, function, prefix=None):
         super().__init__(prefix=prefix)

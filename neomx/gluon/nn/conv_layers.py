@@ -153,23 +153,63 @@ _CONV_DOC = """%dD convolution layer (cross-correlation of learned filters over 
 
 Parameters: ``channels, kernel_size, strides=1, padding=0, dilation=1, groups=1,
 layout='%s', activation=None, use_bias=True, weight_initializer=None,
-bias_initializer='zeros', in_channels=0``; see the module docstring for the output size.
+bias_initializer='zeros', in_channels=0``.
 Weight shape: ``(channels, in_channels // groups, *kernel_size)``.
-"""
+
+Shape
+-----
+data : ``(batch, in_channels, *spatial)`` (layout %s).
+out : ``(batch, channels, *out_spatial)`` with, per spatial axis,
+    ``out = floor((in + 2 * padding - dilation * (kernel_size - 1) - 1) / strides) + 1``.
+
+Example
+-------
+%s"""
 _CONV_T_DOC = """%dD transposed convolution layer (the gradient of a convolution).
 
 Parameters: ``channels, kernel_size, strides=1, padding=0, output_padding=0, dilation=1,
 groups=1, layout='%s', activation=None, use_bias=True, weight_initializer=None,
-bias_initializer='zeros', in_channels=0``; see the module docstring for the output size.
+bias_initializer='zeros', in_channels=0``.
 Weight shape: ``(in_channels, channels // groups, *kernel_size)``.
+
+Shape
+-----
+data : ``(batch, in_channels, *spatial)`` (layout %s).
+out : ``(batch, channels, *out_spatial)`` with, per spatial axis, ``out = (in - 1) * strides
+    - 2 * padding + dilation * (kernel_size - 1) + 1 + output_padding``.
+
+Example
+-------
+%s"""
+
+_CONV_EXAMPLE = """>>> conv = mx.gluon.nn.Conv%dD(channels=4, kernel_size=3, padding=1, strides=2)
+>>> conv.initialize()
+>>> conv(mx.nd.ones((2, 3) + (8,) * %d)).shape
+%s
+>>> conv.weight.shape
+%s
+"""
+_CONV_T_EXAMPLE = """>>> deconv = mx.gluon.nn.Conv%dDTranspose(channels=4, kernel_size=2, strides=2)
+>>> deconv.initialize()
+>>> deconv(mx.nd.ones((2, 3) + (5,) * %d)).shape
+%s
 """
 
-Conv1D = _make_conv(1, 'Conv1D', _CONV_DOC % (1, 'NCW'))
-Conv2D = _make_conv(2, 'Conv2D', _CONV_DOC % (2, 'NCHW'))
-Conv3D = _make_conv(3, 'Conv3D', _CONV_DOC % (3, 'NCDHW'))
-Conv1DTranspose = _make_conv_transpose(1, 'Conv1DTranspose', _CONV_T_DOC % (1, 'NCW'))
-Conv2DTranspose = _make_conv_transpose(2, 'Conv2DTranspose', _CONV_T_DOC % (2, 'NCHW'))
-Conv3DTranspose = _make_conv_transpose(3, 'Conv3DTranspose', _CONV_T_DOC % (3, 'NCDHW'))
+
+def _docs(ndim):
+    """The docstrings of the ``ndim``-D convolution and transposed convolution."""
+    layout = _LAYOUTS[ndim][0]
+    conv = _CONV_EXAMPLE % (ndim, ndim, (2, 4) + (4,) * ndim, (4, 3) + (3,) * ndim)
+    conv_t = _CONV_T_EXAMPLE % (ndim, ndim, (2, 4) + (10,) * ndim)
+    return _CONV_DOC % (ndim, layout, layout, conv), _CONV_T_DOC % (ndim, layout, layout, conv_t)
+
+
+Conv1D = _make_conv(1, 'Conv1D', _docs(1)[0])
+Conv2D = _make_conv(2, 'Conv2D', _docs(2)[0])
+Conv3D = _make_conv(3, 'Conv3D', _docs(3)[0])
+Conv1DTranspose = _make_conv_transpose(1, 'Conv1DTranspose', _docs(1)[1])
+Conv2DTranspose = _make_conv_transpose(2, 'Conv2DTranspose', _docs(2)[1])
+Conv3DTranspose = _make_conv_transpose(3, 'Conv3DTranspose', _docs(3)[1])
 
 
 class ReflectionPad2D(HybridBlock):

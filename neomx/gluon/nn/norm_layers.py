@@ -60,6 +60,29 @@ class BatchNorm(_AffineNorm):
     beta_initializer, gamma_initializer, running_mean_initializer, running_variance_initializer
     in_channels : int
         Number of channels; 0 to infer it.
+
+    Shape
+    -----
+    data, out : ``(batch, channels, ...)`` (channels on ``axis``), the same.
+
+    Example
+    -------
+    >>> bn = mx.gluon.nn.BatchNorm()
+    >>> bn.initialize()
+    >>> x = mx.nd.array([[[1, 3]], [[5, 7]]])      # (batch 2, channels 1, width 2)
+    >>> with mx.autograd.record():                  # training: batch statistics
+    ...     y = bn(x)
+    >>> y
+    <BLANKLINE>
+    [[[-1.3416394  -0.44721314]]
+    <BLANKLINE>
+     [[ 0.44721314  1.3416394 ]]]
+    <NDArray 2x1x2 @cpu(0)>
+    >>> y.backward()                                # MXNet updates the running statistics here
+    >>> bn.running_mean.data()
+    <BLANKLINE>
+    [0.4]
+    <NDArray 1 @cpu(0)>
     """
 
     def __init__(self, axis=1, momentum=0.9, epsilon=1e-5, center=True, scale=True,
@@ -97,8 +120,23 @@ class BatchNorm(_AffineNorm):
 class InstanceNorm(_AffineNorm):
     """Normalize each sample and channel over its spatial positions.
 
-    Shapes: ``(batch, channels, ...)`` (channels on ``axis``) -> the same.
     Note that with the default ``scale=False`` gamma is not learned but still applied.
+
+    Shape
+    -----
+    data, out : ``(batch, channels, ...)`` (channels on ``axis``), the same.
+
+    Example
+    -------
+    >>> norm = mx.gluon.nn.InstanceNorm()
+    >>> norm.initialize()
+    >>> x = mx.nd.array([[[1, 3]], [[5, 7]]])      # (batch 2, channels 1, width 2)
+    >>> norm(x)
+    <BLANKLINE>
+    [[[-0.999995  0.999995]]
+    <BLANKLINE>
+     [[-0.999995  0.999995]]]
+    <NDArray 2x1x2 @cpu(0)>
     """
 
     def __init__(self, axis=1, epsilon=1e-5, center=True, scale=False, beta_initializer='zeros',
@@ -121,7 +159,22 @@ class InstanceNorm(_AffineNorm):
 
 
 class LayerNorm(_AffineNorm):
-    """Normalize each sample over ``axis`` (the last one by default), then scale and shift."""
+    """Normalize each sample over ``axis`` (the last one by default), then scale and shift.
+
+    Shape
+    -----
+    data, out : any shape, the same (``axis`` of size ``in_channels``).
+
+    Example
+    -------
+    >>> norm = mx.gluon.nn.LayerNorm()
+    >>> norm.initialize()
+    >>> norm(mx.nd.array([[1, 3], [5, 9]]))
+    <BLANKLINE>
+    [[-0.999995   0.999995 ]
+     [-0.9999988  0.9999988]]
+    <NDArray 2x2 @cpu(0)>
+    """
 
     def __init__(self, axis=-1, epsilon=1e-5, center=True, scale=True, beta_initializer='zeros',
                  gamma_initializer='ones', in_channels=0, prefix=None, params=None):
@@ -141,7 +194,24 @@ class LayerNorm(_AffineNorm):
 
 class GroupNorm(_AffineNorm):
     """Split the channels (axis 1) into ``num_groups`` groups and normalize each group of
-    each sample; gamma and beta have one value per group (MXNet 1.9.1)."""
+    each sample; gamma and beta have one value per group (MXNet 1.9.1).
+
+    Shape
+    -----
+    data, out : ``(batch, channels, ...)``, the same; ``channels`` a multiple of ``num_groups``.
+
+    Example
+    -------
+    >>> norm = mx.gluon.nn.GroupNorm(num_groups=2)
+    >>> norm.initialize()
+    >>> norm(mx.nd.array([[[1], [3], [5], [9]]]))
+    <BLANKLINE>
+    [[[-0.999995 ]
+      [ 0.999995 ]
+      [-0.9999988]
+      [ 0.9999987]]]
+    <NDArray 1x4x1 @cpu(0)>
+    """
 
     def __init__(self, num_groups=1, epsilon=1e-5, center=True, scale=True,
                  beta_initializer='zeros', gamma_initializer='ones', prefix=None, params=None):

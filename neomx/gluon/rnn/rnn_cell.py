@@ -314,8 +314,27 @@ class RNNCell(_GatedCell):
     prefix : str, optional
     params : ParameterDict, optional
 
-    Inputs: ``inputs`` (N, C) and ``states`` [(N, hidden_size)].
-    Outputs: ``output`` (N, hidden_size) and ``[output]``.
+    Shape
+    -----
+    inputs : ``(N, C)``.
+    states : ``[(N, hidden_size)]``.
+    out : ``output`` ``(N, hidden_size)`` and the new states ``[output]``.
+
+    Example
+    -------
+    >>> cell = mx.gluon.rnn.RNNCell(hidden_size=3, input_size=2)
+    >>> cell.initialize(mx.init.Constant(0.1))
+    >>> out, states = cell(mx.nd.ones((4, 2)), cell.begin_state(batch_size=4))
+    >>> out
+    <BLANKLINE>
+    [[0.19737533 0.19737533 0.19737533]
+     [0.19737533 0.19737533 0.19737533]
+     [0.19737533 0.19737533 0.19737533]
+     [0.19737533 0.19737533 0.19737533]]
+    <NDArray 4x3 @cpu(0)>
+    >>> outputs, states = cell.unroll(5, mx.nd.ones((4, 5, 2)), layout='NTC', merge_outputs=True)
+    >>> outputs.shape
+    (4, 5, 3)
     """
 
     def __init__(self, hidden_size, activation='tanh', i2h_weight_initializer=None,
@@ -363,8 +382,19 @@ class LSTMCell(_GatedCell):
     recurrent_activation : str or callable
         :math:`\sigma`, ``'sigmoid'`` by default.
 
-    Inputs: ``inputs`` (N, C) and ``states`` [h (N, hidden_size), c (N, hidden_size)].
-    Outputs: ``h_t`` and ``[h_t, c_t]``.
+    Shape
+    -----
+    inputs : ``(N, C)``.
+    states : ``[h (N, hidden_size), c (N, hidden_size)]``.
+    out : ``h_t`` ``(N, hidden_size)`` and the new states ``[h_t, c_t]``.
+
+    Example
+    -------
+    >>> cell = mx.gluon.rnn.LSTMCell(hidden_size=3)
+    >>> cell.initialize()
+    >>> out, (h, c) = cell(mx.nd.ones((4, 2)), cell.begin_state(batch_size=4))
+    >>> out.shape, h.shape, c.shape
+    ((4, 3), (4, 3), (4, 3))
     """
     _num_gates = 4
     _num_states = 2
@@ -422,8 +452,19 @@ class GRUCell(_GatedCell):
     prefix : str, optional
     params : ParameterDict, optional
 
-    Inputs: ``inputs`` (N, C) and ``states`` [(N, hidden_size)].
-    Outputs: ``h_t`` and ``[h_t]``.
+    Shape
+    -----
+    inputs : ``(N, C)``.
+    states : ``[(N, hidden_size)]``.
+    out : ``h_t`` ``(N, hidden_size)`` and the new states ``[h_t]``.
+
+    Example
+    -------
+    >>> cell = mx.gluon.rnn.GRUCell(hidden_size=3)
+    >>> cell.initialize()
+    >>> out, states = cell(mx.nd.ones((4, 2)), cell.begin_state(batch_size=4))
+    >>> out.shape, len(states)
+    ((4, 3), 1)
     """
     _num_gates = 3
 

@@ -289,10 +289,21 @@ class RNN(_RNNLayer):
     prefix : str, optional
     params : ParameterDict, optional
 
-    Inputs: ``inputs`` (T, N, C) for 'TNC', (N, T, C) for 'NTC'; optional ``states``
-    [(num_layers * directions, N, hidden_size)].
-    Outputs: ``outputs`` (T, N, directions * hidden_size) in the input's layout, and the
-    final ``states`` when states were given.
+    Shape
+    -----
+    inputs : ``(T, N, C)`` for 'TNC', ``(N, T, C)`` for 'NTC'.
+    states : optional ``[(num_layers * directions, N, hidden_size)]``.
+    out : ``(T, N, directions * hidden_size)`` in the input's layout, and the final states
+        when states were given.
+
+    Example
+    -------
+    >>> layer = mx.gluon.rnn.RNN(hidden_size=5, num_layers=2, layout='NTC')
+    >>> layer.initialize()
+    >>> x = mx.nd.ones((4, 3, 6))                    # (N, T, C)
+    >>> out, states = layer(x, layer.begin_state(batch_size=4))
+    >>> out.shape, states[0].shape
+    ((4, 3, 5), (2, 4, 5))
     """
 
     def __init__(self, hidden_size, num_layers=1, activation='relu', layout='TNC', dropout=0,
@@ -332,11 +343,25 @@ class LSTM(_RNNLayer):
     prefix : str, optional
     params : ParameterDict, optional
 
-    Inputs: ``inputs`` (T, N, C) for 'TNC', (N, T, C) for 'NTC'; optional ``states``
-    [h (num_layers * directions, N, projection_size or hidden_size),
-    c (num_layers * directions, N, hidden_size)].
-    Outputs: ``outputs`` (T, N, directions * (projection_size or hidden_size)) in the
-    input's layout, and the final ``[h, c]`` when states were given.
+    Shape
+    -----
+    inputs : ``(T, N, C)`` for 'TNC', ``(N, T, C)`` for 'NTC'.
+    states : optional ``[h, c]``: h ``(num_layers * directions, N, projection_size or
+        hidden_size)``, c ``(num_layers * directions, N, hidden_size)``.
+    out : ``(T, N, directions * (projection_size or hidden_size))`` in the input's layout,
+        and the final ``[h, c]`` when states were given.
+
+    Example
+    -------
+    >>> layer = mx.gluon.rnn.LSTM(hidden_size=5, num_layers=2)
+    >>> layer.initialize()
+    >>> x = mx.nd.ones((3, 4, 6))                    # (T, N, C)
+    >>> layer(x).shape
+    (3, 4, 5)
+    >>> begin = layer.begin_state(batch_size=4)
+    >>> out, (h, c) = layer(x, begin)
+    >>> out.shape, h.shape, c.shape
+    ((3, 4, 5), (2, 4, 5), (2, 4, 5))
     """
 
     def __init__(self, hidden_size, num_layers=1, layout='TNC', dropout=0, bidirectional=False,
@@ -372,10 +397,21 @@ class GRU(_RNNLayer):
     prefix : str, optional
     params : ParameterDict, optional
 
-    Inputs: ``inputs`` (T, N, C) for 'TNC', (N, T, C) for 'NTC'; optional ``states``
-    [(num_layers * directions, N, hidden_size)].
-    Outputs: ``outputs`` (T, N, directions * hidden_size) in the input's layout, and the
-    final ``states`` when states were given.
+    Shape
+    -----
+    inputs : ``(T, N, C)`` for 'TNC', ``(N, T, C)`` for 'NTC'.
+    states : optional ``[(num_layers * directions, N, hidden_size)]``.
+    out : ``(T, N, directions * hidden_size)`` in the input's layout, and the final states
+        when states were given.
+
+    Example
+    -------
+    >>> layer = mx.gluon.rnn.GRU(hidden_size=5, num_layers=2, layout='NTC', bidirectional=True)
+    >>> layer.initialize()
+    >>> x = mx.nd.ones((4, 3, 6))                    # (N, T, C)
+    >>> out, states = layer(x, layer.begin_state(batch_size=4))
+    >>> out.shape, states[0].shape
+    ((4, 3, 10), (4, 4, 5))
     """
 
     def __init__(self, hidden_size, num_layers=1, layout='TNC', dropout=0, bidirectional=False,
