@@ -5,11 +5,16 @@ Every case runs 2 worker processes on this host, started by ``python -m neomx.la
 same workers, round after round, interleaved:
 
 * ``dist_sync`` push+pull of ResNet-50's parameters (161 arrays, 25.6M float32), against one
-  ``torch.distributed.all_reduce`` (gloo) of a flat buffer of the same bytes;
+  ``torch.distributed.all_reduce`` (gloo) of a flat buffer of the same bytes, and against
+  plain torch doing the work MXNet's semantics ask for on top of that all_reduce: copy the
+  pushed arrays into the flat buffer (the store must not sum into the caller's arrays), then
+  copy the sums out into the pulled arrays (which must not alias the stored values);
 * a LeNet training step (batch 64 per worker, SGD) under ``dist_sync`` against the same step
   of one process alone (worker 0 while worker 1 waits; batch 64, one thread), and against
   the same distributed step with the Trainer's pushes started from backward's gradient hooks
-  (``NEOMX_TRAINER_OVERLAP=1``) instead of at the step (the default);
+  (``NEOMX_TRAINER_OVERLAP=1``) instead of at the step (the default); and, to tell the cost
+  of communicating from that of two processes computing at once, both workers taking the
+  single-process step at the same time (no store) against worker 0 taking it alone;
 * the same two jobs in MXNet 1.9.1 (``~/mxref``) with ps-lite: one scheduler, one server and
   2 workers on 127.0.0.1 set up with ``DMLC_*`` variables by hand; the ratio is neomx's time
   (the measurement of the rows above) over MXNet's. Left out when the oracle is absent.
@@ -78,12 +83,21 @@ def worker_push_pull():
         kv.push(keys, grads)
         kv.pull(keys, out=outs)
 
-    flat = torch.ones(sum(int(torch.Size(s).numel()) for s in shapes))
+    sizes = [int(torch.Size(s).numel()) for s in shapes]
+    flat = torch.ones(sum(sizes))
 
     def torch_side():
         dist.all_reduce(flat)
 
-    seconds = _best_of_rounds([neomx_side, torch_side], 2, dist.barrier)
+    grad_ts, out_ts = [g._t for g in grads], [o._t for o in outs]
+
+    def torch_with_copies():
+        torch.cat([g.reshape(-1) for g in grad_ts], out=flat)
+        dist.all_reduce(flat)
+        for o, part in zip(out_ts, flat.split(sizes)):
+            o.copy_(part.view(o.shape))
+
+    seconds = _best_of_rounds([neomx_side, torch_side, torch_with_copies], 2, dist.barrier)
     assert outs[0].asnumpy().flat[0] == kv.num_workers
     _report(kv.rank, *seconds)
 
@@ -132,7 +146,7 @@ def worker_lenet():
         if kv.rank == 0:
             alone_step()
 
-    seconds = _best_of_rounds([dist_step, alone_side, from_backward], 10, dist.barrier)
+    seconds = _best_of_rounds([dist_step, alone_side, from_backward, alone_step], 10, dist.barrier)
     _report(kv.rank, *seconds)
 
 
@@ -241,20 +255,36 @@ _VS_MXNET = ('torch column: MXNet 1.9.1 dist_sync with ps-lite, 1 scheduler + 1 
 
 
 def bench_push_pull():
-    neomx_s, torch_s = _run_neomx('push_pull')
+    neomx_s, torch_s, _ = _run_neomx('push_pull')
     return Result(_PUSH_PULL, neomx_s, torch_s, 1.2,
                   'torch column: one torch.distributed.all_reduce (gloo) of a flat buffer of the same bytes; '
                   'best of %d interleaved rounds' % ROUNDS)
 
 
+def bench_push_pull_copies():
+    neomx_s, _, copies_s = _run_neomx('push_pull')
+    return Result(_PUSH_PULL + ': vs all_reduce plus the copies in and out', neomx_s, copies_s, 1.05,
+                  'torch column: plain torch copying the 161 pushed arrays into one flat buffer (torch.cat), '
+                  'one all_reduce of it, copying it out into the 161 pulled arrays, unpipelined')
+
+
 def bench_lenet_step():
-    dist_s, alone_s, _ = _run_neomx('lenet')
+    dist_s, alone_s, _, _ = _run_neomx('lenet')
     return Result(_LENET, dist_s, alone_s, 1.3,
                   'torch column: the same step in one process alone (neomx, batch 64, 1 thread)')
 
 
+def bench_lenet_two_alone():
+    _, alone_s, _, both_alone_s = _run_neomx('lenet')
+    return Result(_LENET + ': no store, both workers at once vs worker 0 alone', both_alone_s, alone_s,
+                  float('inf'),
+                  'no target: what two processes computing at once cost each other, without communicating '
+                  '(the part of the row above that no store can remove). neomx column: both workers take '
+                  'the single-process step at the same time, torch column: worker 0 alone (both neomx)')
+
+
 def bench_lenet_overlap():
-    at_step_s, _, from_backward_s = _run_neomx('lenet')
+    at_step_s, _, from_backward_s, _ = _run_neomx('lenet')
     return Result(_LENET + ': gradients sent from backward vs at the step', from_backward_s, at_step_s, 1.0,
                   'neomx column: the Trainer starts pushes from the gradient hooks (NEOMX_TRAINER_OVERLAP=1), '
                   'torch column: pushes at the step (the default) (both neomx)')
@@ -269,7 +299,8 @@ def _against_mxnet(case, name):
     return bench
 
 
-BENCHMARKS = [bench_push_pull, bench_lenet_step, bench_lenet_overlap] + (
+BENCHMARKS = [bench_push_pull, bench_push_pull_copies, bench_lenet_step, bench_lenet_two_alone,
+              bench_lenet_overlap] + (
     [_against_mxnet('push_pull', _PUSH_PULL), _against_mxnet('lenet', _LENET)]
     if os.path.exists(MXNET_PYTHON) else [])
 

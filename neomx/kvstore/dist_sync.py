@@ -167,7 +167,7 @@ class DistSyncKVStore(GroupMember, KVStore):
         """Store the sums, or hand them to the updater (one fused call for the built-in one)."""
         if self._updater is None:
             for target, s in zip(targets, sums):
-                if s.data_ptr() != target._t.data_ptr():
+                if s is not target._t:      # else summed in place (resident buffers)
                     target._t.copy_(s)
             return
         merged = [_new(s, t.context) for s, t in zip(sums, targets)]
@@ -198,17 +198,14 @@ class DistSyncKVStore(GroupMember, KVStore):
             for bucket in plan_buckets(nbytes):
                 bucket = [positions[i] for i in bucket]
                 keys = [pairs[p][0] for p in bucket]
+                bucket_targets = [targets[p] for p in bucket]
                 if self._updater is None:       # the sums become the stored values: reduce in place
-                    flat = self._flats.resident(keys, [targets[p] for p in bucket], dtype, device)
+                    flat, views = self._flats.resident(keys, bucket_targets, dtype, device)
                 else:
-                    flat = self._flats.scratch(keys, sum(targets[p]._t.numel() for p in bucket), dtype, device)
-                views, offset = [], 0
-                for p in bucket:
-                    view = flat[offset:offset + targets[p]._t.numel()].view(targets[p]._t.shape)
+                    flat, views = self._flats.scratch(keys, [t._t.shape for t in bucket_targets], dtype, device)
+                for p, view in zip(bucket, views):
                     _local_sum(pairs[p][1], view)
-                    views.append(view)
-                    offset += view.numel()
-                yield _InFlight(what, keys, views, [targets[p] for p in bucket], [stored[p] for p in bucket],
+                yield _InFlight(what, keys, views, bucket_targets, [stored[p] for p in bucket],
                                 self._comm.start_allreduce(what, flat))
 
     def _compressed_sums(self, what, pairs, targets):
@@ -250,10 +247,10 @@ class DistSyncKVStore(GroupMember, KVStore):
             self._finish(bucket)
             for k in bucket.keys:
                 for value, outs in waiting.pop(k, ()):
-                    self._broadcast_to(value, outs)
+                    _copy_out(value, outs)
         for requests in waiting.values():
             for value, outs in requests:
-                self._broadcast_to(value, outs)
+                _copy_out(value, outs)
 
     @autograd.untracked
     def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
@@ -309,6 +306,12 @@ def _key_list(pairs, limit=8):
     keys = [k for k, _ in pairs]
     text = ', '.join(map(repr, keys[:limit]))
     return text + (', ... (%d keys)' % len(keys) if len(keys) > limit else '')
+
+
+def _copy_out(value, outs):
+    """A pull's copies (no graph: the callers are untracked)."""
+    for o in outs:
+        o._t.copy_(value._t)
 
 
 def _local_sum(arrays, out):

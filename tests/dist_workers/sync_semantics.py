@@ -44,6 +44,22 @@ outs = [mx.nd.zeros(s) for s in shapes]
 kv.pushpull(keys, [mx.nd.ones(s) * (rank + 1) * (i + 1) for i, s in enumerate(shapes)], out=outs)
 for i, o in enumerate(outs):
     assert (o.asnumpy() == total * (i + 1)).all(), i
+# the same arrays pushed and pulled step after step stay the caller's own: writing them after
+# a push or a pull changes neither the sums nor the stored values, and a push writes nothing
+grads = [mx.nd.zeros(s) for s in shapes]
+for step in range(2):
+    for g in grads:
+        g[:] = (rank + 1) * (step + 1)
+    kv.push(keys, grads)
+    for g in grads:
+        g[:] = 100                  # after the push, before its sums are read
+    kv.pull(keys, out=outs)
+    for o in outs:
+        assert (o.asnumpy() == total * (step + 1)).all(), step
+        o[:] = -1
+    kv.pull(keys, out=outs)         # the store still holds the sums
+    assert all((o.asnumpy() == total * (step + 1)).all() for o in outs), step
+    assert all((g.asnumpy() == 100).all() for g in grads), step
 # broadcast and row_sparse_pull
 b = mx.nd.zeros((3, 2))
 kv.broadcast('b', mx.nd.array(np.arange(6).reshape(3, 2) + 10 * rank), out=b)
