@@ -393,7 +393,9 @@ class Block:
 
     def __call__(self, *args):
         if autograd._STATE.recording or not torch.is_grad_enabled():
-            return self._call_with_hooks(args)
+            if self._forward_pre_hooks or self._forward_hooks:
+                return self._call_with_hooks(args)
+            return self.forward(*args)      # no hooks, as nearly always: one frame less
         # Outside record() a forward pass builds no graph, in every thread.
         return autograd.run_without_graph(self._call_with_hooks, args)
 
