@@ -279,7 +279,8 @@ def _is_ndarray(x):
 
 
 def _heads_and_grads(heads, head_grads):
-    if _is_ndarray(heads):
+    # a list (what NDArray.backward passes) is known without hasattr, whose failure costs
+    if type(heads) is not list and _is_ndarray(heads):
         heads = [heads]
         if head_grads is not None and _is_ndarray(head_grads):
             head_grads = [head_grads]

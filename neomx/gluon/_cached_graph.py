@@ -248,13 +248,13 @@ class CachedGraph:
         DeferredInitializationError
             While some parameter waits for its shape (see :meth:`complete_deferred`).
         """
-        key = self._key(flat_args, ctx)
+        key = self._key(flat_args, ctx) if self._shape_dependent else ctx
         bound = self._bound.get(key)
         if bound is None or bound.layout_version != _parameter._layout_version:
             bound = self._bind(ctx, key, flat_args)
         tensors = [flat_args[i]._t for i in self._data_positions]
         tensors.extend(bound.param_tensors or [a._t for a in bound.arrays])
-        if autograd.is_recording():
+        if autograd._STATE.recording:
             return [_new(t, ctx) for t in autograd.run_recorded(bound.run, tensors)]
         run = bound.run if autograd.is_training() else bound.infer
         # No graph outside record(), whatever torch's grad mode of the thread.

@@ -411,7 +411,9 @@ class Block:
 
     def __call__(self, *args):
         if autograd._STATE.recording or not torch.is_grad_enabled():
-            return self._call_with_hooks(args)
+            if self._forward_pre_hooks or self._forward_hooks:
+                return self._call_with_hooks(args)
+            return self.forward(*args)      # no hooks, as nearly always: one frame less
         # Outside record() a forward pass builds no graph, in every thread.
         return autograd.run_without_graph(self._call_with_hooks, args)
 
@@ -696,10 +698,12 @@ class HybridBlock(Block):
             For inputs mixing NDArrays and Symbols, holding neither, or, hybridized, on
             several contexts or holding other values than arrays and None.
         """
-        if not args and isinstance(x, NDArray):          # net(x), the common call
-            if self._active and not _IMPERATIVE_ONLY.active:
-                return self._call_cached_graph((x,))
-            return self._forward_imperative(x, args)
+        if isinstance(x, NDArray):
+            hybridized = self._active and not _IMPERATIVE_ONLY.active
+            if not args:                    # net(x), the common call
+                return self._call_cached_graph((x,)) if hybridized else self._forward_imperative(x, args)
+            if not hybridized and len(args) == 1 and isinstance(args[0], NDArray):
+                return self._forward_imperative(x, args)    # loss(pred, label): nothing to check
         has_symbol, contexts = input_kinds((x,) + args)
         if has_symbol:
             return self._forward_symbolic(x, args)

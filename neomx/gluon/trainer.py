@@ -15,6 +15,7 @@ from ..optimizer import state_format
 from . import parameter
 from .parameter import Parameter, ParameterDict
 from .trainer_kvstore import choose_kvstore, follows_mxnet_table
+from .trainer_layout import TrainedLayout
 from .trainer_overlap import GradientOverlap, can_overlap
 
 __all__ = ['Trainer']
@@ -81,8 +82,8 @@ class Trainer:
         self._kv_initialized = False
         self._distributed = False
         self._params_to_init = []
-        self._trained_cache = None
-        self._trained_version = None
+        self._layout_cache = None
+        self._layout_version = None
         self._overlap = None
         self._overlap_for = None
         self._overlap_layout = None
@@ -257,17 +258,17 @@ class Trainer:
                               'update_on_kvstore=True and when distributed kvstore is used.')
         self._optimizer.rescale_grad = scale
 
-    def _trained(self):
-        """``[(index, Parameter, arrays per context)]`` of the parameters that get gradients.
+    def _layout(self):
+        """The :class:`TrainedLayout` of the parameters, rebuilt only when some Parameter
+        got new arrays or a new ``grad_req`` (``parameter._layout_version`` changed)."""
+        if self._layout_version != parameter._layout_version:
+            self._layout_cache = TrainedLayout(self._params)
+            self._layout_version = parameter._layout_version
+        return self._layout_cache
 
-        Built once and reused by every step until some Parameter gets new arrays or a new
-        ``grad_req`` (``parameter._layout_version`` changes).
-        """
-        if self._trained_version != parameter._layout_version:
-            self._trained_cache = [(i, p, p._list_arrays()) for i, p in enumerate(self._params)
-                                   if p.grad_req != 'null']
-            self._trained_version = parameter._layout_version
-        return self._trained_cache
+    def _trained(self):
+        """``[(index, Parameter, arrays per context)]`` of the parameters that get gradients."""
+        return self._layout().trained
 
     def _gradient_overlap(self, trained):
         """The :class:`GradientOverlap` of ``trained`` (None where pushes wait for the step)."""
@@ -305,7 +306,22 @@ class Trainer:
                 self._kvstore.pushpull(key, grad, priority=-key)
 
     def _update(self, ignore_stale_grad):
-        trained = self._trained()
+        layout = self._layout()
+        slots = layout.grad_slots()
+        if self._update_on_kvstore or not layout.per_context or not all(map(_is_fresh, slots)):
+            self._update_some(layout.trained, ignore_stale_grad)
+        else:       # every gradient written since the last step, as in nearly every step
+            num_contexts = len(layout.per_context)
+            for ctx_pos, (updater, weights) in enumerate(zip(self._updaters, layout.per_context)):
+                updater(layout.indices, [slot.buf for slot in slots[ctx_pos::num_contexts]], weights)
+        for slot in slots:
+            if slot is not None:
+                slot.fresh = False
+
+    def _update_some(self, trained, ignore_stale_grad):
+        """The update through the KVStore, or when some gradient is stale: MXNet's warning
+        (raised), or with ``ignore_stale_grad`` the update of the parameters whose gradients
+        are fresh."""
         slots = [[arr._grad for arr in arrays] for _, _, arrays in trained]
         if not ignore_stale_grad:
             _check_fresh(trained, slots)
@@ -314,21 +330,17 @@ class Trainer:
             keys = [i for (i, p, _), grads in zip(trained, slots)
                     if all(map(_is_fresh, grads)) and p._stype == 'default']
             self._kvstore.pull(keys, [self._params[i]._list_arrays() for i in keys])
-        else:
-            for ctx_pos, updater in enumerate(self._updaters):
-                indices, grads, weights = [], [], []
-                for (i, _, arrays), ctx_slots in zip(trained, slots):
-                    slot = ctx_slots[ctx_pos]
-                    if slot is not None and slot.fresh:
-                        indices.append(i)
-                        grads.append(slot.buf)
-                        weights.append(arrays[ctx_pos])
-                if indices:
-                    updater(indices, grads, weights)
-        for ctx_slots in slots:
-            for slot in ctx_slots:
-                if slot is not None:
-                    slot.fresh = False
+            return
+        for ctx_pos, updater in enumerate(self._updaters):
+            indices, grads, weights = [], [], []
+            for (i, _, arrays), ctx_slots in zip(trained, slots):
+                slot = ctx_slots[ctx_pos]
+                if slot is not None and slot.fresh:
+                    indices.append(i)
+                    grads.append(slot.buf)
+                    weights.append(arrays[ctx_pos])
+            if indices:
+                updater(indices, grads, weights)
 
     # --------------------------------------------------------------- states
     def save_states(self, fname):

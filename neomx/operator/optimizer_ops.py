@@ -127,8 +127,9 @@ def _ema_sq_(avgs, xs, decay):
 
 
 def _weight_decay_(weights, lrs, wds):
-    """``w *= 1 - lr * wd`` (decoupled weight decay)."""
-    _scale_(weights, [1.0 - lr * wd for lr, wd in zip(lrs, wds)])
+    """``w *= 1 - lr * wd`` (decoupled weight decay); nothing to do without decay."""
+    if any(wds):
+        _scale_(weights, [1.0 - lr * wd for lr, wd in zip(lrs, wds)])
 
 
 # ------------------------------------------------------------------ kernels

@@ -7,6 +7,8 @@ The rule itself runs unchanged on the gathered rows, which are then written back
 """
 import torch
 
+from ..ndarray.ndarray import NDArray
+
 
 def lazy_rows(optimizer, grad):
     """The rows to update for ``grad`` (an NDArray), or None for a whole (dense) update."""
@@ -39,7 +41,7 @@ def _scatter(state, part, rows, nrows):
 def step_lazily(optimizer, indices, weights, grads, grad_arrays, states, lrs, wds):
     """``optimizer._step`` over tensors, restricted to the held rows of row_sparse gradients."""
     for g in grad_arrays:       # dense gradients, nearly always: one fused step
-        if getattr(g, 'stype', 'default') == 'row_sparse':
+        if type(g) is not NDArray and getattr(g, 'stype', 'default') == 'row_sparse':
             break
     else:
         optimizer._step(indices, weights, grads, states, lrs, wds)

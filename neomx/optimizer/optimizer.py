@@ -169,14 +169,18 @@ class Optimizer:
 
     def _multiplied(self, base, indices, mults, param_attr):
         """``base`` times each index's multiplier: Gluon parameter, then index, then name."""
-        out = [base] * len(indices)
-        for i, index in enumerate(indices):
-            if index in self.param_dict:
-                out[i] *= getattr(self.param_dict[index], param_attr)
+        param_dict, idx2name = self.param_dict, self.idx2name
+        out = []
+        for index in indices:
+            param = param_dict.get(index)
+            if param is not None:
+                out.append(base * getattr(param, param_attr))
             elif index in mults:
-                out[i] *= mults[index]
-            elif index in self.idx2name:
-                out[i] *= mults.get(self.idx2name[index], 1.0)
+                out.append(base * mults[index])
+            elif index in idx2name:
+                out.append(base * mults.get(idx2name[index], 1.0))
+            else:
+                out.append(base)
         return out
 
     def _get_lrs(self, indices):
@@ -204,11 +208,12 @@ class Optimizer:
 
     def _update_count(self, index):
         """Count one more update of each index; ``num_update`` is the largest count."""
-        counts = self._index_update_count
+        counts, begin, largest = self._index_update_count, self.begin_num_update, self.num_update
         for idx in (index if isinstance(index, (list, tuple)) else (index,)):
-            counts[idx] = counts.get(idx, self.begin_num_update) + 1
-            if counts[idx] > self.num_update:
-                self.num_update = counts[idx]
+            count = counts[idx] = counts.get(idx, begin) + 1
+            if count > largest:
+                largest = count
+        self.num_update = largest
 
     # ----------------------------------------------------------------- states
     def create_state(self, index, weight):
@@ -331,21 +336,22 @@ class Optimizer:
                               [grads[p] for p in positions], [states[p] for p in positions], multi_precision)
 
     def _apply_group(self, indices, weights, grads, states, multi_precision):
-        for w, g in zip(weights, grads):
-            if w._t.shape != g._t.shape:
+        weights_t = [w._t for w in weights]
+        grads_t = [g._t for g in grads]
+        for w, g in zip(weights_t, grads_t):
+            if w.shape != g.shape:
                 raise MXNetError('%s.update: weight shape %s and gradient shape %s differ'
-                                 % (type(self).__name__, w.shape, g.shape))
+                                 % (type(self).__name__, tuple(w.shape), tuple(g.shape)))
         self._update_count(indices)
         lrs = self._get_lrs(indices)
         wds = self._get_wds(indices)
-        grads_t = [g._t for g in grads]
-        if multi_precision and self.multi_precision and weights[0]._t.dtype in _LOW_PRECISION:
+        if multi_precision and self.multi_precision and weights_t[0].dtype in _LOW_PRECISION:
             masters, inner = zip(*(self._split_master(s) for s in states))
             masters_t = [m._t for m in masters]
             step_lazily(self, indices, masters_t, grads_t, grads, [_tensors(s) for s in inner], lrs, wds)
-            torch._foreach_copy_([w._t for w in weights], masters_t)
+            torch._foreach_copy_(weights_t, masters_t)
         else:
-            step_lazily(self, indices, [w._t for w in weights], grads_t, grads,
+            step_lazily(self, indices, weights_t, grads_t, grads,
                         [None if s is None else _tensors(s) for s in states], lrs, wds)
 
     def __getstate__(self):
@@ -384,15 +390,16 @@ class Updater:
         if not weights:
             return
         indices = [i.decode() if isinstance(i, bytes) else i for i in indices]
-        self.optimizer._set_current_context(weights[0].context.device_id)
+        optimizer, states, synced = self.optimizer, self.states, self.states_synced
+        optimizer._set_current_context(weights[0]._ctx.device_id)
         for idx, w in zip(indices, weights):
-            if idx not in self.states:
-                self.states[idx] = self.optimizer.create_state_multi_precision(idx, w)
-                self.states_synced[idx] = True
-            elif not self.states_synced[idx]:
-                self.states[idx] = self.sync_state_context(self.states[idx], w.context)
-                self.states_synced[idx] = True
-        self.optimizer.update_multi(indices, weights, grads, [self.states[i] for i in indices])
+            if idx not in states:
+                states[idx] = optimizer.create_state_multi_precision(idx, w)
+                synced[idx] = True
+            elif not synced[idx]:
+                states[idx] = self.sync_state_context(states[idx], w.context)
+                synced[idx] = True
+        optimizer.update_multi(indices, weights, grads, [states[i] for i in indices])
 
     def sync_state_context(self, state, context):
         """The state with its arrays moved to ``context`` (after loading)."""
