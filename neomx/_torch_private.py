@@ -3,7 +3,8 @@
 neomx keeps its hot paths close to raw torch through a few of torch's private functions: the
 multi-tensor ``torch._foreach_*`` family (optimizer updates), the plain grad-mode setter and
 the backward engine (autograd), the fused RNN kernels of ``torch._VF`` (the ``RNN``
-operator) and oneDNN's ``torch.ops.mkldnn`` convolutions (inference rewrites). Each is looked
+operator), oneDNN's ``torch.ops.mkldnn`` convolutions (inference rewrites) and inductor's
+freezing switch (``hybridize(backend='inductor')``). Each is looked
 up here, once; where a torch release renames or drops one, its public equivalent runs
 instead (slower, same values). A torch upgrade therefore touches this file only, and
 ``tests/test_torch_private.py`` runs every fallback against the private path.
@@ -17,12 +18,13 @@ Example
 >>> [y.tolist() for y in ys]
 [[3.0, 3.0], [2.0, 2.0, 2.0]]
 """
+import contextlib
 import functools
 
 import torch
 
 __all__ = ['foreach', 'per_tensor', 'set_grad_enabled', 'engine_run_backward', 'rnn_kernel',
-           'onednn_ops', 'has_lapack']
+           'onednn_ops', 'has_lapack', 'inductor_freezing']
 
 
 # ------------------------------------------------------------------ foreach
@@ -124,6 +126,16 @@ def onednn_ops():
         return ops if ops._convolution_pointwise.binary and ops._reorder_convolution_weight else None
     except (AttributeError, RuntimeError):
         return None
+
+
+def inductor_freezing():
+    """A context in which inductor compiles with ``freezing`` (parameters as constants):
+    its config switch, which ``torch.compile``'s per-call ``options`` cannot set; a no-op
+    context where this torch has no such switch (compiling then proceeds without it)."""
+    config = getattr(getattr(torch, '_inductor', None), 'config', None)
+    if config is None or not hasattr(config, 'freezing'):
+        return contextlib.nullcontext()
+    return config.patch(freezing=True)
 
 
 def has_lapack():

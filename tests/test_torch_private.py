@@ -105,3 +105,12 @@ def test_build_capabilities():
     P.set_grad_enabled(not previous)
     assert torch.is_grad_enabled() is (not previous)
     P.set_grad_enabled(previous)
+
+
+def test_inductor_freezing_switch_and_its_absence(monkeypatch):
+    import torch._inductor.config as config
+    with P.inductor_freezing():
+        assert config.freezing is True
+    monkeypatch.delattr(config, 'freezing', raising=False)
+    with P.inductor_freezing():     # a torch without the switch: compiling goes on without it
+        pass

@@ -38,6 +38,7 @@ import torch
 
 from .. import autograd
 from .._memory import pool_host_memory
+from .._torch_private import inductor_freezing
 from ..base import MXNetError
 from ..ndarray import NDArray
 from ..ndarray.ndarray import _new
@@ -519,7 +520,7 @@ class TorchCompiled:
         def run_frozen(tensors):
             # Compilation happens inside the call (again for new shapes), where inductor
             # reads its global config; its per-call ``options`` leave freezing off.
-            with torch._inductor.config.patch(freezing=True):
+            with inductor_freezing():
                 return compiled_module(*tensors[:num_data])
         return run_frozen
 

@@ -1,8 +1,9 @@
 """Optimizer update operators (``mx.nd.sgd_update``, ``adam_update``...) and their kernels.
 
 Every update rule is written once, as a *multi-tensor kernel*: a function that updates a
-list of weights (and their states) in place with the ``torch._foreach_*`` family, so one
-call updates a whole model in a few fused passes over memory. The kernels serve twice:
+list of weights (and their states) in place with torch's multi-tensor ``_foreach_*``
+family (through :mod:`neomx._torch_private`), so one call updates a whole model in a few
+fused passes over memory. The kernels serve twice:
 
 * ``mx.optimizer`` calls them with all the parameters of a step at once (its fused path),
   or with a list of one (``Optimizer.update``);
@@ -18,6 +19,7 @@ folded into a scalar instead of spending a pass over memory on it.
 """
 import torch
 
+from .._torch_private import foreach
 from .dtype_rules import DTypeRule
 from .registry import (register, check, variadic_name, FLOAT, FLOATS, INT, BOOL)
 
@@ -35,21 +37,21 @@ def add_scaled_(ys, xs, alphas):
     first = alphas[0]
     if first == first and alphas.count(first) == len(alphas):     # all equal (and not NaN)
         if first != 0:
-            torch._foreach_add_(ys, xs, alpha=first)
+            foreach.add_(ys, xs, alpha=first)
         return
     groups = {}
     for i, a in enumerate(alphas):
         groups.setdefault(a, []).append(i)
     for a, idx in groups.items():
         if a != 0:
-            torch._foreach_add_([ys[i] for i in idx], [xs[i] for i in idx], alpha=a)
+            foreach.add_([ys[i] for i in idx], [xs[i] for i in idx], alpha=a)
 
 
 def _scale_(ys, factors):
     """``ys[i] *= factors[i]`` in place, skipped where every factor is 1."""
     factors = list(factors)
     if factors.count(1) != len(factors):
-        torch._foreach_mul_(ys, factors)
+        foreach.mul_(ys, factors)
 
 
 def effective_grads(grads, rescale, clip, like, weights=None, wds=None, fold=False):
@@ -85,9 +87,9 @@ def effective_grads(grads, rescale, clip, like, weights=None, wds=None, fold=Fal
         return g, rescale
     if rescale != 1:
         if fresh:
-            torch._foreach_mul_(g, rescale)
+            foreach.mul_(g, rescale)
         else:
-            g = torch._foreach_mul(g, rescale)
+            g = foreach.mul(g, rescale)
             fresh = True
     if with_wd:
         if not fresh:
@@ -96,34 +98,34 @@ def effective_grads(grads, rescale, clip, like, weights=None, wds=None, fold=Fal
         add_scaled_(g, weights, wds)
     if clip >= 0:
         if not fresh:
-            g = torch._foreach_clamp_min(g, -clip)
+            g = foreach.clamp_min(g, -clip)
         else:
-            torch._foreach_clamp_min_(g, -clip)
-        torch._foreach_clamp_max_(g, clip)
+            foreach.clamp_min_(g, -clip)
+        foreach.clamp_max_(g, clip)
     return g, 1.0
 
 
 def _denominator(vs, eps, eps_inside=False):
     """``sqrt(v) + eps`` (or ``sqrt(v + eps)``) as new tensors."""
     if eps_inside:
-        d = torch._foreach_add(vs, eps)
-        torch._foreach_sqrt_(d)
+        d = foreach.add(vs, eps)
+        foreach.sqrt_(d)
         return d
-    d = torch._foreach_sqrt(vs)
-    torch._foreach_add_(d, eps)
+    d = foreach.sqrt(vs)
+    foreach.add_(d, eps)
     return d
 
 
 def _ema_(avgs, xs, decay):
     """``avg = decay * avg + (1 - decay) * x`` in place."""
-    torch._foreach_mul_(avgs, decay)
-    torch._foreach_add_(avgs, xs, alpha=1.0 - decay)
+    foreach.mul_(avgs, decay)
+    foreach.add_(avgs, xs, alpha=1.0 - decay)
 
 
 def _ema_sq_(avgs, xs, decay):
     """``avg = decay * avg + (1 - decay) * x * x`` in place."""
-    torch._foreach_mul_(avgs, decay)
-    torch._foreach_addcmul_(avgs, xs, xs, value=1.0 - decay)
+    foreach.mul_(avgs, decay)
+    foreach.addcmul_(avgs, xs, xs, value=1.0 - decay)
 
 
 def _weight_decay_(weights, lrs, wds):
@@ -143,11 +145,11 @@ def sgd_(weights, grads, lrs, wds, rescale=1.0, clip=-1.0):
 def sgd_mom_(weights, grads, moms, lrs, wds, momentum, rescale=1.0, clip=-1.0):
     """SGD with momentum: ``mom = momentum * mom - lr * wd * w - lr * g; w += mom``."""
     g, f = effective_grads(grads, rescale, clip, weights, fold=True)
-    torch._foreach_mul_(moms, momentum)
+    foreach.mul_(moms, momentum)
     if any(wd != 0 for wd in wds):
         add_scaled_(moms, weights, [-lr * wd for lr, wd in zip(lrs, wds)])
     add_scaled_(moms, g, [-lr * f for lr in lrs])
-    torch._foreach_add_(weights, moms)
+    foreach.add_(weights, moms)
 
 
 def nag_mom_(weights, grads, moms, lrs, wds, momentum, rescale=1.0, clip=-1.0):
@@ -158,18 +160,18 @@ def nag_mom_(weights, grads, moms, lrs, wds, momentum, rescale=1.0, clip=-1.0):
     writes the weight before it reads it again for the momentum).
     """
     g, _ = effective_grads(grads, rescale, clip, weights)
-    step = torch._foreach_mul(g, [-lr for lr in lrs])
+    step = foreach.mul(g, [-lr for lr in lrs])
     decays = [-lr * wd for lr, wd in zip(lrs, wds)]
     full_step = step
     if any(d != 0 for d in decays):
         full_step = [s.clone() for s in step]
         add_scaled_(full_step, weights, decays)
-    lookahead = torch._foreach_mul(moms, momentum)
-    torch._foreach_add_(lookahead, full_step)
-    torch._foreach_add_(weights, lookahead, alpha=momentum)
-    torch._foreach_add_(weights, full_step)
-    torch._foreach_mul_(moms, momentum)
-    torch._foreach_add_(moms, step)
+    lookahead = foreach.mul(moms, momentum)
+    foreach.add_(lookahead, full_step)
+    foreach.add_(weights, lookahead, alpha=momentum)
+    foreach.add_(weights, full_step)
+    foreach.mul_(moms, momentum)
+    foreach.add_(moms, step)
     add_scaled_(moms, weights, decays)
 
 
@@ -182,7 +184,7 @@ def adam_(weights, grads, means, variances, lrs, wds, beta1, beta2, epsilon, res
     g, _ = effective_grads(grads, rescale, clip, weights, weights, wds)
     _ema_(means, g, beta1)
     _ema_sq_(variances, g, beta2)
-    torch._foreach_addcdiv_(weights, means, _denominator(variances, epsilon), [-lr for lr in lrs])
+    foreach.addcdiv_(weights, means, _denominator(variances, epsilon), [-lr for lr in lrs])
 
 
 def adamw_(weights, grads, means, variances, lrs, wds, etas, beta1, beta2, epsilon, rescale=1.0,
@@ -192,21 +194,21 @@ def adamw_(weights, grads, means, variances, lrs, wds, etas, beta1, beta2, epsil
     _ema_(means, g, beta1)
     _ema_sq_(variances, g, beta2)
     _weight_decay_(weights, etas, wds)
-    torch._foreach_addcdiv_(weights, means, _denominator(variances, epsilon),
+    foreach.addcdiv_(weights, means, _denominator(variances, epsilon),
                           [-eta * lr for eta, lr in zip(etas, lrs)])
 
 
 def _clip_weights_(weights, bound):
     if bound >= 0:
-        torch._foreach_clamp_min_(weights, -bound)
-        torch._foreach_clamp_max_(weights, bound)
+        foreach.clamp_min_(weights, -bound)
+        foreach.clamp_max_(weights, bound)
 
 
 def rmsprop_(weights, grads, ns, lrs, wds, gamma1, epsilon, rescale=1.0, clip=-1.0, clip_weights=-1.0):
     """RMSProp (Tieleman & Hinton): ``n = gamma1 * n + (1 - gamma1) * g**2; w -= lr * g / sqrt(n + eps)``."""
     g, _ = effective_grads(grads, rescale, clip, weights, weights, wds)
     _ema_sq_(ns, g, gamma1)
-    torch._foreach_addcdiv_(weights, g, _denominator(ns, epsilon, eps_inside=True), [-lr for lr in lrs])
+    foreach.addcdiv_(weights, g, _denominator(ns, epsilon, eps_inside=True), [-lr for lr in lrs])
     _clip_weights_(weights, clip_weights)
 
 
@@ -220,12 +222,12 @@ def rmspropalex_(weights, grads, ns, gs, deltas, lrs, wds, gamma1, gamma2, epsil
     g, _ = effective_grads(grads, rescale, clip, weights, weights, wds)
     _ema_sq_(ns, g, gamma1)
     _ema_(gs, g, gamma1)
-    var = torch._foreach_addcmul(ns, gs, gs, value=-1.0)
-    torch._foreach_add_(var, epsilon)
-    torch._foreach_sqrt_(var)
-    torch._foreach_mul_(deltas, gamma2)
-    torch._foreach_addcdiv_(deltas, g, var, [-lr for lr in lrs])
-    torch._foreach_add_(weights, deltas)
+    var = foreach.addcmul(ns, gs, gs, value=-1.0)
+    foreach.add_(var, epsilon)
+    foreach.sqrt_(var)
+    foreach.mul_(deltas, gamma2)
+    foreach.addcdiv_(deltas, g, var, [-lr for lr in lrs])
+    foreach.add_(weights, deltas)
     _clip_weights_(weights, clip_weights)
 
 
@@ -236,14 +238,14 @@ def ftrl_(weights, grads, zs, ns, lrs, wds, lamda1, beta, rescale=1.0, clip=-1.0
     ``w = (sign(z) * lamda1 - z) / ((beta + sqrt(n)) / lr + wd)`` where ``|z| > lamda1``, else 0.
     """
     g, _ = effective_grads(grads, rescale, clip, weights)
-    old_sqrt_n = torch._foreach_sqrt(ns)
-    torch._foreach_addcmul_(ns, g, g)
-    sigma = torch._foreach_sqrt(ns)
-    torch._foreach_sub_(sigma, old_sqrt_n)
-    torch._foreach_mul_(sigma, weights)
-    torch._foreach_add_(zs, g)
-    torch._foreach_mul_(sigma, [1.0 / lr for lr in lrs])
-    torch._foreach_sub_(zs, sigma)
+    old_sqrt_n = foreach.sqrt(ns)
+    foreach.addcmul_(ns, g, g)
+    sigma = foreach.sqrt(ns)
+    foreach.sub_(sigma, old_sqrt_n)
+    foreach.mul_(sigma, weights)
+    foreach.add_(zs, g)
+    foreach.mul_(sigma, [1.0 / lr for lr in lrs])
+    foreach.sub_(zs, sigma)
     for w, z, n, lr, wd in zip(weights, zs, ns, lrs, wds):
         shrunk = torch.sign(z) * lamda1 - z
         denom = (beta + n.sqrt()) / lr + wd
@@ -258,24 +260,24 @@ def ftml_(weights, grads, ds, vs, zs, lrs, wds, ts, beta1, beta2, epsilon, resca
     """
     g, _ = effective_grads(grads, rescale, clip, weights, weights, wds)
     _ema_sq_(vs, g, beta2)
-    d_new = torch._foreach_mul(vs, [1.0 / (1.0 - beta2 ** t) for t in ts])
-    torch._foreach_sqrt_(d_new)
-    torch._foreach_add_(d_new, epsilon)
-    torch._foreach_mul_(d_new, [(1.0 - beta1 ** t) / lr for t, lr in zip(ts, lrs)])
-    sigma = torch._foreach_mul(ds, -beta1)
-    torch._foreach_add_(sigma, d_new)
-    torch._foreach_mul_(zs, beta1)
-    torch._foreach_add_(zs, g, alpha=1.0 - beta1)
-    torch._foreach_addcmul_(zs, sigma, weights, value=-1.0)
-    torch._foreach_copy_(ds, d_new)
-    new_weights = torch._foreach_div(zs, d_new)
-    torch._foreach_neg_(new_weights)
-    torch._foreach_copy_(weights, new_weights)
+    d_new = foreach.mul(vs, [1.0 / (1.0 - beta2 ** t) for t in ts])
+    foreach.sqrt_(d_new)
+    foreach.add_(d_new, epsilon)
+    foreach.mul_(d_new, [(1.0 - beta1 ** t) / lr for t, lr in zip(ts, lrs)])
+    sigma = foreach.mul(ds, -beta1)
+    foreach.add_(sigma, d_new)
+    foreach.mul_(zs, beta1)
+    foreach.add_(zs, g, alpha=1.0 - beta1)
+    foreach.addcmul_(zs, sigma, weights, value=-1.0)
+    foreach.copy_(ds, d_new)
+    new_weights = foreach.div(zs, d_new)
+    foreach.neg_(new_weights)
+    foreach.copy_(weights, new_weights)
 
 
 def signsgd_(weights, grads, lrs, wds, rescale=1.0, clip=-1.0):
     """signSGD: ``w = (1 - lr * wd) * w - lr * sign(g)`` (rescaling and clipping cannot change a sign)."""
-    signs = torch._foreach_sign(grads)
+    signs = foreach.sign(grads)
     _weight_decay_(weights, lrs, wds)
     add_scaled_(weights, signs, [-lr for lr in lrs])
 
@@ -287,12 +289,12 @@ def signum_(weights, grads, moms, lrs, wds, momentum, wd_lh=0.0, rescale=1.0, cl
     ``w = (1 - lr * wd_lh) * w + lr * sign(mom)``.
     """
     g, f = effective_grads(grads, rescale, clip, weights, fold=True)
-    torch._foreach_mul_(moms, momentum)
+    foreach.mul_(moms, momentum)
     if any(wd != 0 for wd in wds):
         add_scaled_(moms, weights, [-(1.0 - momentum) * wd for wd in wds])
-    torch._foreach_add_(moms, g, alpha=-(1.0 - momentum) * f)
+    foreach.add_(moms, g, alpha=-(1.0 - momentum) * f)
     _weight_decay_(weights, lrs, [wd_lh] * len(lrs))
-    add_scaled_(weights, torch._foreach_sign(moms), list(lrs))
+    add_scaled_(weights, foreach.sign(moms), list(lrs))
 
 
 def lamb_phase1(weights, grads, means, variances, wds, ts, beta1, beta2, epsilon, bias_correction=True,
@@ -306,14 +308,14 @@ def lamb_phase1(weights, grads, means, variances, wds, ts, beta1, beta2, epsilon
     _ema_(means, g, beta1)
     _ema_sq_(variances, g, beta2)
     if bias_correction:
-        m_hat = torch._foreach_mul(means, [1.0 / (1.0 - beta1 ** t) for t in ts])
-        v_hat = torch._foreach_mul(variances, [1.0 / (1.0 - beta2 ** t) for t in ts])
-        torch._foreach_sqrt_(v_hat)
+        m_hat = foreach.mul(means, [1.0 / (1.0 - beta1 ** t) for t in ts])
+        v_hat = foreach.mul(variances, [1.0 / (1.0 - beta2 ** t) for t in ts])
+        foreach.sqrt_(v_hat)
     else:
         m_hat = [m.clone() for m in means]
-        v_hat = torch._foreach_sqrt(variances)
-    torch._foreach_add_(v_hat, epsilon)
-    torch._foreach_div_(m_hat, v_hat)
+        v_hat = foreach.sqrt(variances)
+    foreach.add_(v_hat, epsilon)
+    foreach.div_(m_hat, v_hat)
     add_scaled_(m_hat, weights, list(wds))
     return m_hat
 
@@ -336,9 +338,9 @@ def lamb_phase2_(weights, directions, r1s, r2s, lrs, lower_bound=-1.0, upper_bou
 def adagrad_(weights, grads, histories, lrs, wds, epsilon, rescale=1.0, clip=-1.0):
     """AdaGrad: ``h += g**2; w -= lr * (g / sqrt(h + eps) + wd * w)``."""
     g, _ = effective_grads(grads, rescale, clip, weights)
-    torch._foreach_addcmul_(histories, g, g)
+    foreach.addcmul_(histories, g, g)
     _weight_decay_(weights, lrs, wds)
-    torch._foreach_addcdiv_(weights, g, _denominator(histories, epsilon, eps_inside=True), [-lr for lr in lrs])
+    foreach.addcdiv_(weights, g, _denominator(histories, epsilon, eps_inside=True), [-lr for lr in lrs])
 
 
 def adadelta_(weights, grads, acc_gs, acc_deltas, wds, rho, epsilon, rescale=1.0, clip=-1.0):
@@ -350,20 +352,20 @@ def adadelta_(weights, grads, acc_gs, acc_deltas, wds, rho, epsilon, rescale=1.0
     g, _ = effective_grads(grads, rescale, clip, weights)
     _ema_sq_(acc_gs, g, rho)
     delta = _denominator(acc_deltas, epsilon, eps_inside=True)
-    torch._foreach_div_(delta, _denominator(acc_gs, epsilon, eps_inside=True))
-    torch._foreach_mul_(delta, g)
+    foreach.div_(delta, _denominator(acc_gs, epsilon, eps_inside=True))
+    foreach.mul_(delta, g)
     _ema_sq_(acc_deltas, delta, rho)
     _weight_decay_(weights, [1.0] * len(wds), wds)
-    torch._foreach_sub_(weights, delta)
+    foreach.sub_(weights, delta)
 
 
 def adamax_(weights, grads, means, norms, lrs, wds, beta1, beta2, rescale=1.0, clip=-1.0):
     """AdaMax (Kingma & Ba, sec. 7): ``u = max(beta2 * u, |g|); w -= lr * m / u`` (bias correction in ``lrs``)."""
     g, _ = effective_grads(grads, rescale, clip, weights, weights, wds)
     _ema_(means, g, beta1)
-    torch._foreach_mul_(norms, beta2)
-    torch._foreach_maximum_(norms, torch._foreach_abs(g))
-    torch._foreach_addcdiv_(weights, means, norms, [-lr for lr in lrs])
+    foreach.mul_(norms, beta2)
+    foreach.maximum_(norms, foreach.abs(g))
+    foreach.addcdiv_(weights, means, norms, [-lr for lr in lrs])
 
 
 def nadam_(weights, grads, means, variances, lrs, wds, beta1, beta2, epsilon, schedules, rescale=1.0,
@@ -376,12 +378,12 @@ def nadam_(weights, grads, means, variances, lrs, wds, beta1, beta2, epsilon, sc
     g, _ = effective_grads(grads, rescale, clip, weights, weights, wds)
     _ema_(means, g, beta1)
     _ema_sq_(variances, g, beta2)
-    step = torch._foreach_mul(g, [(1.0 - mu_t) / (1.0 - sched) for mu_t, _, sched, _, _ in schedules])
-    torch._foreach_add_(step, torch._foreach_mul(means, [mu_t1 / (1.0 - nxt) for _, mu_t1, _, nxt, _ in schedules]))
-    denom = torch._foreach_mul(variances, [1.0 / (1.0 - beta2 ** t) for *_, t in schedules])
-    torch._foreach_sqrt_(denom)
-    torch._foreach_add_(denom, epsilon)
-    torch._foreach_addcdiv_(weights, step, denom, [-lr for lr in lrs])
+    step = foreach.mul(g, [(1.0 - mu_t) / (1.0 - sched) for mu_t, _, sched, _, _ in schedules])
+    foreach.add_(step, foreach.mul(means, [mu_t1 / (1.0 - nxt) for _, mu_t1, _, nxt, _ in schedules]))
+    denom = foreach.mul(variances, [1.0 / (1.0 - beta2 ** t) for *_, t in schedules])
+    foreach.sqrt_(denom)
+    foreach.add_(denom, epsilon)
+    foreach.addcdiv_(weights, step, denom, [-lr for lr in lrs])
 
 
 def dcasgd_(weights, grads, moms, previous, lrs, wds, momentum, lamda, rescale=1.0, clip=-1.0):
@@ -392,19 +394,19 @@ def dcasgd_(weights, grads, moms, previous, lrs, wds, momentum, lamda, rescale=1
     ``moms`` is None without momentum.
     """
     g, _ = effective_grads(grads, rescale, clip, weights)
-    step = torch._foreach_sub(weights, previous)
-    torch._foreach_mul_(step, g)
-    torch._foreach_mul_(step, g)
-    torch._foreach_mul_(step, lamda)
-    torch._foreach_add_(step, g)
+    step = foreach.sub(weights, previous)
+    foreach.mul_(step, g)
+    foreach.mul_(step, g)
+    foreach.mul_(step, lamda)
+    foreach.add_(step, g)
     add_scaled_(step, weights, list(wds))
-    torch._foreach_mul_(step, [-lr for lr in lrs])
+    foreach.mul_(step, [-lr for lr in lrs])
     if moms is not None:
-        torch._foreach_mul_(moms, momentum)
-        torch._foreach_add_(moms, step)
+        foreach.mul_(moms, momentum)
+        foreach.add_(moms, step)
         step = moms
-    torch._foreach_copy_(previous, weights)
-    torch._foreach_add_(weights, step)
+    foreach.copy_(previous, weights)
+    foreach.add_(weights, step)
 
 
 def sgld_(weights, grads, lrs, wds, rescale=1.0, clip=-1.0):

@@ -2,8 +2,7 @@
 AdaDelta, RMSProp, Ftrl, FTML."""
 import math
 
-import torch
-
+from .._torch_private import foreach
 from ..ndarray.ndarray import zeros
 from ..operator import optimizer_ops as K
 from .optimizer import Optimizer, register
@@ -168,7 +167,7 @@ class LAMB(_MomentsOptimizer):
         directions = K.lamb_phase1(weights, grads, means, variances, wds, self._counts(indices), self.beta1,
                                    self.beta2, self.epsilon, self.bias_correction, self.rescale_grad,
                                    self._clip())
-        K.lamb_phase2_(weights, directions, torch._foreach_norm(weights), torch._foreach_norm(directions), lrs,
+        K.lamb_phase2_(weights, directions, foreach.norm(weights), foreach.norm(directions), lrs,
                        self.lower_bound or -1.0, self.upper_bound or -1.0)
 
 

@@ -14,6 +14,7 @@ import warnings
 import torch
 
 from .. import autograd
+from .._torch_private import foreach
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
 from . import state_format
@@ -349,7 +350,7 @@ class Optimizer:
             masters, inner = zip(*(self._split_master(s) for s in states))
             masters_t = [m._t for m in masters]
             step_lazily(self, indices, masters_t, grads_t, grads, [_tensors(s) for s in inner], lrs, wds)
-            torch._foreach_copy_(weights_t, masters_t)
+            foreach.copy_(weights_t, masters_t)
         else:
             step_lazily(self, indices, weights_t, grads_t, grads,
                         [None if s is None else _tensors(s) for s in states], lrs, wds)

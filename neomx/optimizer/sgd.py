@@ -1,6 +1,7 @@
 """The SGD family: SGD, NAG, Signum, LARS, DCASGD, SGLD."""
 import torch
 
+from .._torch_private import foreach
 from ..ndarray.ndarray import zeros
 from ..operator import optimizer_ops as K
 from .optimizer import Optimizer, register
@@ -148,8 +149,8 @@ class LARS(SGD):
         scaled = [p for p, i in enumerate(indices) if self._is_scaled(i)]
         if not scaled:
             return lrs
-        norms = torch.stack(torch._foreach_norm([weights[p].float() for p in scaled])
-                            + torch._foreach_norm([grads[p].float() for p in scaled])).tolist()
+        norms = torch.stack(foreach.norm([weights[p].float() for p in scaled])
+                            + foreach.norm([grads[p].float() for p in scaled])).tolist()
         lrs = list(lrs)
         for k, p in enumerate(scaled):
             w_norm, g_norm = norms[k], norms[len(scaled) + k] * self.rescale_grad
