@@ -29,6 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import neomx as mx  # noqa: E402
 from benchmarks.bench_gluon import _lenet, _mlp, _torch_lenet, _torch_mlp, neomx_train_step, torch_train_step  # noqa: E402
 from benchmarks.bench_hybridize import _lenet as _hybrid_lenet, _mlp as _hybrid_mlp  # noqa: E402
+from benchmarks.bench_kvstore import push_pull_steps  # noqa: E402
 from benchmarks.common import Result  # noqa: E402
 
 
@@ -114,27 +115,7 @@ def bench_add():
 
 
 def bench_device_store():
-    gpu, keys, size = mx.gpu(0), list(range(20)), 1 << 20
-    grads = [[mx.nd.ones((size,), gpu) for _ in range(4)] for _ in keys]
-    outs = [[mx.nd.zeros((size,), gpu) for _ in range(4)] for _ in keys]
-    kv = mx.kv.create('device')
-    kv.init(keys, [mx.nd.zeros((size,), gpu) for _ in keys])
-
-    def neomx_step():
-        kv.push(keys, grads)
-        kv.pull(keys, out=outs)
-
-    grads_t, outs_t = [[g._t for g in row] for row in grads], [[o._t for o in row] for row in outs]
-    stored = [torch.zeros(size, device='cuda') for _ in keys]
-
-    def torch_step():
-        for row, target in zip(grads_t, stored):
-            torch.add(row[0], row[1], out=target)
-            for g in row[2:]:
-                target.add_(g)
-        for target, dests in zip(stored, outs_t):
-            for d in dests:
-                d.copy_(target)
+    neomx_step, torch_step = push_pull_steps('device', [mx.gpu(0)] * 4)
     return gpu_compare('GPU kvstore device push+pull (20 keys x 1M f32, 4 copies)', neomx_step, torch_step, 1.3,
                        'sums and copies in plain torch on the same GPU')
 

@@ -121,7 +121,7 @@ def main(argv=None):
               % (res.name, res.neomx_s * 1e6, res.torch_s * 1e6, res.ratio, res.target,
                  'yes' if res.ok else '**no**', res.note), flush=True)
     if args.write:
-        run._write(rows, partial=True)
+        run._write(rows, {'bench_train_vs_mxnet'}, partial=True)
 
 
 if __name__ == '__main__':
