@@ -36,6 +36,16 @@ def _grads(params):
 X = mx.nd.array(np.arange(8, dtype='float32').reshape(2, 4) / 8)
 
 
+def _stepped_once():
+    """A net, its parameters and a plain SGD Trainer after one backward and step."""
+    net = _net()
+    params = net.collect_params()
+    trainer = gluon.Trainer(params, 'sgd', {'learning_rate': 0.1})
+    _backward(net, X)
+    trainer.step(1)
+    return net, params, trainer
+
+
 def test_fresh_step_follows_sgd_with_momentum_wd_and_lr_mult():
     net = _net()
     params = net.collect_params()
@@ -55,11 +65,7 @@ def test_fresh_step_follows_sgd_with_momentum_wd_and_lr_mult():
 
 
 def test_stale_gradient_raises_and_ignore_updates_only_fresh_ones():
-    net = _net()
-    params = net.collect_params()
-    trainer = gluon.Trainer(params, 'sgd', {'learning_rate': 0.1})
-    _backward(net, X)
-    trainer.step(1)
+    net, params, trainer = _stepped_once()
     with pytest.raises(UserWarning, match='has not been updated by backward'):
         trainer.step(1)                     # no backward since the last step
     first = net[0]
@@ -75,12 +81,8 @@ def test_stale_gradient_raises_and_ignore_updates_only_fresh_ones():
 
 
 def test_grad_req_changes_between_steps_are_followed():
-    net = _net()
-    params = net.collect_params()
+    net, params, trainer = _stepped_once()
     frozen = net[1].weight
-    trainer = gluon.Trainer(params, 'sgd', {'learning_rate': 0.1})
-    _backward(net, X)
-    trainer.step(1)
     frozen.grad_req = 'null'
     before = _values(params)
     _backward(net, X)
@@ -97,11 +99,7 @@ def test_grad_req_changes_between_steps_are_followed():
 
 
 def test_a_new_gradient_buffer_is_read_by_the_next_step():
-    net = _net()
-    params = net.collect_params()
-    trainer = gluon.Trainer(params, 'sgd', {'learning_rate': 0.1})
-    _backward(net, X)
-    trainer.step(1)
+    net, params, trainer = _stepped_once()
     bias = net[0].bias
     bias.data().attach_grad()               # a new buffer (slot), same parameter layout
     before = _values(params)
