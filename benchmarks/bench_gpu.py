@@ -89,12 +89,12 @@ def _step_pair(net, model, x_shape, classes):
 def _training_rows(what, eager, hybrid, torch_model, x_shape, target):
     rows = []
     note = 'torch.nn + torch.optim.SGD(foreach=True), same layers, on the same GPU'
-    variants = [('Gluon eager', eager(), {}), ('hybridized', hybrid(), {'hybridize': {}}),
+    variants = [('Gluon eager', eager(), None), ('hybridized', hybrid(), {}),
                 ('hybridized static_alloc+static_shape (CUDA graphs)', hybrid(),
-                 {'hybridize': {'static_alloc': True, 'static_shape': True}})]
-    for label, net, options in variants:
-        if 'hybridize' in options:
-            net.hybridize(**options['hybridize'])
+                 {'static_alloc': True, 'static_shape': True})]
+    for label, net, flags in variants:     # flags: hybridize's, None for the eager net
+        if flags is not None:
+            net.hybridize(**flags)
         step, torch_step = _step_pair(net, torch_model(), x_shape, 10)
         rows.append(gpu_compare('GPU %s training step, %s' % (what, label), step, torch_step, target, note))
     return rows
