@@ -2,7 +2,7 @@
 
 neomx keeps its hot paths close to raw torch through a few of torch's private functions: the
 multi-tensor ``torch._foreach_*`` family (optimizer updates), the plain grad-mode setter and
-the backward engine (autograd), the fused RNN kernels of ``torch._VF`` (the ``RNN``
+the backward engine (autograd), torch's fused SGD kernel (momentum updates in one pass), the fused RNN kernels of ``torch._VF`` (the ``RNN``
 operator), oneDNN's ``torch.ops.mkldnn`` convolutions (inference rewrites) and inductor's
 freezing switch (``hybridize(backend='inductor')``). Each is looked
 up here, once; where a torch release renames or drops one, its public equivalent runs
@@ -23,8 +23,8 @@ import functools
 
 import torch
 
-__all__ = ['foreach', 'per_tensor', 'set_grad_enabled', 'engine_run_backward', 'rnn_kernel',
-           'onednn_ops', 'has_lapack', 'inductor_freezing']
+__all__ = ['foreach', 'per_tensor', 'momentum_sgd_', 'set_grad_enabled', 'engine_run_backward',
+           'rnn_kernel', 'onednn_ops', 'has_lapack', 'inductor_freezing']
 
 
 # ------------------------------------------------------------------ foreach
@@ -62,6 +62,54 @@ class _Foreach:
 
 
 foreach = _Foreach()
+
+
+# ------------------------------------------------------------------ fused SGD
+_FUSED_SGD_DTYPES = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
+
+
+@functools.lru_cache(maxsize=None)
+def _fused_sgd_runs_on(device_type, dtype):
+    """Whether ``torch._fused_sgd_`` exists and runs for tensors of this device type and dtype
+    (tried once on a one-element tensor)."""
+    kernel = getattr(torch, '_fused_sgd_', None)
+    if kernel is None or dtype not in _FUSED_SGD_DTYPES:
+        return False
+    try:
+        probe = [torch.ones(1, dtype=dtype, device=device_type)]
+        kernel(probe, [torch.ones_like(probe[0])], [torch.zeros_like(probe[0])], weight_decay=0.0,
+               momentum=0.5, lr=-1.0, dampening=2.0, nesterov=False, maximize=False, is_first_step=False)
+        return probe[0].item() == 0.0      # mom = 0.5 * 0 - 1 * 1; w = 1 + mom
+    except (RuntimeError, NotImplementedError, TypeError):
+        return False
+
+
+def momentum_sgd_(weights, grads, moms, momentum, step, decay):
+    """In place, for every tensor: ``mom = momentum * mom + step * (grad + decay * weight);
+    weight += mom`` (MXNet's momentum form: the buffer holds the learning rate's sign and
+    size). One pass over memory through torch's fused SGD kernel, given ``lr`` -1 and
+    ``dampening`` 1 - ``step`` to express that form, where it runs for these tensors (one
+    device and dtype, contiguous); else foreach's three passes. ``grads`` are not modified.
+
+    Example
+    -------
+    >>> w, g, m = [torch.ones(2)], [torch.ones(2)], [torch.zeros(2)]
+    >>> momentum_sgd_(w, g, m, 0.9, -0.5, 0.0)
+    >>> w[0].tolist(), m[0].tolist()
+    ([0.5, 0.5], [-0.5, -0.5])
+    """
+    first = weights[0]
+    if (_fused_sgd_runs_on(first.device.type, first.dtype)
+            and all(t.dtype == first.dtype and t.device == first.device and t.is_contiguous()
+                    for group in (weights, grads, moms) for t in group)):
+        torch._fused_sgd_(weights, grads, moms, weight_decay=decay, momentum=momentum, lr=-1.0,
+                          dampening=1.0 - step, nesterov=False, maximize=False, is_first_step=False)
+        return
+    foreach.mul_(moms, momentum)
+    if decay != 0:
+        foreach.add_(moms, weights, alpha=step * decay)
+    foreach.add_(moms, grads, alpha=step)
+    foreach.add_(weights, moms)
 
 
 # ------------------------------------------------------------------ autograd

@@ -105,6 +105,28 @@ def test_fused_equals_one_at_a_time(name):
         np.testing.assert_allclose(a.asnumpy(), b.asnumpy(), rtol=1e-6, atol=1e-7)
 
 
+@pytest.mark.parametrize('rescale', [0.8, 0.0])
+def test_sgd_momentum_without_clipping_follows_mxnet_formula_per_rate_group(rescale):
+    # no clip: the rescale factor is folded into the fused update, per (lr, wd) group
+    weights, grads = _model(3)
+    opt = mx.optimizer.SGD(learning_rate=0.1, momentum=0.9, wd=0.02, rescale_grad=rescale)
+    opt.set_lr_mult({1: 0.5})
+    opt.set_wd_mult({2: 3.0})
+    lrs, wds = [0.1, 0.05, 0.1], [0.02, 0.02, 0.06]
+    ws = [mx.nd.array(w) for w in weights]
+    states = [opt.create_state(i, w) for i, w in enumerate(ws)]
+    want_w = [w.astype('float64') for w in weights]
+    want_m = [np.zeros_like(w) for w in want_w]
+    for step in grads:
+        opt.update_multi([0, 1, 2], ws, [mx.nd.array(g) for g in step], states)
+        for i, g in enumerate(step):
+            want_m[i] = 0.9 * want_m[i] - lrs[i] * (rescale * g + wds[i] * want_w[i])
+            want_w[i] = want_w[i] + want_m[i]
+    for w, m, ww, wm in zip(ws, states, want_w, want_m):
+        np.testing.assert_allclose(w.asnumpy(), ww, rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(m.asnumpy(), wm, rtol=1e-6, atol=1e-7)
+
+
 def test_sgld_noise_scale():
     torch.manual_seed(0)
     opt = mx.optimizer.SGLD(learning_rate=0.04)

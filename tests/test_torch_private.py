@@ -50,6 +50,36 @@ def test_foreach_resolves_once_and_falls_back_for_missing_names(monkeypatch):
     assert [t.tolist() for t in ops.sqrt([torch.tensor([4.0, 9.0])])] == [[2.0, 3.0]]
 
 
+@pytest.mark.parametrize('dtype', [torch.float32, torch.float64])
+@pytest.mark.parametrize('decay', [0.0, 0.25])
+def test_momentum_sgd_fused_matches_the_foreach_passes_and_mxnet_formula(monkeypatch, dtype, decay):
+    if not P._fused_sgd_runs_on('cpu', dtype):
+        pytest.skip('this torch has no CPU fused SGD kernel')
+    weights = [t.to(dtype) for t in _tensors((5,), (3, 4))]
+    grads = [t.to(dtype) for t in _tensors((5,), (3, 4))]
+    moms = [t.to(dtype) for t in _tensors((5,), (3, 4))]
+    grads_before = [g.clone() for g in grads]
+    want_w = [w + (0.9 * m - 0.05 * (g + decay * w)) for w, g, m in zip(weights, grads, moms)]
+    want_m = [0.9 * m - 0.05 * (g + decay * w) for w, g, m in zip(weights, grads, moms)]
+    fused = [[t.clone() for t in group] for group in (weights, grads, moms)]
+    P.momentum_sgd_(*fused, 0.9, -0.05, decay)
+    monkeypatch.setattr(P, '_fused_sgd_runs_on', lambda device, dtype: False)
+    passes = [[t.clone() for t in group] for group in (weights, grads, moms)]
+    P.momentum_sgd_(*passes, 0.9, -0.05, decay)
+    for got in (fused, passes):
+        for w, m, ww, wm in zip(got[0], got[2], want_w, want_m):
+            torch.testing.assert_close(w, ww)
+            torch.testing.assert_close(m, wm)
+        assert all(torch.equal(g, b) for g, b in zip(got[1], grads_before))
+
+
+def test_momentum_sgd_takes_the_passes_for_mixed_or_strided_tensors():
+    w = torch.ones(4, 2).t()                       # not contiguous
+    g, m = torch.ones(2, 4), torch.zeros(2, 4)
+    P.momentum_sgd_([w], [g], [m], 0.5, -1.0, 0.0)
+    assert w.tolist() == [[0.0] * 4] * 2 and m.tolist() == [[-1.0] * 4] * 2
+
+
 def _rnn_case(mode, bidirectional, proj):
     torch.manual_seed(1)
     kwargs = {'nonlinearity': mode[4:]} if mode.startswith('rnn_') else {}

@@ -214,8 +214,10 @@ def _single_tap_convolution(data, weight, bias, taps):
     position = 0
     for tap, size in zip(taps, weight.shape[2:]):
         position = position * size + tap
-    # one select on the flattened kernel: its gradient is one zero-filled filter array
-    out = F.linear(data.flatten(1), weight.flatten(2)[:, :, position], bias)
+    # one select on the flattened kernel (its gradient: one zero-filled filter array), copied
+    # once: the matrix products of forward and backward then share it instead of each
+    # gathering the strided filters
+    out = F.linear(data.flatten(1), weight.flatten(2)[:, :, position].contiguous(), bias)
     return out.reshape(out.shape + (1,) * len(taps))
 
 

@@ -19,7 +19,7 @@ folded into a scalar instead of spending a pass over memory on it.
 """
 import torch
 
-from .._torch_private import foreach
+from .._torch_private import foreach, momentum_sgd_
 from .dtype_rules import DTypeRule
 from .registry import (register, check, variadic_name, FLOAT, FLOATS, INT, BOOL)
 
@@ -45,6 +45,22 @@ def add_scaled_(ys, xs, alphas):
     for a, idx in groups.items():
         if a != 0:
             foreach.add_([ys[i] for i in idx], [xs[i] for i in idx], alpha=a)
+
+
+def _grouped(keys):
+    """``[(indices, key)]``: the positions of each distinct key, in first-seen order (one
+    group, all positions, in the common case of a single key)."""
+    keys = list(keys)
+    if keys.count(keys[0]) == len(keys):
+        return [(None, keys[0])]
+    groups = {}
+    for i, key in enumerate(keys):
+        groups.setdefault(key, []).append(i)
+    return [(idx, key) for key, idx in groups.items()]
+
+
+def _pick(items, idx):
+    return items if idx is None else [items[i] for i in idx]
 
 
 def _scale_(ys, factors):
@@ -143,13 +159,17 @@ def sgd_(weights, grads, lrs, wds, rescale=1.0, clip=-1.0):
 
 
 def sgd_mom_(weights, grads, moms, lrs, wds, momentum, rescale=1.0, clip=-1.0):
-    """SGD with momentum: ``mom = momentum * mom - lr * wd * w - lr * g; w += mom``."""
+    """SGD with momentum: ``mom = momentum * mom - lr * wd * w - lr * g; w += mom``.
+
+    One fused pass per distinct (lr, wd): ``-lr * (f * g + wd * w)`` is written
+    ``-lr * f * (g + wd / f * w)`` with the rescale factor ``f`` still to apply."""
     g, f = effective_grads(grads, rescale, clip, weights, fold=True)
-    foreach.mul_(moms, momentum)
-    if any(wd != 0 for wd in wds):
-        add_scaled_(moms, weights, [-lr * wd for lr, wd in zip(lrs, wds)])
-    add_scaled_(moms, g, [-lr * f for lr in lrs])
-    foreach.add_(weights, moms)
+    for idx, (lr, wd) in _grouped(zip(lrs, wds)):
+        ws, ms = _pick(weights, idx), _pick(moms, idx)
+        if f == 0:                  # the gradients count for nothing: the decay alone
+            momentum_sgd_(ws, ws, ms, momentum, -lr * wd, 0.0)
+        else:
+            momentum_sgd_(ws, _pick(g, idx), ms, momentum, -lr * f, wd / f)
 
 
 def nag_mom_(weights, grads, moms, lrs, wds, momentum, rescale=1.0, clip=-1.0):
