@@ -3,7 +3,9 @@
 For each operator in the registry, a small valid call (``op_cases``: inputs of a few
 dozen values) is timed through the generated ``mx.nd`` function and as the operator's
 own torch implementation (``spec.impl``) called on the same tensors with the same parsed
-attributes. The ratio is what neomx's frontend adds per call: argument handling,
+attributes; for the operators whose implementation may return its input's memory (a
+view: ``reshape``, ``BlockGrad``...), followed by the copy torch code needs to get a new
+array, as MXNet's operator (and ``mx.nd``) gives. The ratio is what neomx's frontend adds per call: argument handling,
 attribute parsing, autograd bookkeeping and NDArray wrapping. Rounds of the two
 alternate and the best round of each counts. Rounds are timed in the thread's CPU time
 (``time.thread_time``): the calls take microseconds, and on a shared machine the wall
@@ -45,7 +47,15 @@ def _calls(name, spec):
     if not spec.variadic:       # absent optional inputs are passed as None, as mx.nd does
         tensors += [None] * (len(spec.inputs) - len(tensors))
     impl = spec.impl
+    if spec.nd_impl is not impl:    # may return its input's memory: torch code copies it
+        return (lambda: nd_fn(*arrays, **kwargs)), (lambda: _copied(impl(*tensors, **attrs)))
     return (lambda: nd_fn(*arrays, **kwargs)), (lambda: impl(*tensors, **attrs))
+
+
+def _copied(res):
+    if isinstance(res, torch.Tensor):
+        return res.clone()
+    return [r.clone() for r in res]
 
 
 def _round(fn, n):

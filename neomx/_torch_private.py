@@ -89,7 +89,8 @@ def momentum_sgd_(weights, grads, moms, momentum, step, decay):
     weight += mom`` (MXNet's momentum form: the buffer holds the learning rate's sign and
     size). One pass over memory through torch's fused SGD kernel, given ``lr`` -1 and
     ``dampening`` 1 - ``step`` to express that form, where it runs for these tensors (one
-    device and dtype, contiguous); else foreach's three passes. ``grads`` are not modified.
+    device and dtype, contiguous; a non-zero momentum, which the kernel needs to take
+    buffers); else foreach's three passes. ``grads`` are not modified.
 
     Example
     -------
@@ -99,7 +100,7 @@ def momentum_sgd_(weights, grads, moms, momentum, step, decay):
     ([0.5, 0.5], [-0.5, -0.5])
     """
     first = weights[0]
-    if (_fused_sgd_runs_on(first.device.type, first.dtype)
+    if (momentum != 0 and _fused_sgd_runs_on(first.device.type, first.dtype)
             and all(t.dtype == first.dtype and t.device == first.device and t.is_contiguous()
                     for group in (weights, grads, moms) for t in group)):
         torch._fused_sgd_(weights, grads, moms, weight_decay=decay, momentum=momentum, lr=-1.0,

@@ -73,11 +73,14 @@ def test_momentum_sgd_fused_matches_the_foreach_passes_and_mxnet_formula(monkeyp
         assert all(torch.equal(g, b) for g, b in zip(got[1], grads_before))
 
 
-def test_momentum_sgd_takes_the_passes_for_mixed_or_strided_tensors():
+def test_momentum_sgd_takes_the_passes_for_strided_tensors_or_zero_momentum():
     w = torch.ones(4, 2).t()                       # not contiguous
     g, m = torch.ones(2, 4), torch.zeros(2, 4)
     P.momentum_sgd_([w], [g], [m], 0.5, -1.0, 0.0)
     assert w.tolist() == [[0.0] * 4] * 2 and m.tolist() == [[-1.0] * 4] * 2
+    w, m = torch.ones(3), torch.full((3,), 7.0)     # momentum 0: mom = step * grad
+    P.momentum_sgd_([w], [torch.ones(3)], [m], 0.0, -0.25, 0.0)
+    assert w.tolist() == [0.75] * 3 and m.tolist() == [-0.25] * 3
 
 
 def _rnn_case(mode, bidirectional, proj):

@@ -110,7 +110,7 @@ def may_cast(spec):
 def one_input_entry(spec, general):
     """The entry for calls passing one array positionally (the operator's first input; any
     other inputs absent for the keywords given) and attributes by keyword."""
-    impl = spec.impl
+    impl = spec.nd_impl
     input_set = frozenset(spec.inputs)
     absent = (None,) * (len(spec.inputs) - 1)
     casts = may_cast(spec)
@@ -169,7 +169,7 @@ def one_input_entry(spec, general):
 def creation_entry(spec, general):
     """The entry for calls of operators creating arrays (no inputs; on the ``ctx`` attribute
     where they have one, else on the current context) passing keywords only."""
-    impl = spec.impl
+    impl = spec.nd_impl
 
     def arguments(kwargs):
         """[the context given or None, attributes, visible outputs, (context,
@@ -252,7 +252,7 @@ def _graph_free_tensors(arrays):
 def variadic_entry(spec, general):
     """The entry for calls of variadic operators (``add_n``, ``stack``...) passing their
     arrays positionally and attributes by keyword."""
-    impl = spec.impl
+    impl = spec.nd_impl
     calls = _KeywordCalls(lambda kwargs: _ByCount(spec, kwargs))
     last = [(None, 0, None)]    # as _KeywordCalls.last, with the number of arrays
 

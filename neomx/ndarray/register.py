@@ -86,7 +86,7 @@ def make_function(spec, func_name):
     n_in = len(inputs)
     input_pos = {n: i for i, n in enumerate(inputs)}
     attr_names = spec.attr_names
-    impl = spec.impl
+    impl = spec.nd_impl
     parse = _attr_parser(spec)
     variadic = spec.variadic
     count_attr = variadic if isinstance(variadic, str) else None    # None: no attribute counts them (Custom)

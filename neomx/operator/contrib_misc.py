@@ -89,7 +89,7 @@ def _amp_output_dtype(dtypes, attrs):
     return None if None in dtypes else _amp_target(dtypes, attrs['cast_narrow'])
 
 
-@register('amp_multicast', variadic='num_outputs',
+@register('amp_multicast', shares_input=True, variadic='num_outputs',
           attrs=[('num_outputs', INT), ('cast_narrow', BOOL, False)],
           num_outputs=lambda a: a['num_outputs'],
           dtypes=DTypeRule(free=lambda a: _all_inputs(a, 'num_outputs'), output=_amp_output_dtype))

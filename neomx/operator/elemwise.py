@@ -281,7 +281,7 @@ def add_n(*args, num_args):
     return out
 
 
-@register('Cast', inputs=('data',), attrs=[('dtype', DTYPE)], aliases=('cast',), same_shape=True)
+@register('Cast', shares_input=True, inputs=('data',), attrs=[('dtype', DTYPE)], aliases=('cast',), same_shape=True)
 def cast(data, dtype):
     """Convert to ``dtype``."""
     return data.to(dtype)
@@ -295,7 +295,7 @@ def _amp_cast_dtype(dtypes, attrs):
     return torch_dtype(attrs['dtype']) if data in _AMP_CASTABLE else data
 
 
-@register('amp_cast', inputs=('data',), attrs=[('dtype', DTYPE)], same_shape=True,
+@register('amp_cast', shares_input=True, inputs=('data',), attrs=[('dtype', DTYPE)], same_shape=True,
           dtypes=DTypeRule(output=_amp_cast_dtype))
 def amp_cast(data, dtype):
     """Cast used by automatic mixed precision: float16, bfloat16 and float32 inputs become
@@ -309,7 +309,7 @@ def copy(data):
     return data.clone()
 
 
-@register('BlockGrad', inputs=('data',), aliases=('stop_gradient',), same_shape=True)
+@register('BlockGrad', shares_input=True, inputs=('data',), aliases=('stop_gradient',), same_shape=True)
 def block_grad(data):
     """The input unchanged, with no gradient flowing back."""
     return data.detach()
@@ -327,7 +327,7 @@ def ones_like(data):
     return torch.ones_like(data)
 
 
-@register('reshape_like', inputs=('lhs', 'rhs'), dtypes=DTypeRule(free=('rhs',)),
+@register('reshape_like', shares_input=True, inputs=('lhs', 'rhs'), dtypes=DTypeRule(free=('rhs',)),
           attrs=[('lhs_begin', OPT_INT, None), ('lhs_end', OPT_INT, None),
                  ('rhs_begin', OPT_INT, None), ('rhs_end', OPT_INT, None)])
 def reshape_like(lhs, rhs, lhs_begin, lhs_end, rhs_begin, rhs_end):

@@ -246,7 +246,7 @@ def linalg_sumlogdiag(A):
     return at_least_1d(torch.log(torch.diagonal(A, dim1=-2, dim2=-1)).sum(-1))
 
 
-@register('_linalg_extractdiag', aliases=('linalg_extractdiag',),
+@register('_linalg_extractdiag', shares_input=True, aliases=('linalg_extractdiag',),
           inputs=('A',), attrs=[('offset', INT, 0)])
 def linalg_extractdiag(A, offset):
     """Diagonal ``offset`` (above the main one when positive) of the last two axes."""

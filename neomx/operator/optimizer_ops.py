@@ -472,7 +472,7 @@ def sgd_mom_update(weight, grad, mom, lr, momentum, wd, rescale_grad, clip_gradi
     return w
 
 
-@register('mp_sgd_update', inputs=('weight', 'grad', 'weight32'), attrs=_weight_attrs() + _LAZY,
+@register('mp_sgd_update', shares_input=True, inputs=('weight', 'grad', 'weight32'), attrs=_weight_attrs() + _LAZY,
           **_float32_states('weight32'))
 def mp_sgd_update(weight, grad, weight32, lr, wd, rescale_grad, clip_gradient, lazy_update):
     """Mixed-precision SGD: the float32 master ``weight32`` is updated in place and returned
@@ -481,7 +481,7 @@ def mp_sgd_update(weight, grad, weight32, lr, wd, rescale_grad, clip_gradient, l
     return weight32.to(weight.dtype)
 
 
-@register('mp_sgd_mom_update', inputs=('weight', 'grad', 'mom', 'weight32'),
+@register('mp_sgd_mom_update', shares_input=True, inputs=('weight', 'grad', 'mom', 'weight32'),
           attrs=_weight_attrs(('momentum', FLOAT, 0.0)) + _LAZY, **_float32_states('mom', 'weight32'))
 def mp_sgd_mom_update(weight, grad, mom, weight32, lr, momentum, wd, rescale_grad, clip_gradient, lazy_update):
     """Mixed-precision momentum SGD (``mom`` and ``weight32`` float32, updated in place)."""
@@ -498,7 +498,7 @@ def nag_mom_update(weight, grad, mom, lr, momentum, wd, rescale_grad, clip_gradi
     return w
 
 
-@register('mp_nag_mom_update', inputs=('weight', 'grad', 'mom', 'weight32'),
+@register('mp_nag_mom_update', shares_input=True, inputs=('weight', 'grad', 'mom', 'weight32'),
           attrs=_weight_attrs(('momentum', FLOAT, 0.0)), **_float32_states('mom', 'weight32'))
 def mp_nag_mom_update(weight, grad, mom, weight32, lr, momentum, wd, rescale_grad, clip_gradient):
     """Mixed-precision Nesterov momentum step (``weight32`` updated in place)."""
@@ -544,7 +544,7 @@ def _register_multi_sgd(name, group, momentum, master):
 
     def master_states(attrs):
         return dict.fromkeys(states(attrs), 'float32') if master else {}
-    register(name, variadic='num_weights', num_outputs=lambda a: a['num_weights'], attrs=attrs, aux=states,
+    register(name, shares_input=master, variadic='num_weights', num_outputs=lambda a: a['num_weights'], attrs=attrs, aux=states,
              dtypes=DTypeRule(fixed=master_states), num_inputs=lambda a: group * a['num_weights'])(impl)
 
 
@@ -586,7 +586,7 @@ def adamw_update(weight, grad, mean, var, rescale_grad, lr, beta1, beta2, epsilo
     return w
 
 
-@register('_mp_adamw_update', aliases=('_contrib_mp_adamw_update',),
+@register('_mp_adamw_update', shares_input=True, aliases=('_contrib_mp_adamw_update',),
           inputs=('weight', 'grad', 'mean', 'var', 'weight32', 'rescale_grad'), attrs=_ADAMW_ATTRS,
           **_float32_states('mean', 'var', 'weight32', float32_inputs=('rescale_grad',)))
 def mp_adamw_update(weight, grad, mean, var, weight32, rescale_grad, lr, beta1, beta2, epsilon, wd, eta,
@@ -689,7 +689,7 @@ def lamb_update_phase2(weight, g, r1, r2, lr, lower_bound, upper_bound):
     return w
 
 
-@register('mp_lamb_update_phase2', inputs=('weight', 'g', 'r1', 'r2', 'weight32'), attrs=_LAMB2_ATTRS,
+@register('mp_lamb_update_phase2', shares_input=True, inputs=('weight', 'g', 'r1', 'r2', 'weight32'), attrs=_LAMB2_ATTRS,
           aux=('weight32',), dtypes=DTypeRule(fixed=dict.fromkeys(('g', 'r1', 'r2', 'weight32'), 'float32')))
 def mp_lamb_update_phase2(weight, g, r1, r2, weight32, lr, lower_bound, upper_bound):
     """Mixed-precision LAMB phase 2 (``weight32`` updated in place)."""

@@ -265,6 +265,30 @@ def memoized(maxsize):
     return wrap
 
 
+def _shares_memory(result, args):
+    """Whether tensor ``result`` may lie in the memory of a tensor among ``args``: it is a
+    view (these implementations make views of their inputs only) or starts where one of
+    them does (the tensor itself, ``detach``)."""
+    if result._base is not None:
+        return True
+    start = result.data_ptr()
+    for arg in args:
+        if type(arg) is torch.Tensor and arg.data_ptr() == start:
+            return True
+    return False
+
+
+def _owning_results(impl):
+    """``impl`` returning copies of the results that share memory with a tensor argument."""
+    def run(*args, **kwargs):
+        res = impl(*args, **kwargs)
+        if type(res) is torch.Tensor:
+            return res.clone() if _shares_memory(res, args) else res
+        return type(res)(r.clone() if type(r) is torch.Tensor and _shares_memory(r, args) else r for r in res)
+    functools.update_wrapper(run, impl)
+    return run
+
+
 class OpSpec:
     """Everything neomx knows about one operator.
 
@@ -321,14 +345,22 @@ class OpSpec:
     differentiable : bool
         False for the few operators MXNet registers no gradient for (``batch_take``): an
         executor asked for gradients through one refuses to bind, as MXNet does.
+    shares_input : bool
+        The implementation may return an input's own memory (a view, as ``reshape``'s, or the
+        tensor itself, as a cast to its own dtype). Graphs run it as it is; ``mx.nd`` calls
+        run ``nd_impl``, which copies such a result: an MXNet operator writes a new array, so
+        writing to its result never changes its input.
+    nd_impl : callable
+        ``impl``, or for ``shares_input`` operators ``impl`` whose results own their memory.
     """
 
     def __init__(self, name, impl, inputs=(), aux=(), attrs=(), variadic=None, num_outputs=1,
                  num_visible_outputs=None, output_names=None, optional_inputs=None,
                  infer_args=None, same_shape=False, dtype_inputs=(), dtypes=SAME_DTYPE, hidden_outputs=None,
-                 num_inputs=None, differentiable=True, doc=None):
+                 num_inputs=None, differentiable=True, shares_input=False, doc=None):
         self.name = name
         self.impl = impl
+        self.nd_impl = _owning_results(impl) if shares_input and impl is not None else impl
         self.inputs = tuple(inputs)
         self.aux = aux if callable(aux) else tuple(aux)
         self.attrs = {}

@@ -90,7 +90,7 @@ def infer_reshape(src, target, reverse=False):
     return tuple(out[::-1]) if reverse else tuple(out)
 
 
-@register('Reshape', inputs=('data',),
+@register('Reshape', shares_input=True, inputs=('data',),
           attrs=[('shape', SHAPE, ()), ('reverse', BOOL, False), ('target_shape', SHAPE, ()),
                  ('keep_highest', BOOL, False)],
           aliases=('reshape',))
@@ -192,13 +192,13 @@ def swap_axis(data, dim1, dim2):
                                   normalize_axis(dim2, ndim, 'SwapAxis', 'dim2')))
 
 
-@register('expand_dims', inputs=('data',), attrs=[('axis', INT)])
+@register('expand_dims', shares_input=True, inputs=('data',), attrs=[('axis', INT)])
 def expand_dims(data, axis):
     """Insert a dim of size 1 at ``axis`` (in ``[-ndim-1, ndim]``); a view."""
     return data.unsqueeze(normalize_axis(axis, data.dim() + 1, 'expand_dims'))
 
 
-@register('squeeze', inputs=('data',), attrs=[('axis', OPT_SHAPE, None)])
+@register('squeeze', shares_input=True, inputs=('data',), attrs=[('axis', OPT_SHAPE, None)])
 def squeeze(data, axis):
     """Remove the size-1 dims listed in ``axis`` (all of them for None); a view.
 
@@ -215,7 +215,7 @@ def squeeze(data, axis):
     return data.reshape(out or (1,))
 
 
-@register('Flatten', inputs=('data',), aliases=('flatten',))
+@register('Flatten', shares_input=True, inputs=('data',), aliases=('flatten',))
 def flatten(data):
     """Collapse all dims but the first: ``(n, d1, d2...)`` -> ``(n, d1*d2*...)``.
 

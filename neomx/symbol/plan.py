@@ -62,6 +62,9 @@ def plan_of(sym, ctx, input_names, open_shapes=None):
         node, index = entry
         return values[node], (index if node.num_outputs() > 1 else None)
 
+    # An output is the caller's own array, as MXNet's: one computed by an operator that may
+    # return its input's memory (a reshape of an argument) runs the copying implementation
+    heads = {node for node, _ in sym._heads}
     calls = []
     for j, node in enumerate(n for n in sym._nodes() if not n.is_variable):
         params = dict(node.params, ctx=ctx) if node.spec.ctx_attrs else node.params
@@ -69,6 +72,7 @@ def plan_of(sym, ctx, input_names, open_shapes=None):
             params = params_for_shape(node, params, resolved[node])
         args = [None if i is None else ref(node.inputs[i]) for i in input_slots(node)]
         values[node] = 'v%d' % j
-        calls.append(Call(functools.partial(node.spec.impl, **params), args, values[node], node))
+        impl = node.spec.nd_impl if node in heads else node.spec.impl
+        calls.append(Call(functools.partial(impl, **params), args, values[node], node))
     return Plan(['x%d' % i for i in range(len(input_names))], calls, [ref(h) for h in sym._heads])
 
