@@ -14,7 +14,9 @@ same workers, round after round, interleaved:
   the same distributed step with the Trainer's pushes started from backward's gradient hooks
   (``NEOMX_TRAINER_OVERLAP=1``) instead of at the step (the default); and, to tell the cost
   of communicating from that of two processes computing at once, both workers taking the
-  single-process step at the same time (no store) against worker 0 taking it alone;
+  single-process step at the same time (no store) against worker 0 taking it alone; and plain
+  torch's own figures for the same job: its LeNet step under ``DistributedDataParallel``
+  (gloo) against the same torch step alone, and neomx's ``dist_sync`` step against it;
 * the same two jobs in MXNet 1.9.1 (``~/mxref``) with ps-lite: one scheduler, one server and
   2 workers on 127.0.0.1 set up with ``DMLC_*`` variables by hand; the ratio is neomx's time
   (the measurement of the rows above) over MXNet's. Left out when the oracle is absent.
@@ -146,8 +148,27 @@ def worker_lenet():
         if kv.rank == 0:
             alone_step()
 
-    seconds = _best_of_rounds([dist_step, alone_side, from_backward, alone_step], 10, dist.barrier)
+    ddp_step, torch_alone = _torch_lenet_steps(64)
+
+    def torch_alone_side():
+        if kv.rank == 0:
+            torch_alone()
+
+    seconds = _best_of_rounds([dist_step, alone_side, from_backward, alone_step, ddp_step, torch_alone_side],
+                              10, dist.barrier)
     _report(kv.rank, *seconds)
+
+
+def _torch_lenet_steps(batch):
+    """Plain torch's LeNet step under DistributedDataParallel (gloo, this process group) and
+    alone: torch.nn + torch.optim.SGD(foreach=True), the same batch per worker."""
+    import torch
+    from benchmarks.bench_gluon import _torch_lenet, torch_train_step
+    gen = torch.Generator().manual_seed(0)
+    x = torch.rand((batch, 1, 28, 28), generator=gen)
+    y = torch.randint(0, 10, (batch,), generator=gen)
+    ddp = torch.nn.parallel.DistributedDataParallel(_torch_lenet())
+    return torch_train_step(ddp, x, y), torch_train_step(_torch_lenet(), x, y)
 
 
 MXNET_WORKER = r'''
@@ -269,13 +290,13 @@ def bench_push_pull_copies():
 
 
 def bench_lenet_step():
-    dist_s, alone_s, _, _ = _run_neomx('lenet')
+    dist_s, alone_s = _run_neomx('lenet')[:2]
     return Result(_LENET, dist_s, alone_s, 1.3,
                   'torch column: the same step in one process alone (neomx, batch 64, 1 thread)')
 
 
 def bench_lenet_two_alone():
-    _, alone_s, _, both_alone_s = _run_neomx('lenet')
+    _, alone_s, _, both_alone_s = _run_neomx('lenet')[:4]
     return Result(_LENET + ': no store, both workers at once vs worker 0 alone', both_alone_s, alone_s,
                   float('inf'),
                   'no target: what two processes computing at once cost each other, without communicating '
@@ -283,8 +304,24 @@ def bench_lenet_two_alone():
                   'the single-process step at the same time, torch column: worker 0 alone (both neomx)')
 
 
+def bench_lenet_torch_ddp():
+    ddp_s, torch_alone_s = _run_neomx('lenet')[4:6]
+    return Result(_LENET + ': plain torch, DistributedDataParallel vs alone', ddp_s, torch_alone_s,
+                  float('inf'),
+                  'no target: what torch itself reaches here. neomx column: torch.nn LeNet under '
+                  'DistributedDataParallel (gloo), 2 workers, torch column: the same torch step in one '
+                  'process alone (worker 0, 1 thread); both torch.optim.SGD(foreach=True)')
+
+
+def bench_lenet_vs_torch_ddp():
+    dist_s, ddp_s = _run_neomx('lenet')[0], _run_neomx('lenet')[4]
+    return Result(_LENET + ': vs torch DistributedDataParallel', dist_s, ddp_s, 1.0,
+                  'torch column: torch.nn LeNet under DistributedDataParallel (gloo), 2 workers, batch 64 '
+                  'each, torch.optim.SGD(foreach=True)')
+
+
 def bench_lenet_overlap():
-    at_step_s, _, from_backward_s, _ = _run_neomx('lenet')
+    at_step_s, _, from_backward_s, _ = _run_neomx('lenet')[:4]
     return Result(_LENET + ': gradients sent from backward vs at the step', from_backward_s, at_step_s, 1.0,
                   'neomx column: the Trainer starts pushes from the gradient hooks (NEOMX_TRAINER_OVERLAP=1), '
                   'torch column: pushes at the step (the default) (both neomx)')
@@ -300,7 +337,7 @@ def _against_mxnet(case, name):
 
 
 BENCHMARKS = [bench_push_pull, bench_push_pull_copies, bench_lenet_step, bench_lenet_two_alone,
-              bench_lenet_overlap] + (
+              bench_lenet_torch_ddp, bench_lenet_vs_torch_ddp, bench_lenet_overlap] + (
     [_against_mxnet('push_pull', _PUSH_PULL), _against_mxnet('lenet', _LENET)]
     if os.path.exists(MXNET_PYTHON) else [])
 
