@@ -21,6 +21,7 @@ from ..base import MXNetError
 from ..context import Context, as_context, current_context
 from .. import _int_grad
 from ..autograd import _STATE as _AUTOGRAD
+from ..operator.registry import owned_results
 from .ndarray import NDArray, _new
 from .op_results import IMPL_ERRORS, op_error, results
 
@@ -110,7 +111,8 @@ def may_cast(spec):
 def one_input_entry(spec, general):
     """The entry for calls passing one array positionally (the operator's first input; any
     other inputs absent for the keywords given) and attributes by keyword."""
-    impl = spec.nd_impl
+    impl = spec.impl
+    shares = spec.nd_impl is not impl       # results in the input's memory are copied here
     input_set = frozenset(spec.inputs)
     absent = (None,) * (len(spec.inputs) - 1)
     casts = may_cast(spec)
@@ -154,11 +156,16 @@ def one_input_entry(spec, general):
                 except IMPL_ERRORS as err:
                     raise op_error(spec, (first,), err) from None
                 if type(res) is _Tensor:
+                    # registry.owned_results for the one input, inlined: a view or t itself
+                    if shares and (res._base is not None or res.data_ptr() == t.data_ptr()):
+                        res = res.clone()
                     arr = _object_new(NDArray)      # ndarray._new, inlined: the call's result
                     arr._t = res
                     arr._ctx = first._ctx
                     arr._grad = None
                     return arr
+                if shares:
+                    res = owned_results(res, (t,))
                 return results(res, None, first._ctx, call[1])
         if first is _ABSENT:
             return general(*rest, out=out, name=name, **kwargs)

@@ -278,13 +278,18 @@ def _shares_memory(result, args):
     return False
 
 
+def owned_results(res, args):
+    """An implementation's result ``res`` (a tensor or a sequence) with each tensor that may
+    share memory with a tensor among ``args`` (see :func:`_shares_memory`) copied."""
+    if type(res) is torch.Tensor:
+        return res.clone() if _shares_memory(res, args) else res
+    return type(res)(r.clone() if type(r) is torch.Tensor and _shares_memory(r, args) else r for r in res)
+
+
 def _owning_results(impl):
     """``impl`` returning copies of the results that share memory with a tensor argument."""
     def run(*args, **kwargs):
-        res = impl(*args, **kwargs)
-        if type(res) is torch.Tensor:
-            return res.clone() if _shares_memory(res, args) else res
-        return type(res)(r.clone() if type(r) is torch.Tensor and _shares_memory(r, args) else r for r in res)
+        return owned_results(impl(*args, **kwargs), args)
     functools.update_wrapper(run, impl)
     return run
 
