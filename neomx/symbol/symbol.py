@@ -172,11 +172,12 @@ def create_op_node(spec, inputs, kwargs, name=None, attr=None, hint=None, subgra
     name = NameManager.current().get(name, hint or spec.name.lower())
     if isinstance(inputs, dict):
         names = spec.input_names(params)
-        # Inputs absent for these attributes (bias with no_bias) are ignored; a variadic
-        # operator's keyword inputs must name its inputs.
-        unknown = [n for n in inputs if n not in names] if spec.variadic else ()
+        # An input these attributes leave out (bias with no_bias) may be None; given, MXNet
+        # refuses it, as it refuses a variadic operator's keyword input that names no input.
+        unknown = [n for n, v in inputs.items() if n not in names and (spec.variadic or v is not None)]
         if unknown:
-            raise MXNetError('%s: no input named %s; inputs are %s' % (spec.name, unknown[0], ', '.join(names)))
+            raise MXNetError('%s: no input named %s for these attributes; inputs are %s'
+                             % (spec.name, unknown[0], ', '.join(names)))
     else:
         names = spec.input_names(params, len(inputs))
         if len(inputs) > len(names):
