@@ -13,8 +13,8 @@ import uuid
 import numpy as np
 import torch
 
-__all__ = ['MXNetError', 'MXNetTypeError', 'MXNetValueError', 'NDArrayHandle', 'NotImplementedForSymbol', 'string_types', 'numeric_types',
-           'integer_types', 'bfloat16', 'np_dtype', 'torch_dtype', 'dtype_name']
+__all__ = ['MXNetError', 'MXNetTypeError', 'MXNetValueError', 'NDArrayHandle', 'NotImplementedForSymbol',
+           'string_types', 'numeric_types', 'integer_types', 'bfloat16', 'np_dtype', 'torch_dtype', 'dtype_name']
 
 
 # MXNet's raw array handle type; neomx's handles name live NDArrays (see ndarray/handles.py)

@@ -53,8 +53,8 @@ def test_an_input_the_attributes_leave_out_is_refused_not_dropped():
     assert y.shape == (1, 4, 10, 10) and y.asnumpy()[0, 0, 0, 0] == 3 + 1     # the bias is added
     with pytest.raises(mx.base.MXNetError, match=r'^Deconvolution: no input named bias for these attributes'):
         mx.sym.Deconvolution(mx.sym.var('x'), bias=mx.sym.var('b'), kernel=(3, 3), num_filter=4)
-    assert mx.sym.Convolution(mx.sym.var('x'), None, None, kernel=(3, 3), num_filter=4,
-                              no_bias=True).list_arguments() == ['x', 'convolution0_weight']
+    assert mx.sym.Convolution(mx.sym.var('x'), None, None, kernel=(3, 3), num_filter=4, no_bias=True,
+                              name='conv').list_arguments() == ['x', 'conv_weight']
 
 
 def test_aliases_share_one_spec():

@@ -804,7 +804,8 @@ def _known_shape(shape, function, zero_dims_unknown=True, numpy_arrays=False):
 
 def empty(shape, ctx=None, dtype=None):
     ctx = _ctx_or_default(ctx)
-    return _new(torch.empty(_shape_tuple(shape, 'empty', numpy_arrays=True), dtype=torch_dtype(dtype, 'empty'), device=ctx.torch_device), ctx)
+    dims = _shape_tuple(shape, 'empty', numpy_arrays=True)
+    return _new(torch.empty(dims, dtype=torch_dtype(dtype, 'empty'), device=ctx.torch_device), ctx)
 
 
 def _into(arr, out):
@@ -827,12 +828,14 @@ def zeros(shape, ctx=None, dtype=None, out=None, stype=None, **kwargs):
 
 def ones(shape, ctx=None, dtype=None, out=None, **kwargs):
     ctx = _ctx_or_default(ctx)
-    return _into(_new(torch.ones(_known_shape(shape, 'ones'), dtype=torch_dtype(dtype, 'ones'), device=ctx.torch_device), ctx), out)
+    dims = _known_shape(shape, 'ones')
+    return _into(_new(torch.ones(dims, dtype=torch_dtype(dtype, 'ones'), device=ctx.torch_device), ctx), out)
 
 
 def full(shape, val, ctx=None, dtype=None, out=None):
     ctx = _ctx_or_default(ctx)
-    arr = _new(torch.full(_known_shape(shape, 'full', zero_dims_unknown=False, numpy_arrays=True), val, dtype=torch_dtype(dtype, 'full'), device=ctx.torch_device), ctx)
+    dims = _known_shape(shape, 'full', zero_dims_unknown=False, numpy_arrays=True)
+    arr = _new(torch.full(dims, val, dtype=torch_dtype(dtype, 'full'), device=ctx.torch_device), ctx)
     if out is not None:
         out[:] = arr
         return out
