@@ -65,7 +65,9 @@ OVERRIDES = {
                                         _idx([[64, 64, 1], [64, 64, 1]])],
                                        dict(rpn_pre_nms_top_n=50, rpn_post_nms_top_n=10, rpn_min_size=1)),
     'Convolution': lambda: ([_u(1, 3, 8, 8), _u(4, 3, 3, 3), _u(4)], dict(kernel=(3, 3), num_filter=4, pad=(1, 1))),
-    'Deconvolution': lambda: ([_u(1, 3, 8, 8), _u(3, 4, 3, 3), _u(4)], dict(kernel=(3, 3), num_filter=4)),
+    # MXNet's Deconvolution defaults to no_bias=True (Convolution to False): the bias needs it off
+    'Deconvolution': lambda: ([_u(1, 3, 8, 8), _u(3, 4, 3, 3), _u(4)],
+                              dict(kernel=(3, 3), num_filter=4, no_bias=False)),
     '_contrib_DeformableConvolution': lambda: (
         [_u(1, 3, 8, 8), _u(1, 18, 8, 8, low=-0.5, high=0.5), _u(4, 3, 3, 3), _u(4)],
         dict(kernel=(3, 3), num_filter=4, pad=(1, 1))),

@@ -13,8 +13,8 @@ import uuid
 import numpy as np
 import torch
 
-__all__ = ['MXNetError', 'NDArrayHandle', 'NotImplementedForSymbol', 'string_types', 'numeric_types',
-           'integer_types', 'bfloat16', 'np_dtype', 'torch_dtype', 'dtype_name']
+__all__ = ['MXNetError', 'MXNetTypeError', 'MXNetValueError', 'NDArrayHandle', 'NotImplementedForSymbol',
+           'string_types', 'numeric_types', 'integer_types', 'bfloat16', 'np_dtype', 'torch_dtype', 'dtype_name']
 
 
 # MXNet's raw array handle type; neomx's handles name live NDArrays (see ndarray/handles.py)
@@ -27,6 +27,12 @@ class MXNetError(RuntimeError):
 
 class MXNetValueError(MXNetError, ValueError):
     """A bad argument value where MXNet raised ``ValueError``: code catching either works."""
+
+
+class MXNetTypeError(MXNetError, TypeError):
+    """A bad argument where MXNet raised ``TypeError`` on some paths and ``MXNetError`` on
+    others (an unknown dtype name: numpy's ``TypeError``; a numpy dtype MXNet lacks:
+    ``MXNetError``): code catching either works."""
 
 
 def check_batch_size(batch_size, where, error=MXNetError):
@@ -83,11 +89,11 @@ TYPE_FLAG_OF_TORCH = {torch.float32: 0, torch.float64: 1, torch.float16: 2, torc
 TORCH_OF_TYPE_FLAG = {v: k for k, v in TYPE_FLAG_OF_TORCH.items()}
 
 
-def torch_dtype(dtype):
+def torch_dtype(dtype, where=None):
     """Translate any dtype spelling (str, numpy type/dtype, torch dtype, None) to a torch dtype.
 
-    ``None`` means float32, MXNet's default. Raises ``TypeError`` for unknown names, as
-    numpy does for ``np.dtype('nope')``.
+    ``None`` means float32, MXNet's default. Anything else raises :class:`MXNetTypeError`
+    naming ``where`` (the function or operator), the argument ``dtype`` and the value.
     """
     if dtype is None:
         return torch.float32
@@ -101,8 +107,39 @@ def torch_dtype(dtype):
         return torch.bfloat16
     try:
         return _TORCH_OF_NP[np.dtype(dtype)]
-    except KeyError:
-        raise TypeError('data type %r is not supported by neomx' % (dtype,)) from None
+    except (KeyError, TypeError, ValueError):
+        raise invalid_dtype(dtype, where) from None
+
+
+def invalid_dtype(dtype, where=None, arg='dtype'):
+    """The :class:`MXNetTypeError` for an unknown or unsupported dtype given as ``arg`` to
+    ``where`` (a function or operator name; left out when None)."""
+    return MXNetTypeError("%sinvalid value %.100r for argument '%s': not a data type neomx supports "
+                          "(%s)" % ('' if where is None else where + ': ', dtype, arg,
+                                    ', '.join(sorted(_TORCH_OF_NAME))))
+
+
+# MXNet 1.9.1's operators read a shape from str(shape): a numpy array's '[2 3]' does not parse.
+NUMPY_SHAPE_REFUSED = ('a numpy array with several entries or dims is not a shape; pass a tuple, '
+                       'e.g. tuple(a.tolist())')
+
+
+def refuse_numpy_shape(shape, where=None, arg='shape'):
+    """``shape`` as MXNet 1.9.1's operators take a numpy array: they read its text, where
+    ``'3'`` and ``'[3]'`` parse and ``'[2 3]'`` does not. A 0-d or one-entry integer array
+    becomes an int or a 1-tuple; one with several entries or dims raises
+    :class:`MXNetValueError` naming ``where`` and ``arg`` (just the reason without ``where``).
+    Anything else comes back as it is, for the caller's own checks."""
+    if not isinstance(shape, np.ndarray):
+        return shape
+    if shape.ndim > 1 or shape.size > 1:
+        if where is None:
+            raise MXNetValueError(NUMPY_SHAPE_REFUSED)
+        raise MXNetValueError("%s: invalid value %.100r for argument '%s': %s"
+                              % (where, shape, arg, NUMPY_SHAPE_REFUSED))
+    if shape.dtype.kind in 'iu':
+        return int(shape) if shape.ndim == 0 else tuple(int(d) for d in shape)
+    return shape
 
 
 def np_dtype(tdtype):

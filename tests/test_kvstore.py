@@ -188,7 +188,11 @@ def test_pull_ignores_sparse_outputs_unless_asked():
     kv.init(['a', 'b'], [mx.nd.ones((2, 3)), mx.nd.ones((2, 3)) * 3])
     sparse = (mx.nd.ones((2, 3)) * 2).tostype('row_sparse')
     dense = mx.nd.zeros((2, 3))
-    kv.pull(['a', 'b'], out=[sparse, dense])
+    with pytest.warns(UserWarning, match=r"^kvstore.pull: the sparse outputs of key 'a' are left as they "
+                      r"are \(ignore_sparse=True\); pull them with row_sparse_pull") as caught:
+        kv.pull(['a', 'b'], out=[sparse, dense])
+        kv.pull('a', out=[sparse, mx.nd.zeros((2, 3)).tostype('csr')])   # once per key, as MXNet
+    assert len(caught) == 1
     assert sparse.asnumpy().tolist() == [[2] * 3] * 2 and dense.asnumpy().tolist() == [[3] * 3] * 2
     kv.pull('a', out=sparse, ignore_sparse=False)
     assert sparse.asnumpy().tolist() == [[1] * 3] * 2

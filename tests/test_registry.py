@@ -36,6 +36,27 @@ def test_unknown_and_invalid_arguments_name_operator_and_argument():
         mx.nd.clip([1, 2], 0, 1)
 
 
+def test_an_input_the_attributes_leave_out_is_refused_not_dropped():
+    # MXNet 1.9.1: "Operator Convolution expects 2 inputs, but got 3 instead" (nd) and
+    # "Keyword argument name bias not found" (sym); Deconvolution's no_bias defaults to True
+    x, w, b = mx.nd.ones((1, 3, 8, 8)), mx.nd.ones((4, 3, 3, 3)), mx.nd.ones((4,))
+    for _ in range(2):      # the second call goes through the remembered-keywords path
+        assert mx.nd.Convolution(x, w, kernel=(3, 3), num_filter=4, no_bias=True).shape == (1, 4, 6, 6)
+        with pytest.raises(mx.base.MXNetError, match=r'^Convolution: expects 2 inputs for these attributes '
+                                                      r'\(data, weight\), but got 3'):
+            mx.nd.Convolution(x, w, b, kernel=(3, 3), num_filter=4, no_bias=True)
+    with pytest.raises(mx.base.MXNetError, match=r'^FullyConnected: expects 2 inputs'):
+        mx.nd.FullyConnected(mx.nd.ones((2, 3)), mx.nd.ones((4, 3)), bias=mx.nd.ones((4,)), num_hidden=4, no_bias=True)
+    with pytest.raises(mx.base.MXNetError, match=r'^Deconvolution: expects 2 inputs'):
+        mx.nd.Deconvolution(x, mx.nd.ones((3, 4, 3, 3)), b, kernel=(3, 3), num_filter=4)
+    y = mx.nd.Deconvolution(x, mx.nd.ones((3, 4, 3, 3)), b, kernel=(3, 3), num_filter=4, no_bias=False)
+    assert y.shape == (1, 4, 10, 10) and y.asnumpy()[0, 0, 0, 0] == 3 + 1     # the bias is added
+    with pytest.raises(mx.base.MXNetError, match=r'^Deconvolution: no input named bias for these attributes'):
+        mx.sym.Deconvolution(mx.sym.var('x'), bias=mx.sym.var('b'), kernel=(3, 3), num_filter=4)
+    assert mx.sym.Convolution(mx.sym.var('x'), None, None, kernel=(3, 3), num_filter=4, no_bias=True,
+                              name='conv').list_arguments() == ['x', 'conv_weight']
+
+
 def test_aliases_share_one_spec():
     assert registry.get('elemwise_add') is registry.get('_plus')
     assert mx.nd.broadcast_plus.spec is mx.nd.broadcast_add.spec

@@ -21,7 +21,7 @@ from collections import OrderedDict, defaultdict
 import torch
 
 from .. import autograd, initializer, name as _name, ndarray, symbol
-from ..base import MXNetError, NotImplementedForSymbol
+from ..base import MXNetError, NotImplementedForSymbol, torch_dtype
 from ..ndarray import NDArray
 from ..symbol import Symbol
 from ._cached_graph import cached_for_format, first_context, flatten, input_kinds, trace
@@ -308,7 +308,8 @@ class Block:
         self.collect_params().initialize(init, ctx, verbose, force_reinit)
 
     def cast(self, dtype):
-        """Convert every parameter to ``dtype``."""
+        """Convert every parameter to ``dtype`` (an unknown dtype changes none of them)."""
+        torch_dtype(dtype, '%s.cast' % type(self).__name__)
         for child in self._children.values():
             child.cast(dtype)
         for param in self.params.values():

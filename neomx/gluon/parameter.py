@@ -13,7 +13,7 @@ from collections import OrderedDict
 import numpy as np
 
 from .. import autograd, initializer, ndarray
-from ..base import MXNetError
+from ..base import MXNetError, torch_dtype
 from ..context import as_context, as_context_list, cpu, current_context
 from ..ndarray.sparse_arrays import with_stype
 from ..ndarray.utils import load_named
@@ -118,6 +118,7 @@ class Parameter:
             shape = (shape,)
         self._shape = shape
         self.name = name
+        torch_dtype(dtype, "Parameter '%s'" % name)      # refused now rather than at initialize()
         self._dtype = dtype
         self.lr_mult = lr_mult
         self.wd_mult = wd_mult
@@ -471,6 +472,7 @@ class Parameter:
 
     def cast(self, dtype):
         """Convert the arrays (and gradients) to ``dtype``."""
+        torch_dtype(dtype, "Parameter '%s': cast" % self.name)
         self._dtype = dtype
         if self._data is None:
             return

@@ -93,6 +93,12 @@ class _Shard:
             if self.updater is None:
                 return 'no optimizer is set (call set_optimizer first)'
             self.updater.set_states(blob)
+            # the file holds every server's keys: keep this server's only, or a later save
+            # would find each key on every server
+            held = {key for key, _ in self.values}
+            for key in [k for k in self.updater.states if k not in held]:
+                del self.updater.states[key]
+                self.updater.states_synced.pop(key, None)
             self.masters.clear()
         return None
 

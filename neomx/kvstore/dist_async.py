@@ -254,7 +254,7 @@ class DistAsyncKVStore(GroupMember, KVStore):
         atomic_write(fname, [state_format.dumps((merged, optimizer) if dump_optimizer else merged)])
 
     def load_optimizer_states(self, fname):
-        """Send the states in ``fname`` to every server (each uses its keys' states)."""
+        """Send the states in ``fname`` to every server (each keeps its keys' states)."""
         with open(fname, 'rb') as f:
             blob = f.read()
         self._call_all('load_optimizer_states',

@@ -234,10 +234,11 @@ class DistSyncKVStore(GroupMember, KVStore):
     @autograd.untracked
     def pull(self, key, out=None, priority=0, ignore_sparse=True):
         """Copy the stored value of each key into ``out``; each bucket in flight is copied out as
-        soon as its sum is applied, while later buckets are still being reduced."""
+        soon as its sum is applied, while later buckets are still being reduced. Sparse outputs
+        are left as they are with ``ignore_sparse`` (see ``KVStore.pull``)."""
         if out is None:
             raise MXNetError('kvstore.pull: out is required (the arrays to copy the values into)')
-        pairs = self._pairs(key, out, 'pull')
+        pairs = self._pullable(self._pairs(key, out, 'pull'), ignore_sparse)
         stored = self._check_shapes(pairs, 'pull')
         waiting = {}
         for (k, outs), value in zip(pairs, stored):

@@ -17,6 +17,8 @@ Kinds differ in where the sum is computed:
   evenly over the devices (as MXNet's ``CommDevice`` does); the value is stored there;
 * ``nccl`` is ``device`` for GPUs only, summing with NCCL collectives across local GPUs.
 """
+import warnings
+
 import torch
 
 from .. import autograd
@@ -65,6 +67,7 @@ class KVStore(KVStoreBase):
         self._key_type = None
         self._updater = None
         self._compression = None
+        self._sparse_pull_warned = set()    # keys whose sparse outputs a pull skipped, as MXNet: warn once
 
     # ----------------------------------------------------------- properties
     @property
@@ -195,14 +198,22 @@ class KVStore(KVStoreBase):
         for (_, outs), value in zip(pairs, stored):
             self._broadcast_to(value, outs)
 
-    @staticmethod
-    def _pullable(pairs, ignore_sparse):
-        """``pairs`` without the sparse outputs when ``ignore_sparse`` (MXNet leaves those
-        as they are: sparse values are pulled with ``row_sparse_pull``)."""
+    def _pullable(self, pairs, ignore_sparse):
+        """``pairs`` without the sparse outputs when ``ignore_sparse``: MXNet leaves those as
+        they are (sparse values are pulled with ``row_sparse_pull``) and warns the first time
+        it skips one of a key's, per store."""
         if not ignore_sparse:
             return pairs
-        dense = [(k, [o for o in outs if o.stype == 'default']) for k, outs in pairs]
-        return [(k, outs) for k, outs in dense if outs]
+        pullable = []
+        for k, outs in pairs:
+            dense = [o for o in outs if o.stype == 'default']
+            if len(dense) < len(outs) and k not in self._sparse_pull_warned:
+                self._sparse_pull_warned.add(k)
+                warnings.warn('kvstore.pull: the sparse outputs of key %r are left as they are '
+                              '(ignore_sparse=True); pull them with row_sparse_pull and row_ids' % (k,))
+            if dense:
+                pullable.append((k, dense))
+        return pullable
 
     @autograd.untracked
     def pushpull(self, key, value, out=None, priority=0):

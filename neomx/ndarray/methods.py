@@ -1,4 +1,6 @@
 """NDArray methods that forward to ``mx.nd`` functions (``x.sum(axis=0)``, ``x.exp()``...)."""
+import numpy as np
+
 from . import op
 from .ndarray import NDArray
 
@@ -44,5 +46,8 @@ def attach():
         setattr(NDArray, name, shape_method(name))
 
     def broadcast_to(self, shape):
+        # MXNet's method passes tuple(shape) on: a numpy array works here, not in the operator
+        if isinstance(shape, np.ndarray) and shape.ndim == 1:
+            shape = tuple(shape.tolist())
         return op.broadcast_to(self, shape=shape)
     NDArray.broadcast_to = broadcast_to

@@ -13,7 +13,7 @@ import torch
 from .. import _int_grad, autograd
 from .._division import divide, divide_, mod, mod_
 from ..async_errors import raise_deferred
-from ..base import MXNetError, np_dtype, numpy_dtype, torch_dtype
+from ..base import MXNetError, np_dtype, numpy_dtype, refuse_numpy_shape, torch_dtype
 from ..context import Context, as_context, current_context
 from ..util import is_np_shape
 from .handles import array_of, handle_of
@@ -467,7 +467,7 @@ class NDArray:
     as_in_ctx = as_in_context
 
     def astype(self, dtype, copy=True):
-        tdt = torch_dtype(dtype)
+        tdt = torch_dtype(dtype, 'astype')
         if tdt is self._t.dtype:
             return self.copy() if copy else self
         return _new(_call(lambda t: t.to(tdt), self._t), self._ctx)
@@ -743,12 +743,12 @@ def array(source_array, ctx=None, dtype=None):
     dev = ctx.torch_device
     if isinstance(source_array, NDArray):
         t = source_array._t.detach()
-        tdt = t.dtype if dtype is None else torch_dtype(dtype)
+        tdt = t.dtype if dtype is None else torch_dtype(dtype, 'array')
         return _new(t.to(device=dev, dtype=tdt, copy=True), ctx)
     if isinstance(source_array, torch.Tensor):
-        tdt = source_array.dtype if dtype is None else torch_dtype(dtype)
+        tdt = source_array.dtype if dtype is None else torch_dtype(dtype, 'array')
         return _new(source_array.detach().to(device=dev, dtype=tdt, copy=True), ctx)
-    tdt = torch_dtype(dtype)
+    tdt = torch_dtype(dtype, 'array')
     try:
         host = np.array(source_array, dtype=numpy_dtype(tdt))
     except ValueError as err:
@@ -773,9 +773,12 @@ def from_numpy(ndarray, zero_copy=True):
     return _new(t, Context('cpu', 0))
 
 
-def _shape_tuple(shape, function):
+def _shape_tuple(shape, function, numpy_arrays=False):
     """``shape`` (an int or a sequence of ints) as a tuple; MXNetError naming ``function``
-    for anything else (MXNet refuses ``(2.5, 3)`` rather than truncating it)."""
+    for anything else (MXNet refuses ``(2.5, 3)`` rather than truncating it). A numpy array
+    with dims is refused unless ``numpy_arrays`` (MXNet's ``empty`` and ``full`` take one)."""
+    if not numpy_arrays or (isinstance(shape, np.ndarray) and shape.size <= 1):
+        shape = refuse_numpy_shape(shape, function)
     if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
         return (int(shape),)
     try:
@@ -787,11 +790,11 @@ def _shape_tuple(shape, function):
     return tuple(int(d) for d in dims)
 
 
-def _known_shape(shape, function, zero_dims_unknown=True):
+def _known_shape(shape, function, zero_dims_unknown=True, numpy_arrays=False):
     """``shape`` as a tuple, refused as MXNet's legacy shape semantics do outside
     ``mx.np_shape()``: there ``()`` and (unless ``zero_dims_unknown`` is off) a 0 size
     mean "unknown", which a creation operator cannot infer."""
-    dims = _shape_tuple(shape, function)
+    dims = _shape_tuple(shape, function, numpy_arrays)
     if not is_np_shape() and (not dims or (zero_dims_unknown and 0 in dims)):
         raise MXNetError('%s: cannot create an array of shape %s: outside mx.np_shape(), () and '
                          'zero sizes mean an unknown shape (use mx.np_shape() for zero-size and '
@@ -801,7 +804,8 @@ def _known_shape(shape, function, zero_dims_unknown=True):
 
 def empty(shape, ctx=None, dtype=None):
     ctx = _ctx_or_default(ctx)
-    return _new(torch.empty(_shape_tuple(shape, 'empty'), dtype=torch_dtype(dtype), device=ctx.torch_device), ctx)
+    dims = _shape_tuple(shape, 'empty', numpy_arrays=True)
+    return _new(torch.empty(dims, dtype=torch_dtype(dtype, 'empty'), device=ctx.torch_device), ctx)
 
 
 def _into(arr, out):
@@ -814,21 +818,24 @@ def _into(arr, out):
 
 def zeros(shape, ctx=None, dtype=None, out=None, stype=None, **kwargs):
     ctx = _ctx_or_default(ctx)
+    tdt = torch_dtype(dtype, 'zeros')
     if stype not in (None, 'default'):
         _known_shape(shape, 'zeros')
         from .sparse_arrays import zeros as sparse_zeros
-        return _into(sparse_zeros(stype, shape, ctx=ctx, dtype=dtype), out)
-    return _into(_new(torch.zeros(_known_shape(shape, 'zeros'), dtype=torch_dtype(dtype), device=ctx.torch_device), ctx), out)
+        return _into(sparse_zeros(stype, shape, ctx=ctx, dtype=tdt), out)
+    return _into(_new(torch.zeros(_known_shape(shape, 'zeros'), dtype=tdt, device=ctx.torch_device), ctx), out)
 
 
 def ones(shape, ctx=None, dtype=None, out=None, **kwargs):
     ctx = _ctx_or_default(ctx)
-    return _into(_new(torch.ones(_known_shape(shape, 'ones'), dtype=torch_dtype(dtype), device=ctx.torch_device), ctx), out)
+    dims = _known_shape(shape, 'ones')
+    return _into(_new(torch.ones(dims, dtype=torch_dtype(dtype, 'ones'), device=ctx.torch_device), ctx), out)
 
 
 def full(shape, val, ctx=None, dtype=None, out=None):
     ctx = _ctx_or_default(ctx)
-    arr = _new(torch.full(_known_shape(shape, 'full', zero_dims_unknown=False), val, dtype=torch_dtype(dtype), device=ctx.torch_device), ctx)
+    dims = _known_shape(shape, 'full', zero_dims_unknown=False, numpy_arrays=True)
+    arr = _new(torch.full(dims, val, dtype=torch_dtype(dtype, 'full'), device=ctx.torch_device), ctx)
     if out is not None:
         out[:] = arr
         return out
@@ -841,7 +848,7 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dty
     from ..operator.creation import arange as arange_values
     ctx = _ctx_or_default(ctx)
     values = arange_values(float(start), None if stop is None else float(stop), float(step), int(repeat),
-                           bool(infer_range), ctx, dtype)
+                           bool(infer_range), ctx, torch_dtype(dtype, 'arange'))
     return _new(values, ctx)
 
 

@@ -149,6 +149,8 @@ def make_function(spec, func_name):
             for k in [k for k in kwargs if k in input_pos]:
                 arrays[input_pos[k]] = kwargs.pop(k)
         attrs = parse(kwargs)
+        if has_optional_inputs:
+            _check_input_count(spec, attrs, arrays)
         if remember and not (attrs_by_position or inputs_by_name):
             present = spec.input_names(attrs)
             if present == inputs[:len(present)]:
@@ -232,6 +234,16 @@ def make_function(spec, func_name):
     nd_function.__doc__ = _docstring(spec, arg_names)
     nd_function.spec = spec
     return nd_function
+
+
+def _check_input_count(spec, attrs, arrays):
+    """MXNetError where more arrays are given than these attributes have inputs: MXNet
+    refuses ``Convolution(x, w, b, no_bias=True)`` rather than drop the bias."""
+    given = sum(a is not None for a in arrays)
+    present = spec.input_names(attrs)
+    if given > len(present):
+        raise MXNetError('%s: expects %d inputs for these attributes (%s), but got %d'
+                         % (spec.name, len(present), ', '.join(present), given))
 
 
 def _to_present_inputs(spec, attrs, arrays):

@@ -185,7 +185,7 @@ def zeros(stype, shape, ctx=None, dtype=None, **kwargs):
     """An all-zero array of storage type ``stype``."""
     ctx = _ctx(ctx)
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
-    return with_stype(torch.zeros(shape, dtype=torch_dtype(dtype), device=ctx.torch_device), ctx, stype)
+    return with_stype(torch.zeros(shape, dtype=torch_dtype(dtype, 'sparse.zeros'), device=ctx.torch_device), ctx, stype)
 
 
 def empty(stype, shape, ctx=None, dtype=None):
@@ -196,7 +196,7 @@ def empty(stype, shape, ctx=None, dtype=None):
 def sparse_array(source_array, ctx=None, dtype=None):
     """A sparse array from a sparse NDArray or a scipy sparse matrix (MXNet's ``sparse.array``)."""
     if isinstance(source_array, BaseSparseNDArray):
-        return with_stype(source_array._t.to(torch_dtype(dtype)) if dtype else source_array._t.clone(),
+        return with_stype(source_array._t.to(torch_dtype(dtype, 'sparse.array')) if dtype else source_array._t.clone(),
                           _ctx(ctx), source_array.stype)
     if hasattr(source_array, 'tocsr'):
         return csr_matrix(source_array, ctx=ctx, dtype=dtype)

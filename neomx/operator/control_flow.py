@@ -16,7 +16,7 @@ made: ``_while_loop`` runs its body once and gives outputs of ``max_iterations``
 import torch
 
 from ..context import context_of_device
-from . import registry
+from . import registry, upper_layers
 from .registry import ANY, INT
 
 _SUBGRAPH_COUNTS = {'_foreach': 1, '_while_loop': 2, '_cond': 3}
@@ -33,9 +33,8 @@ class _ControlFlowSpec(registry.OpSpec):
 
 def _run(subgraph, tensors):
     """The outputs (a tuple) of ``subgraph`` on ``tensors``, given in its ``list_inputs`` order."""
-    from ..symbol.graph import compiled      # the symbol package imports the operators first
     ctx = context_of_device(tensors[0].device)
-    return compiled(subgraph, ctx)(tensors)
+    return upper_layers.get('compiled_graph')(subgraph, ctx)(tensors)
 
 
 def _single_or_tuple(outputs):

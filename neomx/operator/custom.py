@@ -29,8 +29,7 @@ import torch
 from .. import autograd
 from ..base import MXNetError, TYPE_FLAG_OF_TORCH, np_dtype, torch_dtype
 from ..context import context_of_device, current_context
-from ..ndarray.ndarray import _new
-from . import registry
+from . import registry, upper_layers
 
 __all__ = ['CustomOp', 'CustomOpProp', 'register', 'get_all_registered_operators',
            'get_operator_arguments', 'OperatorArguments']
@@ -332,7 +331,8 @@ class _Invocation:
         self.out_shapes, self.out_dtypes = out_shapes, out_dtypes
 
     def wrap(self, tensors):
-        return [_new(t, self.ctx) for t in tensors]
+        array_from_tensor = upper_layers.get('array_from_tensor')
+        return [array_from_tensor(t, self.ctx) for t in tensors]
 
     def forward(self, args):
         device = args[0].device if args else self.ctx.torch_device

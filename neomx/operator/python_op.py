@@ -12,6 +12,7 @@ numpy copies of the arrays and its writes are copied back; ``NDArrayOp`` sees ND
 import itertools
 import warnings
 
+from . import upper_layers
 from .custom import CustomOp, CustomOpProp, register
 
 __all__ = ['PythonOp', 'NumpyOp', 'NDArrayOp']
@@ -67,8 +68,6 @@ class PythonOp:
 
 def _symbol_of(python_op, compute_class, args, kwargs):
     """``mx.sym.Custom`` over ``args`` computed by ``compute_class(python_op)``."""
-    from .. import symbol
-
     class _Prop(CustomOpProp):
         def __init__(self):
             super().__init__(need_top_grad=python_op.need_top_grad())
@@ -89,7 +88,7 @@ def _symbol_of(python_op, compute_class, args, kwargs):
     op_type = '_%s%d' % (type(python_op).__name__, next(_OP_NUMBERS))
     register(op_type)(_Prop)
     PythonOp._ref_holder.append(python_op)
-    return symbol.Custom(*args, op_type=op_type, **kwargs)
+    return upper_layers.get('custom_symbol')(*args, op_type=op_type, **kwargs)
 
 
 class _NumpyCompute(CustomOp):

@@ -23,7 +23,7 @@ import functools
 import numpy as np
 import torch
 
-from ..base import MXNetError, torch_dtype
+from ..base import MXNetError, MXNetTypeError, invalid_dtype, refuse_numpy_shape, torch_dtype
 from .dtype_rules import SAME_DTYPE
 
 __all__ = ['Attr', 'OpSpec', 'register', 'variadic_name', 'get', 'all_ops', 'REQUIRED', 'check',
@@ -128,6 +128,10 @@ def _to_shape(v):
         return (int(v),)
     if isinstance(v, (float, np.floating)):
         raise ValueError('a shape holds integers, got %r' % (v,))
+    if isinstance(v, np.ndarray):
+        v = refuse_numpy_shape(v)
+        if isinstance(v, int):
+            return (v,)
     return tuple(None if x is None else _to_dim(x) for x in v)
 
 
@@ -407,20 +411,34 @@ class OpSpec:
                     continue
                 raise MXNetError("%s: cannot find argument '%s'; possible arguments are: %s"
                                  % (self.name, key, ', '.join(self.attr_names) or '(none)'))
-            try:
-                value = attr.parse(value)
-            except (ValueError, TypeError, SyntaxError) as err:
-                raise MXNetError("%s: invalid value %.100r for argument '%s' (expected %s): %.200s"
-                                 % (self.name, value, key, attr.kind, err)) from None
-            if attr.choices is not None and value not in attr.choices:
-                raise MXNetError("%s: invalid value %.100r for argument '%s'; expected one of %s"
-                                 % (self.name, value, key, ', '.join(map(str, attr.choices))))
-            attrs[key] = value
+            attrs[key] = self._parse_value(attr, key, value)
         if len(attrs) != len(spec_attrs):
             missing = [k for k in self.required if k not in attrs]
             if missing:
                 raise MXNetError("%s: required argument '%s' is missing" % (self.name, missing[0]))
         return attrs
+
+    def _parse_value(self, attr, key, value):
+        try:
+            parsed = attr.parse(value)
+        except MXNetTypeError:      # a bad dtype: TypeError where MXNet's front end was numpy
+            raise invalid_dtype(value, self.name, key) from None
+        except (ValueError, TypeError, SyntaxError) as err:
+            raise MXNetError("%s: invalid value %.100r for argument '%s' (expected %s): %.200s"
+                             % (self.name, value, key, attr.kind, err)) from None
+        if attr.choices is not None and parsed not in attr.choices:
+            raise MXNetError("%s: invalid value %.100r for argument '%s'; expected one of %s"
+                             % (self.name, parsed, key, ', '.join(map(str, attr.choices))))
+        return parsed
+
+    def check_value(self, key, value):
+        """Refuse, as :meth:`parse_attrs` would, one attribute value as the user gave it.
+
+        A Symbol stores attributes as text, and some values lose what makes them wrong there
+        (``str(np.array([2, 3]))`` is ``'[2 3]'``, which old files' shapes also look like)."""
+        attr = self.attrs.get(key)
+        if attr is not None:
+            self._parse_value(attr, key, value)
 
     def format_attrs(self, attrs):
         """Attributes as MXNet's JSON strings (only those given, as MXNet stores them)."""

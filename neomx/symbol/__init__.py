@@ -17,6 +17,11 @@ for _name in dir(op):
         setattr(_self, _name, getattr(op, _name))
 _register.attach_methods(op)
 
+from .graph import compiled as _compiled  # noqa: E402
+# control-flow operators run Symbol subgraphs; PythonOp builds Custom Symbols (lower layers)
+_operator.upper_layers.register('compiled_graph', _compiled)
+_operator.upper_layers.register('custom_symbol', op.Custom)
+
 from . import random  # noqa: E402,F401
 from .executor import Executor  # noqa: E402,F401
 from . import cached_op  # noqa: E402,F401

@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 from .. import _fileio
-from ..base import (MXNetError, NotImplementedForSymbol, TYPE_FLAG_OF_TORCH, dtype_name,
+from ..base import (MXNetError, NotImplementedForSymbol, TYPE_FLAG_OF_TORCH, dtype_name, refuse_numpy_shape,
                     np_dtype, numeric_types, torch_dtype)
 from ..name import NameManager
 from ..operator import registry
@@ -161,6 +161,9 @@ def create_op_node(spec, inputs, kwargs, name=None, attr=None, hint=None, subgra
     """
     # lr_mult/wd_mult given to an operator are attributes of it and of the variables it
     # creates (its weights), as in MXNet: Module's optimizer reads them from there
+    for key, value in kwargs.items():
+        if isinstance(value, np.ndarray):       # its text loses what makes it wrong
+            spec.check_value(key, value)
     attrs = {('__%s__' % k if k in _MULT_KEYWORDS else k): attr_string(v) for k, v in kwargs.items()}
     for key, value in AttrScope.current().get(attr).items():
         # Plain keys other than the hidden ones are operator arguments, as in MXNet.
@@ -169,11 +172,12 @@ def create_op_node(spec, inputs, kwargs, name=None, attr=None, hint=None, subgra
     name = NameManager.current().get(name, hint or spec.name.lower())
     if isinstance(inputs, dict):
         names = spec.input_names(params)
-        # Inputs absent for these attributes (bias with no_bias) are ignored; a variadic
-        # operator's keyword inputs must name its inputs.
-        unknown = [n for n in inputs if n not in names] if spec.variadic else ()
+        # An input these attributes leave out (bias with no_bias) may be None; given, MXNet
+        # refuses it, as it refuses a variadic operator's keyword input that names no input.
+        unknown = [n for n, v in inputs.items() if n not in names and (spec.variadic or v is not None)]
         if unknown:
-            raise MXNetError('%s: no input named %s; inputs are %s' % (spec.name, unknown[0], ', '.join(names)))
+            raise MXNetError('%s: no input named %s for these attributes; inputs are %s'
+                             % (spec.name, unknown[0], ', '.join(names)))
     else:
         names = spec.input_names(params, len(inputs))
         if len(inputs) > len(names):
@@ -680,9 +684,9 @@ def var(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, ini
     if not isinstance(name, str):
         raise TypeError('Expect a string for variable `name`')
     attrs = {_stored_key(k): v for k, v in AttrScope.current().get(attr).items()}
-    given = {'__shape__': shape, '__lr_mult__': lr_mult, '__wd_mult__': wd_mult,
+    given = {'__shape__': refuse_numpy_shape(shape, 'var'), '__lr_mult__': lr_mult, '__wd_mult__': wd_mult,
              '__profiler_scope__': profiler_scope,
-             '__dtype__': None if dtype is None else TYPE_FLAG_OF_TORCH[torch_dtype(dtype)],
+             '__dtype__': None if dtype is None else TYPE_FLAG_OF_TORCH[torch_dtype(dtype, 'var')],
              '__storage_type__': None if stype is None else _STORAGE_TYPE_FLAG[stype],
              '__init__': None if init is None else (init if isinstance(init, str) else init.dumps())}
     for key, value in given.items():

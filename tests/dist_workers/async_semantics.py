@@ -46,6 +46,8 @@ fname = os.path.join(os.environ['OUT_DIR'], 'async_states%d' % rank)
 kv.save_optimizer_states(fname)
 kv.load_optimizer_states(fname)
 kv._barrier()
+kv.save_optimizer_states(fname)     # after a load each server still holds only its keys' states
+kv._barrier()
 # a big key is cut into one part per server; every part is updated
 kv.init('big', mx.nd.array(np.arange(301)))
 kv.push('big', mx.nd.ones((301,)) * (rank + 1))

@@ -5,6 +5,7 @@ worker's copies sit on that one GPU).
 """
 import os
 import sys
+import warnings
 
 import numpy as np
 
@@ -67,6 +68,20 @@ assert (b.asnumpy() == np.arange(6).reshape(3, 2)).all()
 rows = mx.nd.zeros((3, 2)).tostype('row_sparse')
 kv.row_sparse_pull('b', out=rows, row_ids=mx.nd.array([2]))
 assert (rows.asnumpy() == [[0, 0], [0, 0], [4, 5]]).all()
+# pull leaves sparse outputs as they are unless ignore_sparse=False, warning once per key (as
+# MXNet's local store); the pull waits for the push in flight
+kv.push('b', mx.nd.ones((3, 2)) * (rank + 1))
+rows, dense = mx.nd.full((3, 2), -1.0).tostype('row_sparse'), mx.nd.zeros((3, 2))
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter('always')
+    kv.pull('b', out=[rows, dense])
+    kv.pull('b', out=rows)
+assert (rows.asnumpy() == -1).all() and (dense.asnumpy() == total).all()
+assert [str(w.message) for w in caught] == [
+    "kvstore.pull: the sparse outputs of key 'b' are left as they are (ignore_sparse=True); "
+    "pull them with row_sparse_pull and row_ids"], [str(w.message) for w in caught]
+kv.pull('b', out=rows, ignore_sparse=False)
+assert (rows.asnumpy() == total).all()
 kv._barrier()
 
 # the optimizer runs once on the sum (MXNet's 'test' optimizer: weight += rescale * grad)
