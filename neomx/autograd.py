@@ -22,6 +22,7 @@ import torch
 from . import _int_grad
 from . import _torch_private
 from . import _released_graphs as _released
+from . import upper_layers
 from .base import MXNetError
 
 __all__ = ['record', 'pause', 'train_mode', 'predict_mode', 'is_recording', 'is_training',
@@ -215,9 +216,22 @@ def _make_hook(slot):
     return hook
 
 
+class _GradSlot:
+    """The gradient buffer attached to an NDArray and how backward writes into it.
+
+    ``fresh`` turns True when a backward pass writes the buffer; Gluon's Trainer resets it
+    after each update to detect parameters that took no part in the last backward pass.
+    ``ready``, when set, is called (no arguments) right after each such write: Gluon's
+    Trainer starts sending gradients from it while backward goes on.
+    """
+    __slots__ = ('buf', 'req', 'hook', 'fresh', 'ready')
+
+    def __init__(self, buf, req, hook):
+        self.buf, self.req, self.hook, self.fresh, self.ready = buf, req, hook, False, None
+
+
 def attach(arr, grad_req='write', grad_buf=None):
     """Make ``arr`` a variable with gradient buffer ``grad_buf`` (zeros if None)."""
-    from .ndarray.ndarray import _GradSlot, _new
     if grad_req not in ('write', 'add', 'null'):
         raise MXNetError("attach_grad: grad_req must be 'write', 'add' or 'null', got %r" % (grad_req,))
     old = arr._grad
@@ -234,7 +248,7 @@ def attach(arr, grad_req='write', grad_buf=None):
         arr._grad = None
         return
     if grad_buf is None:
-        grad_buf = _new(torch.zeros_like(t), arr._ctx)
+        grad_buf = upper_layers.get('array_from_tensor')(torch.zeros_like(t), arr._ctx)
     else:
         grad_buf._t.zero_()
     if _int_grad.is_integer(t):     # torch differentiates a float64 carrier (see _int_grad)
@@ -263,8 +277,7 @@ def set_grad_req(arr, grad_req):
 
 def mark_variables(variables, gradients, grad_reqs='write'):
     """Mark arrays as variables whose gradients go into the given buffers."""
-    from .ndarray.ndarray import NDArray
-    if isinstance(variables, NDArray):
+    if _is_ndarray(variables):
         variables, gradients = [variables], [gradients]
     if isinstance(grad_reqs, str):
         grad_reqs = [grad_reqs] * len(variables)
@@ -355,9 +368,8 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     -------
     list of NDArray
     """
-    from .ndarray.ndarray import NDArray, _new
     tensors, grads = _heads_and_grads(heads, head_grads)
-    single = isinstance(variables, NDArray)
+    single = _is_ndarray(variables)
     if single:
         variables = [variables]
     if retain_graph is None:
@@ -374,7 +386,8 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
         raise MXNetError('grad: %s' % str(err).split('\n')[0]) from None
     finally:
         _STATE.training = prev_train
-    return [_new(torch.zeros_like(v._t) if r is None else r.to(v._t.dtype), v._ctx)
+    new = upper_layers.get('array_from_tensor')
+    return [new(torch.zeros_like(v._t) if r is None else r.to(v._t.dtype), v._ctx)
             for r, v in zip(res, variables)]
 
 
@@ -398,7 +411,7 @@ class _TorchBridge(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, func, *tensors):  # pylint: disable=arguments-differ
-        from .ndarray.ndarray import _new
+        _new = upper_layers.get('array_from_tensor')
         ctx.func = func
         with pause():
             outs = func.forward(*[_new(t, c) for t, c in zip(tensors, func._in_ctx)])
@@ -409,7 +422,7 @@ class _TorchBridge(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, *grads):  # pylint: disable=arguments-differ
-        from .ndarray.ndarray import _new
+        _new = upper_layers.get('array_from_tensor')
         func = ctx.func
         with pause():
             res = func.backward(*[_new(g if g is not None else torch.zeros(()), c)
@@ -436,7 +449,7 @@ class Function:
         self.saved_tensors = args
 
     def __call__(self, *inputs):
-        from .ndarray.ndarray import _new
+        _new = upper_layers.get('array_from_tensor')
         self._in_ctx = [x._ctx for x in inputs]
         tensors = [x._t for x in inputs]
         if any(t.requires_grad for t in tensors):

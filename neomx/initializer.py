@@ -481,12 +481,3 @@ class LSTMBias(Initializer):
         arr[:] = 0.0
         num_hidden = arr.shape[0] // 4
         arr[num_hidden:2 * num_hidden] = self.forget_bias
-
-
-def __getattr__(name):
-    # mx.init.FusedRNN initializes mx.rnn's FusedRNNCell and lives beside it (in neomx.rnn,
-    # which imports this module).
-    if name == 'FusedRNN':
-        from .rnn.rnn_cell import FusedRNN
-        return FusedRNN
-    raise AttributeError("module %r has no attribute %r" % (__name__, name))

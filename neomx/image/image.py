@@ -5,17 +5,16 @@ MXNet does these with OpenCV; neomx decodes with Pillow and resizes in torch (se
 resized uint8 pixels may differ from OpenCV's fixed-point arithmetic by 1, and JPEG decoding
 by the libjpeg build's rounding.
 """
-import io
 import numbers
 import random
 
 import numpy as np
 import torch
 
-from .._optional import require
+from .._image_decode import decode, decode_buffer
 from ..base import MXNetError
 from ..context import current_context
-from ..ndarray.ndarray import NDArray, _new
+from ..ndarray.ndarray import _new
 from ._resize import pick_interp, resize_hwc
 
 __all__ = ['imread', 'imdecode', 'imresize', 'scale_down', 'copyMakeBorder', 'resize_short',
@@ -23,26 +22,6 @@ __all__ = ['imread', 'imdecode', 'imresize', 'scale_down', 'copyMakeBorder', 're
 
 # OpenCV's border codes: CONSTANT, REPLICATE, REFLECT (edge repeated), WRAP, REFLECT_101.
 _BORDER_PAD_MODES = {1: 'edge', 2: 'symmetric', 3: 'wrap', 4: 'reflect'}
-
-
-def _decode_pillow(stream, flag, to_rgb, source):
-    """Decode a file object to an (H, W, 3) or (H, W, 1) uint8 array."""
-    image_module = require('PIL.Image', 'vision', 'mx.image decoding')
-    try:
-        img = image_module.open(stream)
-        if flag == 0 and img.format == 'JPEG':
-            img.draft('L', img.size)  # decode luma directly, as libjpeg does for OpenCV
-        img.load()
-    except (OSError, ValueError) as err:
-        raise MXNetError('Decoding failed. Invalid image file %s: %s' % (source, err)) from None
-    if flag == 0:
-        if img.mode != 'L':
-            # OpenCV's (libpng's) conversion truncates the weighted sum.
-            rgb = np.asarray(img.convert('RGB'), dtype=np.float64)
-            return np.floor(rgb @ [0.299, 0.587, 0.114]).astype(np.uint8)[:, :, None]
-        return np.asarray(img, dtype=np.uint8)[:, :, None]
-    pixels = np.asarray(img.convert('RGB'), dtype=np.uint8)
-    return pixels if to_rgb else pixels[:, :, ::-1]
 
 
 def _to_ndarray(pixels):
@@ -73,7 +52,7 @@ def imread(filename, flag=1, to_rgb=True, out=None):
     except OSError as err:
         raise MXNetError("Imread: '%s' couldn't open file: %s" % (filename, err.strerror)) from None
     with stream:
-        return _write_out(_to_ndarray(_decode_pillow(stream, flag, to_rgb, filename)), out)
+        return _write_out(_to_ndarray(decode(stream, flag, to_rgb, filename)), out)
 
 
 def imdecode(buf, flag=1, to_rgb=True, out=None):
@@ -95,13 +74,7 @@ def imdecode(buf, flag=1, to_rgb=True, out=None):
     NDArray
         uint8 image of shape (H, W, 3) or (H, W, 1).
     """
-    if isinstance(buf, NDArray):
-        buf = buf.asnumpy()
-    if not isinstance(buf, (bytes, bytearray, np.ndarray)):
-        raise ValueError('buf must be of type bytes, bytearray or numpy.ndarray,'
-                         'if you would like to input type str, please convert to bytes')
-    data = buf.astype(np.uint8).tobytes() if isinstance(buf, np.ndarray) else bytes(buf)
-    return _write_out(_to_ndarray(_decode_pillow(io.BytesIO(data), flag, to_rgb, 'buffer')), out)
+    return _write_out(_to_ndarray(decode_buffer(buf, flag, to_rgb)), out)
 
 
 def _write_out(result, out):

@@ -7,9 +7,10 @@ from . import register as _register
 from .ndarray import (NDArray, array, empty, zeros, ones, full, arange, waitall, from_numpy,
                       from_dlpack, to_dlpack_for_read, to_dlpack_for_write, from_torch)
 from .ndarray import _new as _array_from_tensor
+from .. import upper_layers as _upper_layers
 
-# custom operators (a lower layer) hand their user code NDArrays
-_operator.upper_layers.register('array_from_tensor', _array_from_tensor)
+# custom operators and autograd's Function (lower layers) hand their user code NDArrays
+_upper_layers.register('array_from_tensor', _array_from_tensor)
 
 _register.populate({'op': op, '_internal': _internal, 'contrib': contrib, 'linalg': linalg,
                     'image': image, 'random_internal': random_internal, 'sparse': sparse})

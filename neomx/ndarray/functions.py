@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 
+from .._image_decode import decode_buffer
 from . import op
 from .ndarray import NDArray, array
 
@@ -131,8 +132,7 @@ def imdecode(str_img, clip_rect=(0, 0, 0, 0), out=None, index=0, channels=3, mea
     NDArray
         ``out`` when given.
     """
-    from ..image import imdecode as decode_hwc        # the image package imports this one
-    image = decode_hwc(str_img, flag=1 if channels == 3 else 0)
+    image = array(decode_buffer(str_img, 1 if channels == 3 else 0, True), dtype='uint8')
     x0, y0, x1, y1 = clip_rect
     if x1 > x0 and y1 > y0:
         image = image[y0:y1, x0:x1]

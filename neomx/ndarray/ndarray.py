@@ -50,20 +50,6 @@ def from_torch(tensor, ctx=None):
     return _new(tensor, ctx)
 
 
-class _GradSlot:
-    """The gradient buffer attached to an NDArray and how backward writes into it.
-
-    ``fresh`` turns True when a backward pass writes the buffer; Gluon's Trainer resets it
-    after each update to detect parameters that took no part in the last backward pass.
-    ``ready``, when set, is called (no arguments) right after each such write: Gluon's
-    Trainer starts sending gradients from it while backward goes on.
-    """
-    __slots__ = ('buf', 'req', 'hook', 'fresh', 'ready')
-
-    def __init__(self, buf, req, hook):
-        self.buf, self.req, self.hook, self.fresh, self.ready = buf, req, hook, False, None
-
-
 def _is_scalar(x):
     return type(x) in _SCALAR_TYPES or isinstance(x, (np.generic, bool, int, float))
 

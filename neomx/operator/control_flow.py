@@ -16,7 +16,8 @@ made: ``_while_loop`` runs its body once and gives outputs of ``max_iterations``
 import torch
 
 from ..context import context_of_device
-from . import registry, upper_layers
+from .. import upper_layers
+from . import registry
 from .registry import ANY, INT
 
 _SUBGRAPH_COUNTS = {'_foreach': 1, '_while_loop': 2, '_cond': 3}

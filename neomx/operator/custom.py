@@ -29,7 +29,8 @@ import torch
 from .. import autograd
 from ..base import MXNetError, TYPE_FLAG_OF_TORCH, np_dtype, torch_dtype
 from ..context import context_of_device, current_context
-from . import registry, upper_layers
+from .. import upper_layers
+from . import registry
 
 __all__ = ['CustomOp', 'CustomOpProp', 'register', 'get_all_registered_operators',
            'get_operator_arguments', 'OperatorArguments']

@@ -12,7 +12,7 @@ numpy copies of the arrays and its writes are copied back; ``NDArrayOp`` sees ND
 import itertools
 import warnings
 
-from . import upper_layers
+from .. import upper_layers
 from .custom import CustomOp, CustomOpProp, register
 
 __all__ = ['PythonOp', 'NumpyOp', 'NDArrayOp']

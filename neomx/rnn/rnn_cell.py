@@ -854,3 +854,8 @@ class FusedRNN(initializer.Initializer):
                 (self._init or desc.global_init)(
                     initializer.InitDesc(name, global_init=desc.global_init), piece)
         arr[:] = cell.pack_weights(pieces)['parameters']
+
+
+# mx.init.FusedRNN: it initializes FusedRNNCell's packed weights, so it lives beside the cell
+# and is offered to the initializer module (a lower layer, which never imports this one)
+initializer.FusedRNN = FusedRNN

@@ -18,9 +18,10 @@ for _name in dir(op):
 _register.attach_methods(op)
 
 from .graph import compiled as _compiled  # noqa: E402
+from .. import upper_layers as _upper_layers  # noqa: E402
 # control-flow operators run Symbol subgraphs; PythonOp builds Custom Symbols (lower layers)
-_operator.upper_layers.register('compiled_graph', _compiled)
-_operator.upper_layers.register('custom_symbol', op.Custom)
+_upper_layers.register('compiled_graph', _compiled)
+_upper_layers.register('custom_symbol', op.Custom)
 
 from . import random  # noqa: E402,F401
 from .executor import Executor  # noqa: E402,F401
