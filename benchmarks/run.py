@@ -4,12 +4,17 @@
     python benchmarks/run.py bench_ops       # selected modules
 
 Each figure is neomx's time divided by raw PyTorch's time for the same work, measured in
-the same process, interleaved; the target is the ratio each issue asks for.
+the same process, interleaved; the target is the ratio each issue asks for. Each module
+runs in a fresh interpreter: what one module leaves behind (millions of tiny arrays made,
+idle thread pools) made a later module's small training steps 40% slower on both sides.
 """
+import dataclasses
 import datetime
 import importlib
+import json
 import os
 import platform
+import subprocess
 import sys
 
 import torch
@@ -17,6 +22,7 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
+from common import Result  # noqa: E402
 
 
 def _modules(names):
@@ -24,16 +30,38 @@ def _modules(names):
     return [importlib.import_module(n) for n in names]
 
 
+_ROW_TAG = 'benchmarks/run.py row '
+
+
 def main(argv):
+    if argv[:1] == ['--in-process']:        # one module, in this interpreter: rows as JSON lines
+        for bench in _modules(argv[1:2])[0].BENCHMARKS:
+            results = bench()       # one Result, or a list of them (one row each)
+            for res in results if isinstance(results, list) else [results]:
+                _print(res)
+                print(_ROW_TAG + json.dumps(dataclasses.asdict(res)), flush=True)
+        return
     rows = []
     modules = _modules(argv)
     for mod in modules:
-        for bench in mod.BENCHMARKS:
-            results = bench()       # one Result, or a list of them (one row each)
-            for res in results if isinstance(results, list) else [results]:
-                rows.append((mod.__name__, res))
-                _print(res)
+        for res in _run_apart(mod.__name__):
+            rows.append((mod.__name__, res))
     _write(rows, {mod.__name__ for mod in modules}, partial=bool(argv))
+
+
+def _run_apart(module):
+    """The Results of ``module``'s benchmarks, run in a fresh interpreter (its output shown)."""
+    proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), '--in-process', module],
+                            stdout=subprocess.PIPE, text=True)
+    results = []
+    for line in proc.stdout:
+        if line.startswith(_ROW_TAG):
+            results.append(Result(**json.loads(line[len(_ROW_TAG):])))
+        else:
+            print(line, end='', flush=True)
+    if proc.wait():
+        raise SystemExit('benchmarks/run.py: %s failed (exit code %d)' % (module, proc.returncode))
+    return results
 
 
 def _print(res):
