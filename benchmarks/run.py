@@ -5,8 +5,8 @@
 
 Each figure is neomx's time divided by raw PyTorch's time for the same work, measured in
 the same process, interleaved; the target is the ratio each issue asks for. Each module
-runs in a fresh interpreter: what one module leaves behind (millions of tiny arrays made,
-idle thread pools) made a later module's small training steps 40% slower on both sides.
+runs in a fresh interpreter, so that what one module leaves behind (arrays, thread pools,
+allocator state, compiled graphs) cannot weigh on the next one's figures.
 """
 import dataclasses
 import datetime
