@@ -203,3 +203,17 @@ def test_arrays_given_by_keyword_are_not_kept_alive():
         del x
     gc.collect()
     assert all(r() is None for r in refs)
+
+
+def test_out_and_name_follow_the_attributes_by_position_as_in_mxnet():
+    # MXNet's generated signatures: relu(data, out, name), Activation(data, act_type, out, name)
+    x = mx.nd.array([-1.0, 2.0])
+    y = mx.nd.zeros(2)
+    assert mx.nd.relu(x, y) is y and y.asnumpy().tolist() == [0.0, 2.0]
+    z = mx.nd.zeros(2)
+    assert mx.nd.Activation(x, 'relu', z, 'act') is z and z.asnumpy().tolist() == [0.0, 2.0]
+    with pytest.raises(TypeError, match=r'relu\(\) takes from 0 to 3 positional arguments but 4 were given'):
+        mx.nd.relu(x, y, 'name', 3)
+    with pytest.raises(TypeError, match="multiple values for argument 'out'"):
+        mx.nd.relu(x, y, out=y)
+    assert x.asnumpy().tolist() == [-1.0, 2.0]

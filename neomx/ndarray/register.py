@@ -106,6 +106,7 @@ def make_function(spec, func_name):
     # ``length`` usually is.
     positional = {}
     no_keywords = [None]        # positional's entry for a call without keywords, at hand
+    positional_limit = float('inf') if variadic else n_in + len(attr_names)
     remember = _cacheable(spec)
     absent = (None,) * n_in
 
@@ -139,11 +140,7 @@ def make_function(spec, func_name):
             arrays.extend([None] * (n_in - len(arrays)))
         attrs_by_position = len(args) > n_in
         if attrs_by_position:
-            extra = args[n_in:]
-            if len(extra) > len(attr_names):
-                raise MXNetError('%s: takes %d inputs and %d attributes, got %d positional arguments'
-                                 % (spec.name, n_in, len(attr_names), len(args)))
-            kwargs.update(zip(attr_names, extra))
+            kwargs.update(zip(attr_names, args[n_in:]))     # no more of them: see general
         inputs_by_name = kwargs and not input_pos.keys().isdisjoint(kwargs)
         if inputs_by_name:
             for k in [k for k in kwargs if k in input_pos]:
@@ -158,6 +155,8 @@ def make_function(spec, func_name):
         return arrays, attrs
 
     def general(*args, out=None, name=None, **kwargs):
+        if len(args) > positional_limit:   # MXNet's order: inputs, attributes, then out and name
+            args, out, name = _out_and_name_by_position(spec, args, positional_limit, out, name)
         if not kwargs:
             call = no_keywords[0]
         elif positional:      # empty for variadic operators and per-call parsing
@@ -244,6 +243,21 @@ def _check_input_count(spec, attrs, arrays):
     if given > len(present):
         raise MXNetError('%s: expects %d inputs for these attributes (%s), but got %d'
                          % (spec.name, len(present), ', '.join(present), given))
+
+
+def _out_and_name_by_position(spec, args, count, out, name):
+    """``(args, out, name)`` of a call passing more than the ``count`` inputs and attributes
+    by position: the next two are ``out`` and ``name``, as in MXNet's generated functions
+    (``nd.relu(x, y)`` writes into ``y``)."""
+    extra = args[count:]
+    if len(extra) > 2:
+        raise TypeError('%s() takes from 0 to %d positional arguments but %d were given'
+                        % (spec.name, count + 2, len(args)))
+    if out is not None:
+        raise TypeError("%s() got multiple values for argument 'out'" % spec.name)
+    if len(extra) == 2 and name is not None:
+        raise TypeError("%s() got multiple values for argument 'name'" % spec.name)
+    return args[:count], extra[0], extra[1] if len(extra) == 2 else name
 
 
 def _to_present_inputs(spec, attrs, arrays):
