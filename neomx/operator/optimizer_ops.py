@@ -28,25 +28,6 @@ __all__ = ['sgd_', 'sgd_mom_', 'nag_mom_', 'adam_', 'adamw_', 'rmsprop_', 'rmspr
            'adamax_', 'nadam_', 'dcasgd_', 'sgld_', 'add_scaled_', 'effective_grads']
 
 # ----------------------------------------------------------------- helpers
-def add_scaled_(ys, xs, alphas):
-    """``ys[i] += alphas[i] * xs[i]`` in place, one foreach call per distinct alpha.
-
-    Per-parameter learning rates are nearly always equal (or take a few values), so
-    grouping by value keeps the update fused without a temporary ``alpha * x``.
-    """
-    first = alphas[0]
-    if first == first and alphas.count(first) == len(alphas):     # all equal (and not NaN)
-        if first != 0:
-            foreach.add_(ys, xs, alpha=first)
-        return
-    groups = {}
-    for i, a in enumerate(alphas):
-        groups.setdefault(a, []).append(i)
-    for a, idx in groups.items():
-        if a != 0:
-            foreach.add_([ys[i] for i in idx], [xs[i] for i in idx], alpha=a)
-
-
 def _grouped(keys):
     """``[(indices, key)]``: the positions of each distinct key, in first-seen order (one
     group, all positions, in the common case of a single key)."""
@@ -61,6 +42,17 @@ def _grouped(keys):
 
 def _pick(items, idx):
     return items if idx is None else [items[i] for i in idx]
+
+
+def add_scaled_(ys, xs, alphas):
+    """``ys[i] += alphas[i] * xs[i]`` in place, one foreach call per distinct alpha.
+
+    Per-parameter learning rates are nearly always equal (or take a few values), so
+    grouping by value keeps the update fused without a temporary ``alpha * x``.
+    """
+    for idx, alpha in _grouped(alphas):
+        if alpha != 0:
+            foreach.add_(_pick(ys, idx), _pick(xs, idx), alpha=alpha)
 
 
 def _scale_(ys, factors):
