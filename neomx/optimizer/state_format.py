@@ -32,7 +32,7 @@ from ..context import cpu
 from ..ndarray.ndarray import NDArray, _new
 from ..lr_scheduler import LRScheduler
 from .mxnet_states import _PickledNDArray, _PickledObject, unpickle_states
-from .state_check import check_states as _check_states
+from .state_check import check_states as _check_states, optimizer_class
 
 __all__ = ['dumps', 'loads', 'read_file']
 
@@ -42,9 +42,8 @@ _LENGTH = struct.Struct('<Q')
 
 def _rebuildable_classes():
     """'module:qualname' -> class, for every Optimizer and LRScheduler subclass defined so far."""
-    from .optimizer import Optimizer
     found = {}
-    pending = [Optimizer, LRScheduler]
+    pending = [optimizer_class(), LRScheduler]
     while pending:
         cls = pending.pop()
         found['%s:%s' % (cls.__module__, cls.__qualname__)] = cls
@@ -62,7 +61,6 @@ class _Encoder:
         self.arrays = []
 
     def encode(self, value):
-        from .optimizer import Optimizer
         if value is None or isinstance(value, (bool, int, float, str)):
             return value
         if isinstance(value, np.generic):
@@ -76,7 +74,7 @@ class _Encoder:
             return {'l': [self.encode(v) for v in value]}
         if isinstance(value, dict):
             return {'d': [[self.encode(k), self.encode(v)] for k, v in value.items()]}
-        if isinstance(value, (Optimizer, LRScheduler)):
+        if isinstance(value, (optimizer_class(), LRScheduler)):
             cls = type(value)
             attrs = {k: v for k, v in vars(value).items() if k not in self._SKIPPED_ATTRS}
             return {'o': '%s:%s' % (cls.__module__, cls.__qualname__), 's': self.encode(attrs)}
