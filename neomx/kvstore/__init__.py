@@ -13,6 +13,7 @@ import os as _os
 
 from .base import KVStoreBase, TestStore, create
 from .kvstore import KVStore, LocalKVStore, DeviceKVStore, NCCLKVStore
+from . import allreduce, dist_async, dist_sync  # noqa: F401  (each registers its stores with create)
 
 __all__ = ['KVStore', 'KVStoreBase', 'LocalKVStore', 'DeviceKVStore', 'NCCLKVStore', 'TestStore', 'create']
 

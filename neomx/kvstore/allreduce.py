@@ -10,8 +10,8 @@ import torch
 from .. import autograd
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
-from . import placement
-from .base import KVStoreBase
+from . import rendezvous
+from .base import KVStoreBase, register_builtin_store
 from .collectives import Collectives
 from .group_member import GroupMember
 
@@ -27,7 +27,7 @@ class AllreduceKVStore(GroupMember, KVStoreBase):
 
     def __init__(self, name='horovod'):
         self._name = name
-        self._group = placement.init_process_group()
+        self._group = rendezvous.init_process_group()
         self._comm = Collectives(self._group)
 
     @property
@@ -88,3 +88,6 @@ class AllreduceKVStore(GroupMember, KVStoreBase):
 
     def _barrier(self):
         self._comm.barrier()
+
+
+register_builtin_store('allreduce', AllreduceKVStore)

@@ -153,13 +153,21 @@ def create(name='local'):
     if registered is not None:
         return registered()
     if 'dist' in lowered:
-        if '_async' in lowered:
-            from .dist_async import DistAsyncKVStore
-            return DistAsyncKVStore(lowered)
-        from .dist_sync import DistSyncKVStore
-        return DistSyncKVStore(lowered)
-    if lowered in ('horovod', 'byteps'):
-        from .allreduce import AllreduceKVStore
-        return AllreduceKVStore(lowered)
-    from .kvstore import create_local
-    return create_local(lowered)
+        kind = 'dist_async' if '_async' in lowered else 'dist_sync'
+    elif lowered in ('horovod', 'byteps'):
+        kind = 'allreduce'
+    else:
+        kind = 'local'
+    return _BUILTIN_STORES[kind](lowered)
+
+
+# The built-in stores derive from KVStoreBase, so this module cannot import them: each store
+# module registers its constructor (name -> store) under its kind when imported, and
+# ``neomx.kvstore`` imports them all.
+_BUILTIN_STORES = {}
+
+
+def register_builtin_store(kind, constructor):
+    """Let :func:`create` build stores of ``kind`` ('local', 'dist_sync', 'dist_async',
+    'allreduce') with ``constructor(name)``."""
+    _BUILTIN_STORES[kind] = constructor

@@ -23,10 +23,11 @@ from ..base import MXNetError, atomic_write
 from ..optimizer import state_format
 from ..context import cpu
 from ..ndarray.ndarray import _new
-from . import async_server, placement
+from . import async_server, rendezvous
 from .collectives import Collectives
 from .group_member import GroupMember
 from .compression import parse_compression
+from .base import register_builtin_store
 from .kvstore import KVStore
 
 __all__ = ['DistAsyncKVStore']
@@ -74,7 +75,7 @@ class DistAsyncKVStore(GroupMember, KVStore):
     def __init__(self, name='dist_async'):
         super().__init__()
         self._name = name
-        self._group = placement.init_process_group()
+        self._group = rendezvous.init_process_group()
         self._comm = Collectives(self._group)
         self._layouts = {}
         _start_rpc(self._group)
@@ -262,3 +263,6 @@ class DistAsyncKVStore(GroupMember, KVStore):
 
     def _barrier(self):
         self._comm.barrier()
+
+
+register_builtin_store('dist_async', DistAsyncKVStore)

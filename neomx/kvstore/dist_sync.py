@@ -26,11 +26,12 @@ from ..base import MXNetError, atomic_write
 from ..context import cpu
 from ..ndarray.ndarray import _new
 from ..optimizer import Updater
-from . import placement
+from . import rendezvous
 from .collectives import Collectives
 from .group_member import GroupMember
 from .compression import parse_compression
 from .fusion import FlatBuffers, plan_buckets
+from .base import register_builtin_store
 from .kvstore import KVStore
 
 __all__ = ['DistSyncKVStore']
@@ -58,7 +59,7 @@ class DistSyncKVStore(GroupMember, KVStore):
         super().__init__()
         self._name = name
         self._on_device = 'device' in name
-        self._group = placement.init_process_group()
+        self._group = rendezvous.init_process_group()
         self._comm = Collectives(self._group)
         self._masters = {}
         self._flats = FlatBuffers()
@@ -320,3 +321,6 @@ def _local_sum(arrays, out):
     out.copy_(arrays[0]._t)
     for a in arrays[1:]:
         out.add_(a._t.to(device=out.device, dtype=out.dtype))
+
+
+register_builtin_store('dist_sync', DistSyncKVStore)

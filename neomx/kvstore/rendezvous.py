@@ -18,8 +18,9 @@ import torch
 import torch.distributed as dist
 
 from ..base import MXNetError
+from .placement import find_place, kvstore_timeout, rendezvous_timeout
 
-__all__ = ['Group', 'join', 'connect_store']
+__all__ = ['Group', 'init_process_group', 'join', 'connect_store']
 
 _BEAT = 0.5          # seconds between heartbeats
 _STALE = 3.0         # a heartbeat unchanged for this long means its process is gone
@@ -162,7 +163,6 @@ def _count_in(store, place, rank, timeout):
 
 def join(place, timeout):
     """Rendezvous with the other workers of ``place``'s job and return the :class:`Group`."""
-    from .placement import rendezvous_timeout
     wait = rendezvous_timeout()
     if place.source == 'single':
         store = dist.HashStore()
@@ -221,3 +221,21 @@ def _init_torch_group(store, rank, world_size, timeout, backend=None):
         backend = 'cpu:gloo,cuda:nccl' if torch.cuda.is_available() else 'gloo'
     dist.init_process_group(backend, store=store, rank=rank, world_size=world_size,
                             timeout=timedelta(seconds=timeout))
+
+
+_GROUP = None
+
+
+def init_process_group(timeout=None):
+    """Join the job (once per process; later calls return the same :class:`Group`).
+
+    Parameters
+    ----------
+    timeout : float, optional
+        Seconds a collective may wait for a peer (default
+        :func:`neomx.kvstore.placement.kvstore_timeout`).
+    """
+    global _GROUP
+    if _GROUP is None:
+        _GROUP = join(find_place(), kvstore_timeout() if timeout is None else timeout)
+    return _GROUP
