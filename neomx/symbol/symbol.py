@@ -9,10 +9,9 @@ once, when the node is created, so nothing is parsed at run time.
 import json
 
 import numpy as np
-import torch
 
 from .. import _fileio
-from ..base import (MXNetError, NotImplementedForSymbol, TYPE_FLAG_OF_TORCH, dtype_name, refuse_numpy_shape,
+from ..base import (MXNetError, NotImplementedForSymbol, TYPE_FLAG_OF_TORCH, refuse_numpy_shape,
                     np_dtype, numeric_types, torch_dtype)
 from ..name import NameManager
 from ..operator import registry
