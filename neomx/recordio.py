@@ -23,83 +23,10 @@ import numpy as np
 
 from . import _fileio
 from ._optional import require
+from ._recordio_format import encode_record, read_record
 from .base import MXNetError
 
 __all__ = ['MXRecordIO', 'MXIndexedRecordIO', 'IRHeader', 'pack', 'unpack', 'pack_img', 'unpack_img']
-
-_MAGIC = 0xced7230a
-_MAGIC_BYTES = struct.pack('<I', _MAGIC)
-_PART_HEADER = struct.Struct('<II')
-_LENGTH_BITS = 29
-_MAX_RECORD = 1 << _LENGTH_BITS
-# cflag of a record's parts: the whole record, or the first, a middle or the last of several.
-_WHOLE, _FIRST, _MIDDLE, _LAST = 0, 1, 2, 3
-
-
-def _padding(length):
-    """Zero bytes that bring ``length`` up to a multiple of 4."""
-    return b'\0' * (-length % 4)
-
-
-def _split_at_magic(buf):
-    """Cut ``buf`` at the magic numbers sitting at 4-byte aligned offsets, dropping them.
-
-    Returns
-    -------
-    list of memoryview
-        One part, or ``k + 1`` parts for ``k`` aligned magics.
-    """
-    view = memoryview(buf)
-    parts = []
-    start = 0
-    found = buf.find(_MAGIC_BYTES)
-    while found != -1:
-        if found % 4 == 0:
-            parts.append(view[start:found])
-            start = found + 4
-            found = buf.find(_MAGIC_BYTES, start)
-        else:
-            found = buf.find(_MAGIC_BYTES, found + 1)
-    parts.append(view[start:])
-    return parts
-
-
-def _encode_record(buf):
-    """The bytes of one record holding payload ``buf`` (see the module docstring)."""
-    if len(buf) >= _MAX_RECORD:
-        raise MXNetError('RecordIO only accepts records of less than 2^29 bytes, got %d' % len(buf))
-    parts = _split_at_magic(buf)
-    flags = [_WHOLE] if len(parts) == 1 else [_FIRST] + [_MIDDLE] * (len(parts) - 2) + [_LAST]
-    out = bytearray()
-    for flag, part in zip(flags, parts):
-        out += _PART_HEADER.pack(_MAGIC, (flag << _LENGTH_BITS) | len(part))
-        out += part
-    out += _padding(len(buf))
-    return bytes(out)
-
-
-def _read_record(stream):
-    """The payload of the record at the position of ``stream``, or None at the end of the file."""
-    payload = bytearray()
-    while True:
-        header = stream.read(_PART_HEADER.size)
-        if not header and not payload:
-            return None
-        if len(header) != _PART_HEADER.size:
-            raise MXNetError('Invalid RecordIO file: truncated record header')
-        magic, lrecord = _PART_HEADER.unpack(header)
-        if magic != _MAGIC:
-            raise MXNetError('Invalid RecordIO file: bad magic number 0x%08x' % magic)
-        flag, length = lrecord >> _LENGTH_BITS, lrecord & (_MAX_RECORD - 1)
-        padded = length + -length % 4
-        data = stream.read(padded)
-        if len(data) != padded:
-            raise MXNetError('Invalid RecordIO file: truncated record')
-        payload += data[:length]
-        if flag in (_WHOLE, _LAST):
-            return bytes(payload)
-        payload += _MAGIC_BYTES
-
 
 class MXRecordIO:
     """Sequential reader or writer of a RecordIO file.
@@ -190,7 +117,7 @@ class MXRecordIO:
         """Append one record holding the bytes ``buf``."""
         assert self.writable
         self._check_pid(allow_reset=False)
-        self.handle.write(_encode_record(bytes(buf)))
+        self.handle.write(encode_record(bytes(buf)))
 
     def read(self):
         """The next record's bytes, or None at the end of the file."""
@@ -198,7 +125,7 @@ class MXRecordIO:
         self._check_pid(allow_reset=False)
         start = self.handle.tell()
         try:
-            return _read_record(self.handle)
+            return read_record(self.handle)
         except MXNetError as err:
             raise MXNetError('%s (record at byte offset %d of %s)' % (err, start, self.uri)) from None
 

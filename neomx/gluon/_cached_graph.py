@@ -36,12 +36,13 @@ from typing import Callable, NamedTuple
 
 import torch
 
+from .._autograd_state import STATE as _AUTOGRAD
 from .. import autograd
 from .._memory import pool_host_memory
 from .._torch_private import inductor_freezing
 from ..base import MXNetError
 from ..ndarray import NDArray
-from ..ndarray.ndarray import _new
+from ..ndarray.ndarray import wrap_tensor
 from ..symbol import Group, Symbol, var
 from ..symbol.graph import compiled, open_shape_nodes, resolve_open_shapes
 from . import parameter as _parameter
@@ -255,11 +256,11 @@ class CachedGraph:
             bound = self._bind(ctx, key, flat_args)
         tensors = [flat_args[i]._t for i in self._data_positions]
         tensors.extend(bound.param_tensors or [a._t for a in bound.arrays])
-        if autograd._STATE.recording:
-            return [_new(t, ctx) for t in autograd.run_recorded(bound.run, tensors)]
+        if _AUTOGRAD.recording:
+            return [wrap_tensor(t, ctx) for t in autograd.run_recorded(bound.run, tensors)]
         run = bound.run if autograd.is_training() else bound.infer
         # No graph outside record(), whatever torch's grad mode of the thread.
-        return [_new(t, ctx) for t in autograd.run_without_graph(run, tensors)]
+        return [wrap_tensor(t, ctx) for t in autograd.run_without_graph(run, tensors)]
 
     def prepare(self, flat_args, ctx):
         """Compile and bind the graph for inputs like ``flat_args`` on ``ctx`` now, as
@@ -283,8 +284,8 @@ class CachedGraph:
                          open_shapes=self._open_shapes(flat_args, arrays),
                          monitor='all' if monitor_all else 'outputs')
         tensors = [flat_args[i]._t for i in self._data_positions] + [a._t for a in arrays]
-        outputs = graph(tensors, lambda name, op, tensor: callback(name, op, _new(tensor, ctx)))
-        return [_new(t, ctx) for t in outputs]
+        outputs = graph(tensors, lambda name, op, tensor: callback(name, op, wrap_tensor(tensor, ctx)))
+        return [wrap_tensor(t, ctx) for t in outputs]
 
     def _open_shapes(self, flat_args, arrays):
         """The shapes of the graph's arrays left to inference, for these inputs (None

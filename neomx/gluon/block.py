@@ -20,6 +20,7 @@ from collections import OrderedDict, defaultdict
 import numpy as np
 import torch
 
+from .._autograd_state import STATE as _AUTOGRAD
 from .. import autograd, initializer, name as _name, ndarray, symbol
 from ..base import MXNetError, NotImplementedForSymbol, torch_dtype
 from ..ndarray import NDArray
@@ -392,7 +393,7 @@ class Block:
         return handle
 
     def __call__(self, *args):
-        if autograd._STATE.recording or not torch.is_grad_enabled():
+        if _AUTOGRAD.recording or not torch.is_grad_enabled():
             if self._forward_pre_hooks or self._forward_hooks:
                 return self._call_with_hooks(args)
             return self.forward(*args)      # no hooks, as nearly always: one frame less

@@ -14,7 +14,7 @@ import torch
 from .._image_decode import decode, decode_buffer
 from ..base import MXNetError
 from ..context import current_context
-from ..ndarray.ndarray import _new
+from ..ndarray.ndarray import wrap_tensor
 from ._resize import pick_interp, resize_hwc
 
 __all__ = ['imread', 'imdecode', 'imresize', 'scale_down', 'copyMakeBorder', 'resize_short',
@@ -25,7 +25,7 @@ _BORDER_PAD_MODES = {1: 'edge', 2: 'symmetric', 3: 'wrap', 4: 'reflect'}
 
 
 def _to_ndarray(pixels):
-    return _new(torch.from_numpy(np.array(pixels)), current_context())
+    return wrap_tensor(torch.from_numpy(np.array(pixels)), current_context())
 
 
 def imread(filename, flag=1, to_rgb=True, out=None):
@@ -108,7 +108,7 @@ def imresize(src, w, h, interp=1, out=None):
     if src.ndim != 3 or w <= 0 or h <= 0:
         raise MXNetError('imresize: expected an (H, W, C) image and a positive size, got '
                          'shape %s, w=%s, h=%s' % (src.shape, w, h))
-    return _write_out(_new(resize_hwc(src._t, int(w), int(h), interp), src._ctx), out)
+    return _write_out(wrap_tensor(resize_hwc(src._t, int(w), int(h), interp), src._ctx), out)
 
 
 def copyMakeBorder(src, top, bot, left, right, type=0, value=0.0, values=(), out=None):  # pylint: disable=redefined-builtin
@@ -147,7 +147,7 @@ def copyMakeBorder(src, top, bot, left, right, type=0, value=0.0, values=(), out
         padded = src._t[torch.from_numpy(rows)][:, torch.from_numpy(cols)]
     else:
         raise MXNetError('copyMakeBorder: unknown border type %s' % (type,))
-    return _write_out(_new(padded, src._ctx), out)
+    return _write_out(wrap_tensor(padded, src._ctx), out)
 
 
 def scale_down(src_size, size):

@@ -18,9 +18,10 @@ import numpy as np
 import torch
 
 from .. import _fileio, _recordio_parts, recordio
+from .._recordio_format import read_record
 from ..base import MXNetError, check_batch_size
 from ..context import cpu, cpu_pinned
-from ..ndarray.ndarray import _new as _wrap_tensor
+from ..ndarray.ndarray import wrap_tensor
 from .io import DataDesc, DataIter
 
 __all__ = ['ImageRecordIter']
@@ -258,14 +259,14 @@ class ImageRecordIter(DataIter):
             header, image = recordio.unpack(self._read_at(offset))
             label[slot] = self._label_of(header)
             data[slot] = self._process(image, self._record_number[offset])
-        return [_wrap_tensor(torch.from_numpy(data), self._ctx)], \
-            [_wrap_tensor(torch.from_numpy(label), self._ctx)], pad
+        return [wrap_tensor(torch.from_numpy(data), self._ctx)], \
+            [wrap_tensor(torch.from_numpy(label), self._ctx)], pad
 
     def _read_at(self, offset):
         """The bytes of the record at byte ``offset``."""
         self._record.seek(offset)
         try:
-            record = recordio._read_record(self._record)
+            record = read_record(self._record)
         except MXNetError as err:
             record, problem = None, str(err)
         else:

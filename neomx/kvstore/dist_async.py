@@ -22,7 +22,7 @@ from .. import autograd
 from ..base import MXNetError, atomic_write
 from ..optimizer import state_format
 from ..context import cpu
-from ..ndarray.ndarray import _new
+from ..ndarray.ndarray import wrap_tensor
 from . import async_server, rendezvous
 from .collectives import Collectives
 from .group_member import GroupMember
@@ -220,7 +220,7 @@ class DistAsyncKVStore(GroupMember, KVStore):
         pairs = self._pairs(key, out, 'row_sparse_pull')
         self._check(pairs, 'row_sparse_pull')
         ids = self._row_ids_per_output(pairs, row_ids)
-        stored = [_new(v, cpu(0)) for v in self._fetch(pairs, 'row_sparse_pull')]
+        stored = [wrap_tensor(v, cpu(0)) for v in self._fetch(pairs, 'row_sparse_pull')]
         with torch.no_grad():
             self._pull_rows(pairs, stored, iter(ids))
 

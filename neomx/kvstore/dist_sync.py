@@ -24,7 +24,7 @@ import torch
 from .. import autograd
 from ..base import MXNetError, atomic_write
 from ..context import cpu
-from ..ndarray.ndarray import _new
+from ..ndarray.ndarray import wrap_tensor
 from ..optimizer import Updater
 from . import rendezvous
 from .collectives import Collectives
@@ -171,7 +171,7 @@ class DistSyncKVStore(GroupMember, KVStore):
                 if s is not target._t:      # else summed in place (resident buffers)
                     target._t.copy_(s)
             return
-        merged = [_new(s, t.context) for s, t in zip(sums, targets)]
+        merged = [wrap_tensor(s, t.context) for s, t in zip(sums, targets)]
         if isinstance(self._updater, Updater):
             self._updater([k.encode() if isinstance(k, str) else k for k in keys], merged, targets)
         else:

@@ -10,6 +10,7 @@ import ctypes
 import numpy as np
 import torch
 
+from .._autograd_state import STATE as _AUTOGRAD
 from .. import _int_grad, autograd
 from .._division import divide, divide_, mod, mod_
 from ..async_errors import raise_deferred
@@ -41,6 +42,10 @@ def _new(tensor, ctx):
     arr._ctx = ctx
     arr._grad = None
     return arr
+
+
+# _new under the name the other packages use: an NDArray on ``ctx`` sharing ``tensor``.
+wrap_tensor = _new
 
 
 def from_torch(tensor, ctx=None):
@@ -81,7 +86,7 @@ def _scalar_for(t, scalar):
 def _carried(fn, args):
     """``fn(*args)`` recorded with integer gradients, or None where none is involved (see
     :mod:`neomx._int_grad`); called only while some integer tensor holds a carrier."""
-    if autograd._STATE.recording:
+    if _AUTOGRAD.recording:
         return _int_grad.run(fn, args)
     return None
 
@@ -102,7 +107,7 @@ def _call(fn, *tensors):
 def _check_inplace(arr, value=None):
     """Refuse, while recording, a write into ``arr`` that MXNet would record in place: into
     an array of the recorded graph, or of a ``value`` (NDArray) that requires gradients."""
-    if not autograd._STATE.recording:
+    if not _AUTOGRAD.recording:
         return
     if arr._t.requires_grad or (isinstance(value, NDArray) and (
             value._t.requires_grad or (_INT_LIVE[0] and _int_grad.is_integer(value._t)

@@ -29,7 +29,7 @@ import torch
 from .. import _fileio
 from ..base import MXNetError
 from ..context import cpu
-from ..ndarray.ndarray import NDArray, _new
+from ..ndarray.ndarray import NDArray, wrap_tensor
 from ..lr_scheduler import LRScheduler
 from .mxnet_states import _PickledNDArray, _PickledObject, unpickle_states
 from .state_check import check_states as _check_states, optimizer_class
@@ -207,7 +207,7 @@ def _loads_neomx(buf, source):
             if t.dtype is not torch.int16:
                 raise MXNetError('%s: bfloat16 array %d is not stored as int16' % (source, len(arrays)))
             t = t.view(torch.bfloat16)
-        arrays.append(_new(t, ctx))
+        arrays.append(wrap_tensor(t, ctx))
     try:
         return _Decoder(arrays).decode(tree)
     except MXNetError as err:
@@ -275,7 +275,7 @@ class _Converter:
         if known is not None:
             return known[1]
         if isinstance(value, _PickledNDArray):
-            out = None if value.tensor is None else _new(value.tensor, self.ctx)
+            out = None if value.tensor is None else wrap_tensor(value.tensor, self.ctx)
         elif isinstance(value, _PickledObject):
             state = self.convert(getattr(value, 'state', {}))
             if not isinstance(state, dict):

@@ -28,7 +28,7 @@ import numpy.random as rnd
 import numpy.testing as npt
 
 from ..context import Context, current_context
-from ..ndarray.ndarray import NDArray, _STORAGE_TYPE_STR_TO_ID, array
+from ..ndarray.ndarray import NDArray, array
 from ..symbol import Symbol
 from ..util import get_cuda_compute_capability, getenv, setenv
 from .assertions import *
