@@ -381,7 +381,7 @@ class GRUCell(_ProjectionCell):
         candidate = symbol.Activation(i2h + reset_gate * h2h, act_type='tanh',
                                       name='%s_h_act' % name)
         next_h = symbol.elemwise_add((1. - update_gate) * candidate, update_gate * prev_h,
-                                        name='%sout' % name)
+                                     name='%sout' % name)
         return next_h, [next_h]
 
 
