@@ -32,6 +32,7 @@ from .group_member import GroupMember
 from .compression import parse_compression
 from .fusion import FlatBuffers, plan_buckets
 from .base import register_builtin_store
+from .bucketed_push import BucketedPush
 from .kvstore import KVStore
 
 __all__ = ['DistSyncKVStore']
@@ -108,6 +109,13 @@ class DistSyncKVStore(GroupMember, KVStore):
         stored = self._check_shapes(pairs, 'push')
         self._comm.agree('push', _signature('push', pairs))
         self._push_pairs(pairs, stored)
+
+    def bucketed_push(self, keys, values):
+        """A :class:`~neomx.kvstore.bucketed_push.BucketedPush` of ``keys`` with ``values``
+        (one NDArray per key, read when pushed): rounds of pushes started bucket by bucket as
+        the values are declared ready, the buckets planned by the store (Gluon's Trainer
+        starts gradients' pushes from backward with it)."""
+        return BucketedPush(self, keys, values)
 
     def _agree_push(self, keys, values):
         """Check that every worker is about to push ``keys`` with ``values``' shapes and dtypes

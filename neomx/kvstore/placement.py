@@ -15,10 +15,10 @@
    the scheduler's store (``source='dmlc'``);
 4. nothing: a job of one worker (``source='single'``).
 
-:func:`neomx.kvstore.rendezvous.init_process_group` joins the job once per process and returns a :class:`Group`:
-the rendezvous store (a ``torch.distributed.TCPStore``, hosted by rank 0, by torchrun's
-agent, or by the DMLC scheduler), a torch.distributed default process group over the
-workers (gloo for CPU tensors, NCCL for CUDA tensors) and a heartbeat that lets the
+:func:`neomx.kvstore.rendezvous.init_process_group` joins the job once per process and
+returns a ``Group``: the rendezvous store (a ``torch.distributed.TCPStore``, hosted by rank 0,
+by torchrun's agent, or by the DMLC scheduler), a torch.distributed default process group
+over the workers (gloo for CPU tensors, NCCL for CUDA tensors) and a heartbeat that lets the
 others name this worker if it dies.
 
 Environment knobs (seconds):
