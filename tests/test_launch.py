@@ -137,16 +137,6 @@ def test_unsupported_launchers_say_what_to_do(capsys):
     assert code == 2 and '--launcher mpi is not supported' in err
 
 
-def test_from_mxjob_without_the_converter(capsys):
-    try:
-        import neomx.launch.mxjob  # noqa: F401
-        pytest.skip('neomx.launch.mxjob is present; its own tests cover --from-mxjob')
-    except ModuleNotFoundError:
-        pass
-    code, err = run_main(['--from-mxjob', 'job.yaml', '--to', 'trainjob'], capsys)
-    assert code == 2 and 'needs neomx.launch.mxjob' in err
-
-
 FAKE_SSH = """#!/bin/sh
 # stands in for ssh: ssh -o OPTION -p PORT HOST COMMAND runs COMMAND on this host
 exec sh -c "$6"
