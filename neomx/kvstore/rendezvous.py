@@ -17,6 +17,7 @@ from datetime import timedelta
 import torch
 import torch.distributed as dist
 
+from .. import _listen
 from ..base import MXNetError
 from .placement import find_place, kvstore_timeout, rendezvous_timeout
 
@@ -27,11 +28,17 @@ _STALE = 3.0         # a heartbeat unchanged for this long means its process is 
 
 
 def connect_store(place, is_master, timeout):
-    """A TCPStore client (or the server, with ``is_master``) at the place's address."""
+    """A TCPStore client (or the server, with ``is_master``) at the place's address; the server
+    listens on that address only (127.0.0.1 for a job on one host), unless it is not one of
+    this machine's (a Kubernetes service address), where it listens on every interface."""
+    listener = _listen.bound_listener(place.master_addr, place.master_port) if is_master else None
     try:
         return dist.TCPStore(place.master_addr, place.master_port, None, is_master,
-                             timedelta(seconds=timeout), wait_for_workers=False)
+                             timedelta(seconds=timeout), wait_for_workers=False,
+                             master_listen_fd=None if listener is None else listener[0])
     except (RuntimeError, ValueError, OSError) as err:
+        if listener is not None:
+            os.close(listener[0])
         action = 'host' if is_master else 'reach'
         raise MXNetError('rendezvous: could not %s the store at %s:%d within %g s (%s place of %s, %d '
                          'worker(s) expected): %s' % (action, place.master_addr, place.master_port, timeout,
