@@ -27,7 +27,8 @@ def call_params(reg_params, ctx):
 
 
 class PendingParam:
-    """Stands for a parameter of unknown shape in the first call of ``hybrid_forward``."""
+    """Stands for a parameter of unknown shape in the first call of ``hybrid_forward`` (see
+    :class:`ShapeInferringOps`' example)."""
     __slots__ = ('param', 'ctx')
 
     def __init__(self, param, ctx):
@@ -39,7 +40,23 @@ class PendingParam:
 
 class ShapeInferringOps:
     """An ``F`` namespace wrapping ``mx.nd``: an operator that receives pending parameters
-    completes their shapes with its ``infer_args``, initializes them and then runs."""
+    completes their shapes with its ``infer_args``, initializes them and then runs.
+
+    Example
+    -------
+    >>> weight = mx.gluon.Parameter('w', shape=(2, 0), allow_deferred_init=True)
+    >>> weight.initialize(mx.init.One())
+    >>> params = call_params({'weight': weight}, mx.cpu())
+    >>> params['weight']
+    <pending Parameter w (shape=(2, 0), ...)>
+    >>> F = ShapeInferringOps(mx.nd)
+    >>> F.FullyConnected(mx.nd.ones((1, 3)), params['weight'], num_hidden=2, no_bias=True)
+    <BLANKLINE>
+    [[3. 3.]]
+    <NDArray 1x2 @cpu(0)>
+    >>> weight.shape
+    (2, 3)
+    """
 
     def __init__(self, namespace):
         self._namespace = namespace

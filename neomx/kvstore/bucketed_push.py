@@ -46,7 +46,8 @@ def plan_in_ready_order(order, nbytes):
 
 class PushHandle:
     """The pushes of one round, in flight: :meth:`wait` applies their sums (the store also
-    applies them by itself when one of the keys is read)."""
+    applies them by itself when one of the keys is read). :meth:`BucketedPush.finish` returns
+    it; see :class:`BucketedPush`' example."""
 
     def __init__(self, store, keys):
         self._store, self._keys = store, keys
