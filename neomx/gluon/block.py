@@ -1,4 +1,5 @@
-"""Gluon blocks: :class:`Block` (imperative ``forward``) and :class:`HybridBlock`.
+"""Gluon blocks: :class:`Block` (imperative ``forward``), :class:`HybridBlock` and
+:class:`SymbolBlock` (a block around a Symbol graph, as in MXNet's ``gluon.block``).
 
 A HybridBlock writes its computation once, as ``hybrid_forward(F, x, *args, **params)``,
 against an operator namespace ``F``: ``mx.nd`` when called on NDArrays, ``mx.sym`` when
@@ -829,6 +830,8 @@ _OPTIMIZE_BACKENDS = {None: None, 'MKLDNN': None, 'ONEDNN': None, 'inductor': 'i
 # graph (``net(sym).get_internals()[...]``) becomes a feature extractor. Every argument of the
 # graph that is not an input becomes a Parameter of the block (auxiliary states with
 # ``grad_req='null'``), of unknown shape until the first call infers it from the inputs.
+# Deferred initialisation (the first call of parameters of unknown shape) is in lazy.py.
+
 
 def _common_prefix(names):
     """The longest string every name starts with."""
