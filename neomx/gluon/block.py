@@ -506,7 +506,8 @@ class HybridBlock(Block):
 
     ``forward`` passes the parameters registered as attributes (``self.weight = ...``)
     as keyword arguments, as NDArrays on the context of ``x``. Parameters of unknown shape
-    are completed at the first call from the operators they feed (deferred initialization).
+    are completed at the first call from the operators they feed (deferred initialization,
+    see ``lazy.py``).
     After :meth:`hybridize`, calls run a graph traced from ``hybrid_forward`` with
     ``F = mx.sym`` (see ``_cached_graph.py``), which :meth:`export` can save.
 
@@ -830,7 +831,6 @@ _OPTIMIZE_BACKENDS = {None: None, 'MKLDNN': None, 'ONEDNN': None, 'inductor': 'i
 # graph (``net(sym).get_internals()[...]``) becomes a feature extractor. Every argument of the
 # graph that is not an input becomes a Parameter of the block (auxiliary states with
 # ``grad_req='null'``), of unknown shape until the first call infers it from the inputs.
-# Deferred initialisation (the first call of parameters of unknown shape) is in lazy.py.
 
 
 def _common_prefix(names):
