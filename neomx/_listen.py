@@ -2,20 +2,7 @@
 rendezvous, a job's store) listen on, instead of torch's default of every interface."""
 import socket
 
-__all__ = ['bound_listener', 'is_loopback']
-
-
-def is_loopback(host):
-    """Whether ``host`` (a name or an address) resolves to loopback addresses only."""
-    try:
-        infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
-    except socket.gaierror:
-        return False
-    return bool(infos) and all(_loopback_address(info[4][0]) for info in infos)
-
-
-def _loopback_address(address):
-    return address.startswith('127.') or address == '::1'
+__all__ = ['bound_listener']
 
 
 def bound_listener(host, port):

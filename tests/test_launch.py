@@ -245,6 +245,17 @@ def test_the_listening_scan_sees_this_process_and_tells_loopback():
     assert not is_loopback('0.0.0.0') and not is_loopback('::') and not is_loopback('192.0.2.2')
 
 
+def test_stores_listen_on_the_address_given_when_it_is_this_hosts():
+    from listening_sockets import listening_addresses, process_tree
+    from neomx import _listen
+    fd, port = _listen.bound_listener('127.0.0.1', 0)
+    try:
+        assert port > 0 and ('127.0.0.1', port) in listening_addresses(process_tree(os.getpid()))
+    finally:
+        os.close(fd)
+    assert _listen.bound_listener('198.51.100.7', 0) is None     # TEST-NET-2: not an address of ours
+
+
 @pytest.mark.parametrize('how,said', [('3', 'exited with code 3'), ('kill', 'killed by signal SIGKILL')])
 def test_a_dead_worker_fails_the_launch_and_is_named(tmp_path, how, said):
     result = launch(tmp_path, '-n', '2', 'python', 'SCRIPT', '1', how)

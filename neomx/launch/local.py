@@ -93,17 +93,15 @@ def _worker_env(args, local_workers, worker_env):
 
 def _bound_c10d_handler(params):
     """torch's c10d rendezvous, with its store listening on the endpoint's address only (on the
-    first host; the others connect to it)."""
+    first host, the others connect to it)."""
     from torch.distributed import TCPStore
     from torch.distributed.elastic.rendezvous.c10d_rendezvous_backend import C10dRendezvousBackend
     from torch.distributed.elastic.rendezvous.dynamic_rendezvous import create_handler
     from torch.distributed.elastic.rendezvous.utils import parse_rendezvous_endpoint
     host, port = parse_rendezvous_endpoint(params.endpoint, default_port=DEFAULT_PORT)
     is_host = bool(params.get_as_bool('is_host'))
+    # (None when the endpoint is not an address of this host: torch's store on every interface)
     listener = _listen.bound_listener(host, port) if is_host else None
-    if is_host and listener is None:
-        raise MXNetError('launch: cannot listen on %s:%d for the rendezvous (--rdzv-endpoint): the '
-                         'address is not this host\'s or the port is taken' % (host, port))
     store = TCPStore(host, listener[1] if listener else port, is_master=is_host, multi_tenant=True,
                      timeout=timedelta(seconds=params.get_as_int('read_timeout', 60)),
                      master_listen_fd=listener[0] if listener else None)
