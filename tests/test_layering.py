@@ -1,6 +1,10 @@
 """Lower layers never import upper ones: the operator registry (``neomx/operator/``) and
 autograd import neither NDArray, Symbol nor Gluon, at import time or inside functions; what
-they need from above is registered by those layers (``neomx.upper_layers``)."""
+they need from above is registered by those layers (``neomx.upper_layers``). No two parts of
+neomx import each other, no circle of files of any length exists inside them (imports inside
+functions count), and no part uses another part's private members (``from ..x import _y``,
+``x._y``, a private module ``x._m``); neomx's own private modules (``neomx/_fileio.py``...)
+are shared by all parts."""
 import ast
 import os
 
