@@ -11,9 +11,9 @@ A process started with ``DMLC_ROLE=server`` or ``DMLC_ROLE=scheduler`` (as MXNet
 """
 import os as _os
 
-from .base import KVStoreBase, TestStore, create
+from .base import KVStoreBase, TestStore
 from .kvstore import KVStore, LocalKVStore, DeviceKVStore, NCCLKVStore
-from . import allreduce, dist_async, dist_sync  # noqa: F401  (each registers its stores with create)
+from .factory import create
 
 __all__ = ['KVStore', 'KVStoreBase', 'LocalKVStore', 'DeviceKVStore', 'NCCLKVStore', 'TestStore', 'create']
 

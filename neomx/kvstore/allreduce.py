@@ -11,7 +11,7 @@ from .. import autograd
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
 from . import rendezvous
-from .base import KVStoreBase, register_builtin_store
+from .base import KVStoreBase
 from .collectives import Collectives
 from .group_member import GroupMember
 
@@ -88,6 +88,3 @@ class AllreduceKVStore(GroupMember, KVStoreBase):
 
     def _barrier(self):
         self._comm.barrier()
-
-
-register_builtin_store('allreduce', AllreduceKVStore)

@@ -27,7 +27,6 @@ from . import async_server, rendezvous
 from .collectives import Collectives
 from .group_member import GroupMember
 from .compression import parse_compression
-from .base import register_builtin_store
 from .kvstore import KVStore
 
 __all__ = ['DistAsyncKVStore']
@@ -263,6 +262,3 @@ class DistAsyncKVStore(GroupMember, KVStore):
 
     def _barrier(self):
         self._comm.barrier()
-
-
-register_builtin_store('dist_async', DistAsyncKVStore)

@@ -31,7 +31,6 @@ from .collectives import Collectives
 from .group_member import GroupMember
 from .compression import parse_compression
 from .fusion import FlatBuffers, plan_buckets
-from .base import register_builtin_store
 from .bucketed_push import BucketedPush
 from .kvstore import KVStore
 
@@ -329,6 +328,3 @@ def _local_sum(arrays, out):
     out.copy_(arrays[0]._t)
     for a in arrays[1:]:
         out.add_(a._t.to(device=out.device, dtype=out.dtype))
-
-
-register_builtin_store('dist_sync', DistSyncKVStore)

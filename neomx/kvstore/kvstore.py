@@ -26,7 +26,7 @@ from ..base import MXNetError, atomic_write
 from ..context import cpu, num_gpus
 from ..ndarray.ndarray import NDArray, wrap_tensor
 from ..optimizer import Updater, get_updater, state_format
-from .base import KVStoreBase, register_builtin_store
+from .base import KVStoreBase
 
 __all__ = ['KVStore', 'LocalKVStore', 'DeviceKVStore', 'NCCLKVStore', 'create_local']
 
@@ -461,6 +461,3 @@ def create_local(name='local'):
     store = _KINDS[kind]()
     store._type_name = name         # MXNet reports the name it was created with
     return store
-
-
-register_builtin_store('local', create_local)
