@@ -9,9 +9,10 @@ reader can resynchronise on the magic; the reader puts the dropped magics back.
 
 An index file (``.idx``) has one ``key<TAB>byte offset`` line per record.
 
-Image records (``pack_img``/``unpack_img``) are encoded and decoded with Pillow where MXNet
-uses OpenCV: the channel order is the same (BGR, as OpenCV's), PNG pixels are identical and
-JPEG pixels may differ by a few levels between the two decoders.
+Image records (``pack_img``/``unpack_img``) are encoded and decoded with OpenCV, as MXNet does,
+when the ``vision`` extra's ``opencv-python-headless`` is installed (the same bytes and pixels),
+else with Pillow: the channel order is the same (BGR, as OpenCV's), PNG pixels are identical and
+JPEG pixels may differ by a few levels between the two codecs.
 """
 import io
 import numbers
@@ -22,6 +23,7 @@ from multiprocessing import current_process
 import numpy as np
 
 from . import _fileio
+from ._image_decode import decode_bytes, opencv
 from ._optional import require
 from ._recordio_format import encode_record, read_record
 from .base import MXNetError
@@ -309,15 +311,7 @@ def unpack(s):
     return header, s
 
 
-def _pillow():
-    return require('PIL.Image', 'vision', 'mx.recordio image functions')
-
-
-# Pillow mode to decode to, by OpenCV imread flag (-1 unchanged, 0 grayscale, 1 colour).
-_DECODE_MODES = {0: 'L', 1: 'RGB'}
-
-
-def _decode_image(buf, iscolor=1):
+def _decode_image(buf, iscolor=1, source='buffer'):
     """Decode JPEG/PNG bytes to a uint8 array in RGB(A) order.
 
     Parameters
@@ -331,18 +325,15 @@ def _decode_image(buf, iscolor=1):
     -------
     numpy.ndarray
     """
-    with _pillow().open(io.BytesIO(buf)) as img:
-        mode = _DECODE_MODES.get(iscolor)
-        if mode is None:
-            mode = img.mode if img.mode in ('L', 'RGB', 'RGBA') else ('RGBA' if 'A' in img.mode else 'RGB')
-        return np.array(img.convert(mode), dtype=np.uint8)
+    img = decode_bytes(buf, iscolor, True, source)
+    return img[:, :, 0] if img.shape[2] == 1 else img
 
 
 def decode_record_image(buf, iscolor, record, source):
     """:func:`_decode_image` whose failure names the record number and the file."""
     try:
-        return _decode_image(buf, iscolor)
-    except (OSError, ValueError, SyntaxError) as err:    # Pillow's errors for bad data
+        return _decode_image(buf, iscolor, source)
+    except MXNetError as err:
         raise MXNetError('RecordIO: the image of record %s of %s does not decode: %s'
                          % (record, source, err)) from None
 
@@ -391,6 +382,13 @@ def pack_img(header, img, quality=95, img_fmt='.jpg'):
     bytes
     """
     fmt = img_fmt.upper()
+    cv2 = opencv()
+    if cv2 is not None and fmt in ('.JPG', '.JPEG', '.PNG'):
+        flag = cv2.IMWRITE_PNG_COMPRESSION if fmt == '.PNG' else cv2.IMWRITE_JPEG_QUALITY
+        ok, encoded = cv2.imencode(img_fmt, np.asarray(img, dtype=np.uint8), [flag, quality])
+        if not ok:
+            raise MXNetError('pack_img: OpenCV could not encode the image as %s' % img_fmt)
+        return pack(header, encoded.tobytes())
     if fmt in ('.JPG', '.JPEG'):
         options = dict(format='JPEG', quality=quality)
     elif fmt == '.PNG':
@@ -401,5 +399,5 @@ def pack_img(header, img, quality=95, img_fmt='.jpg'):
     if pixels.ndim == 3 and pixels.shape[2] == 1:
         pixels = pixels[:, :, 0]
     buf = io.BytesIO()
-    _pillow().fromarray(pixels).save(buf, **options)
+    require('PIL.Image', 'vision', 'mx.recordio.pack_img').fromarray(pixels).save(buf, **options)
     return pack(header, buf.getvalue())

@@ -6,7 +6,7 @@ import numbers
 from .. import ndarray as nd, recordio
 from ..io import DataBatch, DataIter
 from .augment import CreateAugmenter
-from .image import imdecode
+from ._ops import imdecode
 
 __all__ = ['ImageIter']
 
@@ -188,7 +188,7 @@ class ImageIter(DataIter):
             batch_data, batch_label, filled = self._cache_data, self._cache_label, self._cache_idx
         else:
             batch_data = nd.zeros((self.batch_size,) + tuple(self.data_shape))
-            batch_label = nd.empty(self.provide_label[0][1])
+            batch_label = self._new_label_batch()
             filled = self._batchify(batch_data, batch_label)
         pad = self.batch_size - filled
         if pad:
@@ -203,6 +203,15 @@ class ImageIter(DataIter):
             else:
                 self._clear_cache()
         return DataBatch([batch_data], [batch_label], pad=pad)
+
+    def _new_label_batch(self):
+        return nd.empty(self.provide_label[0][1])
+
+    @staticmethod
+    def check_valid_image(data):
+        """Require a decoded image with a shape."""
+        if len(data[0].shape) == 0:
+            raise RuntimeError('Data shape is wrong')
 
     @staticmethod
     def check_data_shape(data_shape):
