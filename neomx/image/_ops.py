@@ -17,7 +17,7 @@ from .._image_decode import decode_buffer, decode_bytes
 from ..base import MXNetError
 from ..context import current_context
 from ..ndarray.ndarray import _new
-from ._resize import pick_interp, resize_hwc
+from .._image_resize import pick_interp, resize_hwc
 
 __all__ = ['imread', 'imdecode', 'imresize', 'scale_down', 'copyMakeBorder', 'resize_short',
            'fixed_crop', 'random_crop', 'center_crop', 'color_normalize', 'random_size_crop',

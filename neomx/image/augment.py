@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import ndarray as nd
 from ..ndarray.ndarray import NDArray
-from ._resize import pick_interp
+from .._image_resize import pick_interp
 from ._ops import center_crop, color_normalize, imresize, random_crop, random_size_crop, resize_short
 
 __all__ = ['Augmenter', 'SequentialAug', 'ResizeAug', 'ForceResizeAug', 'RandomCropAug',

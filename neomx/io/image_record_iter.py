@@ -7,28 +7,37 @@ that makes the image cover ``data_shape`` when it is smaller, a centre (or rando
 with ``round_batch`` the last batch of an epoch is completed with the first records of the
 next pass and ``pad`` counts them, and the epoch after that resumes behind them.
 
-Differences from MXNet: images are decoded with Pillow and resized with torch's bilinear
-interpolation, where MXNet uses OpenCV (JPEG pixels and resized pixels may differ by a few
-levels; PNG without resizing is identical). The shuffled order and random augmentations
-are reproducible from ``seed``/``seed_aug`` but are not MXNet's streams. With
+Records are decoded and augmented by ``preprocess_threads`` worker threads, and
+``prefetch_buffer`` batches are prepared ahead of the caller (see ``neomx._batch_workers``):
+the batches are the same whatever the number of threads, because every record draws its
+random crop and mirror from its own stream, seeded by (``seed_aug``, pass, record number).
+
+Differences from MXNet: with the ``vision`` extra (OpenCV) decoding and resizing are
+OpenCV's, as in MXNet, and the pixels are identical; without it images are decoded with
+Pillow and resized in torch (JPEG and resized pixels may differ by a few levels). The
+shuffled order and random augmentations are reproducible from ``seed``/``seed_aug`` but are
+not MXNet's streams (MXNet's depend on its number of threads; neomx's do not). With
 ``round_batch=False`` the last batch is zero-filled and ``pad`` counts the filler (MXNet
 leaves stale samples there and reports 0). ``DataBatch.index`` is all zeros, as in MXNet.
 """
+import random
+
 import numpy as np
 import torch
 
 from .. import _fileio, _recordio_parts, recordio
-from .._recordio_format import read_record
+from .._batch_workers import BatchPipeline
+from .._image_resize import pick_interp, resize_pixels
 from ..base import MXNetError, check_batch_size
 from ..context import cpu, cpu_pinned
-from ..ndarray.ndarray import wrap_tensor
+from ..ndarray.ndarray import _new as _wrap_tensor
 from .io import DataDesc, DataIter
 
-__all__ = ['ImageRecordIter']
+__all__ = ['ImageRecordIter', 'ImageRecordUInt8Iter', 'ImageRecordInt8Iter', 'ImageRecordIter_v1',
+           'ImageRecordUInt8Iter_v1']
 
-# Accepted for compatibility; they tune MXNet's C++ threads, buffers and logging.
-_IGNORED = {'preprocess_threads', 'prefetch_buffer', 'verbose', 'ctx', 'shuffle_chunk_size',
-            'shuffle_chunk_seed', 'aug_seq'}
+# Accepted for compatibility; they tune MXNet's C++ buffers and logging.
+_IGNORED = {'verbose', 'ctx', 'shuffle_chunk_size', 'shuffle_chunk_seed', 'aug_seq'}
 # MXNet augmentations neomx does not implement, with the values that switch them off.
 _UNSUPPORTED = {
     'path_imglist': '', 'mean_img': '', 'random_resized_crop': False, 'max_rotate_angle': 0,
@@ -39,11 +48,15 @@ _UNSUPPORTED = {
     'random_s': 0, 'random_l': 0, 'pad': 0, 'fill_value': 255, 'max_random_contrast': 0,
     'max_random_illumination': 0, 'mean_a': 0, 'std_a': 1,
 }
-# torch interpolation mode by MXNet's inter_method (0 nearest, 1 bilinear).
-_INTERPOLATION = {0: 'nearest', 1: 'bilinear'}
+# MXNet's inter_method: OpenCV's codes 0-4, 9 (by direction), 10 (random per image).
+_INTERPOLATION = (0, 1, 2, 3, 4, 9, 10)
 # Pillow decode flag by number of output channels.
 _DECODE_FLAG = {1: 0, 3: 1}
-_OUTPUT_DTYPES = {None: np.float32, 'float32': np.float32, 'uint8': np.uint8}
+_OUTPUT_DTYPES = {None: np.float32, 'float32': np.float32, 'float16': np.float16,
+                  'float64': np.float64, 'int32': np.int32, 'int64': np.int64,
+                  'uint8': np.uint8, 'int8': np.int8}
+# Output dtypes that hold the cropped pixels without normalisation (saturated to the type).
+_PIXEL_DTYPES = (np.uint8, np.int8)
 
 
 def _check_options(options):
@@ -80,14 +93,6 @@ def _record_offsets(path_imgrec, path_imgidx, num_parts, part_index):
     return part
 
 
-def _resize(pixels, height, width, interpolation):
-    """Resize an (H, W, C) uint8 array to (height, width, C), rounding like OpenCV."""
-    image = torch.from_numpy(np.ascontiguousarray(pixels)).permute(2, 0, 1)[None].float()
-    align = {} if interpolation == 'nearest' else {'align_corners': False}
-    resized = torch.nn.functional.interpolate(image, size=(height, width), mode=interpolation, **align)
-    return resized[0].permute(1, 2, 0).round_().clamp_(0, 255).to(torch.uint8).numpy()
-
-
 def _covering_size(height, width, min_height, min_width):
     """(height, width) scaled up, aspect kept, until it covers (min_height, min_width)."""
     if min_height * width >= min_width * height:
@@ -100,6 +105,11 @@ def _shorter_edge_size(height, width, size):
     if height > width:
         return size * height // width, size
     return size, size * width // height
+
+
+def _record_seed(seed_aug, pass_number, record):
+    """The seed of one record's augmentation stream in one pass over the data."""
+    return ((seed_aug & 0xFFFFFFFF) << 64) | ((pass_number & 0xFFFFFFFF) << 32) | record
 
 
 class ImageRecordIter(DataIter):
@@ -132,9 +142,11 @@ class ImageRecordIter(DataIter):
     mean_r, mean_g, mean_b, std_r, std_g, std_b, scale : float
         Output ``(pixel - mean) / std * scale`` per channel (float outputs only).
     inter_method : int
-        0 nearest, 1 bilinear.
-    dtype : None, 'float32' or 'uint8'
-        Output dtype; uint8 outputs the cropped pixels without normalisation.
+        OpenCV's interpolation: 0 nearest, 1 bilinear, 2 bicubic, 3 area, 4 Lanczos; 9 by
+        direction (bicubic up, area down); 10 random per image.
+    dtype : None or str
+        Output dtype: float32 (None), float16, float64, int32, int64; uint8 and int8 output
+        the cropped pixels without normalisation (int8 saturated at 127).
     num_parts, part_index : int
         Read only part ``part_index`` of ``num_parts`` contiguous parts of the records, split
         as MXNet splits them: by record count with ``path_imgidx``, by bytes of the file
@@ -144,10 +156,33 @@ class ImageRecordIter(DataIter):
     data_name, label_name : str
     device_id : int
         Output context: ``cpu_pinned(device_id)``, or ``cpu(0)`` for -1.
+    preprocess_threads : int, default 4
+        Threads that decode and augment (0: on the caller's thread, when a batch is asked
+        for). The batches do not depend on it.
+    prefetch_buffer : int, default 4
+        Batches prepared ahead of the caller.
     **options
-        ``preprocess_threads``, ``prefetch_buffer``, ``verbose``, ``ctx``, ``aug_seq``,
-        ``shuffle_chunk_*`` are ignored; MXNet's other augmentations raise MXNetError
-        unless left at their defaults.
+        ``verbose``, ``ctx``, ``aug_seq``, ``shuffle_chunk_*`` are ignored; MXNet's other
+        augmentations raise MXNetError unless left at their defaults.
+
+    Shape
+    -----
+    data: (batch_size, C, H, W); label: (batch_size,) or (batch_size, label_width).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), 'a.rec')
+    >>> writer = mx.recordio.MXRecordIO(path, 'w')
+    >>> for i in range(3):
+    ...     writer.write(mx.recordio.pack_img(mx.recordio.IRHeader(0, i, i, 0),
+    ...                                       np.full((12, 12, 3), 50 * i, np.uint8), img_fmt='.png'))
+    >>> writer.close()
+    >>> it = mx.io.ImageRecordIter(path_imgrec=path, data_shape=(3, 8, 8), batch_size=2,
+    ...                            preprocess_threads=2)
+    >>> [(b.label[0].asnumpy().tolist(), b.pad) for b in it]
+    [([0.0, 1.0], 0), ([2.0, 0.0], 1)]
+    >>> it.close()
     """
 
     def __init__(self, *, path_imgrec, data_shape, batch_size, path_imgidx='', label_width=1,
@@ -155,7 +190,7 @@ class ImageRecordIter(DataIter):
                  rand_mirror=False, mirror=False, mean_r=0., mean_g=0., mean_b=0., std_r=1.,
                  std_g=1., std_b=1., scale=1., inter_method=1, dtype=None, num_parts=1,
                  part_index=0, seed_aug=None, data_name='data', label_name='softmax_label',
-                 device_id=0, **options):
+                 device_id=0, preprocess_threads=4, prefetch_buffer=4, **options):
         super().__init__(batch_size)
         check_batch_size(batch_size, 'ImageRecordIter')
         _check_options(options)
@@ -168,7 +203,7 @@ class ImageRecordIter(DataIter):
         self.rand_crop = rand_crop
         self.rand_mirror = rand_mirror
         self.mirror = mirror
-        self._interpolation = _INTERPOLATION[inter_method]
+        self._inter_method = inter_method
         self._dtype = _OUTPUT_DTYPES[dtype]
         channels = self.data_shape[0]
         self._mean = np.array([mean_r, mean_g, mean_b][:channels], np.float32).reshape(-1, 1, 1)
@@ -189,13 +224,18 @@ class ImageRecordIter(DataIter):
         # Records are numbered within this part (the file's numbers when num_parts is 1).
         self._record_number = {offset: i for i, offset in enumerate(self._offsets)}
         self._shuffle_rng = np.random.RandomState(seed)
-        self._aug_rng = np.random.RandomState(seed if seed_aug is None else seed_aug)
+        self._seed_aug = seed if seed_aug is None else seed_aug
         label_shape = (batch_size,) if label_width == 1 else (batch_size, label_width)
         self.provide_data = [DataDesc(data_name, (batch_size,) + self.data_shape, self._dtype)]
         self.provide_label = [DataDesc(label_name, label_shape, np.float32)]
         self._batch = None
-        self._new_pass()
-        self._overflowed = False
+        self._passes = 0
+        self._drawn_pass = None     # a pass drawn to complete a last batch not yet read
+        self._resume = None         # (order, pass, cursor) after a completed last batch
+        self._ended = False
+        self._pipeline = BatchPipeline(self._prepare, self._allocate, preprocess_threads,
+                                       prefetch_buffer, name='ImageRecordIter')
+        self._start(*self._draw_pass(), 0)
 
     @staticmethod
     def _check_arguments(data_shape, inter_method, dtype):
@@ -203,70 +243,109 @@ class ImageRecordIter(DataIter):
             raise MXNetError('ImageRecordIter: data_shape must be (channels, height, width) with '
                              '1 or 3 channels, got %s' % (data_shape,))
         if inter_method not in _INTERPOLATION:
-            raise MXNetError('ImageRecordIter: inter_method=%r is not supported by neomx '
-                             '(0 nearest or 1 bilinear)' % inter_method)
+            raise MXNetError('ImageRecordIter: inter_method=%r is not one of MXNet\'s codes '
+                             '0-4, 9, 10' % (inter_method,))
         if dtype not in _OUTPUT_DTYPES:
-            raise MXNetError('ImageRecordIter: dtype=%r is not supported by neomx (None, '
-                             '\'float32\' or \'uint8\')' % dtype)
+            raise MXNetError('ImageRecordIter: dtype=%r is not supported by neomx (one of %s)'
+                             % (dtype, sorted(str(k) for k in _OUTPUT_DTYPES)))
 
-    def __del__(self):
+    def close(self):
+        """End the worker threads and close the file (the iterator cannot be used after)."""
+        pipeline = getattr(self, '_pipeline', None)
+        if pipeline is not None:
+            pipeline.close()
         record = getattr(self, '_record', None)
         if record is not None:
             record.close()
 
-    def _new_pass(self):
-        """Start reading the records from the first (reshuffled when ``shuffle``)."""
-        self._order = list(self._offsets)
-        if self.shuffle:
-            self._shuffle_rng.shuffle(self._order)
-        self._cursor = 0
+    def __del__(self):
+        self.close()
 
-    def _take(self, count):
-        """Up to ``count`` next offsets of the current pass."""
-        taken = self._order[self._cursor:self._cursor + count]
-        self._cursor += len(taken)
-        return taken
+    def _draw_pass(self):
+        """(order of the offsets, pass number) of a new pass (reshuffled when ``shuffle``)."""
+        order = list(self._offsets)
+        if self.shuffle:
+            self._shuffle_rng.shuffle(order)
+        self._passes += 1
+        return order, self._passes
+
+    def _start(self, order, pass_number, cursor):
+        self._ended = False
+        self._pipeline.start(self._batches(order, pass_number, cursor))
+
+    def _batches(self, order, pass_number, cursor):
+        """(samples, (pad, resume state)) of the batches of a pass, from ``cursor``.
+
+        Runs on the caller's thread, ahead of it: records are read here, in order.
+        """
+        while cursor < len(order):
+            taken = order[cursor:cursor + self.batch_size]
+            cursor += len(taken)
+            samples = [self._sample(offset, pass_number) for offset in taken]
+            pad = self.batch_size - len(taken)
+            resume = None
+            if pad and self.round_batch:
+                # MXNet completes the batch with the next pass's first records.
+                next_order, next_pass = self._drawn_pass = self._draw_pass()
+                samples += [self._sample(offset, next_pass) for offset in next_order[:pad]]
+                if len(samples) < self.batch_size:
+                    raise MXNetError('ImageRecordIter: batch_size %d is more than twice the %d records'
+                                     % (self.batch_size, len(self._offsets)))
+                resume = (next_order, next_pass, pad)
+            yield samples, (pad, resume)
+
+    def _sample(self, offset, pass_number):
+        record = self._record_number[offset]
+        return (self._read_at(offset), record, offset,
+                _record_seed(self._seed_aug, pass_number, record))
 
     def reset(self):
-        # After a wrapped batch MXNet goes on behind the records it borrowed.
-        if self.round_batch and self._overflowed:
-            self._overflowed = False
+        if self.round_batch and self._resume is not None:
+            # After a wrapped batch MXNet goes on behind the records it borrowed.
+            state, self._resume = self._resume, None
+        elif self._drawn_pass is not None:
+            state = self._drawn_pass + (0,)     # drawn ahead already: the same as drawing now
         else:
-            self._new_pass()
+            state = self._draw_pass() + (0,)
+        self._drawn_pass = None
+        self._start(*state)
 
     def iter_next(self):
-        if self._overflowed:
+        if self._ended:
             return False
-        offsets = self._take(self.batch_size)
-        if not offsets:
+        prepared = self._pipeline.next()
+        if prepared is None:
+            self._ended = True
             return False
-        pad = self.batch_size - len(offsets)
-        if pad and self.round_batch:
-            self._new_pass()
-            offsets += self._take(pad)
-            self._overflowed = True
-            if len(offsets) < self.batch_size:
-                raise MXNetError('ImageRecordIter: batch_size %d is more than twice the %d records'
-                                 % (self.batch_size, len(self._offsets)))
-        self._batch = self._load(offsets, pad)
+        (data, label), (pad, resume) = prepared
+        if resume is not None:
+            self._resume, self._drawn_pass = resume, None
+            self._ended = True          # the wrapped batch is the pass's last
+        self._batch = ([_wrap_tensor(torch.from_numpy(data), self._ctx)],
+                       [_wrap_tensor(torch.from_numpy(label), self._ctx)], pad)
         return True
 
-    def _load(self, offsets, pad):
-        """Data, label and pad of a batch of the records at ``offsets``, zero-filled to size."""
-        data = np.zeros((self.batch_size,) + self.data_shape, self._dtype)
-        label = np.zeros(self.provide_label[0].shape, np.float32)
-        for slot, offset in enumerate(offsets):
-            header, image = recordio.unpack(self._read_at(offset))
-            label[slot] = self._label_of(header)
-            data[slot] = self._process(image, self._record_number[offset])
-        return [wrap_tensor(torch.from_numpy(data), self._ctx)], \
-            [wrap_tensor(torch.from_numpy(label), self._ctx)], pad
+    def _allocate(self):
+        # Zeros: a short last batch without round_batch leaves its filler slots at zero.
+        return (np.zeros((self.batch_size,) + self.data_shape, self._dtype),
+                np.zeros(self.provide_label[0].shape, np.float32))
+
+    def _prepare(self, sample, slot, buffers):
+        """Decode and augment one record into slot ``slot`` (runs on a worker thread)."""
+        raw, record, offset, seed = sample
+        try:
+            header, image = recordio.unpack(raw)
+            buffers[1][slot] = self._label_of(header)
+            buffers[0][slot] = self._process(image, record, random.Random(seed))
+        except MXNetError as err:
+            raise MXNetError('ImageRecordIter: record %d at byte offset %d of %s: %s'
+                             % (record, offset, self._path_imgrec, err)) from None
 
     def _read_at(self, offset):
         """The bytes of the record at byte ``offset``."""
         self._record.seek(offset)
         try:
-            record = read_record(self._record)
+            record = recordio._read_record(self._record)
         except MXNetError as err:
             record, problem = None, str(err)
         else:
@@ -279,37 +358,41 @@ class ImageRecordIter(DataIter):
     def _label_of(self, header):
         num_label = header.flag if header.flag > 0 else 1
         if num_label != self.label_width:
-            raise MXNetError('ImageRecordIter: the record provides %d-dimensional label but '
+            raise MXNetError('the record provides %d-dimensional label but '
                              'label_width is set to %d' % (num_label, self.label_width))
         return header.label
 
-    def _process(self, encoded, record):
+    def _resized(self, pixels, height, width, rng):
+        sizes = pixels.shape[:2] + (height, width)
+        interp = rng.randint(0, 4) if self._inter_method == 10 else \
+            pick_interp(self._inter_method, sizes)
+        return resize_pixels(pixels, width, height, interp)
+
+    def _process(self, encoded, record, rng):
         """Decode, resize, crop, mirror and normalise the image of record number ``record``
-        to (C, H, W)."""
+        to (C, H, W), drawing its random choices from ``rng``."""
         channels, height, width = self.data_shape
         pixels = recordio.decode_record_image(encoded, _DECODE_FLAG[channels], record,
                                               self._path_imgrec)
         if pixels.ndim == 2:
             pixels = pixels[:, :, None]
         if self.resize > 0:
-            pixels = _resize(pixels, *_shorter_edge_size(*pixels.shape[:2], self.resize),
-                             self._interpolation)
+            pixels = self._resized(pixels, *_shorter_edge_size(*pixels.shape[:2], self.resize), rng)
         if pixels.shape[0] < height or pixels.shape[1] < width:
-            pixels = _resize(pixels, *_covering_size(*pixels.shape[:2], height, width),
-                             self._interpolation)
-        pixels = self._crop(pixels, height, width)
-        if self.mirror or (self.rand_mirror and self._aug_rng.randint(2)):
+            pixels = self._resized(pixels, *_covering_size(*pixels.shape[:2], height, width), rng)
+        pixels = self._crop(pixels, height, width, rng)
+        if self.mirror or (self.rand_mirror and rng.random() < 0.5):
             pixels = pixels[:, ::-1]
         chw = pixels.transpose(2, 0, 1)
-        if self._dtype == np.uint8:
-            return chw
+        if self._dtype in _PIXEL_DTYPES:
+            return np.minimum(chw, np.iinfo(self._dtype).max) if self._dtype == np.int8 else chw
         return (chw - self._mean) * self._inv_std * self._scale
 
-    def _crop(self, pixels, height, width):
+    def _crop(self, pixels, height, width, rng):
         """The (height, width) window at the centre, or at random with ``rand_crop``."""
         spare_y, spare_x = pixels.shape[0] - height, pixels.shape[1] - width
         if self.rand_crop:
-            y, x = self._aug_rng.randint(spare_y + 1), self._aug_rng.randint(spare_x + 1)
+            y, x = rng.randint(0, spare_y), rng.randint(0, spare_x)
         else:
             y, x = spare_y // 2, spare_x // 2
         return pixels[y:y + height, x:x + width]
@@ -325,3 +408,26 @@ class ImageRecordIter(DataIter):
 
     def getindex(self):
         return np.zeros(self.batch_size, np.uint64)
+
+
+class ImageRecordUInt8Iter(ImageRecordIter):
+    """:class:`ImageRecordIter` with ``dtype='uint8'``: the cropped pixels, not normalised
+    (MXNet deprecates it for ``ImageRecordIter(dtype='uint8')``)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault('dtype', 'uint8')
+        super().__init__(**kwargs)
+
+
+class ImageRecordInt8Iter(ImageRecordIter):
+    """:class:`ImageRecordIter` with ``dtype='int8'``: the cropped pixels saturated at 127
+    (MXNet deprecates it for ``ImageRecordIter(dtype='int8')``)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault('dtype', 'int8')
+        super().__init__(**kwargs)
+
+
+# MXNet's first-generation C++ iterators, kept under their names: the same pipeline here.
+ImageRecordIter_v1 = ImageRecordIter
+ImageRecordUInt8Iter_v1 = ImageRecordUInt8Iter

@@ -1,4 +1,5 @@
-"""Data iterators: DataDesc, DataBatch, DataIter, NDArrayIter, ResizeIter, PrefetchingIter."""
+"""Data iterators: DataDesc, DataBatch, DataIter, NDArrayIter, ResizeIter, PrefetchingIter,
+MXDataIter."""
 import threading
 from collections import OrderedDict, namedtuple
 
@@ -7,7 +8,8 @@ import numpy as np
 from ..base import MXNetError, check_batch_size
 from ..ndarray.ndarray import NDArray, array
 
-__all__ = ['DataDesc', 'DataBatch', 'DataIter', 'NDArrayIter', 'ResizeIter', 'PrefetchingIter']
+__all__ = ['DataDesc', 'DataBatch', 'DataIter', 'NDArrayIter', 'ResizeIter', 'PrefetchingIter',
+           'MXDataIter']
 
 
 class DataDesc(namedtuple('DataDesc', ['name', 'shape'])):
@@ -165,6 +167,9 @@ class NDArrayIter(DataIter):
         of the next epoch (whose ``getpad`` then reports the carried count, as MXNet does).
     data_name, label_name : str
         Names of a single unnamed data/label array.
+    layout : str, default 'NCHW'
+        Layout of the arrays: the position of ``N`` is the batch axis they are sliced along
+        (every array, labels too, must have it), and ``provide_data`` carries the layout.
 
     Example
     -------
@@ -184,9 +189,11 @@ class NDArrayIter(DataIter):
     """
 
     def __init__(self, data, label=None, batch_size=1, shuffle=False, last_batch_handle='pad',
-                 data_name='data', label_name='softmax_label'):
+                 data_name='data', label_name='softmax_label', layout='NCHW'):
         super().__init__(batch_size)
         check_batch_size(batch_size, 'NDArrayIter')
+        self.layout = layout
+        self._axis = DataDesc.get_batch_axis(layout)
         if last_batch_handle not in ('pad', 'discard', 'roll_over'):
             raise ValueError("last_batch_handle must be 'pad', 'discard' or 'roll_over', got %r"
                              % (last_batch_handle,))
@@ -198,7 +205,7 @@ class NDArrayIter(DataIter):
         self.data, self.label = self._sources
         # as MXNet: the first data array sets the number of samples; other arrays are sliced
         # by the same indices, so longer ones are cut and shorter ones fail at their batch
-        n = self.data[0][1].shape[0]
+        n = self.data[0][1].shape[self._axis]
         self.shuffle = shuffle
         self.last_batch_handle = last_batch_handle
         self.idx = np.arange(n)
@@ -209,13 +216,18 @@ class NDArrayIter(DataIter):
         self.cursor = -batch_size
         self._carried = None        # roll_over: (data, label) of the last epoch's incomplete batch
 
+    def _descs(self, named):
+        axis = self._axis
+        return [DataDesc(k, v.shape[:axis] + (self.batch_size,) + v.shape[axis + 1:], v.dtype,
+                         layout=self.layout) for k, v in named]
+
     @property
     def provide_data(self):
-        return [DataDesc(k, (self.batch_size,) + v.shape[1:], v.dtype) for k, v in self.data]
+        return self._descs(self.data)
 
     @property
     def provide_label(self):
-        return [DataDesc(k, (self.batch_size,) + v.shape[1:], v.dtype) for k, v in self.label]
+        return self._descs(self.label)
 
     def hard_reset(self):
         """Rewind to the very start, dropping any rolled-over samples."""
@@ -243,7 +255,7 @@ class NDArrayIter(DataIter):
         data, label = self.getdata(), self.getlabel()
         if self.cursor < 0:
             self._carried = None
-        elif data[0].shape[0] != self.batch_size:      # roll_over: keep the tail for next epoch
+        elif data[0].shape[self._axis] != self.batch_size:      # roll_over: keep the tail for next epoch
             self._carried = (data, label)
             raise StopIteration
         return DataBatch(data=data, label=label, pad=self.getpad(), index=None)
@@ -267,20 +279,30 @@ class NDArrayIter(DataIter):
         end = self.cursor + self.batch_size
         if self.cursor < 0:
             from .. import ndarray as nd
-            return [nd.concat(old, values[:end], dim=0)
+            return [nd.concat(old, self._rows(values, slice(0, end)), dim=self._axis)
                     for old, (_, values) in zip(self._carried[which], sources)]
         if self.last_batch_handle == 'pad' and end > self.num_data:
             wrapped = np.arange(self.cursor, end) % self.num_data
-            return [values[wrapped] for _, values in sources]
+            return [self._rows(values, wrapped) for _, values in sources]
         for name, values in sources:
-            if min(end, self.num_data) > values.shape[0]:
+            if min(end, self.num_data) > values.shape[self._axis]:
                 raise MXNetError('NDArrayIter: %s has %d samples, too few for the batch [%d, %d)'
-                                 % (name, values.shape[0], self.cursor, end))
-        return [values[self.cursor:end] for _, values in sources]
+                                 % (name, values.shape[self._axis], self.cursor, end))
+        return [self._rows(values, slice(self.cursor, end)) for _, values in sources]
+
+    def _rows(self, values, index):
+        """``values[index]`` along the batch axis (a slice or an index array)."""
+        if self._axis == 0:
+            return values[index]
+        if isinstance(index, slice):
+            return values.slice_axis(axis=self._axis, begin=index.start, end=index.stop)
+        from .. import ndarray as nd
+        return nd.take(values, nd.array(index, dtype='int64'), axis=self._axis)
 
     def _shuffle_data(self):
         np.random.shuffle(self.idx)
-        self.data, self.label = ([(k, v[self.idx]) for k, v in named] for named in self._sources)
+        self.data, self.label = ([(k, self._rows(v, self.idx)) for k, v in named]
+                                 for named in self._sources)
 
 
 class _WrappingIter(DataIter):
@@ -436,3 +458,59 @@ class PrefetchingIter(_WrappingIter):
             return self.current_batch
         raise StopIteration
 
+
+
+class MXDataIter(_WrappingIter):
+    """A single-input iterator over a backend iterator ``handle``, MXNet's wrapper of its C++
+    iterators; in neomx the handle is any iterator of :class:`DataBatch` with ``next`` and
+    ``reset`` (``ImageRecordIter``, ``CSVIter``...).
+
+    The first batch is read at construction to describe the data (``provide_data``,
+    ``provide_label`` under ``data_name``/``label_name``); ``getdata``/``getlabel`` return
+    the batch's first data/label array.
+
+    Examples
+    --------
+    >>> inner = mx.io.NDArrayIter(np.arange(8).reshape(4, 2), np.arange(4), batch_size=2)
+    >>> it = mx.io.MXDataIter(inner, data_name='x', label_name='y')
+    >>> it.provide_data
+    [DataDesc[x,(2, 2),<class 'numpy.float32'>,NCHW]]
+    >>> [b.label[0].asnumpy().tolist() for b in it]
+    [[0.0, 1.0], [2.0, 3.0]]
+    """
+
+    def __init__(self, handle, data_name='data', label_name='softmax_label', **_):
+        super().__init__(getattr(handle, 'batch_size', 0))
+        self.handle = handle
+        self.first_batch = self.current_batch = None
+        self.first_batch = self.handle.next()
+        data, label = self.first_batch.data[0], self.first_batch.label[0]
+        self.provide_data = [DataDesc(data_name, data.shape, data.dtype)]
+        self.provide_label = [DataDesc(label_name, label.shape, label.dtype)]
+        self.batch_size = data.shape[0]
+
+    def reset(self):
+        self.first_batch = None
+        self.handle.reset()
+
+    def iter_next(self):
+        if self.first_batch is not None:
+            self.current_batch, self.first_batch = self.first_batch, None
+            return True
+        try:
+            self.current_batch = self.handle.next()
+        except StopIteration:
+            return False
+        return True
+
+    def next(self):
+        if not self.iter_next():
+            raise StopIteration
+        return DataBatch(data=[self.getdata()], label=[self.getlabel()], pad=self.getpad(),
+                         index=self.getindex())
+
+    def getdata(self):
+        return self.current_batch.data[0]
+
+    def getlabel(self):
+        return self.current_batch.label[0]
