@@ -385,7 +385,8 @@ def pack_img(header, img, quality=95, img_fmt='.jpg'):
     cv2 = opencv()
     if cv2 is not None and fmt in ('.JPG', '.JPEG', '.PNG'):
         flag = cv2.IMWRITE_PNG_COMPRESSION if fmt == '.PNG' else cv2.IMWRITE_JPEG_QUALITY
-        ok, encoded = cv2.imencode(img_fmt, np.asarray(img, dtype=np.uint8), [flag, quality])
+        level = min(max(quality, 0), 9) if fmt == '.PNG' else quality   # as older OpenCVs clip
+        ok, encoded = cv2.imencode(img_fmt, np.asarray(img, dtype=np.uint8), [flag, level])
         if not ok:
             raise MXNetError('pack_img: OpenCV could not encode the image as %s' % img_fmt)
         return pack(header, encoded.tobytes())

@@ -31,7 +31,7 @@ from .._image_resize import pick_interp, resize_pixels
 from ..base import MXNetError, check_batch_size
 from ..context import cpu, cpu_pinned
 from ..ndarray.ndarray import _new as _wrap_tensor
-from .io import DataDesc, DataIter
+from ._iters import DataDesc, DataIter
 
 __all__ = ['ImageRecordIter', 'ImageRecordUInt8Iter', 'ImageRecordInt8Iter', 'ImageRecordIter_v1',
            'ImageRecordUInt8Iter_v1']
@@ -59,16 +59,17 @@ _OUTPUT_DTYPES = {None: np.float32, 'float32': np.float32, 'float16': np.float16
 _PIXEL_DTYPES = (np.uint8, np.int8)
 
 
-def _check_options(options):
-    """Reject unknown arguments and augmentations that are set but not implemented."""
+def check_options(options, unsupported, owner):
+    """Reject unknown arguments and augmentations that are set but not implemented
+    (``unsupported`` maps their names to the defaults that switch them off)."""
     for name, value in options.items():
         if name in _IGNORED:
             continue
-        if name not in _UNSUPPORTED:
-            raise MXNetError('ImageRecordIter: Cannot find argument \'%s\'' % name)
-        if value != _UNSUPPORTED[name]:
-            raise MXNetError('ImageRecordIter: argument %s=%r is not supported by neomx '
-                             '(only its default %r)' % (name, value, _UNSUPPORTED[name]))
+        if name not in unsupported:
+            raise MXNetError('%s: Cannot find argument \'%s\'' % (owner, name))
+        if value != unsupported[name]:
+            raise MXNetError('%s: argument %s=%r is not supported by neomx '
+                             '(only its default %r)' % (owner, name, value, unsupported[name]))
 
 
 def _record_offsets(path_imgrec, path_imgidx, num_parts, part_index):
@@ -193,7 +194,7 @@ class ImageRecordIter(DataIter):
                  device_id=0, preprocess_threads=4, prefetch_buffer=4, **options):
         super().__init__(batch_size)
         check_batch_size(batch_size, 'ImageRecordIter')
-        _check_options(options)
+        check_options(options, _UNSUPPORTED, type(self).__name__)
         self._check_arguments(data_shape, inter_method, dtype)
         self.data_shape = tuple(data_shape)
         self.label_width = label_width
@@ -335,8 +336,8 @@ class ImageRecordIter(DataIter):
         raw, record, offset, seed = sample
         try:
             header, image = recordio.unpack(raw)
-            buffers[1][slot] = self._label_of(header)
-            buffers[0][slot] = self._process(image, record, random.Random(seed))
+            buffers[0][slot], buffers[1][slot] = self._transform(header, image, record,
+                                                                 random.Random(seed))
         except MXNetError as err:
             raise MXNetError('ImageRecordIter: record %d at byte offset %d of %s: %s'
                              % (record, offset, self._path_imgrec, err)) from None
@@ -355,6 +356,11 @@ class ImageRecordIter(DataIter):
                              % (self._record_number[offset], offset, self._path_imgrec, problem))
         return record
 
+    def _transform(self, header, encoded, record, rng):
+        """(C, H, W) data and label of one record."""
+        label = self._label_of(header)
+        return self._process(encoded, record, rng), label
+
     def _label_of(self, header):
         num_label = header.flag if header.flag > 0 else 1
         if num_label != self.label_width:
@@ -368,14 +374,16 @@ class ImageRecordIter(DataIter):
             pick_interp(self._inter_method, sizes)
         return resize_pixels(pixels, width, height, interp)
 
+    def _decode(self, encoded, record):
+        pixels = recordio.decode_record_image(encoded, _DECODE_FLAG[self.data_shape[0]], record,
+                                              self._path_imgrec)
+        return pixels[:, :, None] if pixels.ndim == 2 else pixels
+
     def _process(self, encoded, record, rng):
         """Decode, resize, crop, mirror and normalise the image of record number ``record``
         to (C, H, W), drawing its random choices from ``rng``."""
-        channels, height, width = self.data_shape
-        pixels = recordio.decode_record_image(encoded, _DECODE_FLAG[channels], record,
-                                              self._path_imgrec)
-        if pixels.ndim == 2:
-            pixels = pixels[:, :, None]
+        _, height, width = self.data_shape
+        pixels = self._decode(encoded, record)
         if self.resize > 0:
             pixels = self._resized(pixels, *_shorter_edge_size(*pixels.shape[:2], self.resize), rng)
         if pixels.shape[0] < height or pixels.shape[1] < width:
@@ -383,6 +391,10 @@ class ImageRecordIter(DataIter):
         pixels = self._crop(pixels, height, width, rng)
         if self.mirror or (self.rand_mirror and rng.random() < 0.5):
             pixels = pixels[:, ::-1]
+        return self._normalized(pixels)
+
+    def _normalized(self, pixels):
+        """(H, W, C) pixels as the (C, H, W) output: normalised, or saturated pixels."""
         chw = pixels.transpose(2, 0, 1)
         if self._dtype in _PIXEL_DTYPES:
             return np.minimum(chw, np.iinfo(self._dtype).max) if self._dtype == np.int8 else chw
