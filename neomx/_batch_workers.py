@@ -9,8 +9,8 @@ order whatever the number of threads: each sample carries everything it depends 
 bytes, its own random seed), nothing is drawn from a shared stream.
 
 With ``threads=0`` everything runs on the caller's thread, when the batch is asked for.
-A worker's exception is re-raised by :meth:`BatchPipeline.next` for the batch it belongs to;
-the pool's threads end with :meth:`BatchPipeline.close` (and when the pipeline is collected).
+A worker's exception is re-raised by :meth:`BatchPipeline.next` for the batch it belongs to,
+and ends the pool's threads; so do :meth:`BatchPipeline.close` and collecting the pipeline.
 """
 import collections
 import concurrent.futures
@@ -31,6 +31,20 @@ class _Batch:
         self.futures = None
 
 
+def _weak(method):
+    """A weak reference to a bound method (the owner's life is not extended by the pool's
+    queue or by the pipeline it owns), or a plain callable kept as it is."""
+    if hasattr(method, '__self__'):
+        return weakref.WeakMethod(method)
+    return lambda: method
+
+
+def _run(prepare_ref, sample, slot, buffers):
+    prepare = prepare_ref()
+    if prepare is not None:         # else the iterator is gone: nothing to prepare for
+        prepare(sample, slot, buffers)
+
+
 def _shutdown(pool):
     # Called from a finalizer, which may run on any thread, a worker included: never wait.
     pool.shutdown(wait=False, cancel_futures=True)
@@ -46,6 +60,10 @@ class BatchPipeline:
     allocate : callable
         ``allocate()`` returns fresh buffers for one batch (never reused: the caller keeps
         the arrays it was given).
+
+    Bound methods are held weakly, so that an iterator owning the pipeline is freed (and
+    closes it) as soon as its user drops it; ``start``'s generator should not hold its
+    owner strongly either.
     threads : int
         Worker threads; 0 prepares on the caller's thread.
     ahead : int
@@ -55,8 +73,8 @@ class BatchPipeline:
     """
 
     def __init__(self, prepare, allocate, threads, ahead, name='neomx-batches'):
-        self._prepare = prepare
-        self._allocate = allocate
+        self._prepare = _weak(prepare)
+        self._allocate = _weak(allocate)
         self._threads = max(0, int(threads))
         self._ahead = max(1, int(ahead)) if self._threads else 0
         self._name = name
@@ -85,10 +103,10 @@ class BatchPipeline:
                 samples, extra = next(self._source)
             except StopIteration:
                 return
-            batch = _Batch(self._allocate(), samples, extra)
+            batch = _Batch(self._allocate()(), samples, extra)
             if self._threads:
                 self._ensure_pool()
-                batch.futures = [self._pool.submit(self._prepare, sample, slot, batch.buffers)
+                batch.futures = [self._pool.submit(_run, self._prepare, sample, slot, batch.buffers)
                                  for slot, sample in enumerate(samples)]
             self._queue.append(batch)
 
@@ -106,34 +124,33 @@ class BatchPipeline:
         try:
             if batch.futures is None:
                 for slot, sample in enumerate(batch.samples):
-                    self._prepare(sample, slot, batch.buffers)
+                    _run(self._prepare, sample, slot, batch.buffers)
             else:
                 for future in batch.futures:
                     future.result()
         except BaseException:
-            self._cancel()
-            self._source = iter(())
+            self.close()        # no thread outlives a failed batch (a new start makes new ones)
             raise
         self._fill()
         return batch.buffers, batch.extra
 
-    def _cancel(self):
-        """Drop the queued batches, waiting for samples already running (they write only
-        into their own batch's buffers)."""
+    def _cancel(self, wait=True):
+        """Drop the queued batches, waiting (unless ``wait`` is False) for samples already
+        running: they write only into their own batch's buffers."""
         while self._queue:
             batch = self._queue.popleft()
             for future in batch.futures or ():
                 future.cancel()
-            for future in batch.futures or ():
-                if not future.cancelled():
-                    concurrent.futures.wait([future])
+            if wait:
+                concurrent.futures.wait([f for f in batch.futures or () if not f.cancelled()])
 
     def close(self):
-        """Cancel the queued work and end the worker threads (waiting for them)."""
-        self._cancel()
+        """Cancel the queued work and end the worker threads (waiting for them, except on
+        a worker: the owner's last reference may be dropped there, by a sample it prepares)."""
+        on_worker = threading.current_thread().name.startswith(self._name)
+        self._cancel(wait=not on_worker)
         self._source = iter(())
         pool, self._pool = self._pool, None
         if pool is not None:
             self._finalizer.detach()
-            on_worker = threading.current_thread().name.startswith(self._name)
             pool.shutdown(wait=not on_worker, cancel_futures=True)

@@ -26,7 +26,7 @@ from . import _fileio
 from ._image_decode import decode_bytes, opencv
 from ._optional import require
 from ._recordio_format import encode_record, read_record
-from .base import MXNetError
+from .base import MXNetError, c_str, check_call  # noqa: F401  (MXNet's module exposes them)
 
 __all__ = ['MXRecordIO', 'MXIndexedRecordIO', 'IRHeader', 'pack', 'unpack', 'pack_img', 'unpack_img']
 
@@ -402,3 +402,10 @@ def pack_img(header, img, quality=95, img_fmt='.jpg'):
     buf = io.BytesIO()
     require('PIL.Image', 'vision', 'mx.recordio.pack_img').fromarray(pixels).save(buf, **options)
     return pack(header, buf.getvalue())
+
+
+def __getattr__(name):
+    # MXNet's module holds ``cv2`` (None without OpenCV); imported on first use only.
+    if name == 'cv2':
+        return opencv()
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))

@@ -21,6 +21,7 @@ not MXNet's streams (MXNet's depend on its number of threads; neomx's do not). W
 leaves stale samples there and reports 0). ``DataBatch.index`` is all zeros, as in MXNet.
 """
 import random
+import weakref
 
 import numpy as np
 import torch
@@ -94,11 +95,9 @@ def _record_offsets(path_imgrec, path_imgidx, num_parts, part_index):
     return part
 
 
-def _covering_size(height, width, min_height, min_width):
-    """(height, width) scaled up, aspect kept, until it covers (min_height, min_width)."""
-    if min_height * width >= min_width * height:
-        return min_height, width * min_height // height
-    return height * min_width // width, min_width
+def _grow_rows(height, width, min_height):
+    """(height, width) scaled up, aspect kept, to ``min_height`` rows (integer division as MXNet)."""
+    return min_height, width * min_height // height
 
 
 def _shorter_edge_size(height, width, size):
@@ -272,7 +271,8 @@ class ImageRecordIter(DataIter):
 
     def _start(self, order, pass_number, cursor):
         self._ended = False
-        self._pipeline.start(self._batches(order, pass_number, cursor))
+        # The generator holds a proxy: the pipeline it is handed must not keep us alive.
+        self._pipeline.start(type(self)._batches(weakref.proxy(self), order, pass_number, cursor))
 
     def _batches(self, order, pass_number, cursor):
         """(samples, (pad, resume state)) of the batches of a pass, from ``cursor``.
@@ -386,8 +386,12 @@ class ImageRecordIter(DataIter):
         pixels = self._decode(encoded, record)
         if self.resize > 0:
             pixels = self._resized(pixels, *_shorter_edge_size(*pixels.shape[:2], self.resize), rng)
-        if pixels.shape[0] < height or pixels.shape[1] < width:
-            pixels = self._resized(pixels, *_covering_size(*pixels.shape[:2], height, width), rng)
+        # Too small an image grows as MXNet grows it: first to enough rows, then (if still
+        # needed) to enough columns, two resizes.
+        if pixels.shape[0] < height:
+            pixels = self._resized(pixels, *_grow_rows(*pixels.shape[:2], height), rng)
+        if pixels.shape[1] < width:
+            pixels = self._resized(pixels, *_grow_rows(*pixels.shape[1::-1], width)[::-1], rng)
         pixels = self._crop(pixels, height, width, rng)
         if self.mirror or (self.rand_mirror and rng.random() < 0.5):
             pixels = pixels[:, ::-1]

@@ -6,7 +6,7 @@ registers into this module, in ``image_record_iter``, ``det_record_iter`` and
 ``native_iters``.
 """
 from ..base import c_str_array, check_call, py_str  # noqa: F401  (MXNet's module exposes them)
-from ..ndarray.ndarray import NDArray  # noqa: F401
+from ..ndarray.ndarray import NDArray, array  # noqa: F401
 from ..ndarray.sparse import CSRNDArray  # noqa: F401
 from ._iters import *  # noqa: F401,F403
 from ._iters import __all__ as _iter_names
