@@ -17,8 +17,10 @@ from ...._optional import require
 from ....base import MXNetError, atomic_write, data_dir
 from ...utils import check_sha1, download
 from ..dataset import Dataset
+from ..record_dataset import ImageRecordDataset
 
-__all__ = ['MNIST', 'FashionMNIST', 'CIFAR10', 'CIFAR100', 'ImageFolderDataset', 'read_mnist_arrays']
+__all__ = ['MNIST', 'FashionMNIST', 'CIFAR10', 'CIFAR100', 'ImageRecordDataset', 'ImageFolderDataset',
+           'read_mnist_arrays']
 
 _DEFAULT_REPO = 'https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com/'
 # The MNIST copy carried in this repository (gzip'd differently from the public mirror).
