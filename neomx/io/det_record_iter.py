@@ -107,7 +107,7 @@ class ImageDetRecordIter(ImageRecordIter):
         label[:] = self._pad_value
         return data, label
 
-    def _transform(self, header, encoded, record, rng):
+    def _transform(self, header, encoded, record, rng, out):
         _, height, width = self.data_shape
         raw = np.array(header.label, np.float32).ravel()
         pixels = self._decode(encoded, record)
@@ -118,7 +118,8 @@ class ImageDetRecordIter(ImageRecordIter):
         label = np.full(_PREFIX + self._label_length, self._pad_value, np.float32)
         label[:_PREFIX] = (_PREFIX - 1, height, width, raw.size)
         label[_PREFIX:_PREFIX + raw.size] = raw
-        return self._normalized(pixels), label
+        self._write(pixels, out)
+        return label
 
 
 def _mirror_boxes(raw):

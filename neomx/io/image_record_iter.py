@@ -56,8 +56,9 @@ _DECODE_FLAG = {1: 0, 3: 1}
 _OUTPUT_DTYPES = {None: np.float32, 'float32': np.float32, 'float16': np.float16,
                   'float64': np.float64, 'int32': np.int32, 'int64': np.int64,
                   'uint8': np.uint8, 'int8': np.int8}
-# Output dtypes that hold the cropped pixels without normalisation (saturated to the type).
-_PIXEL_DTYPES = (np.uint8, np.int8)
+# Outputs computed in float32 and cast per batch.
+_TORCH_DTYPES = {np.float16: torch.float16, np.float64: torch.float64, np.int32: torch.int32,
+                 np.int64: torch.int64}
 
 
 def check_options(options, unsupported, owner):
@@ -322,13 +323,14 @@ class ImageRecordIter(DataIter):
         if resume is not None:
             self._resume, self._drawn_pass = resume, None
             self._ended = True          # the wrapped batch is the pass's last
-        self._batch = ([_wrap_tensor(torch.from_numpy(data), self._ctx)],
+        self._batch = ([_wrap_tensor(self._batch_output(data), self._ctx)],
                        [_wrap_tensor(torch.from_numpy(label), self._ctx)], pad)
         return True
 
     def _allocate(self):
         # Zeros: a short last batch without round_batch leaves its filler slots at zero.
-        return (np.zeros((self.batch_size,) + self.data_shape, self._dtype),
+        dtype = self._dtype if self._dtype in (np.uint8, np.int8) else np.float32
+        return (np.zeros((self.batch_size,) + self.data_shape, dtype),
                 np.zeros(self.provide_label[0].shape, np.float32))
 
     def _prepare(self, sample, slot, buffers):
@@ -336,8 +338,8 @@ class ImageRecordIter(DataIter):
         raw, record, offset, seed = sample
         try:
             header, image = recordio.unpack(raw)
-            buffers[0][slot], buffers[1][slot] = self._transform(header, image, record,
-                                                                 random.Random(seed))
+            buffers[1][slot] = self._transform(header, image, record, random.Random(seed),
+                                               buffers[0][slot])
         except MXNetError as err:
             raise MXNetError('ImageRecordIter: record %d at byte offset %d of %s: %s'
                              % (record, offset, self._path_imgrec, err)) from None
@@ -356,10 +358,11 @@ class ImageRecordIter(DataIter):
                              % (self._record_number[offset], offset, self._path_imgrec, problem))
         return record
 
-    def _transform(self, header, encoded, record, rng):
-        """(C, H, W) data and label of one record."""
+    def _transform(self, header, encoded, record, rng, out):
+        """Write the record's image into the batch slot ``out``; return its label."""
         label = self._label_of(header)
-        return self._process(encoded, record, rng), label
+        self._write(self._process(encoded, record, rng), out)
+        return label
 
     def _label_of(self, header):
         num_label = header.flag if header.flag > 0 else 1
@@ -380,8 +383,8 @@ class ImageRecordIter(DataIter):
         return pixels[:, :, None] if pixels.ndim == 2 else pixels
 
     def _process(self, encoded, record, rng):
-        """Decode, resize, crop, mirror and normalise the image of record number ``record``
-        to (C, H, W), drawing its random choices from ``rng``."""
+        """Decode, resize, crop and mirror the image of record number ``record`` to (H, W, C)
+        uint8 pixels, drawing its random choices from ``rng``."""
         _, height, width = self.data_shape
         pixels = self._decode(encoded, record)
         if self.resize > 0:
@@ -395,14 +398,28 @@ class ImageRecordIter(DataIter):
         pixels = self._crop(pixels, height, width, rng)
         if self.mirror or (self.rand_mirror and rng.random() < 0.5):
             pixels = pixels[:, ::-1]
-        return self._normalized(pixels)
+        return pixels
 
-    def _normalized(self, pixels):
-        """(H, W, C) pixels as the (C, H, W) output: normalised, or saturated pixels."""
+    def _write(self, pixels, out):
+        """Write (H, W, C) uint8 pixels into the batch slot ``out`` (C, H, W): normalised in
+        place for float outputs (numpy releases the GIL, so threads run this in parallel),
+        the pixels for uint8, saturated at 127 for int8."""
         chw = pixels.transpose(2, 0, 1)
-        if self._dtype in _PIXEL_DTYPES:
-            return np.minimum(chw, np.iinfo(self._dtype).max) if self._dtype == np.int8 else chw
-        return (chw - self._mean) * self._inv_std * self._scale
+        if self._dtype == np.uint8:
+            out[...] = chw
+        elif self._dtype == np.int8:
+            np.minimum(chw, 127, out=out, casting='unsafe')
+        else:
+            # (pixel - mean) * (1 / std) * scale, in float32 as MXNet rounds it.
+            np.subtract(chw, self._mean, out=out)
+            out *= self._inv_std
+            if self._scale != 1:
+                out *= self._scale
+
+    def _batch_output(self, data):
+        """The batch tensor: the slots' buffer, cast for outputs other than float32/uint8/int8."""
+        tensor = torch.from_numpy(data)
+        return tensor.to(_TORCH_DTYPES[self._dtype]) if self._dtype in _TORCH_DTYPES else tensor
 
     def _crop(self, pixels, height, width, rng):
         """The (height, width) window at the centre, or at random with ``rand_crop``."""
