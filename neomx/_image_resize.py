@@ -7,13 +7,13 @@ MXNet resizes with OpenCV. Nearest, bilinear and bicubic (codes 0-2) are exactly
 and Lanczos (4) have no torch twin, so they are written as separable per-axis weight matrices
 that follow OpenCV's definitions: ``out = Wy @ image @ Wx.T`` per channel.
 """
-import random
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
 from ._image_decode import opencv
+from ._sample_streams import pyrandom
 
 NEAREST, LINEAR, CUBIC, AREA, LANCZOS4 = range(5)
 
@@ -121,7 +121,7 @@ def pick_interp(interp, sizes=()):
             return AREA
         return LINEAR
     if interp == 10:
-        return random.randint(0, 4)
+        return pyrandom.randint(0, 4)
     if interp not in range(5):
         raise ValueError('Unknown interp method %d' % interp)
     return interp

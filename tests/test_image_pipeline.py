@@ -3,6 +3,7 @@ decoding and augmenting on ``preprocess_threads``, against batches MXNet 1.9.1 m
 (tests/data/make_image_pipeline_fixture.py), identical whatever the thread count, with
 corrupt records named and no thread left behind."""
 import gc
+import random
 import os
 import sys
 import threading
@@ -204,3 +205,47 @@ def test_det_record_iter_labels_and_mirror(tmp_path):
     with pytest.raises(mx.base.MXNetError, match='rand_crop_prob=0.5 is not supported'):
         mx.io.ImageDetRecordIter(path_imgrec=path, data_shape=(3, 10, 10), batch_size=2,
                                  rand_crop_prob=0.5)
+
+
+def _image_files(tmp_path, count=5):
+    rng = np.random.RandomState(0)
+    paths = []
+    for i in range(count):
+        path = str(tmp_path / ('%d.jpg' % i))
+        pixels = (rng.rand(40 + 4 * i, 48, 3) * 255).astype(np.uint8)
+        with open(path, 'wb') as f:
+            f.write(mx.recordio.unpack(mx.recordio.pack_img(mx.recordio.IRHeader(0, 0, 0, 0), pixels))[1])
+        paths.append(path)
+    return paths
+
+
+@pytest.mark.parametrize('kind', ['ImageIter', 'ImageDetIter'])
+def test_image_iters_on_threads_give_the_same_batches(tmp_path, kind):
+    paths = _image_files(tmp_path)
+    if kind == 'ImageIter':
+        make = mx.image.ImageIter
+        extra = dict(imglist=[[float(i), p] for i, p in enumerate(paths)], rand_crop=True,
+                     rand_mirror=True, brightness=0.2, hue=0.1, pca_noise=0.1, inter_method=10)
+    else:
+        make = mx.image.ImageDetIter
+        boxes = [2, 5, 0, 0.1, 0.1, 0.6, 0.7, 1, 0.3, 0.2, 0.9, 0.8]
+        extra = dict(imglist=[boxes + [p] for p in paths], rand_crop=1, rand_pad=0.5,
+                     rand_mirror=True, brightness=0.2, inter_method=10)
+    runs = []
+    for threads in (0, 1, 3):
+        random.seed(1)
+        np.random.seed(1)
+        data_iter = make(2, (3, 32, 32), path_root='', shuffle=True, preprocess_threads=threads, **extra)
+        runs.append([(b.data[0].asnumpy(), b.label[0].asnumpy(), b.pad) for b in _epochs(data_iter)])
+        del data_iter
+    assert len(runs[0]) == 6
+    for run in runs[1:]:
+        for (data, label, pad), (data0, label0, pad0) in zip(run, runs[0]):
+            np.testing.assert_array_equal(data, data0)
+            np.testing.assert_array_equal(label, label0)
+            assert pad == pad0
+    gc.collect()
+    deadline = time.time() + 10
+    while any(t.name.startswith('ImageIter') for t in threading.enumerate()) and time.time() < deadline:
+        time.sleep(0.05)
+    assert not any(t.name.startswith('ImageIter') for t in threading.enumerate())

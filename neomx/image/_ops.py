@@ -7,7 +7,6 @@ from OpenCV's fixed-point arithmetic by 1, and Pillow's JPEG decoding by the lib
 rounding.
 """
 import numbers
-import random
 
 import numpy as np
 import torch
@@ -18,6 +17,7 @@ from ..base import MXNetError
 from ..context import current_context
 from ..ndarray.ndarray import _new
 from .._image_resize import pick_interp, resize_hwc
+from .._sample_streams import nprandom, pyrandom
 
 __all__ = ['imread', 'imdecode', 'imresize', 'scale_down', 'copyMakeBorder', 'resize_short',
            'fixed_crop', 'random_crop', 'center_crop', 'color_normalize', 'random_size_crop',
@@ -217,7 +217,7 @@ def random_crop(src, size, interp=2):
     tuple
         (cropped NDArray, (x0, y0, w, h) of the window in ``src``).
     """
-    return _crop_at(src, size, interp, lambda dw, dh: (random.randint(0, dw), random.randint(0, dh)))
+    return _crop_at(src, size, interp, lambda dw, dh: (pyrandom.randint(0, dw), pyrandom.randint(0, dh)))
 
 
 def center_crop(src, size, interp=2):
@@ -269,13 +269,13 @@ def random_size_crop(src, size, area, ratio, interp=2, **kwargs):
         area = (area, 1.0)
     log_ratio = (np.log(ratio[0]), np.log(ratio[1]))
     for _ in range(10):
-        target_area = random.uniform(area[0], area[1]) * h * w
-        aspect = np.exp(random.uniform(*log_ratio))
+        target_area = pyrandom.uniform(area[0], area[1]) * h * w
+        aspect = np.exp(pyrandom.uniform(*log_ratio))
         new_w = int(round(np.sqrt(target_area * aspect)))
         new_h = int(round(np.sqrt(target_area / aspect)))
         if new_w <= w and new_h <= h:
-            x0 = random.randint(0, w - new_w)
-            y0 = random.randint(0, h - new_h)
+            x0 = pyrandom.randint(0, w - new_w)
+            y0 = pyrandom.randint(0, h - new_h)
             return fixed_crop(src, x0, y0, new_w, new_h, size, interp), (x0, y0, new_w, new_h)
     return center_crop(src, size, interp)
 
@@ -368,7 +368,7 @@ def random_rotate(src, angle_limits, zoom_in=False, zoom_out=False):
     (2, 1, 4, 4)
     """
     if src.ndim == 3:
-        return imrotate(src, np.random.uniform(*angle_limits), zoom_in=zoom_in, zoom_out=zoom_out)
-    degrees = _new(torch.from_numpy(np.random.uniform(*angle_limits, size=src.shape[0])).float(),
+        return imrotate(src, nprandom.uniform(*angle_limits), zoom_in=zoom_in, zoom_out=zoom_out)
+    degrees = _new(torch.from_numpy(nprandom.uniform(*angle_limits, size=src.shape[0])).float(),
                    src._ctx)
     return imrotate(src, degrees, zoom_in=zoom_in, zoom_out=zoom_out)

@@ -4,7 +4,6 @@ Random choices use Python's ``random`` module (and numpy's global RNG for PCA li
 exactly as MXNet draws them, so seeding those generators reproduces MXNet's augmentations.
 """
 import json
-import random
 
 import numpy as np
 
@@ -12,6 +11,7 @@ from .. import ndarray as nd
 from ..ndarray.ndarray import NDArray
 from .._image_resize import pick_interp
 from ._ops import center_crop, color_normalize, imresize, random_crop, random_size_crop, resize_short
+from .._sample_streams import nprandom, pyrandom
 
 __all__ = ['Augmenter', 'SequentialAug', 'ResizeAug', 'ForceResizeAug', 'RandomCropAug',
            'RandomSizedCropAug', 'CenterCropAug', 'RandomOrderAug', 'BrightnessJitterAug',
@@ -73,7 +73,7 @@ class RandomOrderAug(SequentialAug):
     """Apply the augmenters ``ts`` in a random order (shuffled in place at every call)."""
 
     def __call__(self, src):
-        random.shuffle(self.ts)
+        pyrandom.shuffle(self.ts)
         return super().__call__(src)
 
 
@@ -131,7 +131,7 @@ class RandomSizedCropAug(Augmenter):
 
 
 def _jitter_factor(spread):
-    return 1.0 + random.uniform(-spread, spread)
+    return 1.0 + pyrandom.uniform(-spread, spread)
 
 
 class BrightnessJitterAug(Augmenter):
@@ -189,7 +189,7 @@ class HueJitterAug(Augmenter):
         self.hue = hue
 
     def __call__(self, src):
-        angle = random.uniform(-self.hue, self.hue) * np.pi
+        angle = pyrandom.uniform(-self.hue, self.hue) * np.pi
         cos, sin = np.cos(angle), np.sin(angle)
         rotate_iq = np.array([[1.0, 0.0, 0.0], [0.0, cos, -sin], [0.0, sin, cos]])
         transform = (_YIQ_TO_RGB @ rotate_iq @ _RGB_TO_YIQ).T
@@ -215,7 +215,7 @@ class LightingAug(Augmenter):
         self.eigvec = eigvec
 
     def __call__(self, src):
-        alpha = np.random.normal(0, self.alphastd, size=(3,))
+        alpha = nprandom.normal(0, self.alphastd, size=(3,))
         src += nd.array(np.dot(self.eigvec * alpha, self.eigval))
         return src
 
@@ -245,7 +245,7 @@ class RandomGrayAug(Augmenter):
         self.mat = nd.array([[0.21] * 3, [0.72] * 3, [0.07] * 3])
 
     def __call__(self, src):
-        if random.random() < self.p:
+        if pyrandom.random() < self.p:
             src = nd.dot(src, self.mat)
         return src
 
@@ -258,7 +258,7 @@ class HorizontalFlipAug(Augmenter):
         self.p = p
 
     def __call__(self, src):
-        if random.random() < self.p:
+        if pyrandom.random() < self.p:
             src = nd.flip(src, axis=1)
         return src
 

@@ -9,14 +9,12 @@ Random choices use Python's ``random`` module, as MXNet draws them.
 import json
 import logging
 import math
-import random
 import warnings
 
 import numpy as np
 
 from .. import ndarray as nd
 from ..base import numeric_types
-from ..io import DataBatch
 from ..ndarray.ndarray import NDArray
 from ..util import is_np_array  # noqa: F401  (MXNet's module exposes it)
 from ._ops import copyMakeBorder, fixed_crop
@@ -24,6 +22,7 @@ from .augment import (Augmenter, CastAug, ColorJitterAug, ColorNormalizeAug, For
                       HueJitterAug, LightingAug, RandomGrayAug, RandomOrderAug, ResizeAug,
                       imagenet_statistic, IMAGENET_EIGVAL, IMAGENET_EIGVEC)
 from .iterator import ImageIter
+from .._sample_streams import nprandom, pyrandom
 
 __all__ = ['DetAugmenter', 'DetBorrowAug', 'DetRandomSelectAug', 'DetHorizontalFlipAug',
            'DetRandomCropAug', 'DetRandomPadAug', 'CreateMultiRandCropAugmenter',
@@ -109,9 +108,9 @@ class DetRandomSelectAug(DetAugmenter):
         return [type(self).__name__.lower(), [aug.dumps() for aug in self.aug_list]]
 
     def __call__(self, src, label):
-        if random.random() < self.skip_prob:
+        if pyrandom.random() < self.skip_prob:
             return src, label
-        random.shuffle(self.aug_list)
+        pyrandom.shuffle(self.aug_list)
         return self.aug_list[0](src, label)
 
 
@@ -132,7 +131,7 @@ class DetHorizontalFlipAug(DetAugmenter):
         self.p = p
 
     def __call__(self, src, label):
-        if random.random() < self.p:
+        if pyrandom.random() < self.p:
             src = nd.flip(src, axis=1)
             self._flip_label(label)
         return src, label
@@ -263,7 +262,7 @@ class DetRandomCropAug(DetAugmenter):
         min_area = self.area_range[0] * height * width
         max_area = self.area_range[1] * height * width
         for _ in range(self.max_attempts):
-            ratio = random.uniform(*self.aspect_ratio_range)
+            ratio = pyrandom.uniform(*self.aspect_ratio_range)
             if ratio <= 0:
                 continue
             h = _box_height(min_area, ratio)
@@ -273,7 +272,7 @@ class DetRandomCropAug(DetAugmenter):
             max_h = min(max_h, height)
             h = min(h, max_h)
             if h < max_h:
-                h = random.randint(h, max_h)
+                h = pyrandom.randint(h, max_h)
             w = int(round(h * ratio))
             assert w <= width
             # Step h once when rounding left the area outside the range.
@@ -285,8 +284,8 @@ class DetRandomCropAug(DetAugmenter):
                 w = int(round(h * ratio))
             if not (min_area <= w * h <= max_area and 0 <= w <= width and 0 <= h <= height):
                 continue
-            y = random.randint(0, max(0, height - h))
-            x = random.randint(0, max(0, width - w))
+            y = pyrandom.randint(0, max(0, height - h))
+            x = pyrandom.randint(0, max(0, width - w))
             if self._check_satisfy_constraints(label, x, y, x + w, y + h, width, height):
                 new_label = self._update_labels(label, (x, y, w, h), height, width)
                 if new_label is not None:
@@ -359,7 +358,7 @@ class DetRandomPadAug(DetAugmenter):
         min_area = self.area_range[0] * height * width
         max_area = self.area_range[1] * height * width
         for _ in range(self.max_attempts):
-            ratio = random.uniform(*self.aspect_ratio_range)
+            ratio = pyrandom.uniform(*self.aspect_ratio_range)
             if ratio <= 0:
                 continue
             h = _box_height(min_area, ratio)
@@ -368,12 +367,12 @@ class DetRandomPadAug(DetAugmenter):
                 h = int((width + 0.499999) / ratio)
             h = min(max(h, height), max_h)
             if h < max_h:
-                h = random.randint(h, max_h)
+                h = pyrandom.randint(h, max_h)
             w = int(round(h * ratio))
             if (h - height) < 2 or (w - width) < 2:
                 continue  # a marginal border does not help
-            y = random.randint(0, max(0, h - height))
-            x = random.randint(0, max(0, w - width))
+            y = pyrandom.randint(0, max(0, h - height))
+            x = pyrandom.randint(0, max(0, w - width))
             return (x, y, w, h, self._update_labels(label, (x, y, w, h), height, width))
         return ()
 
@@ -464,7 +463,8 @@ class ImageDetIter(ImageIter):
     """:class:`ImageIter` for object detection: labels are (batch_size, max objects,
     object width) arrays, padded with -1 rows, and augmenters move the boxes.
 
-    Parameters are :class:`ImageIter`'s (``label_name`` defaults to ``'label'``); ``aug_list``
+    Parameters are :class:`ImageIter`'s (``label_name`` defaults to ``'label'``,
+    ``preprocess_threads`` as there); ``aug_list``
     defaults to ``CreateDetAugmenter(data_shape, **kwargs)``. A raw label is
     ``[header_width, object_width, ..., objects...]``. Images whose label has no valid box
     after augmentation are skipped.
@@ -496,7 +496,8 @@ class ImageDetIter(ImageIter):
                          path_imgidx=path_imgidx, shuffle=shuffle, part_index=part_index,
                          num_parts=num_parts, aug_list=[], imglist=imglist,
                          data_name=data_name, label_name=label_name,
-                         last_batch_handle=last_batch_handle)
+                         last_batch_handle=last_batch_handle,
+                         preprocess_threads=kwargs.pop('preprocess_threads', None))
         self.auglist = CreateDetAugmenter(data_shape, **kwargs) if aug_list is None else aug_list
         self.label_shape = self._estimate_label_shape()
         self.provide_label = [(label_name, (self.batch_size,) + self.label_shape)]
@@ -563,7 +564,48 @@ class ImageDetIter(ImageIter):
             raise ValueError('label_shape object width inconsistent: %d vs %d.'
                              % (self.provide_label[0][1][2], label_shape[1]))
 
+    def _detected(self, sample):
+        """(augmented CHW image, label) of a (label, encoded, position, seed) sample, or None
+        for an image or label that is not valid (skipped, as MXNet skips it)."""
+        data = self._decode_at(sample[1], sample[2])
+        try:
+            self.check_valid_image([data])
+            label = self._parse_label(sample[0])
+            data, label = self.augmentation_transform(data, label)
+            self._check_valid_label(label)
+        except RuntimeError as err:
+            logging.debug('Invalid image, skipping:  %s', str(err))
+            return None
+        return self.postprocess_data(data), label
+
+    def _put(self, batch_data, batch_label, i, data, label):
+        batch_data[i] = data
+        rows = label.shape[0]
+        batch_label[i][0:rows] = nd.array(label)
+        if rows < batch_label[i].shape[0]:
+            batch_label[i][rows:] = -1
+
+    def _batchify_on_threads(self, batch_data, batch_label, start):
+        i = start
+        while i < self.batch_size:
+            wanted = self.batch_size - i
+            try:
+                samples = self._read_samples(wanted)
+            except StopIteration:
+                if not i:
+                    raise
+                break
+            for result in self._map_samples(self._detected, samples):
+                if result is not None:
+                    self._put(batch_data, batch_label, i, *result)
+                    i += 1
+            if len(samples) < wanted:       # the data ended
+                break
+        return i
+
     def _batchify(self, batch_data, batch_label, start=0):
+        if self._threads is not None:
+            return self._batchify_on_threads(batch_data, batch_label, start)
         i = start
         try:
             while i < self.batch_size:
@@ -577,11 +619,7 @@ class ImageDetIter(ImageIter):
                 except RuntimeError as err:
                     logging.debug('Invalid image, skipping:  %s', str(err))
                     continue
-                batch_data[i] = self.postprocess_data(data)
-                rows = label.shape[0]
-                batch_label[i][0:rows] = nd.array(label)
-                if rows < batch_label[i].shape[0]:
-                    batch_label[i][rows:] = -1
+                self._put(batch_data, batch_label, i, self.postprocess_data(data), label)
                 i += 1
         except StopIteration:
             if not i:
@@ -671,7 +709,7 @@ def _draw_boxes(cv2, image, label, color, thickness, id2labels):
         if x1 < 0:
             continue
         y1, x2, y2 = int(row[2] * height), int(row[3] * width), int(row[4] * height)
-        box_color = color if color else tuple(float(c) for c in np.random.rand(3) * 255)
+        box_color = color if color else tuple(float(c) for c in nprandom.rand(3) * 255)
         cv2.rectangle(image, (x1, y1), (x2, y2), box_color, thickness)
         if id2labels is not None and int(row[0]) in id2labels:
             text = '{:s}'.format(id2labels[int(row[0])])
