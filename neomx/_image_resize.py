@@ -78,7 +78,7 @@ def resize_pixels(pixels, w, h, interp):
     if cv2 is not None and pixels.dtype in (np.uint8, np.float32, np.float64):
         out = cv2.resize(np.ascontiguousarray(pixels), (w, h), interpolation=interp)
         return out.reshape(h, w, pixels.shape[2])
-    return resize_hwc(torch.from_numpy(np.ascontiguousarray(pixels)), w, h, interp).numpy()
+    return resize_hwc(torch.from_numpy(np.require(pixels, requirements=['C', 'W'])), w, h, interp).numpy()
 
 
 def resize_hwc(tensor, w, h, interp):

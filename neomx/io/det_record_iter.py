@@ -81,8 +81,8 @@ class ImageDetRecordIter(ImageRecordIter):
     >>> writer.close()
     >>> it = mx.io.ImageDetRecordIter(path_imgrec=path, data_shape=(3, 4, 4), batch_size=1,
     ...                               label_pad_width=9)
-    >>> it.next().label[0].asnumpy().round(2).tolist()
-    [[3.0, 4.0, 4.0, 7.0, 2.0, 5.0, 1.0, 0.1, 0.2, 0.5, 0.6, -1.0, -1.0]]
+    >>> [round(float(v), 2) for v in it.next().label[0].asnumpy()[0]]
+    [3.0, 4.0, 4.0, 7.0, 2.0, 5.0, 1.0, 0.1, 0.2, 0.5, 0.6, -1.0, -1.0]
     """
 
     def __init__(self, *, path_imgrec, data_shape, batch_size, label_width=-1,
