@@ -1,7 +1,7 @@
 """``mx.io.ImageRecordIter``: batches of decoded, cropped, normalised images from a ``.rec`` file.
 
 The iterator reproduces MXNet's default augmentation pipeline for the deterministic settings:
-decode (RGB, or gray for one channel), shorter-edge ``resize``, an aspect-keeping resize
+decode (RGB, or gray for one channel), shorter-edge ``resize``, a ``pad`` border, an aspect-keeping resize
 that makes the image cover ``data_shape`` when it is smaller, a centre (or random) crop, an optional mirror, then
 ``(pixel - mean) / std * scale`` per channel into NCHW float32. Batching follows MXNet too:
 with ``round_batch`` the last batch of an epoch is completed with the first records of the
@@ -46,7 +46,7 @@ _UNSUPPORTED = {
     'max_crop_size': -1, 'min_crop_size': -1, 'max_random_scale': 1, 'min_random_scale': 1,
     'max_random_area': 1, 'min_random_area': 1, 'max_img_size': 1e10, 'min_img_size': 0,
     'brightness': 0, 'contrast': 0, 'saturation': 0, 'pca_noise': 0, 'random_h': 0,
-    'random_s': 0, 'random_l': 0, 'pad': 0, 'fill_value': 255, 'max_random_contrast': 0,
+    'random_s': 0, 'random_l': 0, 'max_random_contrast': 0,
     'max_random_illumination': 0, 'mean_a': 0, 'std_a': 1,
 }
 # MXNet's inter_method: OpenCV's codes 0-4, 9 (by direction), 10 (random per image).
@@ -157,6 +157,9 @@ class ImageRecordIter(DataIter):
     data_name, label_name : str
     device_id : int
         Output context: ``cpu_pinned(device_id)``, or ``cpu(0)`` for -1.
+    pad, fill_value : int
+        Border of ``pad`` pixels of value ``fill_value`` added after ``resize``, before the
+        crop (CIFAR-style training: ``pad=4, rand_crop=True``).
     preprocess_threads : int, default 4
         Threads that decode and augment (0: on the caller's thread, when a batch is asked
         for). The batches do not depend on it.
@@ -191,7 +194,8 @@ class ImageRecordIter(DataIter):
                  rand_mirror=False, mirror=False, mean_r=0., mean_g=0., mean_b=0., std_r=1.,
                  std_g=1., std_b=1., scale=1., inter_method=1, dtype=None, num_parts=1,
                  part_index=0, seed_aug=None, data_name='data', label_name='softmax_label',
-                 device_id=0, preprocess_threads=4, prefetch_buffer=4, **options):
+                 device_id=0, preprocess_threads=4, prefetch_buffer=4, pad=0, fill_value=255,
+                 **options):
         super().__init__(batch_size)
         check_batch_size(batch_size, 'ImageRecordIter')
         check_options(options, _UNSUPPORTED, type(self).__name__)
@@ -204,6 +208,8 @@ class ImageRecordIter(DataIter):
         self.rand_crop = rand_crop
         self.rand_mirror = rand_mirror
         self.mirror = mirror
+        self.pad = pad
+        self.fill_value = fill_value
         self._inter_method = inter_method
         self._dtype = _OUTPUT_DTYPES[dtype]
         channels = self.data_shape[0]
@@ -389,6 +395,9 @@ class ImageRecordIter(DataIter):
         pixels = self._decode(encoded, record)
         if self.resize > 0:
             pixels = self._resized(pixels, *_shorter_edge_size(*pixels.shape[:2], self.resize), rng)
+        if self.pad > 0:
+            pixels = np.pad(pixels, ((self.pad, self.pad), (self.pad, self.pad), (0, 0)),
+                            constant_values=self.fill_value)
         # Too small an image grows as MXNet grows it: first to enough rows, then (if still
         # needed) to enough columns, two resizes.
         if pixels.shape[0] < height:
