@@ -249,3 +249,25 @@ def test_image_iters_on_threads_give_the_same_batches(tmp_path, kind):
     while any(t.name.startswith('ImageIter') for t in threading.enumerate()) and time.time() < deadline:
         time.sleep(0.05)
     assert not any(t.name.startswith('ImageIter') for t in threading.enumerate())
+
+
+def test_image_record_dataset_in_dataloader_workers_matches_the_main_process(tmp_path):
+    # ImageRecordDataset needs the index beside the file: copy the fixture with one.
+    reader = mx.recordio.MXRecordIO(REC, 'r')
+    path = str(tmp_path / 'images.rec')
+    writer = mx.recordio.MXIndexedRecordIO(str(tmp_path / 'images.idx'), path, 'w')
+    for i in range(7):
+        writer.write_idx(i, reader.read())
+    reader.close()
+    writer.close()
+    T = mx.gluon.data.vision.transforms
+    transform = T.Compose([T.CenterCrop(20), T.ToTensor(), T.Normalize((0.5, 0.4, 0.3), (0.2, 0.2, 0.2))])
+    dataset = mx.gluon.data.vision.ImageRecordDataset(path).transform_first(transform)
+    batches = {}
+    for workers in (0, 2):
+        loader = mx.gluon.data.DataLoader(dataset, batch_size=3, num_workers=workers)
+        batches[workers] = [(data.asnumpy(), label.asnumpy()) for data, label in loader]
+    assert len(batches[0]) == 3 and batches[0][0][0].shape == (3, 3, 20, 20)
+    for (data, label), (data0, label0) in zip(batches[2], batches[0]):
+        np.testing.assert_array_equal(data, data0)
+        np.testing.assert_array_equal(label, label0)
