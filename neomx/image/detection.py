@@ -37,6 +37,14 @@ class DetAugmenter:
     """Base detection augmenter: ``aug(src, label) -> (src, label)``.
 
     Keeps its constructor arguments (arrays as lists) for :meth:`dumps`.
+
+    Examples
+    --------
+    >>> class Identity(mx.image.DetAugmenter):
+    ...     def __call__(self, src, label):
+    ...         return src, label
+    >>> Identity(p=0.5).dumps()
+    '["identity", {"p": 0.5}]'
     """
 
     def __init__(self, **kwargs):

@@ -454,7 +454,20 @@ class ImageRecordIter(DataIter):
 
 class ImageRecordUInt8Iter(ImageRecordIter):
     """:class:`ImageRecordIter` with ``dtype='uint8'``: the cropped pixels, not normalised
-    (MXNet deprecates it for ``ImageRecordIter(dtype='uint8')``)."""
+    (MXNet deprecates it for ``ImageRecordIter(dtype='uint8')``).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), 'a.rec')
+    >>> writer = mx.recordio.MXRecordIO(path, 'w')
+    >>> writer.write(mx.recordio.pack_img(mx.recordio.IRHeader(0, 1, 0, 0),
+    ...                                   np.full((4, 4, 3), 200, np.uint8), img_fmt='.png'))
+    >>> writer.close()
+    >>> batch = mx.io.ImageRecordUInt8Iter(path_imgrec=path, data_shape=(3, 2, 2), batch_size=1).next()
+    >>> batch.data[0].dtype, int(batch.data[0].asnumpy().max())
+    (<class 'numpy.uint8'>, 200)
+    """
 
     def __init__(self, **kwargs):
         kwargs.setdefault('dtype', 'uint8')
@@ -463,7 +476,20 @@ class ImageRecordUInt8Iter(ImageRecordIter):
 
 class ImageRecordInt8Iter(ImageRecordIter):
     """:class:`ImageRecordIter` with ``dtype='int8'``: the cropped pixels saturated at 127
-    (MXNet deprecates it for ``ImageRecordIter(dtype='int8')``)."""
+    (MXNet deprecates it for ``ImageRecordIter(dtype='int8')``).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), 'a.rec')
+    >>> writer = mx.recordio.MXRecordIO(path, 'w')
+    >>> writer.write(mx.recordio.pack_img(mx.recordio.IRHeader(0, 1, 0, 0),
+    ...                                   np.full((4, 4, 3), 200, np.uint8), img_fmt='.png'))
+    >>> writer.close()
+    >>> batch = mx.io.ImageRecordInt8Iter(path_imgrec=path, data_shape=(3, 2, 2), batch_size=1).next()
+    >>> batch.data[0].dtype, int(batch.data[0].asnumpy().max())
+    (<class 'numpy.int8'>, 127)
+    """
 
     def __init__(self, **kwargs):
         kwargs.setdefault('dtype', 'int8')
