@@ -67,7 +67,8 @@ def test_batches_match_mxnet(name, threads):
 
 
 RANDOM = dict(data_shape=(3, 20, 20), batch_size=3, resize=24, rand_crop=True, rand_mirror=True,
-              shuffle=True, seed=5, inter_method=10, mean_r=120, std_g=50)
+              shuffle=True, seed=5, inter_method=10, mean_r=120, std_g=50, brightness=0.3,
+              contrast=0.2, saturation=0.2, pca_noise=0.1, pad=2)
 
 
 def test_random_batches_are_the_same_for_any_number_of_threads():
@@ -271,3 +272,35 @@ def test_image_record_dataset_in_dataloader_workers_matches_the_main_process(tmp
     for (data, label), (data0, label0) in zip(batches[2], batches[0]):
         np.testing.assert_array_equal(data, data0)
         np.testing.assert_array_equal(label, label0)
+
+
+# MXNet 1.9.1's ImageRecordIter on an 8x8 image, left half RGB (40, 80, 120), right half
+# (200, 150, 100): the first row's left and right pixels after one random draw.
+MXNET_JITTERED = {
+    'brightness': ([44, 89, 133], [222, 167, 111]),
+    'contrast': ([68, 93, 118], [167, 136, 105]),
+    'saturation': ([56, 82, 109], [180, 147, 114]),
+}
+
+
+@pytest.mark.parametrize('kind', sorted(MXNET_JITTERED))
+def test_colour_jitter_formulas_reproduce_mxnet(kind):
+    # Some factor in the range reproduces MXNet's pixels exactly with neomx's formula (its
+    # gray level weighs the channels in BGR order, as MXNet does; uint8 rounding each step).
+    from neomx.io.image_record_iter import _color_jitter
+
+    class Fixed:        # a stream whose uniform draw is the factor being tried
+        def __init__(self, value):
+            self.value = value
+
+        def uniform(self, low, high):
+            return self.value
+
+    pixels = np.zeros((8, 8, 3), np.uint8)
+    pixels[:, :4], pixels[:, 4:] = (40, 80, 120), (200, 150, 100)
+    want = MXNET_JITTERED[kind]
+    jitters = tuple(0.5 if name == kind else 0 for name in ('brightness', 'contrast', 'saturation'))
+    matches = [delta for delta in np.arange(-0.5, 0.5, 1e-4)
+               if [_color_jitter(pixels, jitters, 0, Fixed(delta))[0, c].tolist() for c in (0, 7)]
+               == [want[0], want[1]]]
+    assert matches

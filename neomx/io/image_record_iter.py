@@ -45,7 +45,7 @@ _UNSUPPORTED = {
     'rotate': -1, 'max_aspect_ratio': 0, 'min_aspect_ratio': None, 'max_shear_ratio': 0,
     'max_crop_size': -1, 'min_crop_size': -1, 'max_random_scale': 1, 'min_random_scale': 1,
     'max_random_area': 1, 'min_random_area': 1, 'max_img_size': 1e10, 'min_img_size': 0,
-    'brightness': 0, 'contrast': 0, 'saturation': 0, 'pca_noise': 0, 'random_h': 0,
+    'random_h': 0,
     'random_s': 0, 'random_l': 0, 'max_random_contrast': 0,
     'max_random_illumination': 0, 'mean_a': 0, 'std_a': 1,
 }
@@ -99,6 +99,45 @@ def _record_offsets(path_imgrec, path_imgidx, num_parts, part_index):
 def _grow_rows(height, width, min_height):
     """(height, width) scaled up, aspect kept, to ``min_height`` rows (integer division as MXNet)."""
     return min_height, width * min_height // height
+
+
+# MXNet's gray level for contrast and saturation: ITU-R 601 weights applied to the channels
+# in OpenCV's BGR order, as MXNet does (so red weighs 0.114 and blue 0.299).
+_JITTER_GRAY = np.array([0.114, 0.587, 0.299], np.float32)
+# AlexNet's PCA of ImageNet's RGB pixels, for pca_noise.
+_EIGVAL = np.array([55.46, 4.794, 1.148], np.float32)
+_EIGVEC = np.array([[-0.5675, 0.7192, 0.4009], [-0.5808, -0.0045, -0.8140],
+                    [-0.5836, -0.6948, 0.4203]], np.float32)
+
+
+def _saturate(values):
+    """float pixels back to uint8 as OpenCV's saturate_cast (round half to even, clip)."""
+    return np.clip(np.rint(values), 0, 255).astype(np.uint8)
+
+
+def _color_jitter(pixels, jitters, pca_noise, rng):
+    """MXNet's colour augmentations of (H, W, 3) uint8 pixels, each rounded back to uint8:
+    brightness scales the pixels, contrast blends them with the mean gray level, saturation
+    with each pixel's gray level (factors 1 + U(-x, x)); pca_noise adds AlexNet's lighting
+    noise (alpha ~ N(0, pca_noise))."""
+    brightness, contrast, saturation = jitters
+    if pixels.shape[2] != 3:
+        raise MXNetError('ImageRecordIter: brightness, contrast, saturation and pca_noise need '
+                         '3 channels')
+    if brightness > 0:
+        pixels = _saturate(pixels * np.float32(1 + rng.uniform(-brightness, brightness)))
+    if contrast > 0:
+        alpha = np.float32(1 + rng.uniform(-contrast, contrast))
+        mean_gray = float((pixels.astype(np.float32) @ _JITTER_GRAY).mean())
+        pixels = _saturate(pixels * alpha + (1 - alpha) * mean_gray)
+    if saturation > 0:
+        alpha = np.float32(1 + rng.uniform(-saturation, saturation))
+        gray = (pixels.astype(np.float32) @ _JITTER_GRAY)[:, :, None]
+        pixels = _saturate(pixels * alpha + (1 - alpha) * gray)
+    if pca_noise > 0:
+        alpha = np.array([rng.gauss(0, pca_noise) for _ in range(3)], np.float32)
+        pixels = _saturate(pixels + _EIGVEC @ (alpha * _EIGVAL))
+    return pixels
 
 
 def _shorter_edge_size(height, width, size):
@@ -160,6 +199,8 @@ class ImageRecordIter(DataIter):
     pad, fill_value : int
         Border of ``pad`` pixels of value ``fill_value`` added after ``resize``, before the
         crop (CIFAR-style training: ``pad=4, rand_crop=True``).
+    brightness, contrast, saturation, pca_noise : float
+        Random colour augmentation of the crop, as MXNet's (see ``_color_jitter``).
     preprocess_threads : int, default 4
         Threads that decode and augment (0: on the caller's thread, when a batch is asked
         for). The batches do not depend on it.
@@ -195,7 +236,7 @@ class ImageRecordIter(DataIter):
                  std_g=1., std_b=1., scale=1., inter_method=1, dtype=None, num_parts=1,
                  part_index=0, seed_aug=None, data_name='data', label_name='softmax_label',
                  device_id=0, preprocess_threads=4, prefetch_buffer=4, pad=0, fill_value=255,
-                 **options):
+                 brightness=0., contrast=0., saturation=0., pca_noise=0., **options):
         super().__init__(batch_size)
         check_batch_size(batch_size, 'ImageRecordIter')
         check_options(options, _UNSUPPORTED, type(self).__name__)
@@ -210,6 +251,8 @@ class ImageRecordIter(DataIter):
         self.mirror = mirror
         self.pad = pad
         self.fill_value = fill_value
+        self._jitters = (brightness, contrast, saturation)
+        self._pca_noise = pca_noise
         self._inter_method = inter_method
         self._dtype = _OUTPUT_DTYPES[dtype]
         channels = self.data_shape[0]
@@ -407,6 +450,8 @@ class ImageRecordIter(DataIter):
         pixels = self._crop(pixels, height, width, rng)
         if self.mirror or (self.rand_mirror and rng.random() < 0.5):
             pixels = pixels[:, ::-1]
+        if any(self._jitters) or self._pca_noise > 0:
+            pixels = _color_jitter(pixels, self._jitters, self._pca_noise, rng)
         return pixels
 
     def _write(self, pixels, out):
