@@ -71,11 +71,16 @@ RANDOM = dict(data_shape=(3, 20, 20), batch_size=3, resize=24, rand_crop=True, r
               contrast=0.2, saturation=0.2, pca_noise=0.1, pad=2)
 
 
-def test_random_batches_are_the_same_for_any_number_of_threads():
+RESIZED_CROP = dict(RANDOM, rand_crop=False, pad=0, random_resized_crop=True, min_random_area=0.3,
+                    max_random_area=1.0, min_aspect_ratio=0.75, max_aspect_ratio=1.33)
+
+
+@pytest.mark.parametrize('settings', [RANDOM, RESIZED_CROP], ids=['crop', 'resized_crop'])
+def test_random_batches_are_the_same_for_any_number_of_threads(settings):
     runs = []
     for threads, prefetch in [(0, 1), (1, 1), (2, 4), (4, 2)]:
         data_iter = mx.io.ImageRecordIter(path_imgrec=REC, preprocess_threads=threads,
-                                          prefetch_buffer=prefetch, **RANDOM)
+                                          prefetch_buffer=prefetch, **settings)
         runs.append([(b.data[0].asnumpy(), b.label[0].asnumpy(), b.pad) for b in _epochs(data_iter, 3)])
         data_iter.close()
     first = runs[0]

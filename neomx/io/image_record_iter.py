@@ -41,10 +41,10 @@ __all__ = ['ImageRecordIter', 'ImageRecordUInt8Iter', 'ImageRecordInt8Iter', 'Im
 _IGNORED = {'verbose', 'ctx', 'shuffle_chunk_size', 'shuffle_chunk_seed', 'aug_seq'}
 # MXNet augmentations neomx does not implement, with the values that switch them off.
 _UNSUPPORTED = {
-    'path_imglist': '', 'mean_img': '', 'random_resized_crop': False, 'max_rotate_angle': 0,
-    'rotate': -1, 'max_aspect_ratio': 0, 'min_aspect_ratio': None, 'max_shear_ratio': 0,
+    'path_imglist': '', 'mean_img': '', 'max_rotate_angle': 0,
+    'rotate': -1, 'max_shear_ratio': 0,
     'max_crop_size': -1, 'min_crop_size': -1, 'max_random_scale': 1, 'min_random_scale': 1,
-    'max_random_area': 1, 'min_random_area': 1, 'max_img_size': 1e10, 'min_img_size': 0,
+    'max_img_size': 1e10, 'min_img_size': 0,
     'random_h': 0,
     'random_s': 0, 'random_l': 0, 'max_random_contrast': 0,
     'max_random_illumination': 0, 'mean_a': 0, 'std_a': 1,
@@ -199,6 +199,11 @@ class ImageRecordIter(DataIter):
     pad, fill_value : int
         Border of ``pad`` pixels of value ``fill_value`` added after ``resize``, before the
         crop (CIFAR-style training: ``pad=4, rand_crop=True``).
+    random_resized_crop : bool
+        Crop a window of random area (``[min_random_area, max_random_area]`` of the image)
+        and aspect ratio (``[min_aspect_ratio, max_aspect_ratio]``, or ``1 -/+
+        max_aspect_ratio`` without a minimum), resized to ``data_shape`` (ResNet's ImageNet
+        preprocessing); ten tries, then the centred window.
     brightness, contrast, saturation, pca_noise : float
         Random colour augmentation of the crop, as MXNet's (see ``_color_jitter``).
     preprocess_threads : int, default 4
@@ -236,7 +241,9 @@ class ImageRecordIter(DataIter):
                  std_g=1., std_b=1., scale=1., inter_method=1, dtype=None, num_parts=1,
                  part_index=0, seed_aug=None, data_name='data', label_name='softmax_label',
                  device_id=0, preprocess_threads=4, prefetch_buffer=4, pad=0, fill_value=255,
-                 brightness=0., contrast=0., saturation=0., pca_noise=0., **options):
+                 brightness=0., contrast=0., saturation=0., pca_noise=0.,
+                 random_resized_crop=False, min_random_area=1., max_random_area=1.,
+                 min_aspect_ratio=None, max_aspect_ratio=0., **options):
         super().__init__(batch_size)
         check_batch_size(batch_size, 'ImageRecordIter')
         check_options(options, _UNSUPPORTED, type(self).__name__)
@@ -253,6 +260,10 @@ class ImageRecordIter(DataIter):
         self.fill_value = fill_value
         self._jitters = (brightness, contrast, saturation)
         self._pca_noise = pca_noise
+        self.random_resized_crop = random_resized_crop
+        self._area_range = (min_random_area, max_random_area)
+        self._ratio_range = (1 - max_aspect_ratio, 1 + max_aspect_ratio) \
+            if min_aspect_ratio is None else (min_aspect_ratio, max_aspect_ratio)
         self._inter_method = inter_method
         self._dtype = _OUTPUT_DTYPES[dtype]
         channels = self.data_shape[0]
@@ -441,6 +452,8 @@ class ImageRecordIter(DataIter):
         if self.pad > 0:
             pixels = np.pad(pixels, ((self.pad, self.pad), (self.pad, self.pad), (0, 0)),
                             constant_values=self.fill_value)
+        if self.random_resized_crop:
+            pixels = self._random_resized(pixels, height, width, rng)
         # Too small an image grows as MXNet grows it: first to enough rows, then (if still
         # needed) to enough columns, two resizes.
         if pixels.shape[0] < height:
@@ -474,6 +487,24 @@ class ImageRecordIter(DataIter):
         """The batch tensor: the slots' buffer, cast for outputs other than float32/uint8/int8."""
         tensor = torch.from_numpy(data)
         return tensor.to(_TORCH_DTYPES[self._dtype]) if self._dtype in _TORCH_DTYPES else tensor
+
+    def _random_resized(self, pixels, height, width, rng):
+        """A window of random area fraction and aspect ratio (ten tries, else the largest
+        centred window of the output's aspect ratio), resized to (height, width)."""
+        rows, cols = pixels.shape[:2]
+        for _ in range(10):
+            area = rng.uniform(*self._area_range) * rows * cols
+            ratio = rng.uniform(*self._ratio_range)
+            if ratio <= 0:
+                continue
+            new_w, new_h = int(round(np.sqrt(area * ratio))), int(round(np.sqrt(area / ratio)))
+            if 0 < new_w <= cols and 0 < new_h <= rows:
+                y, x = rng.randint(0, rows - new_h), rng.randint(0, cols - new_w)
+                break
+        else:
+            new_w, new_h = min(cols, rows * width // height), min(rows, cols * height // width)
+            y, x = (rows - new_h) // 2, (cols - new_w) // 2
+        return self._resized(pixels[y:y + new_h, x:x + new_w], height, width, rng)
 
     def _crop(self, pixels, height, width, rng):
         """The (height, width) window at the centre, or at random with ``rand_crop``."""
