@@ -43,7 +43,6 @@ _IGNORED = {'verbose', 'ctx', 'shuffle_chunk_size', 'shuffle_chunk_seed', 'aug_s
 _UNSUPPORTED = {
     'path_imglist': '', 'mean_img': '', 'max_rotate_angle': 0,
     'rotate': -1, 'max_shear_ratio': 0,
-    'max_crop_size': -1, 'min_crop_size': -1, 'max_random_scale': 1, 'min_random_scale': 1,
     'max_img_size': 1e10, 'min_img_size': 0,
     'random_h': 0,
     'random_s': 0, 'random_l': 0, 'max_random_contrast': 0,
@@ -204,6 +203,12 @@ class ImageRecordIter(DataIter):
         and aspect ratio (``[min_aspect_ratio, max_aspect_ratio]``, or ``1 -/+
         max_aspect_ratio`` without a minimum), resized to ``data_shape`` (ResNet's ImageNet
         preprocessing); ten tries, then the centred window.
+    min_random_scale, max_random_scale : float
+        Resize the image by a random factor in this range first (ignored with
+        ``random_resized_crop``).
+    min_crop_size, max_crop_size : int
+        Crop a square of random side in this range (random with ``rand_crop``, else centred),
+        resized to ``data_shape`` (ignored with ``random_resized_crop``).
     brightness, contrast, saturation, pca_noise : float
         Random colour augmentation of the crop, as MXNet's (see ``_color_jitter``).
     preprocess_threads : int, default 4
@@ -243,7 +248,8 @@ class ImageRecordIter(DataIter):
                  device_id=0, preprocess_threads=4, prefetch_buffer=4, pad=0, fill_value=255,
                  brightness=0., contrast=0., saturation=0., pca_noise=0.,
                  random_resized_crop=False, min_random_area=1., max_random_area=1.,
-                 min_aspect_ratio=None, max_aspect_ratio=0., **options):
+                 min_aspect_ratio=None, max_aspect_ratio=0., min_random_scale=1.,
+                 max_random_scale=1., min_crop_size=-1, max_crop_size=-1, **options):
         super().__init__(batch_size)
         check_batch_size(batch_size, 'ImageRecordIter')
         check_options(options, _UNSUPPORTED, type(self).__name__)
@@ -264,6 +270,12 @@ class ImageRecordIter(DataIter):
         self._area_range = (min_random_area, max_random_area)
         self._ratio_range = (1 - max_aspect_ratio, 1 + max_aspect_ratio) \
             if min_aspect_ratio is None else (min_aspect_ratio, max_aspect_ratio)
+        if not random_resized_crop and (max_aspect_ratio != 0 or min_aspect_ratio is not None):
+            # MXNet then stretches the image in its affine warp, which neomx does not have.
+            raise MXNetError('ImageRecordIter: max_aspect_ratio/min_aspect_ratio are supported '
+                             'by neomx only with random_resized_crop=True')
+        self._scale_range = (min_random_scale, max_random_scale)
+        self._crop_size_range = (min_crop_size, max_crop_size)
         self._inter_method = inter_method
         self._dtype = _OUTPUT_DTYPES[dtype]
         channels = self.data_shape[0]
@@ -449,6 +461,11 @@ class ImageRecordIter(DataIter):
         pixels = self._decode(encoded, record)
         if self.resize > 0:
             pixels = self._resized(pixels, *_shorter_edge_size(*pixels.shape[:2], self.resize), rng)
+        if self._scale_range != (1, 1) and not self.random_resized_crop:
+            factor = rng.uniform(*self._scale_range)
+            rows, cols = pixels.shape[:2]
+            pixels = self._resized(pixels, max(1, int(round(rows * factor))),
+                                   max(1, int(round(cols * factor))), rng)
         if self.pad > 0:
             pixels = np.pad(pixels, ((self.pad, self.pad), (self.pad, self.pad), (0, 0)),
                             constant_values=self.fill_value)
@@ -460,6 +477,8 @@ class ImageRecordIter(DataIter):
             pixels = self._resized(pixels, *_grow_rows(*pixels.shape[:2], height), rng)
         if pixels.shape[1] < width:
             pixels = self._resized(pixels, *_grow_rows(*pixels.shape[1::-1], width)[::-1], rng)
+        if self._crop_size_range != (-1, -1) and not self.random_resized_crop:
+            pixels = self._sized_crop(pixels, height, width, rng)
         pixels = self._crop(pixels, height, width, rng)
         if self.mirror or (self.rand_mirror and rng.random() < 0.5):
             pixels = pixels[:, ::-1]
@@ -505,6 +524,19 @@ class ImageRecordIter(DataIter):
             new_w, new_h = min(cols, rows * width // height), min(rows, cols * height // width)
             y, x = (rows - new_h) // 2, (cols - new_w) // 2
         return self._resized(pixels[y:y + new_h, x:x + new_w], height, width, rng)
+
+    def _sized_crop(self, pixels, height, width, rng):
+        """A square window of random side in [min_crop_size, max_crop_size] (at random with
+        ``rand_crop``, else centred), resized to (height, width)."""
+        low, high = self._crop_size_range
+        low = high if low < 0 else low
+        side = min(rng.randint(low, max(low, high)), *pixels.shape[:2])
+        spare_y, spare_x = pixels.shape[0] - side, pixels.shape[1] - side
+        if self.rand_crop:
+            y, x = rng.randint(0, spare_y), rng.randint(0, spare_x)
+        else:
+            y, x = spare_y // 2, spare_x // 2
+        return self._resized(pixels[y:y + side, x:x + side], height, width, rng)
 
     def _crop(self, pixels, height, width, rng):
         """The (height, width) window at the centre, or at random with ``rand_crop``."""
