@@ -13,7 +13,7 @@ import tarfile
 import numpy as np
 
 from .... import ndarray as nd
-from ...._optional import require
+from ...._image_decode import decode_bytes
 from ....base import MXNetError, atomic_write, data_dir
 from ...utils import check_sha1, download
 from ..dataset import Dataset
@@ -243,7 +243,8 @@ class CIFAR100(CIFAR10):
 
 
 class ImageFolderDataset(Dataset):
-    """Images in per-class sub-folders of ``root`` (``root/cat/1.jpg``...), read with Pillow.
+    """Images in per-class sub-folders of ``root`` (``root/cat/1.jpg``...), decoded as
+    ``mx.image.imread`` decodes (OpenCV with the ``vision`` extra, else Pillow).
 
     Samples are (image (H, W, 3) uint8 NDArray, or (H, W, 1) for ``flag=0``; int label, the
     index of the folder in sorted order).
@@ -274,14 +275,12 @@ class ImageFolderDataset(Dataset):
                     self.items.append((os.path.join(path, name), label))
 
     def _read(self, path):
-        image_module = require('PIL.Image', 'vision', 'ImageFolderDataset')
+        with open(path, 'rb') as stream:
+            encoded = stream.read()
         try:
-            with image_module.open(path) as img:
-                pixels = np.asarray(img.convert('RGB' if self._flag else 'L'), dtype=np.uint8)
-        except (OSError, ValueError, SyntaxError) as err:     # Pillow's errors for bad data
+            pixels = decode_bytes(encoded, 1 if self._flag else 0, True, path)
+        except MXNetError as err:
             raise MXNetError('ImageFolderDataset: cannot decode image %s: %s' % (path, err)) from None
-        if pixels.ndim == 2:
-            pixels = pixels[:, :, None]
         return nd.array(pixels, dtype=np.uint8)
 
     def __getitem__(self, idx):
