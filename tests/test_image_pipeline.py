@@ -25,6 +25,8 @@ EXACT = opencv() is not None
 
 
 def _tolerance(name):
+    if name == 'rotate':        # warpAffine's fixed-point rounding changed after OpenCV 3
+        return 4
     if EXACT:
         return 2 if 'cubic' in name else 0
     return 8 if 'cubic' in name else 4
@@ -52,6 +54,10 @@ def _wait_for_no_pipeline_threads(seconds=10):
 @pytest.mark.parametrize('threads', [0, 1, 3])
 @pytest.mark.parametrize('name', sorted(CASES))
 def test_batches_match_mxnet(name, threads):
+    if name == 'rotate' and not EXACT:
+        with pytest.raises(mx.base.MXNetError, match='vision'):
+            mx.io.ImageRecordIter(path_imgrec=REC, **CASES[name])
+        return
     expected = np.load(OUT)
     data_iter = mx.io.ImageRecordIter(path_imgrec=REC, preprocess_threads=threads, **CASES[name])
     batches = _epochs(data_iter)

@@ -28,7 +28,9 @@ import torch
 
 from .. import _fileio, _recordio_parts, recordio
 from .._batch_workers import BatchPipeline
+from .._image_decode import opencv
 from .._image_resize import pick_interp, resize_pixels
+from .._optional import MissingDependencyError
 from ..base import MXNetError, check_batch_size
 from ..context import cpu, cpu_pinned
 from ..ndarray.ndarray import _new as _wrap_tensor
@@ -41,8 +43,7 @@ __all__ = ['ImageRecordIter', 'ImageRecordUInt8Iter', 'ImageRecordInt8Iter', 'Im
 _IGNORED = {'verbose', 'ctx', 'shuffle_chunk_size', 'shuffle_chunk_seed', 'aug_seq'}
 # MXNet augmentations neomx does not implement, with the values that switch them off.
 _UNSUPPORTED = {
-    'path_imglist': '', 'mean_img': '', 'max_rotate_angle': 0,
-    'rotate': -1, 'max_shear_ratio': 0,
+    'path_imglist': '', 'mean_img': '', 'max_shear_ratio': 0,
     'max_img_size': 1e10, 'min_img_size': 0,
     'random_h': 0,
     'random_s': 0, 'random_l': 0, 'max_random_contrast': 0,
@@ -209,6 +210,10 @@ class ImageRecordIter(DataIter):
     min_crop_size, max_crop_size : int
         Crop a square of random side in this range (random with ``rand_crop``, else centred),
         resized to ``data_shape`` (ignored with ``random_resized_crop``).
+    rotate, max_rotate_angle : int
+        Rotate by ``rotate`` degrees, or by a random whole number of degrees in
+        ``[-max_rotate_angle, max_rotate_angle]``, about the centre, after ``resize``
+        (needs OpenCV, the ``vision`` extra).
     brightness, contrast, saturation, pca_noise : float
         Random colour augmentation of the crop, as MXNet's (see ``_color_jitter``).
     preprocess_threads : int, default 4
@@ -249,7 +254,8 @@ class ImageRecordIter(DataIter):
                  brightness=0., contrast=0., saturation=0., pca_noise=0.,
                  random_resized_crop=False, min_random_area=1., max_random_area=1.,
                  min_aspect_ratio=None, max_aspect_ratio=0., min_random_scale=1.,
-                 max_random_scale=1., min_crop_size=-1, max_crop_size=-1, **options):
+                 max_random_scale=1., min_crop_size=-1, max_crop_size=-1, rotate=-1,
+                 max_rotate_angle=0, **options):
         super().__init__(batch_size)
         check_batch_size(batch_size, 'ImageRecordIter')
         check_options(options, _UNSUPPORTED, type(self).__name__)
@@ -276,6 +282,11 @@ class ImageRecordIter(DataIter):
                              'by neomx only with random_resized_crop=True')
         self._scale_range = (min_random_scale, max_random_scale)
         self._crop_size_range = (min_crop_size, max_crop_size)
+        self._rotate = rotate
+        self._max_rotate_angle = max_rotate_angle
+        if (rotate > 0 or max_rotate_angle > 0) and opencv() is None:
+            raise MissingDependencyError('ImageRecordIter: rotate/max_rotate_angle need OpenCV '
+                                         '(opencv-python-headless): pip install "neomx[vision]"')
         self._inter_method = inter_method
         self._dtype = _OUTPUT_DTYPES[dtype]
         channels = self.data_shape[0]
@@ -466,6 +477,10 @@ class ImageRecordIter(DataIter):
             rows, cols = pixels.shape[:2]
             pixels = self._resized(pixels, max(1, int(round(rows * factor))),
                                    max(1, int(round(cols * factor))), rng)
+        if self._rotate > 0 or self._max_rotate_angle > 0:
+            angle = self._rotate if self._rotate > 0 else \
+                rng.randint(-self._max_rotate_angle, self._max_rotate_angle)
+            pixels = self._rotated(pixels, angle, rng)
         if self.pad > 0:
             pixels = np.pad(pixels, ((self.pad, self.pad), (self.pad, self.pad), (0, 0)),
                             constant_values=self.fill_value)
@@ -524,6 +539,18 @@ class ImageRecordIter(DataIter):
             new_w, new_h = min(cols, rows * width // height), min(rows, cols * height // width)
             y, x = (rows - new_h) // 2, (cols - new_w) // 2
         return self._resized(pixels[y:y + new_h, x:x + new_w], height, width, rng)
+
+    def _rotated(self, pixels, angle, rng):
+        """Rotated by ``angle`` degrees about the centre (OpenCV's warpAffine, as MXNet), the
+        corners filled with ``fill_value``."""
+        cv2 = opencv()
+        rows, cols = pixels.shape[:2]
+        matrix = cv2.getRotationMatrix2D((cols / 2, rows / 2), angle, 1.0)
+        interp = rng.randint(0, 4) if self._inter_method == 10 else \
+            pick_interp(self._inter_method, (rows, cols, rows, cols))
+        out = cv2.warpAffine(np.ascontiguousarray(pixels), matrix, (cols, rows), flags=interp,
+                             borderMode=cv2.BORDER_CONSTANT, borderValue=(self.fill_value,) * 4)
+        return out.reshape(pixels.shape)
 
     def _sized_crop(self, pixels, height, width, rng):
         """A square window of random side in [min_crop_size, max_crop_size] (at random with

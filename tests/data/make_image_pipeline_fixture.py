@@ -26,6 +26,7 @@ CASES = {
     'gray': dict(data_shape=(1, 24, 24), batch_size=4),
     'pad': dict(data_shape=(3, 28, 28), batch_size=4, resize=20, pad=4, fill_value=200),
     'sized_crop': dict(data_shape=(3, 16, 16), batch_size=4, min_crop_size=20, max_crop_size=20),
+    'rotate': dict(data_shape=(3, 24, 24), batch_size=4, rotate=30, fill_value=10),
 }
 
 
