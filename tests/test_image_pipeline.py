@@ -74,7 +74,8 @@ def test_batches_match_mxnet(name, threads):
 
 RANDOM = dict(data_shape=(3, 20, 20), batch_size=3, resize=24, rand_crop=True, rand_mirror=True,
               shuffle=True, seed=5, inter_method=10, mean_r=120, std_g=50, brightness=0.3,
-              contrast=0.2, saturation=0.2, pca_noise=0.1, pad=2)
+              contrast=0.2, saturation=0.2, pca_noise=0.1, pad=2,
+              **(dict(random_h=10, random_s=10, random_l=10) if EXACT else {}))
 
 
 RESIZED_CROP = dict(RANDOM, rand_crop=False, pad=0, random_resized_crop=True, min_random_area=0.3,
@@ -314,4 +315,25 @@ def test_colour_jitter_formulas_reproduce_mxnet(kind):
     matches = [delta for delta in np.arange(-0.5, 0.5, 1e-4)
                if [_color_jitter(pixels, jitters, 0, Fixed(delta))[0, c].tolist() for c in (0, 7)]
                == [want[0], want[1]]]
+    assert matches
+
+
+# As MXNET_JITTERED, for MXNet's random_h=20, random_s=40, random_l=40 (one draw each).
+MXNET_HLS = {0: ([40, 109, 120], [200, 113, 100]), 2: ([45, 80, 115], [193, 150, 107]),
+             1: ([50, 101, 152], [211, 171, 131])}
+
+
+@pytest.mark.skipif(not EXACT, reason='HLS shifts need OpenCV')
+@pytest.mark.parametrize('channel', sorted(MXNET_HLS))
+def test_hls_shifts_reproduce_mxnet(channel):
+    from neomx.io.image_record_iter import _hls_jitter
+    pixels = np.zeros((2, 2, 3), np.uint8)
+    pixels[:, 0], pixels[:, 1] = (40, 80, 120), (200, 150, 100)
+    want = [list(MXNET_HLS[channel][0]), list(MXNET_HLS[channel][1])]
+    shifts = [0, 0, 0]
+    matches = []
+    for delta in range(-40, 41):
+        shifts[channel] = delta
+        if _hls_jitter(pixels, shifts)[0].tolist() == want:
+            matches.append(delta)
     assert matches

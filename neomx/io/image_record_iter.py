@@ -45,8 +45,7 @@ _IGNORED = {'verbose', 'ctx', 'shuffle_chunk_size', 'shuffle_chunk_seed', 'aug_s
 _UNSUPPORTED = {
     'path_imglist': '', 'mean_img': '', 'max_shear_ratio': 0,
     'max_img_size': 1e10, 'min_img_size': 0,
-    'random_h': 0,
-    'random_s': 0, 'random_l': 0, 'max_random_contrast': 0,
+    'max_random_contrast': 0,
     'max_random_illumination': 0, 'mean_a': 0, 'std_a': 1,
 }
 # MXNet's inter_method: OpenCV's codes 0-4, 9 (by direction), 10 (random per image).
@@ -108,6 +107,18 @@ _JITTER_GRAY = np.array([0.114, 0.587, 0.299], np.float32)
 _EIGVAL = np.array([55.46, 4.794, 1.148], np.float32)
 _EIGVEC = np.array([[-0.5675, 0.7192, 0.4009], [-0.5808, -0.0045, -0.8140],
                     [-0.5836, -0.6948, 0.4203]], np.float32)
+
+
+def _hls_jitter(pixels, shifts):
+    """Shift hue, lightness and saturation (OpenCV's 8-bit HLS: hue 0-180) by ``shifts``,
+    clipped, as MXNet's random_h/random_l/random_s."""
+    cv2 = opencv()
+    if pixels.shape[2] != 3:
+        raise MXNetError('ImageRecordIter: random_h/s/l need 3 channels')
+    hls = cv2.cvtColor(np.ascontiguousarray(pixels), cv2.COLOR_RGB2HLS).astype(np.int16)
+    hls += np.array(shifts, np.int16)
+    np.clip(hls, 0, np.array([180, 255, 255], np.int16), out=hls)
+    return cv2.cvtColor(hls.astype(np.uint8), cv2.COLOR_HLS2RGB)
 
 
 def _saturate(values):
@@ -214,6 +225,9 @@ class ImageRecordIter(DataIter):
         Rotate by ``rotate`` degrees, or by a random whole number of degrees in
         ``[-max_rotate_angle, max_rotate_angle]``, about the centre, after ``resize``
         (needs OpenCV, the ``vision`` extra).
+    random_h, random_s, random_l : int
+        Shift hue, saturation and lightness (OpenCV's 8-bit HLS) by random whole amounts in
+        ``[-v, v]`` (needs OpenCV).
     brightness, contrast, saturation, pca_noise : float
         Random colour augmentation of the crop, as MXNet's (see ``_color_jitter``).
     preprocess_threads : int, default 4
@@ -255,7 +269,7 @@ class ImageRecordIter(DataIter):
                  random_resized_crop=False, min_random_area=1., max_random_area=1.,
                  min_aspect_ratio=None, max_aspect_ratio=0., min_random_scale=1.,
                  max_random_scale=1., min_crop_size=-1, max_crop_size=-1, rotate=-1,
-                 max_rotate_angle=0, **options):
+                 max_rotate_angle=0, random_h=0, random_s=0, random_l=0, **options):
         super().__init__(batch_size)
         check_batch_size(batch_size, 'ImageRecordIter')
         check_options(options, _UNSUPPORTED, type(self).__name__)
@@ -284,9 +298,11 @@ class ImageRecordIter(DataIter):
         self._crop_size_range = (min_crop_size, max_crop_size)
         self._rotate = rotate
         self._max_rotate_angle = max_rotate_angle
-        if (rotate > 0 or max_rotate_angle > 0) and opencv() is None:
-            raise MissingDependencyError('ImageRecordIter: rotate/max_rotate_angle need OpenCV '
-                                         '(opencv-python-headless): pip install "neomx[vision]"')
+        self._hls_jitter = (random_h, random_l, random_s)
+        if (rotate > 0 or max_rotate_angle > 0 or any(self._hls_jitter)) and opencv() is None:
+            raise MissingDependencyError('ImageRecordIter: rotate, max_rotate_angle and random_h/s/l '
+                                         'need OpenCV (opencv-python-headless): '
+                                         'pip install "neomx[vision]"')
         self._inter_method = inter_method
         self._dtype = _OUTPUT_DTYPES[dtype]
         channels = self.data_shape[0]
@@ -497,6 +513,8 @@ class ImageRecordIter(DataIter):
         pixels = self._crop(pixels, height, width, rng)
         if self.mirror or (self.rand_mirror and rng.random() < 0.5):
             pixels = pixels[:, ::-1]
+        if any(self._hls_jitter):
+            pixels = _hls_jitter(pixels, [rng.randint(-v, v) for v in self._hls_jitter])
         if any(self._jitters) or self._pca_noise > 0:
             pixels = _color_jitter(pixels, self._jitters, self._pca_noise, rng)
         return pixels
