@@ -1,16 +1,23 @@
-"""``mx.io.ImageRecordIter``: batches of decoded, cropped, normalised images from a ``.rec`` file.
+"""``mx.io.ImageRecordIter``: batches of decoded, augmented, normalised images from a ``.rec`` file.
 
-The iterator reproduces MXNet's default augmentation pipeline for the deterministic settings:
-decode (RGB, or gray for one channel), shorter-edge ``resize``, a ``pad`` border, an aspect-keeping resize
-that makes the image cover ``data_shape`` when it is smaller, a centre (or random) crop, an optional mirror, then
-``(pixel - mean) / std * scale`` per channel into NCHW float32. Batching follows MXNet too:
-with ``round_batch`` the last batch of an epoch is completed with the first records of the
-next pass and ``pad`` counts them, and the epoch after that resumes behind them.
+Each image goes through MXNet's default augmentation pipeline, in MXNet's order: decode (RGB,
+or gray for one channel), shorter-edge ``resize``, random scale (``min/max_random_scale``),
+rotation (``rotate``/``max_rotate_angle``), a ``pad`` border, then either
+``random_resized_crop`` or: growing an image smaller than ``data_shape`` (rows, then
+columns), a square ``min/max_crop_size`` crop, and the centre (or random) crop; the mirror;
+HLS shifts (``random_h/s/l``), ``brightness``, ``contrast``, ``saturation``, ``pca_noise``;
+then ``(pixel - mean) / std * scale`` per channel into NCHW float32 (or the pixels, for
+uint8/int8 outputs). The deterministic settings give MXNet's pixels (tests/data holds batches
+MXNet made). Batching follows MXNet too: with ``round_batch`` the last batch of an epoch is
+completed with the first records of the next pass and ``pad`` counts them, and the epoch
+after that resumes behind them. Not implemented (raising MXNetError when set):
+``max_shear_ratio``, an aspect ratio outside ``random_resized_crop``, ``max/min_img_size``,
+``path_imglist``, ``mean_img``, ``max_random_contrast``, ``max_random_illumination``.
 
 Records are decoded and augmented by ``preprocess_threads`` worker threads, and
 ``prefetch_buffer`` batches are prepared ahead of the caller (see ``neomx._batch_workers``):
 the batches are the same whatever the number of threads, because every record draws its
-random crop and mirror from its own stream, seeded by (``seed_aug``, pass, record number).
+random choices from its own stream, seeded by (``seed_aug``, pass, record number).
 
 Differences from MXNet: with the ``vision`` extra (OpenCV) decoding and resizing are
 OpenCV's, as in MXNet, and the pixels are identical; without it images are decoded with
