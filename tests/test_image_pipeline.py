@@ -25,7 +25,7 @@ EXACT = opencv() is not None
 
 
 def _tolerance(name):
-    if name == 'rotate':        # warpAffine's fixed-point rounding changed after OpenCV 3
+    if name in ('rotate', 'affine'):    # warpAffine's fixed-point rounding changed after OpenCV 3
         return 4
     if EXACT:
         return 2 if 'cubic' in name else 0
@@ -54,7 +54,7 @@ def _wait_for_no_pipeline_threads(seconds=10):
 @pytest.mark.parametrize('threads', [0, 1, 3])
 @pytest.mark.parametrize('name', sorted(CASES))
 def test_batches_match_mxnet(name, threads):
-    if name == 'rotate' and not EXACT:
+    if name in ('rotate', 'affine') and not EXACT:
         with pytest.raises(mx.base.MXNetError, match='vision'):
             mx.io.ImageRecordIter(path_imgrec=REC, **CASES[name])
         return
@@ -75,7 +75,9 @@ def test_batches_match_mxnet(name, threads):
 RANDOM = dict(data_shape=(3, 20, 20), batch_size=3, resize=24, rand_crop=True, rand_mirror=True,
               shuffle=True, seed=5, inter_method=10, mean_r=120, std_g=50, brightness=0.3,
               contrast=0.2, saturation=0.2, pca_noise=0.1, pad=2,
-              **(dict(random_h=10, random_s=10, random_l=10) if EXACT else {}))
+              **(dict(random_h=10, random_s=10, random_l=10, max_rotate_angle=10,
+                      max_shear_ratio=0.1, min_random_scale=0.9, max_random_scale=1.2,
+                      max_aspect_ratio=0.1) if EXACT else {}))
 
 
 RESIZED_CROP = dict(RANDOM, rand_crop=False, pad=0, random_resized_crop=True, min_random_area=0.3,

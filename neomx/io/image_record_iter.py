@@ -1,8 +1,9 @@
 """``mx.io.ImageRecordIter``: batches of decoded, augmented, normalised images from a ``.rec`` file.
 
 Each image goes through MXNet's default augmentation pipeline, in MXNet's order: decode (RGB,
-or gray for one channel), shorter-edge ``resize``, random scale (``min/max_random_scale``),
-rotation (``rotate``/``max_rotate_angle``), a ``pad`` border, then either
+or gray for one channel), shorter-edge ``resize``, MXNet's affine warp (shear ``max_shear_ratio``, rotation
+``rotate``/``max_rotate_angle``, scale ``min/max_random_scale``, aspect ratio
+``max_aspect_ratio``, size limits ``min/max_img_size``), a ``pad`` border, then either
 ``random_resized_crop`` or: growing an image smaller than ``data_shape`` (rows, then
 columns), a square ``min/max_crop_size`` crop, and the centre (or random) crop; the mirror;
 HLS shifts (``random_h/s/l``), ``brightness``, ``contrast``, ``saturation``, ``pca_noise``;
@@ -11,7 +12,6 @@ uint8/int8 outputs). The deterministic settings give MXNet's pixels (tests/data 
 MXNet made). Batching follows MXNet too: with ``round_batch`` the last batch of an epoch is
 completed with the first records of the next pass and ``pad`` counts them, and the epoch
 after that resumes behind them. Not implemented (raising MXNetError when set):
-``max_shear_ratio``, an aspect ratio outside ``random_resized_crop``, ``max/min_img_size``,
 ``path_imglist``, ``mean_img``, ``max_random_contrast``, ``max_random_illumination``.
 
 Records are decoded and augmented by ``preprocess_threads`` worker threads, and
@@ -50,8 +50,7 @@ __all__ = ['ImageRecordIter', 'ImageRecordUInt8Iter', 'ImageRecordInt8Iter', 'Im
 _IGNORED = {'verbose', 'ctx', 'shuffle_chunk_size', 'shuffle_chunk_seed', 'aug_seq'}
 # MXNet augmentations neomx does not implement, with the values that switch them off.
 _UNSUPPORTED = {
-    'path_imglist': '', 'mean_img': '', 'max_shear_ratio': 0,
-    'max_img_size': 1e10, 'min_img_size': 0,
+    'path_imglist': '', 'mean_img': '',
     'max_random_contrast': 0,
     'max_random_illumination': 0, 'mean_a': 0, 'std_a': 1,
 }
@@ -222,16 +221,19 @@ class ImageRecordIter(DataIter):
         and aspect ratio (``[min_aspect_ratio, max_aspect_ratio]``, or ``1 -/+
         max_aspect_ratio`` without a minimum), resized to ``data_shape`` (ResNet's ImageNet
         preprocessing); ten tries, then the centred window.
-    min_random_scale, max_random_scale : float
-        Resize the image by a random factor in this range first (ignored with
-        ``random_resized_crop``).
+    max_shear_ratio, min_random_scale, max_random_scale, max_aspect_ratio, min_img_size,
+    max_img_size : float
+        MXNet's affine warp (needs OpenCV): shear ``(x, y) -> (x + m y, y)`` with ``m`` in
+        ``[-max_shear_ratio, max_shear_ratio]``, scale in ``[min_random_scale,
+        max_random_scale]``, aspect ratio in ``1 -/+ max_aspect_ratio`` (the last two belong to
+        ``random_resized_crop`` when it is set), size limited to ``[min_img_size,
+        max_img_size]``.
     min_crop_size, max_crop_size : int
         Crop a square of random side in this range (random with ``rand_crop``, else centred),
         resized to ``data_shape`` (ignored with ``random_resized_crop``).
     rotate, max_rotate_angle : int
         Rotate by ``rotate`` degrees, or by a random whole number of degrees in
-        ``[-max_rotate_angle, max_rotate_angle]``, about the centre, after ``resize``
-        (needs OpenCV, the ``vision`` extra).
+        ``[-max_rotate_angle, max_rotate_angle]``, about the centre, in the affine warp.
     random_h, random_s, random_l : int
         Shift hue, saturation and lightness (OpenCV's 8-bit HLS) by random whole amounts in
         ``[-v, v]`` (needs OpenCV).
@@ -276,7 +278,8 @@ class ImageRecordIter(DataIter):
                  random_resized_crop=False, min_random_area=1., max_random_area=1.,
                  min_aspect_ratio=None, max_aspect_ratio=0., min_random_scale=1.,
                  max_random_scale=1., min_crop_size=-1, max_crop_size=-1, rotate=-1,
-                 max_rotate_angle=0, random_h=0, random_s=0, random_l=0, **options):
+                 max_rotate_angle=0, random_h=0, random_s=0, random_l=0, max_shear_ratio=0.,
+                 min_img_size=0., max_img_size=1e10, **options):
         super().__init__(batch_size)
         check_batch_size(batch_size, 'ImageRecordIter')
         check_options(options, _UNSUPPORTED, type(self).__name__)
@@ -297,19 +300,20 @@ class ImageRecordIter(DataIter):
         self._area_range = (min_random_area, max_random_area)
         self._ratio_range = (1 - max_aspect_ratio, 1 + max_aspect_ratio) \
             if min_aspect_ratio is None else (min_aspect_ratio, max_aspect_ratio)
-        if not random_resized_crop and (max_aspect_ratio != 0 or min_aspect_ratio is not None):
-            # MXNet then stretches the image in its affine warp, which neomx does not have.
-            raise MXNetError('ImageRecordIter: max_aspect_ratio/min_aspect_ratio are supported '
-                             'by neomx only with random_resized_crop=True')
-        self._scale_range = (min_random_scale, max_random_scale)
         self._crop_size_range = (min_crop_size, max_crop_size)
-        self._rotate = rotate
-        self._max_rotate_angle = max_rotate_angle
+        # MXNet's affine warp; scale and aspect ratio belong to random_resized_crop when set.
+        self._affine = dict(shear=max_shear_ratio, rotate=rotate, max_angle=max_rotate_angle,
+                            scale=(1., 1.) if random_resized_crop else (min_random_scale, max_random_scale),
+                            aspect=0. if random_resized_crop else max_aspect_ratio,
+                            size=(min_img_size, max_img_size))
+        self._warps = (max_rotate_angle > 0 or max_shear_ratio > 0 or rotate > 0
+                       or self._affine['scale'] != (1., 1.) or self._affine['aspect'] != 0
+                       or max_img_size != 1e10 or min_img_size != 0)
         self._hls_jitter = (random_h, random_l, random_s)
-        if (rotate > 0 or max_rotate_angle > 0 or any(self._hls_jitter)) and opencv() is None:
-            raise MissingDependencyError('ImageRecordIter: rotate, max_rotate_angle and random_h/s/l '
-                                         'need OpenCV (opencv-python-headless): '
-                                         'pip install "neomx[vision]"')
+        if (self._warps or any(self._hls_jitter)) and opencv() is None:
+            raise MissingDependencyError('ImageRecordIter: rotation, shear, scale, aspect ratio, '
+                                         'image size limits and random_h/s/l need OpenCV '
+                                         '(opencv-python-headless): pip install "neomx[vision]"')
         self._inter_method = inter_method
         self._dtype = _OUTPUT_DTYPES[dtype]
         channels = self.data_shape[0]
@@ -495,15 +499,8 @@ class ImageRecordIter(DataIter):
         pixels = self._decode(encoded, record)
         if self.resize > 0:
             pixels = self._resized(pixels, *_shorter_edge_size(*pixels.shape[:2], self.resize), rng)
-        if self._scale_range != (1, 1) and not self.random_resized_crop:
-            factor = rng.uniform(*self._scale_range)
-            rows, cols = pixels.shape[:2]
-            pixels = self._resized(pixels, max(1, int(round(rows * factor))),
-                                   max(1, int(round(cols * factor))), rng)
-        if self._rotate > 0 or self._max_rotate_angle > 0:
-            angle = self._rotate if self._rotate > 0 else \
-                rng.randint(-self._max_rotate_angle, self._max_rotate_angle)
-            pixels = self._rotated(pixels, angle, rng)
+        if self._warps:
+            pixels = self._warped(pixels, rng)
         if self.pad > 0:
             pixels = np.pad(pixels, ((self.pad, self.pad), (self.pad, self.pad), (0, 0)),
                             constant_values=self.fill_value)
@@ -565,17 +562,34 @@ class ImageRecordIter(DataIter):
             y, x = (rows - new_h) // 2, (cols - new_w) // 2
         return self._resized(pixels[y:y + new_h, x:x + new_w], height, width, rng)
 
-    def _rotated(self, pixels, angle, rng):
-        """Rotated by ``angle`` degrees about the centre (OpenCV's warpAffine, as MXNet), the
-        corners filled with ``fill_value``."""
-        cv2 = opencv()
+    def _warped(self, pixels, rng):
+        """MXNet's affine augmentation: shear, rotation, scale and aspect ratio drawn in
+        MXNet's order, the image warped about its centre into its scaled size (limited to
+        [min_img_size, max_img_size]) by OpenCV, the corners filled with ``fill_value``."""
+        cv2, settings = opencv(), self._affine
         rows, cols = pixels.shape[:2]
-        matrix = cv2.getRotationMatrix2D((cols / 2, rows / 2), angle, 1.0)
+        shear = rng.uniform(-settings['shear'], settings['shear'])
+        angle = settings['rotate'] if settings['rotate'] > 0 else \
+            rng.randint(-settings['max_angle'], settings['max_angle'])
+        scale = np.float32(rng.uniform(*settings['scale']))
+        ratio = np.float32(1 + rng.uniform(-settings['aspect'], settings['aspect']))
+        cos, sin = np.float32(np.cos(angle / 180.0 * np.pi)), np.float32(np.sin(angle / 180.0 * np.pi))
+        rows_scale = np.float32(2 * scale / (1 + ratio))
+        cols_scale = ratio * rows_scale
+        low, high = settings['size']
+        new_cols = np.float32(max(low, min(high, scale * cols)))
+        new_rows = np.float32(max(low, min(high, scale * rows)))
+        matrix = np.array([[rows_scale * cos - shear * sin * cols_scale,
+                            rows_scale * sin + shear * cos * cols_scale, 0],
+                           [-sin * cols_scale, cos * cols_scale, 0]], np.float32)
+        matrix[0, 2] = (new_cols - matrix[0, 0] * cols - matrix[0, 1] * rows) / 2
+        matrix[1, 2] = (new_rows - matrix[1, 0] * cols - matrix[1, 1] * rows) / 2
+        size = (int(new_cols), int(new_rows))
         interp = rng.randint(0, 4) if self._inter_method == 10 else \
-            pick_interp(self._inter_method, (rows, cols, rows, cols))
-        out = cv2.warpAffine(np.ascontiguousarray(pixels), matrix, (cols, rows), flags=interp,
+            pick_interp(self._inter_method, (rows, cols, size[1], size[0]))
+        out = cv2.warpAffine(np.ascontiguousarray(pixels), matrix, size, flags=interp,
                              borderMode=cv2.BORDER_CONSTANT, borderValue=(self.fill_value,) * 4)
-        return out.reshape(pixels.shape)
+        return out.reshape(size[1], size[0], pixels.shape[2])
 
     def _sized_crop(self, pixels, height, width, rng):
         """A square window of random side in [min_crop_size, max_crop_size] (at random with

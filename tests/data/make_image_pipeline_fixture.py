@@ -27,6 +27,8 @@ CASES = {
     'pad': dict(data_shape=(3, 28, 28), batch_size=4, resize=20, pad=4, fill_value=200),
     'sized_crop': dict(data_shape=(3, 16, 16), batch_size=4, min_crop_size=20, max_crop_size=20),
     'rotate': dict(data_shape=(3, 24, 24), batch_size=4, rotate=30, fill_value=10),
+    'affine': dict(data_shape=(3, 20, 20), batch_size=4, rotate=20, min_random_scale=1.1,
+                   max_random_scale=1.1, fill_value=0),
 }
 
 
