@@ -339,3 +339,24 @@ def test_hls_shifts_reproduce_mxnet(channel):
         if _hls_jitter(pixels, shifts)[0].tolist() == want:
             matches.append(delta)
     assert matches
+
+
+def test_random_contrast_and_illumination_follow_mxnets_formula():
+    # MXNet 1.9.1 (seed_aug=3) on the half (40, 80, 120) / half (200, 150, 100) image gave,
+    # for the first row's left pixel: contrast only (26.065277, 52.130554, 78.195831), and with
+    # illumination, mean_r=10, std_r=2, scale=0.5: (1.1514273, 18.593653, 31.626291); so
+    # out = ((pixel - mean) * c + i) / std * scale with c = 0.65163195 and i = -14.943245.
+    contrast, illumination = np.float32(26.065277 / 40), np.float32(-14.943245)
+    pixels = np.array([40, 80, 120], np.float32)
+    mean, std = np.array([10, 0, 0], np.float32), np.array([2, 1, 1], np.float32)
+    expected = ((pixels - mean) * contrast + illumination) * (1 / std) * np.float32(0.5)
+    np.testing.assert_allclose(expected, [1.1514273, 18.593653, 31.626291], rtol=1e-5)
+    # neomx draws c and i per image from its own streams: they stay within the ranges.
+    data_iter = mx.io.ImageRecordIter(path_imgrec=REC, data_shape=(3, 16, 16), batch_size=7,
+                                      max_random_contrast=0.5, max_random_illumination=20)
+    plain = mx.io.ImageRecordIter(path_imgrec=REC, data_shape=(3, 16, 16), batch_size=7)
+    lit, base = data_iter.next().data[0].asnumpy(), plain.next().data[0].asnumpy()
+    for image, reference in zip(lit, base):
+        c, i = np.polyfit(reference.ravel(), image.ravel(), 1)
+        assert 0.5 - 1e-3 <= c <= 1.5 + 1e-3 and -20 - 1e-2 <= i <= 20 + 1e-2
+        np.testing.assert_allclose(image, reference * np.float32(c) + np.float32(i), atol=1e-3)

@@ -118,7 +118,7 @@ class ImageDetRecordIter(ImageRecordIter):
         label = np.full(_PREFIX + self._label_length, self._pad_value, np.float32)
         label[:_PREFIX] = (_PREFIX - 1, height, width, raw.size)
         label[_PREFIX:_PREFIX + raw.size] = raw
-        self._write(pixels, out)
+        self._write(pixels, out, rng)
         return label
 
 

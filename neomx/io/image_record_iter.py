@@ -7,12 +7,13 @@ or gray for one channel), shorter-edge ``resize``, MXNet's affine warp (shear ``
 ``random_resized_crop`` or: growing an image smaller than ``data_shape`` (rows, then
 columns), a square ``min/max_crop_size`` crop, and the centre (or random) crop; the mirror;
 HLS shifts (``random_h/s/l``), ``brightness``, ``contrast``, ``saturation``, ``pca_noise``;
-then ``(pixel - mean) / std * scale`` per channel into NCHW float32 (or the pixels, for
-uint8/int8 outputs). The deterministic settings give MXNet's pixels (tests/data holds batches
+then ``((pixel - mean) * contrast + illumination) / std * scale`` per channel into NCHW
+float32, contrast and illumination drawn from ``max_random_contrast`` and
+``max_random_illumination`` (or the pixels, for uint8/int8 outputs). The deterministic settings give MXNet's pixels (tests/data holds batches
 MXNet made). Batching follows MXNet too: with ``round_batch`` the last batch of an epoch is
 completed with the first records of the next pass and ``pad`` counts them, and the epoch
 after that resumes behind them. Not implemented (raising MXNetError when set):
-``path_imglist``, ``mean_img``, ``max_random_contrast``, ``max_random_illumination``.
+``path_imglist``, ``mean_img``, a fourth channel (``mean_a``, ``std_a``).
 
 Records are decoded and augmented by ``preprocess_threads`` worker threads, and
 ``prefetch_buffer`` batches are prepared ahead of the caller (see ``neomx._batch_workers``):
@@ -49,11 +50,7 @@ __all__ = ['ImageRecordIter', 'ImageRecordUInt8Iter', 'ImageRecordInt8Iter', 'Im
 # Accepted for compatibility; they tune MXNet's C++ buffers and logging.
 _IGNORED = {'verbose', 'ctx', 'shuffle_chunk_size', 'shuffle_chunk_seed', 'aug_seq'}
 # MXNet augmentations neomx does not implement, with the values that switch them off.
-_UNSUPPORTED = {
-    'path_imglist': '', 'mean_img': '',
-    'max_random_contrast': 0,
-    'max_random_illumination': 0, 'mean_a': 0, 'std_a': 1,
-}
+_UNSUPPORTED = {'path_imglist': '', 'mean_img': '', 'mean_a': 0, 'std_a': 1}
 # MXNet's inter_method: OpenCV's codes 0-4, 9 (by direction), 10 (random per image).
 _INTERPOLATION = (0, 1, 2, 3, 4, 9, 10)
 # Pillow decode flag by number of output channels.
@@ -237,6 +234,10 @@ class ImageRecordIter(DataIter):
     random_h, random_s, random_l : int
         Shift hue, saturation and lightness (OpenCV's 8-bit HLS) by random whole amounts in
         ``[-v, v]`` (needs OpenCV).
+    max_random_contrast, max_random_illumination : float
+        Per image, the normalised pixels are ``(pixel - mean) * c + i`` (before ``/ std *
+        scale``) with ``c`` in ``1 -/+ max_random_contrast`` and ``i`` in ``-/+
+        max_random_illumination`` (float outputs).
     brightness, contrast, saturation, pca_noise : float
         Random colour augmentation of the crop, as MXNet's (see ``_color_jitter``).
     preprocess_threads : int, default 4
@@ -279,7 +280,8 @@ class ImageRecordIter(DataIter):
                  min_aspect_ratio=None, max_aspect_ratio=0., min_random_scale=1.,
                  max_random_scale=1., min_crop_size=-1, max_crop_size=-1, rotate=-1,
                  max_rotate_angle=0, random_h=0, random_s=0, random_l=0, max_shear_ratio=0.,
-                 min_img_size=0., max_img_size=1e10, **options):
+                 min_img_size=0., max_img_size=1e10, max_random_contrast=0.,
+                 max_random_illumination=0., **options):
         super().__init__(batch_size)
         check_batch_size(batch_size, 'ImageRecordIter')
         check_options(options, _UNSUPPORTED, type(self).__name__)
@@ -310,6 +312,7 @@ class ImageRecordIter(DataIter):
                        or self._affine['scale'] != (1., 1.) or self._affine['aspect'] != 0
                        or max_img_size != 1e10 or min_img_size != 0)
         self._hls_jitter = (random_h, random_l, random_s)
+        self._lighting = (max_random_contrast, max_random_illumination)
         if (self._warps or any(self._hls_jitter)) and opencv() is None:
             raise MissingDependencyError('ImageRecordIter: rotation, shear, scale, aspect ratio, '
                                          'image size limits and random_h/s/l need OpenCV '
@@ -471,7 +474,7 @@ class ImageRecordIter(DataIter):
     def _transform(self, header, encoded, record, rng, out):
         """Write the record's image into the batch slot ``out``; return its label."""
         label = self._label_of(header)
-        self._write(self._process(encoded, record, rng), out)
+        self._write(self._process(encoded, record, rng), out, rng)
         return label
 
     def _label_of(self, header):
@@ -523,7 +526,7 @@ class ImageRecordIter(DataIter):
             pixels = _color_jitter(pixels, self._jitters, self._pca_noise, rng)
         return pixels
 
-    def _write(self, pixels, out):
+    def _write(self, pixels, out, rng):
         """Write (H, W, C) uint8 pixels into the batch slot ``out`` (C, H, W): normalised in
         place for float outputs (numpy releases the GIL, so threads run this in parallel),
         the pixels for uint8, saturated at 127 for int8."""
@@ -533,8 +536,14 @@ class ImageRecordIter(DataIter):
         elif self._dtype == np.int8:
             np.minimum(chw, 127, out=out, casting='unsafe')
         else:
-            # (pixel - mean) * (1 / std) * scale, in float32 as MXNet rounds it.
+            # ((pixel - mean) * contrast + illumination) * (1 / std) * scale, in float32 as
+            # MXNet rounds it.
             np.subtract(chw, self._mean, out=out)
+            max_contrast, max_illumination = self._lighting
+            if max_contrast > 0:
+                out *= np.float32(1 + rng.uniform(-max_contrast, max_contrast))
+            if max_illumination > 0:
+                out += np.float32(rng.uniform(-max_illumination, max_illumination))
             out *= self._inv_std
             if self._scale != 1:
                 out *= self._scale
