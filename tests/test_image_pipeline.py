@@ -360,3 +360,17 @@ def test_random_contrast_and_illumination_follow_mxnets_formula():
         c, i = np.polyfit(reference.ravel(), image.ravel(), 1)
         assert 0.5 - 1e-3 <= c <= 1.5 + 1e-3 and -20 - 1e-2 <= i <= 20 + 1e-2
         np.testing.assert_allclose(image, reference * np.float32(c) + np.float32(i), atol=1e-3)
+
+
+def test_path_imglist_labels_replace_the_records(tmp_path):
+    lst = tmp_path / 'labels.lst'
+    second = [5, 6, 7, 8, 9, 1, 2]
+    lst.write_text(''.join('%d\t%d\t%d\timg%d.jpg\n' % (i, 10 + i, second[i], i) for i in range(7)))
+    data_iter = mx.io.ImageRecordIter(path_imgrec=REC, path_imglist=str(lst), data_shape=(3, 16, 16),
+                                      batch_size=4, label_width=2, preprocess_threads=2)
+    # As MXNet 1.9.1 printed for the same list (round_batch wraps to the first image).
+    assert [b.label[0].asnumpy().tolist() for b in data_iter] == [
+        [[10, 5], [11, 6], [12, 7], [13, 8]], [[14, 9], [15, 1], [16, 2], [10, 5]]]
+    with pytest.raises(mx.base.MXNetError, match='path_imglist gives 2 labels'):
+        mx.io.ImageRecordIter(path_imgrec=REC, path_imglist=str(lst), data_shape=(3, 16, 16),
+                              batch_size=4).next()

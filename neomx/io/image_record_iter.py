@@ -13,7 +13,7 @@ float32, contrast and illumination drawn from ``max_random_contrast`` and
 MXNet made). Batching follows MXNet too: with ``round_batch`` the last batch of an epoch is
 completed with the first records of the next pass and ``pad`` counts them, and the epoch
 after that resumes behind them. Not implemented (raising MXNetError when set):
-``path_imglist``, ``mean_img``, a fourth channel (``mean_a``, ``std_a``).
+``mean_img``, a fourth channel (``mean_a``, ``std_a``).
 
 Records are decoded and augmented by ``preprocess_threads`` worker threads, and
 ``prefetch_buffer`` batches are prepared ahead of the caller (see ``neomx._batch_workers``):
@@ -50,7 +50,7 @@ __all__ = ['ImageRecordIter', 'ImageRecordUInt8Iter', 'ImageRecordInt8Iter', 'Im
 # Accepted for compatibility; they tune MXNet's C++ buffers and logging.
 _IGNORED = {'verbose', 'ctx', 'shuffle_chunk_size', 'shuffle_chunk_seed', 'aug_seq'}
 # MXNet augmentations neomx does not implement, with the values that switch them off.
-_UNSUPPORTED = {'path_imglist': '', 'mean_img': '', 'mean_a': 0, 'std_a': 1}
+_UNSUPPORTED = {'mean_img': '', 'mean_a': 0, 'std_a': 1}
 # MXNet's inter_method: OpenCV's codes 0-4, 9 (by direction), 10 (random per image).
 _INTERPOLATION = (0, 1, 2, 3, 4, 9, 10)
 # Pillow decode flag by number of output channels.
@@ -96,6 +96,17 @@ def _record_offsets(path_imgrec, path_imgidx, num_parts, part_index):
         raise MXNetError('ImageRecordIter: part %d of %d of %s holds no record'
                          % (part_index, num_parts, path_imgrec))
     return part
+
+
+def _read_list_labels(path):
+    """{image index: float32 labels} of an .lst file (index, labels..., path; tab separated)."""
+    labels = {}
+    with open(path) as lines:
+        for line in lines:
+            fields = line.strip().split('\t')
+            if len(fields) >= 3:
+                labels[int(float(fields[0]))] = np.array(fields[1:-1], np.float32)
+    return labels
 
 
 def _grow_rows(height, width, min_height):
@@ -234,6 +245,9 @@ class ImageRecordIter(DataIter):
     random_h, random_s, random_l : int
         Shift hue, saturation and lightness (OpenCV's 8-bit HLS) by random whole amounts in
         ``[-v, v]`` (needs OpenCV).
+    path_imglist : str
+        An .lst file (``index \\t labels... \\t path``) whose labels replace the records',
+        matched by the records' image index (``IRHeader.id``).
     max_random_contrast, max_random_illumination : float
         Per image, the normalised pixels are ``(pixel - mean) * c + i`` (before ``/ std *
         scale``) with ``c`` in ``1 -/+ max_random_contrast`` and ``i`` in ``-/+
@@ -281,7 +295,7 @@ class ImageRecordIter(DataIter):
                  max_random_scale=1., min_crop_size=-1, max_crop_size=-1, rotate=-1,
                  max_rotate_angle=0, random_h=0, random_s=0, random_l=0, max_shear_ratio=0.,
                  min_img_size=0., max_img_size=1e10, max_random_contrast=0.,
-                 max_random_illumination=0., **options):
+                 max_random_illumination=0., path_imglist='', **options):
         super().__init__(batch_size)
         check_batch_size(batch_size, 'ImageRecordIter')
         check_options(options, _UNSUPPORTED, type(self).__name__)
@@ -313,6 +327,7 @@ class ImageRecordIter(DataIter):
                        or max_img_size != 1e10 or min_img_size != 0)
         self._hls_jitter = (random_h, random_l, random_s)
         self._lighting = (max_random_contrast, max_random_illumination)
+        self._list_labels = _read_list_labels(path_imglist) if path_imglist else None
         if (self._warps or any(self._hls_jitter)) and opencv() is None:
             raise MissingDependencyError('ImageRecordIter: rotation, shear, scale, aspect ratio, '
                                          'image size limits and random_h/s/l need OpenCV '
@@ -478,6 +493,14 @@ class ImageRecordIter(DataIter):
         return label
 
     def _label_of(self, header):
+        if self._list_labels is not None:
+            if header.id not in self._list_labels:
+                raise MXNetError('image index %d is not in path_imglist' % header.id)
+            label = self._list_labels[header.id]
+            if label.size != self.label_width:
+                raise MXNetError('path_imglist gives %d labels for image %d but label_width is '
+                                 'set to %d' % (label.size, header.id, self.label_width))
+            return label
         num_label = header.flag if header.flag > 0 else 1
         if num_label != self.label_width:
             raise MXNetError('the record provides %d-dimensional label but '
