@@ -374,3 +374,18 @@ def test_path_imglist_labels_replace_the_records(tmp_path):
     with pytest.raises(mx.base.MXNetError, match='path_imglist gives 2 labels'):
         mx.io.ImageRecordIter(path_imgrec=REC, path_imglist=str(lst), data_shape=(3, 16, 16),
                               batch_size=4).next()
+
+
+def test_mean_img_is_computed_saved_and_read_as_mxnet_does(tmp_path):
+    from make_image_pipeline_fixture import MEAN
+    kwargs = dict(path_imgrec=REC, data_shape=(3, 16, 16), batch_size=7)
+    pixels = mx.io.ImageRecordUInt8Iter(**kwargs).next().data[0].asnumpy().astype(np.float64)
+    path = str(tmp_path / 'mean.nd')
+    computed = mx.io.ImageRecordIter(mean_img=path, **kwargs).next().data[0].asnumpy()
+    mean = list(mx.nd.load(path).values())[0].asnumpy()
+    np.testing.assert_allclose(mean, pixels.mean(axis=0), rtol=1e-6)
+    np.testing.assert_allclose(computed, pixels - mean, atol=1e-4)
+    # MXNet's own file for the same data (its float32 sum rounds a little differently).
+    np.testing.assert_allclose(list(mx.nd.load(MEAN).values())[0].asnumpy(), mean, atol=1e-4)
+    from_mxnet = mx.io.ImageRecordIter(mean_img=MEAN, **kwargs).next().data[0].asnumpy()
+    np.testing.assert_allclose(from_mxnet, computed, atol=1e-4)

@@ -13,7 +13,7 @@ float32, contrast and illumination drawn from ``max_random_contrast`` and
 MXNet made). Batching follows MXNet too: with ``round_batch`` the last batch of an epoch is
 completed with the first records of the next pass and ``pad`` counts them, and the epoch
 after that resumes behind them. Not implemented (raising MXNetError when set):
-``mean_img``, a fourth channel (``mean_a``, ``std_a``).
+a fourth channel (``mean_a``, ``std_a``).
 
 Records are decoded and augmented by ``preprocess_threads`` worker threads, and
 ``prefetch_buffer`` batches are prepared ahead of the caller (see ``neomx._batch_workers``):
@@ -28,6 +28,7 @@ not MXNet's streams (MXNet's depend on its number of threads; neomx's do not). W
 ``round_batch=False`` the last batch is zero-filled and ``pad`` counts the filler (MXNet
 leaves stale samples there and reports 0). ``DataBatch.index`` is all zeros, as in MXNet.
 """
+import os
 import random
 import weakref
 
@@ -50,7 +51,7 @@ __all__ = ['ImageRecordIter', 'ImageRecordUInt8Iter', 'ImageRecordInt8Iter', 'Im
 # Accepted for compatibility; they tune MXNet's C++ buffers and logging.
 _IGNORED = {'verbose', 'ctx', 'shuffle_chunk_size', 'shuffle_chunk_seed', 'aug_seq'}
 # MXNet augmentations neomx does not implement, with the values that switch them off.
-_UNSUPPORTED = {'mean_img': '', 'mean_a': 0, 'std_a': 1}
+_UNSUPPORTED = {'mean_a': 0, 'std_a': 1}
 # MXNet's inter_method: OpenCV's codes 0-4, 9 (by direction), 10 (random per image).
 _INTERPOLATION = (0, 1, 2, 3, 4, 9, 10)
 # Pillow decode flag by number of output channels.
@@ -245,6 +246,9 @@ class ImageRecordIter(DataIter):
     random_h, random_s, random_l : int
         Shift hue, saturation and lightness (OpenCV's 8-bit HLS) by random whole amounts in
         ``[-v, v]`` (needs OpenCV).
+    mean_img : str
+        A mean image file (``nd.save`` of one (C, H, W) array) subtracted instead of
+        ``mean_r/g/b``; computed over the data and saved there when it does not exist.
     path_imglist : str
         An .lst file (``index \\t labels... \\t path``) whose labels replace the records',
         matched by the records' image index (``IRHeader.id``).
@@ -295,7 +299,7 @@ class ImageRecordIter(DataIter):
                  max_random_scale=1., min_crop_size=-1, max_crop_size=-1, rotate=-1,
                  max_rotate_angle=0, random_h=0, random_s=0, random_l=0, max_shear_ratio=0.,
                  min_img_size=0., max_img_size=1e10, max_random_contrast=0.,
-                 max_random_illumination=0., path_imglist='', **options):
+                 max_random_illumination=0., path_imglist='', mean_img='', **options):
         super().__init__(batch_size)
         check_batch_size(batch_size, 'ImageRecordIter')
         check_options(options, _UNSUPPORTED, type(self).__name__)
@@ -364,7 +368,27 @@ class ImageRecordIter(DataIter):
         self._ended = False
         self._pipeline = BatchPipeline(self._prepare, self._allocate, preprocess_threads,
                                        prefetch_buffer, name='ImageRecordIter')
+        if mean_img:
+            self._mean = self._mean_image(mean_img)
         self._start(*self._draw_pass(), 0)
+
+    def _mean_image(self, path):
+        """The (C, H, W) float32 mean image saved at ``path`` (``nd.save``, as MXNet writes
+        it), or, when there is none, the mean of this iterator's images (one pass, each with
+        the stream of seed 0) saved there first, as MXNet does."""
+        from ..ndarray import utils as nd_utils  # pylint: disable=import-outside-toplevel
+        if os.path.exists(path):
+            saved = nd_utils.load(path)
+            mean = next(iter(saved.values())) if isinstance(saved, dict) else saved[0]
+            return mean.asnumpy().astype(np.float32).reshape(self.data_shape)
+        total = np.zeros(self.data_shape, np.float64)
+        for offset in self._offsets:
+            _, encoded = recordio.unpack(self._read_at(offset))
+            pixels = self._process(encoded, self._record_number[offset], random.Random(0))
+            total += pixels.transpose(2, 0, 1)
+        mean = (total / len(self._offsets)).astype(np.float32)
+        nd_utils.save(path, {'mean_img': _wrap_tensor(torch.from_numpy(mean), cpu(0))})
+        return mean
 
     @staticmethod
     def _check_arguments(data_shape, inter_method, dtype):

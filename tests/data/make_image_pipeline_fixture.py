@@ -15,6 +15,8 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 REC = os.path.join(HERE, 'image_pipeline.rec')
 OUT = os.path.join(HERE, 'image_pipeline_mxnet.npz')
+# The mean image MXNet computes (and saves) for mean_img with data_shape (3, 16, 16).
+MEAN = os.path.join(HERE, 'image_pipeline_mean_mxnet.nd')
 # name: ImageRecordIter arguments (deterministic: no random crop or mirror, no shuffle).
 CASES = {
     'center': dict(data_shape=(3, 24, 24), batch_size=4),
@@ -57,6 +59,9 @@ def make_batches():
             arrays['%s_label_%d' % (name, n)] = batch.label[0].asnumpy()
             arrays['%s_pad_%d' % (name, n)] = np.array(batch.pad)
     np.savez_compressed(OUT, **arrays)
+    if os.path.exists(MEAN):
+        os.remove(MEAN)
+    mx.io.ImageRecordIter(path_imgrec=REC, data_shape=(3, 16, 16), batch_size=7, mean_img=MEAN)
 
 
 if __name__ == '__main__':
