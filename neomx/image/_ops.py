@@ -15,7 +15,7 @@ import torch.nn.functional as F
 from .._image_decode import decode_buffer, decode_bytes
 from ..base import MXNetError
 from ..context import current_context
-from ..ndarray.ndarray import _new
+from ..ndarray.ndarray import wrap_tensor
 from .._image_resize import pick_interp, resize_hwc
 from .._sample_streams import nprandom, pyrandom
 
@@ -28,7 +28,7 @@ _BORDER_PAD_MODES = {1: 'edge', 2: 'symmetric', 3: 'wrap', 4: 'reflect'}
 
 
 def _to_ndarray(pixels):
-    return _new(torch.from_numpy(np.array(pixels)), current_context())
+    return wrap_tensor(torch.from_numpy(np.array(pixels)), current_context())
 
 
 def imread(filename, flag=1, to_rgb=True, out=None):
@@ -112,7 +112,7 @@ def imresize(src, w, h, interp=1, out=None):
     if src.ndim != 3 or w <= 0 or h <= 0:
         raise MXNetError('imresize: expected an (H, W, C) image and a positive size, got '
                          'shape %s, w=%s, h=%s' % (src.shape, w, h))
-    return _write_out(_new(resize_hwc(src._t, int(w), int(h), interp), src._ctx), out)
+    return _write_out(wrap_tensor(resize_hwc(src._t, int(w), int(h), interp), src._ctx), out)
 
 
 def copyMakeBorder(src, top, bot, left, right, type=0, value=0.0, values=(), out=None):  # pylint: disable=redefined-builtin
@@ -153,7 +153,7 @@ def copyMakeBorder(src, top, bot, left, right, type=0, value=0.0, values=(), out
         padded = src._t[torch.from_numpy(rows)][:, torch.from_numpy(cols)]
     else:
         raise MXNetError('copyMakeBorder: unknown border type %s' % (type,))
-    return _write_out(_new(padded, src._ctx), out)
+    return _write_out(wrap_tensor(padded, src._ctx), out)
 
 
 def scale_down(src_size, size):
@@ -355,7 +355,7 @@ def imrotate(src, rotation_degrees, zoom_in=False, zoom_out=False):
         grid = grid * _rotation_zoom(height, width, radians, zoom_in).float()[:, None, None, None]
     rotated = F.grid_sample(batch, grid.to(batch.device), mode='bilinear', padding_mode='zeros',
                             align_corners=True)
-    return _new(rotated[0] if src.ndim == 3 else rotated, src._ctx)
+    return wrap_tensor(rotated[0] if src.ndim == 3 else rotated, src._ctx)
 
 
 def random_rotate(src, angle_limits, zoom_in=False, zoom_out=False):
@@ -369,6 +369,6 @@ def random_rotate(src, angle_limits, zoom_in=False, zoom_out=False):
     """
     if src.ndim == 3:
         return imrotate(src, nprandom.uniform(*angle_limits), zoom_in=zoom_in, zoom_out=zoom_out)
-    degrees = _new(torch.from_numpy(nprandom.uniform(*angle_limits, size=src.shape[0])).float(),
+    degrees = wrap_tensor(torch.from_numpy(nprandom.uniform(*angle_limits, size=src.shape[0])).float(),
                    src._ctx)
     return imrotate(src, degrees, zoom_in=zoom_in, zoom_out=zoom_out)

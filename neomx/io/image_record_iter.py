@@ -38,11 +38,12 @@ import torch
 from .. import _fileio, _recordio_parts, recordio
 from .._batch_workers import BatchPipeline
 from .._image_decode import opencv
+from .._recordio_format import read_record
 from .._image_resize import pick_interp, resize_pixels
 from .._optional import MissingDependencyError
 from ..base import MXNetError, check_batch_size
 from ..context import cpu, cpu_pinned
-from ..ndarray.ndarray import _new as _wrap_tensor
+from ..ndarray.ndarray import wrap_tensor
 from ._iters import DataDesc, DataIter
 
 __all__ = ['ImageRecordIter', 'ImageRecordUInt8Iter', 'ImageRecordInt8Iter', 'ImageRecordIter_v1',
@@ -387,7 +388,7 @@ class ImageRecordIter(DataIter):
             pixels = self._process(encoded, self._record_number[offset], random.Random(0))
             total += pixels.transpose(2, 0, 1)
         mean = (total / len(self._offsets)).astype(np.float32)
-        nd_utils.save(path, {'mean_img': _wrap_tensor(torch.from_numpy(mean), cpu(0))})
+        nd_utils.save(path, {'mean_img': wrap_tensor(torch.from_numpy(mean), cpu(0))})
         return mean
 
     @staticmethod
@@ -475,8 +476,8 @@ class ImageRecordIter(DataIter):
         if resume is not None:
             self._resume, self._drawn_pass = resume, None
             self._ended = True          # the wrapped batch is the pass's last
-        self._batch = ([_wrap_tensor(self._batch_output(data), self._ctx)],
-                       [_wrap_tensor(torch.from_numpy(label), self._ctx)], pad)
+        self._batch = ([wrap_tensor(self._batch_output(data), self._ctx)],
+                       [wrap_tensor(torch.from_numpy(label), self._ctx)], pad)
         return True
 
     def _allocate(self):
@@ -500,7 +501,7 @@ class ImageRecordIter(DataIter):
         """The bytes of the record at byte ``offset``."""
         self._record.seek(offset)
         try:
-            record = recordio._read_record(self._record)
+            record = read_record(self._record)
         except MXNetError as err:
             record, problem = None, str(err)
         else:
