@@ -96,7 +96,7 @@ def _pairwise_iou(lhs, rhs):
     return intersection / (area_lhs + area_rhs - intersection)
 
 
-def _greedy_nms(boxes, candidate, overlap_thresh, classes=None):
+def _greedy_nms(boxes, candidate, overlap_thresh, classes=None, at_threshold=False):
     """Greedy suppression over boxes sorted by decreasing score.
 
     Parameters
@@ -106,6 +106,9 @@ def _greedy_nms(boxes, candidate, overlap_thresh, classes=None):
         Boxes taking part (valid, within top-k); the rest are neither kept nor suppress.
     classes : Tensor, shape (B, N), optional
         When given, a box only suppresses boxes of its own class.
+    at_threshold : bool
+        Whether an overlap equal to ``overlap_thresh`` suppresses too (``MultiBoxDetection``)
+        or only a larger one (``box_nms``).
 
     Returns
     -------
@@ -115,7 +118,8 @@ def _greedy_nms(boxes, candidate, overlap_thresh, classes=None):
     # One step per candidate rank: box i suppresses the lower-ranked boxes it overlaps,
     # unless a better box suppressed it first.
     for i in range(int(candidate.sum(1).max()) if candidate.numel() else 0):
-        overlaps = _pairwise_iou(boxes[:, i:i + 1], boxes[:, i + 1:])[:, 0] > overlap_thresh
+        iou = _pairwise_iou(boxes[:, i:i + 1], boxes[:, i + 1:])[:, 0]
+        overlaps = iou >= overlap_thresh if at_threshold else iou > overlap_thresh
         if classes is not None:
             overlaps &= classes[:, i + 1:] == classes[:, i:i + 1]
         keep[:, i + 1:] &= ~(overlaps & keep[:, i:i + 1])
@@ -220,7 +224,7 @@ def _nms_selection(rows, overlap_thresh, valid_thresh, topk, coord_start, score_
     scores = rows[..., score_index]
     valid = scores > valid_thresh
     classes = rows[..., id_index] if id_index >= 0 else None
-    if classes is not None and background_id >= 0:
+    if classes is not None:     # background_id -1 (the default) drops rows whose id is -1
         valid &= classes != background_id
     order = _rank_by_score(scores, valid)
     candidate = valid.gather(1, order)
@@ -359,22 +363,25 @@ def bipartite_matching(data, is_ascend, threshold, topk):
 
     Parameters
     ----------
-    data : Tensor, shape (B, N, M)
+    data : Tensor, shape (..., N, M)
         Scores of N rows against M columns; with ``is_ascend`` lower scores are better and
         pairs above ``threshold`` are ignored, otherwise pairs below it are.
 
     Returns
     -------
-    row_match : Tensor, shape (B, N): matched column per row, -1 if none
-    col_match : Tensor, shape (B, M): matched row per column, -1 if none
+    row_match : Tensor, shape (..., N): matched column per row, -1 if none
+    col_match : Tensor, shape (..., M): matched row per column, -1 if none
     """
-    check(data.dim() == 3, 'bipartite_matching', 'data must be 3-D (B, N, M), got shape %s', data.shape)
+    check(data.dim() >= 2, 'bipartite_matching', 'the score matrix data must be at least 2-D (..., N, M), '
+          'got shape %s', data.shape)
+    lead, (rows, cols) = data.shape[:-2], data.shape[-2:]
     if data.is_meta:
-        return torch.empty(data.shape[:2], device='meta'), torch.empty(data.shape[::2], device='meta')
+        return torch.empty(lead + (rows,), device='meta'), torch.empty(lead + (cols,), device='meta')
     sign = -1.0 if is_ascend else 1.0
     # MXNet stops only after matching topk + 1 pairs; topk <= 0 means no limit.
-    limit = min(data.shape[1:]) if topk <= 0 else min(topk + 1, *data.shape[1:])
-    row_match, col_match = _greedy_matching(sign * data, sign * threshold, limit)
+    limit = min(rows, cols) if topk <= 0 else min(topk + 1, rows, cols)
+    row_match, col_match = _greedy_matching(sign * data.reshape(-1, rows, cols), sign * threshold, limit)
+    row_match, col_match = row_match.reshape(lead + (rows,)), col_match.reshape(lead + (cols,))
     return row_match.to(data.dtype), col_match.to(data.dtype)
 
 
