@@ -16,7 +16,9 @@ from .base import MXNetError
 
 def _is_zero_anywhere(divisor):
     if isinstance(divisor, torch.Tensor):
-        return bool((divisor == 0).any())
+        # A meta tensor (shape inference of a graph) has no values: its division is only
+        # checked when the graph runs on data.
+        return not divisor.is_meta and bool((divisor == 0).any())
     return divisor == 0
 
 

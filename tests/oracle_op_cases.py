@@ -1,0 +1,102 @@
+"""Operator cases whose expected results were recorded from MXNet 1.9.1.
+
+Run under MXNet's Python to (re)record ``tests/data/oracle_op_cases.json``::
+
+    ~/mxref/bin/python tests/oracle_op_cases.py
+
+Each case names an operator function (``nd.contrib.MultiBoxTarget``), its inputs (small
+arrays made here from a fixed seed and stored in the file, so the tests need no MXNet) and
+keyword arguments; the file holds MXNet's outputs and, for differentiable cases, the input
+gradients for a fixed head gradient. ``tests/test_op_oracle_cases.py`` replays them on neomx.
+"""
+import json
+import os
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RECORD = os.path.join(HERE, 'data', 'oracle_op_cases.json')
+
+
+def _anchors():
+    return np.array([[[0.1, 0.2, 0.3, 0.4], [0.5, 0.6, 0.7, 0.8], [0.1, 0.1, 0.5, 0.6],
+                      [0.12, 0.1, 0.5, 0.62], [0.0, 0.0, 0.3, 0.3], [0.6, 0.6, 0.9, 0.9]]], 'float32')
+
+
+def _labels():
+    pad = [-1] * 5
+    return np.array([[[1, 0.1, 0.1, 0.5, 0.6], [0, 0.55, 0.6, 0.9, 0.9], pad],
+                     [[2, 0, 0, .3, .3], pad, pad]], 'float32')
+
+
+def cases():
+    """[(case id, function path, inputs, kwargs, whether to record gradients)]."""
+    rng = np.random.RandomState(1)
+    out = []
+    cls_pred = rng.rand(2, 3, 6).astype('float32')
+    for i, kw in enumerate([{}, dict(negative_mining_ratio=1, negative_mining_thresh=0.3),
+                            dict(overlap_threshold=0.3, ignore_label=-3, negative_mining_ratio=2,
+                                 minimum_negative_samples=2),
+                            dict(overlap_threshold=0, variances=(1, 1, 1, 1))]):
+        out.append(('multibox_target_%d' % i, 'nd.contrib.MultiBoxTarget', [_anchors(), _labels(), cls_pred], kw,
+                    False))
+    out.append(('multibox_target_no_labels', 'nd.contrib.MultiBoxTarget',
+                [_anchors(), np.full((2, 3, 5), -1, 'float32'), cls_pred], {}, False))
+    cls_prob = rng.rand(2, 3, 6).astype('float32')
+    cls_prob[:, 1:, 5] = 0.005
+    loc_pred = (rng.rand(2, 24).astype('float32') - 0.5)
+    for i, kw in enumerate([{}, dict(nms_topk=2), dict(force_suppress=True), dict(nms_threshold=0),
+                            dict(clip=False, threshold=0.6), dict(nms_threshold=0.2, variances=(0.2, 0.2, 0.1, 0.1))]):
+        out.append(('multibox_detection_%d' % i, 'nd.contrib.MultiBoxDetection', [cls_prob, loc_pred, _anchors()],
+                    kw, False))
+    return out
+
+
+def _run(mx, func, inputs, kwargs, grad):
+    fn = mx
+    for part in func.split('.'):
+        fn = getattr(fn, part)
+    arrays = [mx.nd.array(a, dtype=a.dtype) for a in inputs]
+    if not grad:
+        res = fn(*arrays, **kwargs)
+        res = res if isinstance(res, (list, tuple)) else [res]
+        return [r.asnumpy() for r in res], None
+    for a in arrays:
+        a.attach_grad()
+    with mx.autograd.record():
+        res = fn(*arrays, **kwargs)
+        res = res if isinstance(res, (list, tuple)) else [res]
+    heads = [mx.nd.array(np.linspace(0.5, 1.5, r.size).reshape(r.shape), dtype=r.dtype) for r in res]
+    mx.autograd.backward(list(res), heads)
+    return [r.asnumpy() for r in res], [a.grad.asnumpy() for a in arrays]
+
+
+def _encode(a):
+    return {'dtype': str(a.dtype), 'shape': list(a.shape), 'data': a.ravel().tolist()}
+
+
+def decode(entry):
+    return np.array(entry['data'], dtype=entry['dtype']).reshape(entry['shape'])
+
+
+def run_case(mx, func, inputs, kwargs, grad):
+    """Outputs (and input gradients, or None) of one case on ``mx`` (MXNet or neomx)."""
+    return _run(mx, func, inputs, kwargs, grad)
+
+
+def record():
+    import mxnet as mx  # pylint: disable=import-error
+    table = []
+    for case_id, func, inputs, kwargs, grad in cases():
+        outs, grads = _run(mx, func, inputs, kwargs, grad)
+        table.append({'id': case_id, 'func': func, 'inputs': [_encode(a) for a in inputs],
+                      'kwargs': kwargs, 'outputs': [_encode(o) for o in outs],
+                      'grads': None if grads is None else [_encode(g) for g in grads]})
+    with open(RECORD, 'w') as f:
+        json.dump({'mxnet': mx.__version__, 'cases': table}, f, indent=0)
+    print('recorded %d cases in %s' % (len(table), RECORD), file=sys.stderr)
+
+
+if __name__ == '__main__':
+    record()
