@@ -50,6 +50,33 @@ def cases():
                             dict(clip=False, threshold=0.6), dict(nms_threshold=0.2, variances=(0.2, 0.2, 0.1, 0.1))]):
         out.append(('multibox_detection_%d' % i, 'nd.contrib.MultiBoxDetection', [cls_prob, loc_pred, _anchors()],
                     kw, False))
+    out += _pdf_cases(rng)
+    return out
+
+
+def _pdf_cases(rng):
+    """Densities (and their gradients) of samples shaped S + (3,) under parameters of shape S."""
+    def positive(*shape):
+        return rng.uniform(0.5, 2.0, shape).astype('float32')
+    counts = rng.randint(0, 5, (2, 3)).astype('float32')
+    params = {
+        'uniform': ([rng.uniform(0.1, 0.9, (2, 3)).astype('float32')], [np.zeros(2, 'float32'), positive(2) + 1]),
+        'normal': ([rng.randn(2, 3).astype('float32')], [rng.randn(2).astype('float32'), positive(2)]),
+        'gamma': ([positive(2, 3)], [positive(2), positive(2)]),
+        'exponential': ([positive(2, 3)], [positive(2)]),
+        'poisson': ([counts], [positive(2)]),
+        'negative_binomial': ([counts], [np.array([2, 3], 'float32'), rng.uniform(0.2, 0.8, 2).astype('float32')]),
+        'generalized_negative_binomial': ([counts], [positive(2), positive(2)]),
+    }
+    out = []
+    for dist, (sample, dist_params) in sorted(params.items()):
+        for is_log in (False, True):
+            out.append(('pdf_%s_%s' % (dist, 'log' if is_log else 'density'), 'nd.random_pdf_' + dist,
+                        sample + dist_params, dict(is_log=is_log), True))
+    sample = rng.dirichlet([1, 2, 3], (2, 2)).astype('float32')
+    for is_log in (False, True):
+        out.append(('pdf_dirichlet_%s' % ('log' if is_log else 'density'), 'nd.random_pdf_dirichlet',
+                    [sample, positive(3)], dict(is_log=is_log), True))
     return out
 
 

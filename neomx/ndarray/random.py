@@ -11,19 +11,16 @@ from ..context import current_context
 from . import _internal, random_internal
 from .ndarray import NDArray
 
-__all__ = ['uniform', 'normal', 'randn', 'poisson', 'exponential', 'gamma', 'multinomial',
-           'negative_binomial', 'generalized_negative_binomial', 'shuffle', 'randint',
-           'exponential_like', 'gamma_like', 'generalized_negative_binomial_like',
-           'negative_binomial_like', 'normal_like', 'poisson_like', 'uniform_like']
+# The ``*_like`` samplers and the ``pdf_*`` densities are the registry's ``_random_*``
+# operators as they stand (MXNet generates both into this module).
+GENERATED = ('exponential_like', 'gamma_like', 'generalized_negative_binomial_like', 'negative_binomial_like',
+             'normal_like', 'poisson_like', 'uniform_like', 'pdf_uniform', 'pdf_normal', 'pdf_gamma',
+             'pdf_exponential', 'pdf_poisson', 'pdf_negative_binomial', 'pdf_generalized_negative_binomial',
+             'pdf_dirichlet')
+globals().update({_name: getattr(random_internal, _name) for _name in GENERATED})
 
-# The ``*_like`` samplers are the registry's ``_random_*_like`` operators as they stand.
-exponential_like = random_internal.exponential_like
-gamma_like = random_internal.gamma_like
-generalized_negative_binomial_like = random_internal.generalized_negative_binomial_like
-negative_binomial_like = random_internal.negative_binomial_like
-normal_like = random_internal.normal_like
-poisson_like = random_internal.poisson_like
-uniform_like = random_internal.uniform_like
+__all__ = ['uniform', 'normal', 'randn', 'poisson', 'exponential', 'gamma', 'multinomial',
+           'negative_binomial', 'generalized_negative_binomial', 'shuffle', 'randint'] + list(GENERATED)
 
 
 def _require_same_kind(params, kind):

@@ -6,7 +6,7 @@ It is also MXNet's ``mx.operator``: custom operators written in Python (``Custom
 """
 from . import registry
 # Each module registers one family of operators (registration side effects).
-from . import (creation, elemwise, reduce, linalg, shape, indexing, random, optimizer_ops,  # noqa: F401
+from . import (creation, elemwise, reduce, linalg, shape, indexing, random, random_pdf, optimizer_ops,  # noqa: F401
                nn_conv, nn_activation, nn_norm, nn_output, sequence, rnn, image, contrib_misc,
                detection, multibox, spatial, custom, control_flow, deformable, correlation,
                histogram, quantization, psroi_pooling, rroi_align, proposal)

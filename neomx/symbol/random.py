@@ -5,11 +5,14 @@ with Symbols (all of one shape ``S``) a ``_sample_*`` node draws ``shape`` sampl
 element, giving ``S + shape``. Unset ``shape``/``dtype`` are left out of the node, as MXNet does.
 """
 from ..base import numeric_types
-from . import _internal
+from ..ndarray.random import GENERATED
+from . import _internal, random_internal
 from .symbol import Symbol
 
+globals().update({_name: getattr(random_internal, _name) for _name in GENERATED})
+
 __all__ = ['uniform', 'normal', 'randn', 'poisson', 'exponential', 'gamma', 'multinomial',
-           'negative_binomial', 'generalized_negative_binomial', 'shuffle', 'randint']
+           'negative_binomial', 'generalized_negative_binomial', 'shuffle', 'randint'] + list(GENERATED)
 
 
 def _sample(dist, params, shape, dtype, kwargs):
