@@ -1,10 +1,10 @@
 """``mx.contrib``: MXNet's namespace of experimental features.
 
-Its operator namespaces are those of ``mx.nd.contrib`` and ``mx.sym.contrib``
-(``mx.contrib.ndarray.CTCLoss`` is ``mx.nd.contrib.CTCLoss``).
+Its operator namespaces ``mx.contrib.ndarray`` and ``mx.contrib.symbol`` hold the contrib
+operators of ``mx.nd.contrib`` and ``mx.sym.contrib`` (``mx.contrib.ndarray.CTCLoss`` is
+``mx.nd.contrib.CTCLoss``).
 """
-from ..ndarray import contrib as ndarray
-from ..symbol import contrib as symbol
+from . import ndarray, symbol
 
 nd, sym = ndarray, symbol
 
