@@ -51,6 +51,11 @@ def cases():
         out.append(('multibox_detection_%d' % i, 'nd.contrib.MultiBoxDetection', [cls_prob, loc_pred, _anchors()],
                     kw, False))
     out += _pdf_cases(rng)
+    out.append(('multi_lars', 'nd.multi_lars', [np.array([0.1, 0.2, 0.3, 0.4], 'float32'),
+                                                np.array([4., 0., 9., 2.], 'float32'),
+                                                np.array([1., 1., 0.25, 0.], 'float32'),
+                                                np.array([0.01, 0.1, 0.5, 0.2], 'float32')],
+                dict(eta=0.5, eps=1e-3, rescale_grad=2.0), False))
     return out
 
 

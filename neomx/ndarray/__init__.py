@@ -7,6 +7,8 @@ from . import register as _register
 from .ndarray import (NDArray, array, empty, zeros, ones, full, arange, waitall, from_numpy,
                       from_dlpack, to_dlpack_for_read, to_dlpack_for_write, from_torch)
 from .ndarray import _new as _array_from_tensor
+from .ndarray import (_DTYPE_MX_TO_NP, _DTYPE_NP_TO_MX, _GRAD_REQ_MAP,  # noqa: F401
+                      get_indexing_dispatch_code, get_oshape_of_gather_nd_op)
 from .. import upper_layers as _upper_layers
 
 # custom operators and autograd's Function (lower layers) hand their user code NDArrays
@@ -21,8 +23,11 @@ for _name in dir(op):
 
 from .functions import *  # noqa: E402,F401,F403  (ufunc-style helpers override op names)
 from . import functions as _functions  # noqa: E402
+from . import ndarray as _ndarray_module  # noqa: E402
 for _name in _functions.__all__:
     setattr(op, _name, getattr(_functions, _name))
+    # MXNet defines these helpers in mx.nd's ndarray module, where code imports them from
+    setattr(_ndarray_module, _name, getattr(_functions, _name))
 from . import methods as _methods  # noqa: E402
 _methods.attach()
 from . import random  # noqa: E402,F401

@@ -3,6 +3,7 @@
 ``mx.nd.add(a, b)`` picks ``broadcast_add`` for two arrays and ``_plus_scalar`` for an
 array and a number (``_rminus_scalar`` etc. when the number comes first), as MXNet does.
 """
+import inspect
 import numbers
 import warnings
 
@@ -18,12 +19,18 @@ __all__ = ['add', 'subtract', 'multiply', 'divide', 'true_divide', 'modulo', 'po
            'onehot_encode', 'linspace', 'eye', 'imdecode', 'histogram', 'split_v2']
 
 
-def make_ufunc(name, array_type, array_op, scalar_op, rscalar_op, py_fn):
+def make_ufunc(name, array_type, array_op, scalar_op, rscalar_op, py_fn, params=('lhs', 'rhs')):
     """A function of two operands choosing the operator by their types, as MXNet's ``mx.nd``
     and ``mx.sym`` helpers do: ``array_op`` for two arrays (NDArrays or Symbols, per
     ``array_type``), ``scalar_op``/``rscalar_op`` when the scalar comes second/first, and
-    ``py_fn`` for two numbers."""
-    def ufunc(lhs, rhs):
+    ``py_fn`` for two numbers. ``params`` are MXNet's names of the two operands
+    (``power(base, exp)``), which callers may pass by keyword."""
+    first, second = params
+
+    def ufunc(*args, **kwargs):
+        if kwargs or len(args) != 2:
+            args = _named_operands(name, params, args, kwargs)
+        lhs, rhs = args
         if isinstance(lhs, numbers.Number) and isinstance(rhs, numbers.Number):
             return py_fn(lhs, rhs)
         if isinstance(lhs, array_type) and isinstance(rhs, array_type):
@@ -36,12 +43,27 @@ def make_ufunc(name, array_type, array_op, scalar_op, rscalar_op, py_fn):
     ufunc.__name__ = name
     ufunc.__doc__ = ('%s of two %ss (%s) or of one and a scalar.'
                      % (name, array_type.__name__, array_op.__name__))
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    ufunc.__signature__ = inspect.Signature([inspect.Parameter(first, kind), inspect.Parameter(second, kind)])
     return ufunc
 
 
-def _make(name, array_op, scalar_op, rscalar_op, py_fn):
+def _named_operands(name, params, args, kwargs):
+    """The two operands of a call passing some by keyword, in order; TypeError as Python's."""
+    bound = list(args)
+    for pname in params[len(args):]:
+        if pname not in kwargs:
+            raise TypeError("%s() missing required argument '%s'" % (name, pname))
+        bound.append(kwargs.pop(pname))
+    if kwargs or len(bound) != 2:
+        raise TypeError('%s() takes the 2 arguments %s, got %d positional and keywords %s'
+                        % (name, '/'.join(params), len(args), sorted(kwargs)))
+    return bound
+
+
+def _make(name, array_op, scalar_op, rscalar_op, py_fn, params=('lhs', 'rhs')):
     return make_ufunc(name, NDArray, getattr(op, array_op), getattr(op, scalar_op),
-                      getattr(op, rscalar_op), py_fn)
+                      getattr(op, rscalar_op), py_fn, params)
 
 
 add = _make('add', 'broadcast_add', '_plus_scalar', '_plus_scalar', lambda a, b: a + b)
@@ -50,7 +72,7 @@ multiply = _make('multiply', 'broadcast_mul', '_mul_scalar', '_mul_scalar', lamb
 divide = _make('divide', 'broadcast_div', '_div_scalar', '_rdiv_scalar', lambda a, b: a / b)
 true_divide = divide
 modulo = _make('modulo', 'broadcast_mod', '_mod_scalar', '_rmod_scalar', lambda a, b: a % b)
-power = _make('power', 'broadcast_power', '_power_scalar', '_rpower_scalar', lambda a, b: a ** b)
+power = _make('power', 'broadcast_power', '_power_scalar', '_rpower_scalar', lambda a, b: a ** b, ('base', 'exp'))
 maximum = _make('maximum', 'broadcast_maximum', '_maximum_scalar', '_maximum_scalar', max)
 minimum = _make('minimum', 'broadcast_minimum', '_minimum_scalar', '_minimum_scalar', min)
 hypot = _make('hypot', 'broadcast_hypot', '_hypot_scalar', '_hypot_scalar', np.hypot)

@@ -12,7 +12,7 @@ import torch
 
 from .._autograd_state import STATE as _AUTOGRAD
 from .. import _int_grad, autograd
-from .._division import divide, divide_, mod, mod_
+from .._division import divide as _divide, divide_, mod, mod_
 from ..async_errors import raise_deferred
 from ..base import MXNetError, np_dtype, numpy_dtype, refuse_numpy_shape, torch_dtype
 from ..context import Context, as_context, current_context
@@ -29,6 +29,36 @@ __all__ = ['NDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange', 'from
 # MXNet's names for storage types, and its alias of the builtin slice (imported by its tests)
 _STORAGE_TYPE_STR_TO_ID = {'undefined': -1, 'default': 0, 'row_sparse': 1, 'csr': 2}
 py_slice = slice
+# MXNet's type flags of dtypes (what its files store) and of gradient requests
+_DTYPE_NP_TO_MX = {None: -1, np.float32: 0, np.float64: 1, np.float16: 2, np.uint8: 3, np.int32: 4,
+                   np.int8: 5, np.int64: 6, np.bool_: 7}
+_DTYPE_MX_TO_NP = {flag: dtype for dtype, flag in _DTYPE_NP_TO_MX.items()}
+_GRAD_REQ_MAP = {'null': 0, 'write': 1, 'add': 3}
+# How NDArray.__getitem__ dispatches a key (get_indexing_dispatch_code)
+_NDARRAY_EMPTY_TUPLE_INDEXING = -1
+_NDARRAY_BASIC_INDEXING = 0
+_NDARRAY_ADVANCED_INDEXING = 1
+
+
+def get_indexing_dispatch_code(key):
+    """Whether the tuple ``key`` indexes basically (integers, slices, None: 0), advancedly
+    (arrays, lists, ranges: 1) or is an empty tuple among them (-1); ValueError for other
+    key types."""
+    assert isinstance(key, tuple)
+    for idx in key:
+        if isinstance(idx, (NDArray, np.ndarray, list, tuple, range)):
+            if isinstance(idx, tuple) and not idx:
+                return _NDARRAY_EMPTY_TUPLE_INDEXING
+            return _NDARRAY_ADVANCED_INDEXING
+        if not (isinstance(idx, (slice, int, np.integer)) or idx is None):
+            raise ValueError('NDArray does not support slicing with key %s of type %s.' % (idx, type(idx)))
+    return _NDARRAY_BASIC_INDEXING
+
+
+def get_oshape_of_gather_nd_op(dshape, ishape):
+    """The output shape of ``gather_nd`` for data of shape ``dshape`` and indices of shape ``ishape``."""
+    assert dshape and ishape
+    return tuple(ishape[1:]) + (tuple(dshape[ishape[0]:]) if ishape[0] < len(dshape) else ())
 
 _object_new = object.__new__
 _Tensor = torch.Tensor
@@ -218,7 +248,7 @@ def _int_division(op, in_place=False):
     """Truncating integer division for dunder ``op`` (MXNetError naming it on a zero divisor)."""
     if in_place:
         return lambda a, b: divide_(a, b, op)
-    return lambda a, b: divide(a, b, op)
+    return lambda a, b: _divide(a, b, op)
 
 
 def _rpow(a, b):
@@ -265,15 +295,16 @@ class NDArray:
     __slots__ = ('_t', '_ctx', '_grad', '__weakref__')
     __array_priority__ = 1000.0
 
-    def __init__(self, tensor, ctx=None, writable=True):  # pylint: disable=unused-argument
-        if not isinstance(tensor, torch.Tensor):
-            if not isinstance(tensor, ctypes.c_void_p):
+    def __init__(self, handle, ctx=None, writable=True):  # pylint: disable=unused-argument
+        # ``handle`` is the torch.Tensor to wrap, or as in MXNet an array handle (monitor
+        # callbacks' NDArray(handle, writable=False), see .handles); writable is accepted,
+        # not enforced
+        if not isinstance(handle, torch.Tensor):
+            if not isinstance(handle, ctypes.c_void_p):
                 raise TypeError('NDArray wraps a torch.Tensor; use mx.nd.array() to create arrays from data')
-            # MXNet's NDArray(handle, writable=False) in monitor callbacks (see .handles);
-            # writable is accepted, not enforced
-            source = array_of(tensor)
-            tensor, ctx = source._t, source._ctx
-        self._t = tensor
+            source = array_of(handle)
+            handle, ctx = source._t, source._ctx
+        self._t = handle
         self._ctx = ctx if ctx is not None else current_context()
         self._grad = None
 
@@ -747,18 +778,22 @@ def array(source_array, ctx=None, dtype=None):
     return _new(torch.from_numpy(host).to(dev), ctx)
 
 
-def from_numpy(ndarray, zero_copy=True):
+def from_numpy(ndarray, zero_copy=True, array_cls=None):
     """An NDArray of a numpy array's values (keeps its dtype).
 
     With ``zero_copy`` the NDArray shares the numpy array's memory and, as in MXNet, the numpy
-    array becomes read-only (write through the NDArray instead).
+    array becomes read-only (write through the NDArray instead). ``array_cls``, an NDArray
+    subclass whose instances wrap a tensor as NDArray's do, is the class of the result.
     """
     if not zero_copy:
-        return _new(torch.from_numpy(np.array(ndarray)), Context('cpu', 0))
-    if not ndarray.flags['C_CONTIGUOUS']:
-        raise ValueError('from_numpy with zero_copy needs a C-contiguous array')
-    t = torch.from_numpy(ndarray)
-    ndarray.flags.writeable = False
+        t = torch.from_numpy(np.array(ndarray))
+    else:
+        if not ndarray.flags['C_CONTIGUOUS']:
+            raise ValueError('from_numpy with zero_copy needs a C-contiguous array')
+        t = torch.from_numpy(ndarray)
+        ndarray.flags.writeable = False
+    if array_cls is not None and array_cls is not NDArray:
+        return array_cls(t, Context('cpu', 0))
     return _new(t, Context('cpu', 0))
 
 
@@ -791,7 +826,9 @@ def _known_shape(shape, function, zero_dims_unknown=True, numpy_arrays=False):
     return dims
 
 
-def empty(shape, ctx=None, dtype=None):
+def empty(shape, ctx=None, dtype=None, stype=None):
+    if stype not in (None, 'default'):     # a sparse array is empty when all zeros
+        return zeros(shape, ctx, dtype, stype=stype)
     ctx = _ctx_or_default(ctx)
     dims = _shape_tuple(shape, 'empty', numpy_arrays=True)
     return _new(torch.empty(dims, dtype=torch_dtype(dtype, 'empty'), device=ctx.torch_device), ctx)

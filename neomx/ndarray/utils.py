@@ -6,9 +6,9 @@ from .. import _fileio
 from ..base import MXNetError
 from ..context import cpu
 from . import params_format
-from .ndarray import NDArray, _new
+from .ndarray import NDArray, _new, array, empty, zeros  # noqa: F401  (MXNet's utils has them)
 
-__all__ = ['save', 'load', 'load_frombuffer']
+__all__ = ['zeros', 'empty', 'array', 'save', 'load', 'load_frombuffer']
 
 
 def _entries(data):

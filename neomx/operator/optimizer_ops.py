@@ -498,14 +498,18 @@ def mp_nag_mom_update(weight, grad, mom, weight32, lr, momentum, wd, rescale_gra
     return weight32.to(weight.dtype)
 
 
-# ---- multi-tensor SGD: inputs are (weight, grad[, mom][, weight32]) repeated num_weights times
-def _multi_sgd(group, momentum_kernel, master):
-    """The impl of one ``multi_*sgd*_update`` operator; ``group`` inputs per weight."""
-    def impl(*arrays, lrs, wds, momentum=0.0, rescale_grad, clip_gradient, num_weights):
+# ---- multi-tensor SGD: inputs are (weight, grad[, mom][, weight32]) repeated num_weights times;
+# the ``preloaded_`` forms take the learning rates and weight decays as two last arrays.
+def _multi_sgd(group, momentum_kernel, master, preloaded):
+    """The impl of one ``[preloaded_]multi_*sgd*_update`` operator; ``group`` inputs per weight."""
+    def impl(*arrays, lrs=None, wds=None, momentum=0.0, rescale_grad, clip_gradient, num_weights):
         name = impl.spec.name
-        check(len(arrays) == group * num_weights, name,
-              'expects %d inputs (%d per weight, num_weights=%d), got %d',
-              group * num_weights, group, num_weights, len(arrays))
+        expected = group * num_weights + (2 if preloaded else 0)
+        check(len(arrays) == expected, name, 'expects %d inputs (%d per weight, num_weights=%d%s), got %d',
+              expected, group, num_weights, ', then lrs and wds' if preloaded else '', len(arrays))
+        if preloaded:
+            lrs, wds = arrays[-2].tolist(), arrays[-1].tolist()
+            arrays = arrays[:-2]
         check(len(lrs) == num_weights and len(wds) == num_weights, name,
               'lrs and wds need num_weights=%d values, got %d and %d', num_weights, len(lrs), len(wds))
         cols = [list(arrays[i::group]) for i in range(group)]
@@ -521,15 +525,16 @@ def _multi_sgd(group, momentum_kernel, master):
     return impl
 
 
-def _register_multi_sgd(name, group, momentum, master):
-    attrs = [('lrs', FLOATS), ('wds', FLOATS)]
+def _register_multi_sgd(name, group, momentum, master, preloaded=False):
+    attrs = [] if preloaded else [('lrs', FLOATS), ('wds', FLOATS)]
     if momentum:
         attrs.append(('momentum', FLOAT, 0.0))
     attrs += _RESCALE_CLIP + [('num_weights', INT, 1)]
-    impl = _multi_sgd(group, momentum, master)
-    impl.__doc__ = ('Updates num_weights weights at once (inputs: weight, grad%s%s per weight) with %sSGD; '
+    impl = _multi_sgd(group, momentum, master, preloaded)
+    impl.__doc__ = ('Updates num_weights weights at once (inputs: weight, grad%s%s per weight%s) with %sSGD; '
                     'returns the new weights.' % (', mom' if momentum else '', ', weight32' if master else '',
-                                                  'momentum ' if momentum else ''))
+                                                  ', then arrays of the learning rates and weight decays'
+                                                  if preloaded else '', 'momentum ' if momentum else ''))
     # Per weight, the inputs after (weight, grad) are states: mom and/or the float32 master weight.
     def states(attrs):
         return tuple(variadic_name(group * k + i) for k in range(attrs['num_weights']) for i in range(2, group))
@@ -537,13 +542,27 @@ def _register_multi_sgd(name, group, momentum, master):
     def master_states(attrs):
         return dict.fromkeys(states(attrs), 'float32') if master else {}
     register(name, shares_input=master, variadic='num_weights', num_outputs=lambda a: a['num_weights'], attrs=attrs, aux=states,
-             dtypes=DTypeRule(fixed=master_states), num_inputs=lambda a: group * a['num_weights'])(impl)
+             dtypes=DTypeRule(fixed=master_states),
+             num_inputs=lambda a: group * a['num_weights'] + (2 if preloaded else 0))(impl)
 
 
-_register_multi_sgd('multi_sgd_update', 2, False, False)
-_register_multi_sgd('multi_sgd_mom_update', 3, True, False)
-_register_multi_sgd('multi_mp_sgd_update', 3, False, True)
-_register_multi_sgd('multi_mp_sgd_mom_update', 4, True, True)
+for _preloaded in (False, True):
+    _prefix = 'preloaded_' if _preloaded else ''
+    _register_multi_sgd(_prefix + 'multi_sgd_update', 2, False, False, _preloaded)
+    _register_multi_sgd(_prefix + 'multi_sgd_mom_update', 3, True, False, _preloaded)
+    _register_multi_sgd(_prefix + 'multi_mp_sgd_update', 3, False, True, _preloaded)
+    _register_multi_sgd(_prefix + 'multi_mp_sgd_mom_update', 4, True, True, _preloaded)
+
+
+@register('multi_lars', inputs=('lrs', 'weights_sum_sq', 'grads_sum_sq', 'wds'),
+          attrs=[('eta', FLOAT), ('eps', FLOAT), ('rescale_grad', FLOAT, 1.0)])
+def multi_lars(lrs, weights_sum_sq, grads_sum_sq, wds, eta, eps, rescale_grad):
+    """LARS learning rates: ``lr * eta * |w| / (|g| + wd * |w| + eps)`` per weight from the sums
+    of squares of its weights and (rescaled) gradients; ``lr`` itself where either norm is 0."""
+    weight_norm = weights_sum_sq.sqrt()
+    grad_norm = grads_sum_sq.sqrt() * rescale_grad
+    scaled = lrs * eta * weight_norm / (grad_norm + wds * weight_norm + eps)
+    return torch.where((weight_norm > 0) & (grad_norm > 0), scaled, lrs)
 
 
 @register('adam_update', inputs=('weight', 'grad', 'mean', 'var'), aux=('mean', 'var'),

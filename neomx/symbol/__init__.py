@@ -39,15 +39,15 @@ def _node(op_name, hint):
     return make
 
 
-def _sym_ufunc(name, array_op, scalar_op, rscalar_op, py_fn):
+def _sym_ufunc(name, array_op, scalar_op, rscalar_op, py_fn, params=('left', 'right')):
     # MXNet's mx.sym helpers use the same-shape operators for two Symbols (not broadcast_*).
     return _make_ufunc(name, Symbol, _node(array_op, array_op), _node(scalar_op, scalar_op.replace('_scalar', 'scalar')),
-                       _node(rscalar_op, rscalar_op.replace('_scalar', 'scalar')), py_fn)
+                       _node(rscalar_op, rscalar_op.replace('_scalar', 'scalar')), py_fn, params)
 
 
 maximum = _sym_ufunc('maximum', '_maximum', '_maximum_scalar', '_maximum_scalar', _builtins.max)
 minimum = _sym_ufunc('minimum', '_minimum', '_minimum_scalar', '_minimum_scalar', _builtins.min)
-power = _sym_ufunc('power', '_power', '_power_scalar', '_rpower_scalar', _builtins.pow)
+power = _sym_ufunc('power', '_power', '_power_scalar', '_rpower_scalar', _builtins.pow, ('base', 'exp'))
 pow = power  # pylint: disable=redefined-builtin
 hypot = _sym_ufunc('hypot', '_hypot', '_hypot_scalar', '_hypot_scalar', lambda a, b: (a * a + b * b) ** 0.5)
 
@@ -70,3 +70,10 @@ def histogram(a, bins=10, range=None, **kwargs):  # pylint: disable=redefined-bu
             raise ValueError('null range is not supported in symbol mode')
         return _internal._histogram(data=a, bin_cnt=bins, range=range, **kwargs)
     raise ValueError('bins argument should be either an integer or an NDArray')
+
+
+# MXNet defines these helpers in mx.sym's symbol module, where code imports them from
+from . import symbol as _symbol_module  # noqa: E402
+for _name in ('zeros', 'ones', 'full', 'arange', 'eye', 'linspace', 'maximum', 'minimum', 'power', 'pow',
+              'hypot', 'split_v2', 'histogram'):
+    setattr(_symbol_module, _name, globals()[_name])

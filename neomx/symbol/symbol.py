@@ -145,8 +145,9 @@ class Symbol:
     """
     __slots__ = ('_heads', '_cache', '__weakref__')
 
-    def __init__(self, heads):
-        self._heads = tuple(heads)
+    def __init__(self, handle):
+        # ``handle``, MXNet's name: here the graph's output entries, (node, index) pairs
+        self._heads = tuple(handle)
         self._cache = {}
 
     # ---------------------------------------------------------------- graph walks
@@ -594,11 +595,12 @@ def var(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, ini
 Variable = var
 
 
-def Group(symbols):  # pylint: disable=invalid-name
-    """One Symbol whose outputs are the outputs of ``symbols``, in order."""
+def Group(symbols, create_fn=Symbol):  # pylint: disable=invalid-name
+    """One Symbol whose outputs are the outputs of ``symbols``, in order; ``create_fn``
+    (a Symbol subclass) makes it from their heads."""
     if not symbols or any(not isinstance(s, Symbol) for s in symbols):
         raise TypeError('Expected a list of symbols as input')
-    return Symbol([h for s in symbols for h in s._heads])
+    return create_fn([h for s in symbols for h in s._heads])
 
 
 # ------------------------------------------------------------------ JSON files

@@ -1,0 +1,69 @@
+"""Operator helpers at MXNet 1.9.1's import paths, with its parameter names and values
+recorded from MXNet 1.9.1: the preloaded multi-tensor SGD updates, the two-operand helpers'
+keywords, the helpers of mx.nd's ndarray module, mx.contrib.ndarray/symbol."""
+import numpy as np
+import pytest
+
+import neomx as mx
+from neomx.ndarray import ndarray as nd_module
+
+
+def _weights():
+    return [mx.nd.array([1., 2]), mx.nd.array([3.])], [mx.nd.array([.5, .5]), mx.nd.array([1.])]
+
+
+def test_preloaded_multi_sgd_update_reads_lrs_and_wds_arrays():
+    (w0, w1), (g0, g1) = _weights()
+    out = [mx.nd.zeros(2), mx.nd.zeros(1)]
+    mx.nd.preloaded_multi_sgd_update(w0, g0, w1, g1, mx.nd.array([0.1, 0.2]), mx.nd.array([0.0, 0.5]),
+                                     num_weights=2, out=out)
+    np.testing.assert_allclose(out[0].asnumpy(), [0.95, 1.95], rtol=1e-6)    # MXNet 1.9.1's values
+    np.testing.assert_allclose(out[1].asnumpy(), [2.5], rtol=1e-6)
+
+
+def test_preloaded_multi_sgd_mom_update_updates_momentum():
+    (w0, w1), (g0, g1) = _weights()
+    m0, m1 = mx.nd.array([0.1, 0.1]), mx.nd.array([0.2])
+    out = [mx.nd.zeros(2), mx.nd.zeros(1)]
+    mx.nd.preloaded_multi_sgd_mom_update(w0, g0, m0, w1, g1, m1, mx.nd.array([0.1, 0.2]),
+                                         mx.nd.array([0.0, 0.5]), momentum=0.9, num_weights=2, out=out)
+    np.testing.assert_allclose(out[0].asnumpy(), [1.04, 2.04], rtol=1e-6)
+    np.testing.assert_allclose(out[1].asnumpy(), [2.68], rtol=1e-6)
+    np.testing.assert_allclose(m0.asnumpy(), [0.04, 0.04], rtol=1e-5)
+    np.testing.assert_allclose(m1.asnumpy(), [-0.32], rtol=1e-5)
+
+
+def test_preloaded_multi_sgd_update_counts_its_inputs():
+    (w0, _), (g0, _) = _weights()
+    with pytest.raises(mx.base.MXNetError, match='preloaded_multi_sgd_update'):
+        mx.nd.preloaded_multi_sgd_update(w0, g0, mx.nd.array([0.1]), num_weights=1)
+
+
+def test_two_operand_helpers_take_mxnets_keywords():
+    assert mx.nd.power(base=mx.nd.array([2]), exp=3).asnumpy().tolist() == [8.0]
+    assert mx.nd.subtract(mx.nd.array([5]), rhs=2).asnumpy().tolist() == [3.0]
+    sym = mx.sym.maximum(left=mx.sym.var('a'), right=1)
+    assert sym.eval(a=mx.nd.array([0, 3]))[0].asnumpy().tolist() == [1.0, 3.0]
+    with pytest.raises(TypeError, match="missing required argument 'rhs'"):
+        mx.nd.add(mx.nd.array([1]))
+
+
+def test_ndarray_module_helpers():
+    assert nd_module.add is mx.nd.add and nd_module.onehot_encode is mx.nd.onehot_encode
+    assert nd_module._DTYPE_NP_TO_MX[np.int64] == 6 and nd_module._DTYPE_MX_TO_NP[2] is np.float16
+    assert nd_module._GRAD_REQ_MAP == {'null': 0, 'write': 1, 'add': 3}
+    assert nd_module.get_indexing_dispatch_code((0, slice(None), None)) == 0
+    assert nd_module.get_indexing_dispatch_code((0, [1, 2])) == 1
+    assert nd_module.get_indexing_dispatch_code(((),)) == -1
+    with pytest.raises(ValueError):
+        nd_module.get_indexing_dispatch_code((1.5,))
+    assert nd_module.get_oshape_of_gather_nd_op((4, 5, 6), (2, 3)) == (3, 6)
+    assert isinstance(mx.nd.utils.empty((2, 3), stype='csr'), mx.nd.sparse.CSRNDArray)
+
+
+def test_contrib_modules_alias_the_contrib_operators():
+    import neomx.contrib.ndarray as contrib_nd
+    import neomx.contrib.symbol as contrib_sym
+    assert contrib_nd.box_nms is mx.nd.contrib.box_nms and mx.contrib.nd is contrib_nd
+    assert contrib_sym.MultiBoxTarget is mx.sym.contrib.MultiBoxTarget and mx.contrib.sym is contrib_sym
+    assert 'foreach' not in contrib_nd.__all__ and 'MultiBoxDetection' in contrib_nd.__all__
