@@ -31,7 +31,8 @@ def _labels():
 
 
 def cases():
-    """[(case id, function path, inputs, kwargs, whether to record gradients)]."""
+    """[(case id, function path, inputs, kwargs, gradients to record: False, True for every
+    input or a tuple of input indices)]."""
     rng = np.random.RandomState(1)
     out = []
     cls_pred = rng.rand(2, 3, 6).astype('float32')
@@ -56,7 +57,17 @@ def cases():
                                                 np.array([1., 1., 0.25, 0.], 'float32'),
                                                 np.array([0.01, 0.1, 0.5, 0.2], 'float32')],
                 dict(eta=0.5, eps=1e-3, rescale_grad=2.0), False))
+    out.append(('hawkesll', 'nd.contrib.hawkesll', _hawkes_inputs(), {}, (0, 1, 2, 3)))
     return out
+
+
+def _hawkes_inputs():
+    lda = np.tile(np.array([1.5, 2.0, 3.0], 'float32'), (4, 1))
+    lags = np.array([[6, 7, 8, 9], [1, 2, 3, 4], [3, 4, 5, 6], [8, 9, 10, 11]], 'float32') / 10
+    marks = np.array([[0, 1, 2, 0], [1, 1, 0, 2], [2, 0, 0, 1], [0, 0, 0, 0]], 'int32')
+    return [lda, np.array([0.2, 0.3, 0.4], 'float32'), np.array([1.0, 2.0, 3.0], 'float32'),
+            (np.arange(12).reshape(4, 3) / 10).astype('float32'), lags, marks,
+            np.array([1, 2, 3, 4], 'float32'), np.full(4, 5.0, 'float32')]
 
 
 def _pdf_cases(rng):
@@ -94,14 +105,16 @@ def _run(mx, func, inputs, kwargs, grad):
         res = fn(*arrays, **kwargs)
         res = res if isinstance(res, (list, tuple)) else [res]
         return [r.asnumpy() for r in res], None
-    for a in arrays:
+    # grad: True for every input, or the indices of the inputs to differentiate
+    tracked = arrays if grad is True else [arrays[i] for i in grad]
+    for a in tracked:
         a.attach_grad()
     with mx.autograd.record():
         res = fn(*arrays, **kwargs)
         res = res if isinstance(res, (list, tuple)) else [res]
     heads = [mx.nd.array(np.linspace(0.5, 1.5, r.size).reshape(r.shape), dtype=r.dtype) for r in res]
     mx.autograd.backward(list(res), heads)
-    return [r.asnumpy() for r in res], [a.grad.asnumpy() for a in arrays]
+    return [r.asnumpy() for r in res], [a.grad.asnumpy() for a in tracked]
 
 
 def _encode(a):
@@ -124,7 +137,8 @@ def record():
         outs, grads = _run(mx, func, inputs, kwargs, grad)
         table.append({'id': case_id, 'func': func, 'inputs': [_encode(a) for a in inputs],
                       'kwargs': kwargs, 'outputs': [_encode(o) for o in outs],
-                      'grads': None if grads is None else [_encode(g) for g in grads]})
+                      'grads': None if grads is None else [_encode(g) for g in grads],
+                      'grad_inputs': grad if isinstance(grad, tuple) else None})
     with open(RECORD, 'w') as f:
         json.dump({'mxnet': mx.__version__, 'cases': table}, f, indent=0)
     print('recorded %d cases in %s' % (len(table), RECORD), file=sys.stderr)

@@ -16,7 +16,8 @@ with open(RECORD) as _f:
 def test_matches_mxnet(case):
     inputs = [decode(e) for e in case['inputs']]
     kwargs = {k: tuple(v) if isinstance(v, list) else v for k, v in case['kwargs'].items()}
-    outs, grads = run_case(mx, case['func'], inputs, kwargs, case['grads'] is not None)
+    grad = case['grads'] is not None and (tuple(case['grad_inputs']) if case.get('grad_inputs') else True)
+    outs, grads = run_case(mx, case['func'], inputs, kwargs, grad)
     expected = [decode(e) for e in case['outputs']]
     assert len(outs) == len(expected)
     for got, want in zip(outs, expected):
