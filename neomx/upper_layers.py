@@ -15,6 +15,7 @@ _OFFERED_BY = {
     'array_from_tensor': 'neomx.ndarray',     # (torch.Tensor, Context) -> NDArray, sharing memory
     'compiled_graph': 'neomx.symbol',         # (Symbol, Context) -> callable on input tensors
     'custom_symbol': 'neomx.symbol',          # mx.sym.Custom
+    'symbol_from_json': 'neomx.symbol',       # mx.sym.load_json, for _CachedOp's subgraph
 }
 _REGISTERED = {}
 

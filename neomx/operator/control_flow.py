@@ -1,4 +1,5 @@
-"""Control-flow operators: ``_foreach``, ``_while_loop`` and ``_cond``.
+"""Control-flow operators: ``_foreach``, ``_while_loop`` and ``_cond``, and ``_CachedOp``
+(a whole graph, given as Symbol JSON in its ``subgraph`` attribute, run as one node).
 
 ``mx.sym.contrib.foreach/while_loop/cond`` (see ``neomx/symbol/contrib_control_flow.py``)
 build these nodes. Each carries its loop body or branches as *subgraphs*: Symbols whose
@@ -18,7 +19,7 @@ import torch
 from ..context import context_of_device
 from .. import upper_layers
 from . import registry
-from .registry import ANY, INT
+from .registry import ANY, INT, STR, memoized
 
 _SUBGRAPH_COUNTS = {'_foreach': 1, '_while_loop': 2, '_cond': 3}
 
@@ -135,3 +136,58 @@ def cond(*tensors, subgraphs, num_args, num_outputs, cond_input_locs, then_input
     else:
         branch, locs = else_graph, else_input_locs
     return _single_or_tuple(list(_run(branch, [tensors[i] for i in locs])))
+
+
+# ------------------------------------------------------------------ _CachedOp
+@memoized(64)
+def _graph_of(subgraph_json):
+    """The Symbol of a ``_CachedOp``'s ``subgraph`` attribute, with its input names and the
+    positions of its auxiliary states among them."""
+    graph = upper_layers.get('symbol_from_json')(subgraph_json)
+    inputs = graph.list_inputs()
+    aux = set(graph.list_auxiliary_states())
+    return graph, inputs, tuple(i for i, name in enumerate(inputs) if name in aux)
+
+
+class _CachedOpSpec(registry.OpSpec):
+    """``_CachedOp``'s registry entry: one input per input of its subgraph (``data0``...),
+    auxiliary states where the subgraph has them, one output per subgraph output."""
+
+    def input_names(self, attrs, num_args=None):
+        count = len(_graph_of(attrs['subgraph'])[1]) if num_args is None else num_args
+        return tuple('data%d' % i for i in range(count))
+
+
+def _cached_op_aux(attrs):
+    return tuple('data%d' % i for i in _graph_of(attrs['subgraph'])[2])
+
+
+def _cached_op_outputs(attrs):
+    return len(_graph_of(attrs['subgraph'])[0].list_outputs())
+
+
+def _cached_op_input_shapes(shapes, attrs):
+    """The shapes of the inputs the subgraph's own inference gives from the known ones
+    (weights from data, as for the operators inside it)."""
+    graph, inputs, aux = _graph_of(attrs['subgraph'])
+    names = ['data%d' % i for i in range(len(inputs))]
+    known = {inputs[i]: shapes[n] for i, n in enumerate(names) if shapes.get(n) is not None}
+    arg_shapes, _, aux_shapes = graph.infer_shape_partial(**known)
+    if arg_shapes is None:
+        return {}
+    by_name = dict(zip(graph.list_arguments(), arg_shapes))
+    by_name.update(zip(graph.list_auxiliary_states(), aux_shapes))
+    return {n: tuple(by_name[inputs[i]]) for i, n in enumerate(names)
+            if by_name.get(inputs[i]) and 0 not in by_name[inputs[i]]}
+
+
+@registry.register('_CachedOp', aliases=('_CachedOpThreadSafe',), variadic=True, spec_class=_CachedOpSpec,
+                   attrs=[('subgraph', STR)], aux=_cached_op_aux, num_outputs=_cached_op_outputs,
+                   infer_args=_cached_op_input_shapes)
+def cached_op(*tensors, subgraph):
+    """Run the graph of ``subgraph`` (Symbol JSON) on the inputs, given in its ``list_inputs``
+    order; differentiable through the graph as its operators are."""
+    graph, inputs, _ = _graph_of(subgraph)
+    registry.check(len(tensors) == len(inputs), '_CachedOp', 'the subgraph takes %d inputs (%s), got %d',
+                   len(inputs), ', '.join(inputs), len(tensors))
+    return _single_or_tuple(list(_run(graph, list(tensors))))

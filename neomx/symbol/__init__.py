@@ -22,10 +22,13 @@ from .. import upper_layers as _upper_layers  # noqa: E402
 # control-flow operators run Symbol subgraphs; PythonOp builds Custom Symbols (lower layers)
 _upper_layers.register('compiled_graph', _compiled)
 _upper_layers.register('custom_symbol', op.Custom)
+_upper_layers.register('symbol_from_json', load_json)
 
 from . import random  # noqa: E402,F401
 from .executor import Executor  # noqa: E402,F401
 from . import cached_op  # noqa: E402,F401
+from ..ndarray import op as _nd_op  # noqa: E402
+_nd_op.CachedOp = cached_op.CachedOp    # MXNet's mx.nd.op.CachedOp, the class Gluon runs graphs with
 
 from ..ndarray.functions import make_ufunc as _make_ufunc, split_v2_attrs as _split_v2_attrs  # noqa: E402
 from .symbol import _apply  # noqa: E402
