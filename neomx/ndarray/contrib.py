@@ -1,4 +1,5 @@
 """``mx.nd.contrib``: operators generated from the registry (filled in by ``neomx.ndarray``)."""
+import math
 
 import torch
 
@@ -18,3 +19,41 @@ def _elementwise_test(name, torch_test):
 isinf = _elementwise_test('isinf', torch.isinf)
 isfinite = _elementwise_test('isfinite', torch.isfinite)
 isnan = _elementwise_test('isnan', torch.isnan)
+
+
+def zipfian_candidates(F, true_classes, num_sampled, range_max, uniform_kwargs):
+    """``rand_zipfian`` on the operator namespace ``F`` (``mx.nd`` or ``mx.sym``): candidates
+    drawn with replacement from P(c) = log((c + 2) / (c + 1)) / log(range_max + 1), and the
+    expected counts of the true classes and of the candidates among ``num_sampled`` draws."""
+    log_range = math.log(range_max + 1)
+    draws = F.random.uniform(0, log_range, shape=(num_sampled,), dtype='float64', **uniform_kwargs)
+    sampled = F.cast(F.exp(draws) - 1, dtype='int64') % range_max
+
+    def expected_count(classes):
+        classes = F.cast(classes, dtype='float64')
+        return F.log((classes + 2.0) / (classes + 1.0)) / log_range * num_sampled
+    return sampled, expected_count(true_classes), expected_count(sampled)
+
+
+def rand_zipfian(true_classes, num_sampled, range_max, ctx=None):
+    """Draw ``num_sampled`` candidate classes of [0, range_max) from the approximately
+    log-uniform (Zipfian) distribution, with replacement, as sampled softmax needs.
+
+    Returns
+    -------
+    samples : NDArray, shape (num_sampled,), int64
+    expected_count_true : NDArray, shape of ``true_classes``, float64
+        How often each true class is expected among the draws.
+    expected_count_sampled : NDArray, shape (num_sampled,), float64
+
+    Example
+    -------
+    >>> import neomx as mx
+    >>> samples, exp_true, exp_sampled = rand_zipfian(mx.nd.array([3]), 4, 5)
+    >>> samples.shape, samples.dtype.__name__, exp_true.asnumpy().round(4).tolist()
+    ((4,), 'int64', [0.498])
+    """
+    from .. import ndarray      # pylint: disable=import-outside-toplevel  (the package this module fills)
+    if ctx is None:
+        ctx = true_classes.context
+    return zipfian_candidates(ndarray, true_classes.as_in_context(ctx), num_sampled, range_max, {'ctx': ctx})

@@ -265,3 +265,43 @@ def shuffle(data):
     """
     check(data.dim() >= 1, '_shuffle', 'data must have at least one axis, got shape %s', data.shape)
     return data[torch.randperm(data.shape[0], device=data.device)]
+
+
+def _log_uniform_classes(count, range_max, device):
+    """``count`` classes in [0, range_max) drawn with P(c) = log((c + 2) / (c + 1)) / log(range_max + 1)."""
+    scaled = torch.rand(count, dtype=torch.float64, device=device) * math.log(range_max + 1)
+    return (torch.exp(scaled) - 1).long() % range_max
+
+
+def _first_unique(draws, count):
+    """The first ``count`` distinct values of ``draws`` in order of appearance, and the number
+    of draws it took; None when ``draws`` has fewer distinct values."""
+    values, inverse = torch.unique(draws, return_inverse=True)
+    if values.numel() < count:
+        return None
+    positions = torch.arange(draws.numel(), device=draws.device)
+    first = torch.full((values.numel(),), draws.numel(), dtype=torch.long, device=draws.device)
+    first = first.scatter_reduce(0, inverse, positions, reduce='amin').sort().values[:count]
+    return draws[first], int(first[-1]) + 1
+
+
+@register('_sample_unique_zipfian', attrs=[('range_max', INT), ('shape', OPT_SHAPE, None)], num_outputs=2,
+          dtypes=DTypeRule(output='int64'))
+def sample_unique_zipfian(range_max, shape):
+    """Per row of ``shape`` (batch, num_sampled): distinct classes of [0, range_max) drawn from
+    the log-uniform (Zipfian) distribution without replacement, and how many draws each row
+    took (int64, shapes ``shape`` and (batch,))."""
+    op = '_sample_unique_zipfian'
+    check(shape is not None and len(shape) == 2, op, 'shape must be 2-D (batch_size, num_sampled), got %s', shape)
+    batch, count = shape
+    check(0 < count <= range_max, op, 'cannot draw %d distinct classes out of range_max=%d', count, range_max)
+    samples, tries = [], []
+    for _ in range(batch):
+        draws = _log_uniform_classes(2 * count, range_max, _CPU)
+        found = _first_unique(draws, count)
+        while found is None:        # rarely: too many repeats, draw more
+            draws = torch.cat([draws, _log_uniform_classes(2 * count, range_max, _CPU)])
+            found = _first_unique(draws, count)
+        samples.append(found[0])
+        tries.append(found[1])
+    return torch.stack(samples), torch.tensor(tries, dtype=torch.int64)
