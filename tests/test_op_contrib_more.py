@@ -56,3 +56,25 @@ def test_count_sketch_and_its_gradient():
     assert data.grad.asnumpy().tolist() == [[1., -3., 1.], [4., -6., 4.]]
     with pytest.raises(MXNetError, match='out_dim'):
         mx.nd.contrib.count_sketch(data, mx.nd.array([[0, 3, 0]]), s, out_dim=3)
+
+
+def test_batch_norm_with_relu_is_batch_norm_then_relu():
+    rng = np.random.RandomState(0)
+    x = mx.nd.array(rng.randn(2, 3, 2, 2))
+    params = [mx.nd.array(rng.rand(3) + 0.5) for _ in range(2)]
+    stats = lambda: [mx.nd.array([0.1, 0.2, -0.1]), mx.nd.array([1.0, 2.0, 0.5])]
+    for training in (False, True):
+        with mx.autograd.record(train_mode=training):
+            fused = mx.nd.contrib.BatchNormWithReLU(x, *params, *stats(), fix_gamma=False)
+            plain = mx.nd.relu(mx.nd.BatchNorm(x, *params, *stats(), fix_gamma=False))
+        np.testing.assert_allclose(fused.asnumpy(), plain.asnumpy(), rtol=1e-6)
+    sym = mx.sym.contrib.BatchNormWithReLU(mx.sym.var('data'), name='bn')
+    assert sym.list_auxiliary_states() == ['bn_moving_mean', 'bn_moving_var']
+
+
+def test_backward_operators_scale_the_head_gradient():
+    head = mx.nd.array([1., 2])
+    # MXNet 1.9.1: backward_gradientmultiplier([1, 2], scalar=3) == [3, 6]
+    assert mx.nd.contrib.backward_gradientmultiplier(head, scalar=3).asnumpy().tolist() == [3., 6.]
+    out = mx.nd.contrib.backward_quadratic(head, mx.nd.array([0.5, 1.]), a=2, b=1)
+    assert out.asnumpy().tolist() == [3., 10.]

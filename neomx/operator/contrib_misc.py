@@ -152,6 +152,20 @@ def gradient_multiplier(data, scalar, is_int):
     return frozen + (data - frozen) * scalar
 
 
+@register('_contrib_backward_gradientmultiplier', inputs=('data',),
+          attrs=[('scalar', FLOAT, 1.0), ('is_int', BOOL, True)], same_shape=True)
+def backward_gradient_multiplier(data, scalar, is_int):
+    """The gradient pass of ``gradientmultiplier``: the head gradient ``data`` times ``scalar``."""
+    return data * scalar
+
+
+@register('_contrib_backward_quadratic', inputs=('ograd', 'data'),
+          attrs=[('a', FLOAT, 0.0), ('b', FLOAT, 0.0), ('c', FLOAT, 0.0)], same_shape=True)
+def backward_quadratic(ograd, data, a, b, c):
+    """The gradient pass of ``quadratic``: the head gradient ``ograd`` times ``2 a x + b``."""
+    return ograd * (2 * a * data + b)
+
+
 @register('_contrib_quadratic', inputs=('data',),
           attrs=[('a', FLOAT, 0.0), ('b', FLOAT, 0.0), ('c', FLOAT, 0.0)], same_shape=True)
 def quadratic(data, a, b, c):

@@ -174,6 +174,23 @@ def batch_norm(data, gamma, beta, moving_mean, moving_var, eps, momentum, fix_ga
                        use_global_stats, axis)
 
 
+@register('_contrib_BatchNormWithReLU',
+          attrs=[('eps', FLOAT, 1e-3), ('momentum', FLOAT, 0.9), ('fix_gamma', BOOL, True),
+                 ('use_global_stats', BOOL, False), ('output_mean_var', BOOL, False),
+                 ('axis', INT, 1), ('cudnn_off', BOOL, False),
+                 ('min_calib_range', OPT_FLOAT, None), ('max_calib_range', OPT_FLOAT, None)],
+          **_BATCH_NORM_INPUTS)
+def batch_norm_with_relu(data, gamma, beta, moving_mean, moving_var, eps, momentum, fix_gamma,
+                         use_global_stats, output_mean_var, axis, cudnn_off, min_calib_range,
+                         max_calib_range):
+    """``BatchNorm`` followed by ReLU on its output (MXNet's fused form, as quantization
+    passes produce it); the same inputs, attributes and statistics outputs."""
+    axis = _check_batch_norm_inputs('BatchNormWithReLU', data, axis, gamma, beta, moving_mean, moving_var)
+    out, mean, inv_std = _batch_norm(data, gamma, beta, moving_mean, moving_var, eps, momentum, fix_gamma,
+                                     use_global_stats, axis)
+    return torch.relu(out), mean, inv_std
+
+
 def _batch_norm(data, gamma, beta, moving_mean, moving_var, eps, momentum, fix_gamma,
                 use_global_stats, axis):
     """BatchNorm of checked inputs with a non-negative ``axis``; see :func:`batch_norm`."""
