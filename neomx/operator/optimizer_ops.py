@@ -21,7 +21,7 @@ import torch
 
 from .._torch_private import foreach, momentum_sgd_
 from .dtype_rules import DTypeRule
-from .registry import (register, check, variadic_name, FLOAT, FLOATS, INT, BOOL)
+from .registry import (register, check, variadic_name, FLOAT, FLOATS, INT, BOOL, SHAPE)
 
 __all__ = ['sgd_', 'sgd_mom_', 'nag_mom_', 'adam_', 'adamw_', 'rmsprop_', 'rmspropalex_', 'ftrl_',
            'ftml_', 'signsgd_', 'signum_', 'lamb_phase1', 'lamb_phase2_', 'adagrad_', 'adadelta_',
@@ -723,3 +723,80 @@ def group_adagrad_update(weight, grad, history, lr, rescale_grad, clip_gradient,
     history.add_(g.square().reshape(g.shape[0], -1).mean(1).reshape(history.shape))
     scale = (history.reshape((-1,) + (1,) * (g.dim() - 1)) + epsilon).sqrt()
     return weight - lr * g / scale
+
+
+# ---- multi-tensor AdamW and LAMB (MXNet's contrib kernels): per weight (weight, grad, mean,
+# var[, weight32]); the AdamW forms end with a rescale_grad array, as _adamw_update does.
+def _multi_columns(name, arrays, group, count):
+    check(len(arrays) == group * count, name, 'expects %d inputs (%d per weight, for %d weights), got %d',
+          group * count, group, count, len(arrays))
+    return [list(arrays[i::group]) for i in range(group)]
+
+
+def _multi_states(group, count_attr):
+    """The auxiliary inputs (mean, var and the float32 master weights) of every weight."""
+    def states(attrs):
+        return tuple(variadic_name(group * k + i) for k in range(attrs[count_attr]) for i in range(2, group))
+    return states
+
+
+def _register_multi_adamw(name, master):
+    group = 5 if master else 4
+
+    def impl(*arrays, lrs, beta1, beta2, epsilon, wds, etas, clip_gradient, num_weights):
+        cols = _multi_columns(name, arrays[:-1], group, num_weights)
+        check(len(lrs) == len(wds) == len(etas) == num_weights, name,
+              'lrs, wds and etas need num_weights=%d values, got %d, %d and %d', num_weights, len(lrs),
+              len(wds), len(etas))
+        weights = cols[0]
+        targets = cols[4] if master else [w.clone() for w in weights]
+        scale = float(arrays[-1].reshape(-1)[0])
+        if scale == scale and abs(scale) != float('inf'):     # a non-finite loss scale skips the step
+            adamw_(targets, cols[1], cols[2], cols[3], list(lrs), list(wds), list(etas), beta1, beta2, epsilon,
+                   scale, clip_gradient)
+        return tuple(t.to(w.dtype) for t, w in zip(targets, weights))
+    impl.__doc__ = ('AdamW on num_weights weights at once (inputs: weight, grad, mean, var%s per weight, then '
+                    'the rescale_grad array); returns the new weights.' % (', weight32' if master else ''))
+    states = _multi_states(group, 'num_weights')
+    register(name, shares_input=master, variadic='num_weights', num_outputs=lambda a: a['num_weights'],
+             attrs=[('lrs', FLOATS), ('beta1', FLOAT, 0.9), ('beta2', FLOAT, 0.999), ('epsilon', FLOAT, 1e-8),
+                    ('wds', FLOATS), ('etas', FLOATS), ('clip_gradient', FLOAT, -1.0), ('num_weights', INT, 1)],
+             aux=states, dtypes=DTypeRule(fixed=lambda a: dict.fromkeys(states(a), 'float32') if master else {}),
+             num_inputs=lambda a: group * a['num_weights'] + 1)(impl)
+
+
+def _register_multi_lamb(name, master):
+    group = 5 if master else 4
+
+    def impl(*arrays, learning_rates, beta1, beta2, epsilon, wds, rescale_grad, lower_bound, upper_bound,
+             clip_gradient, bias_correction, step_count, num_tensors):
+        cols = _multi_columns(name, arrays, group, num_tensors)
+        check(len(learning_rates) == len(wds) == len(step_count) == num_tensors, name,
+              'learning_rates, wds and step_count need num_tensors=%d values, got %d, %d and %d', num_tensors,
+              len(learning_rates), len(wds), len(step_count))
+        weights = cols[0]
+        targets = cols[4] if master else [w.clone() for w in weights]
+        directions = lamb_phase1(targets, cols[1], cols[2], cols[3], list(wds), list(step_count), beta1, beta2,
+                                 epsilon, bias_correction, rescale_grad, clip_gradient)
+        r1s = [t.float().norm() for t in targets]
+        r2s = [d.float().norm() for d in directions]
+        # MXNet's multi_lamb sets no bound for values <= 0
+        lamb_phase2_(targets, directions, r1s, r2s, list(learning_rates),
+                     lower_bound if lower_bound > 0 else -1.0, upper_bound if upper_bound > 0 else -1.0)
+        return tuple(t.to(w.dtype) for t, w in zip(targets, weights))
+    impl.__doc__ = ('LAMB on num_tensors weights at once (inputs: weight, grad, mean, var%s per weight); '
+                    'returns the new weights.' % (', weight32' if master else ''))
+    states = _multi_states(group, 'num_tensors')
+    register(name, shares_input=master, variadic='num_tensors', num_outputs=lambda a: a['num_tensors'],
+             attrs=[('learning_rates', FLOATS), ('beta1', FLOAT, 0.9), ('beta2', FLOAT, 0.999),
+                    ('epsilon', FLOAT, 1e-6), ('wds', FLOATS), ('rescale_grad', FLOAT, 1.0),
+                    ('lower_bound', FLOAT, -1.0), ('upper_bound', FLOAT, -1.0), ('clip_gradient', FLOAT, -1.0),
+                    ('bias_correction', BOOL, True), ('step_count', SHAPE), ('num_tensors', INT, 1)],
+             aux=states, dtypes=DTypeRule(fixed=lambda a: dict.fromkeys(states(a), 'float32') if master else {}),
+             num_inputs=lambda a: group * a['num_tensors'])(impl)
+
+
+_register_multi_adamw('_multi_adamw_update', False)
+_register_multi_adamw('_multi_mp_adamw_update', True)
+_register_multi_lamb('_multi_lamb_update', False)
+_register_multi_lamb('_multi_mp_lamb_update', True)
