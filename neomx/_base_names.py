@@ -46,6 +46,23 @@ def c_array_buf(ctype, buf):
     return (ctype * len(buf)).from_buffer(buf)
 
 
+def ctypes2numpy_shared(cptr, shape):
+    """A float32 numpy array of ``shape`` over the memory ``cptr`` (a ``POINTER(mx_float)``)
+    points to, sharing it."""
+    if not isinstance(cptr, mx_float_p):
+        raise RuntimeError('expected float pointer')
+    size = int(np.prod(shape, dtype=np.int64))
+    buffer = (mx_float * size).from_address(ctypes.addressof(cptr.contents))
+    return np.frombuffer(buffer, dtype=np.float32).reshape(shape)
+
+
+class MXCallbackList(ctypes.Structure):
+    """MXNet's C layout of a list of callbacks (what its custom-operator properties receive)."""
+    _fields_ = [('num_callbacks', ctypes.c_int),
+                ('callbacks', ctypes.POINTER(ctypes.CFUNCTYPE(ctypes.c_int))),
+                ('contexts', ctypes.POINTER(ctypes.c_void_p))]
+
+
 def _as_list(obj):
     """``obj`` itself if it is a list or tuple, else ``[obj]``."""
     if isinstance(obj, (list, tuple)):

@@ -67,3 +67,22 @@ def test_contrib_modules_alias_the_contrib_operators():
     assert contrib_nd.box_nms is mx.nd.contrib.box_nms and mx.contrib.nd is contrib_nd
     assert contrib_sym.MultiBoxTarget is mx.sym.contrib.MultiBoxTarget and mx.contrib.sym is contrib_sym
     assert 'foreach' not in contrib_nd.__all__ and 'MultiBoxDetection' in contrib_nd.__all__
+
+
+def test_register_and_operator_modules_have_mxnets_names():
+    import ctypes
+    from neomx.ndarray import register as nd_register
+    from neomx.symbol import register as sym_register
+    assert nd_register.adamw_update is mx.nd.contrib.adamw_update
+    assert sym_register.mp_adamw_update is mx.sym.contrib.mp_adamw_update
+    assert isinstance(mx.nd.ones(1), nd_register.NDArrayBase)
+    assert isinstance(mx.sym.var('x'), sym_register.SymbolBase)
+    with pytest.raises(AttributeError):
+        nd_register.no_such_name  # pylint: disable=pointless-statement
+    assert mx.operator.NDArray is mx.nd.NDArray and mx.operator.is_np_array() is False
+    values = (ctypes.c_float * 6)(*range(6))
+    shared = mx.operator.ctypes2numpy_shared(ctypes.cast(values, ctypes.POINTER(ctypes.c_float)), (2, 3))
+    values[4] = 40.0
+    assert shared.tolist() == [[0., 1., 2.], [3., 40., 5.]]
+    with pytest.raises(RuntimeError):
+        mx.operator.ctypes2numpy_shared(ctypes.pointer(ctypes.c_int(1)), (1,))

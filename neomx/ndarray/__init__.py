@@ -13,6 +13,7 @@ from .. import upper_layers as _upper_layers
 
 # custom operators and autograd's Function (lower layers) hand their user code NDArrays
 _upper_layers.register('array_from_tensor', _array_from_tensor)
+_operator.NDArray = NDArray     # as MXNet's mx.operator has it
 
 _register.populate({'op': op, '_internal': _internal, 'contrib': contrib, 'linalg': linalg,
                     'image': image, 'random_internal': random_internal, 'sparse': sparse})

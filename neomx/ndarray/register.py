@@ -9,13 +9,15 @@ front of this general function, which takes every other call.
 """
 import torch
 
-from ..base import MXNetError
+from ..base import MXNetError, check_call, py_str  # noqa: F401  (MXNet's register module has them)
+from ..util import use_np_shape  # noqa: F401
 from ..context import Context, as_context, current_context
 from ..operator import registry
 from .. import _int_grad
 from .._autograd_state import STATE as _AUTOGRAD
 from ..autograd import run_untracked
 from .ndarray import NDArray
+NDArrayBase = NDArray       # MXNet's base class of NDArray, which its generated functions check for
 from .op_results import IMPL_ERRORS, input_names, op_error, results, write_out
 from . import fast_entries
 from .fast_entries import tensors_of
@@ -311,3 +313,11 @@ def populate(modules, make=make_function):
             if fname.startswith('_'):
                 setattr(modules['_internal'], fname, func)
             setattr(modules['op'], fname, func)
+
+
+def __getattr__(name):
+    # MXNet's register module re-exports the contrib AdamW updates, generated after it loads
+    if name in ('adamw_update', 'mp_adamw_update'):
+        from . import contrib   # pylint: disable=import-outside-toplevel
+        return getattr(contrib, name)
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))

@@ -15,7 +15,12 @@ from . import legacy  # noqa: F401
 from .custom import *  # noqa: F401,F403  pylint: disable=wildcard-import
 from .python_op import PythonOp, NumpyOp, NDArrayOp  # noqa: F401
 import ctypes  # noqa: E402,F401  pylint: disable=wrong-import-order
-from ..base import NDArrayHandle  # noqa: F401
+from ctypes import POINTER, pointer  # noqa: E402,F401  pylint: disable=wrong-import-order
+from threading import Lock  # noqa: E402,F401  pylint: disable=wrong-import-order
+from ..base import (NDArrayHandle, MXCallbackList, c_array, c_array_buf, c_str, check_call,  # noqa: F401,E402
+                    ctypes2numpy_shared, py_str)
+from ..util import is_np_array  # noqa: F401,E402
+# MXNet's mx.operator also has NDArray, which neomx.ndarray (a layer above) puts here.
 
 # ``from mxnet.operator import *`` gives MXNet's custom-operator API, not this package's
 # submodules (``random`` would shadow Python's own module in the importing namespace); as

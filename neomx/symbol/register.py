@@ -7,6 +7,10 @@ become variables named ``<node>_<input>`` (``fc1_weight``).
 from ..ndarray import register as nd_register
 from ..ndarray.methods import METHODS
 from .symbol import Symbol, create_op_node
+from .attribute import AttrScope  # noqa: F401  (MXNet's register module has these)
+from ..base import check_call, py_str  # noqa: F401
+from ..name import NameManager  # noqa: F401
+SymbolBase = Symbol     # MXNet's base class of Symbol
 
 __all__ = ['make_function', 'populate', 'attach_methods']
 
@@ -86,3 +90,11 @@ def attach_methods(op_module):
         if hasattr(op_module, meth) and not hasattr(Symbol, meth):
             setattr(Symbol, meth, _forwarder(op_module, meth))
 
+
+
+def __getattr__(name):
+    # MXNet's register module re-exports the contrib AdamW updates, generated after it loads
+    if name in ('adamw_update', 'mp_adamw_update'):
+        from . import contrib   # pylint: disable=import-outside-toplevel
+        return getattr(contrib, name)
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
