@@ -58,7 +58,57 @@ def cases():
                                                 np.array([0.01, 0.1, 0.5, 0.2], 'float32')],
                 dict(eta=0.5, eps=1e-3, rescale_grad=2.0), False))
     out.append(('hawkesll', 'nd.contrib.hawkesll', _hawkes_inputs(), {}, (0, 1, 2, 3)))
+    out += _quantized_cases()
     return out
+
+
+def _quantized_cases():
+    """int8 inference operators on the inputs MXNet 1.9.1's CPU (oneDNN) kernels accept."""
+    f32 = lambda *v: np.array(v, 'float32')
+    q8 = np.array([[10, -20, 30, 127], [-128, 5, 0, 64]], 'int8')
+    q4 = q8.reshape(1, 2, 2, 2)
+    x = f32(0.9, -2.0, 0.1, 0.3, 0.5, -0.5, 0.25, 1.7).reshape(1, 8)
+    acc = np.array([[100, -2000000, 30000, 2147483647, 1234567]], 'int32')
+    weight = np.array([[1, -2, 3, 4], [5, 6, -7, 8], [0, 0, 1, 1]], 'int8')
+    image = (np.arange(36).reshape(2, 2, 3, 3) * 7 % 256).astype('uint8')
+    kernel = ((np.arange(24).reshape(3, 2, 2, 2) * 5 % 23) - 11).astype('int8')
+    c = 'nd.contrib.'
+    return [
+        ('quantize_v2_int8', c + 'quantize_v2', [x], dict(out_type='int8'), False),
+        ('quantize_v2_int8_calib', c + 'quantize_v2', [x], dict(out_type='int8', min_calib_range=-1.0,
+                                                                 max_calib_range=1.5), False),
+        ('quantize_v2_uint8', c + 'quantize_v2', [x], dict(out_type='uint8'), False),
+        ('quantize_v2_auto_calib', c + 'quantize_v2', [x], dict(out_type='auto', min_calib_range=0.0,
+                                                                 max_calib_range=1.2), False),
+        ('quantize_v2_auto_negative', c + 'quantize_v2', [x], dict(out_type='auto', min_calib_range=-0.5,
+                                                                    max_calib_range=1.2), False),
+        ('requantize_calib', c + 'requantize', [acc, f32(-5), f32(5)], dict(min_calib_range=-0.001,
+                                                                             max_calib_range=0.002), False),
+        ('requantize_calib_asymmetric', c + 'requantize', [acc, f32(-3), f32(1)],
+         dict(min_calib_range=-0.01, max_calib_range=0.02), False),
+        ('quantized_flatten', c + 'quantized_flatten', [q4, f32(-1), f32(2)], {}, False),
+        ('quantized_act', c + 'quantized_act', [q4, f32(-1), f32(2)], dict(act_type='relu'), False),
+        ('quantized_pooling_max', c + 'quantized_pooling', [q4, f32(-1), f32(2)],
+         dict(kernel=(2, 2), pool_type='max'), False),
+        ('quantized_pooling_avg_pad', c + 'quantized_pooling', [q8.reshape(1, 1, 2, 4), f32(-1), f32(2)],
+         dict(kernel=(2, 2), pool_type='avg', stride=(1, 1), pad=(1, 1)), False),
+        ('quantized_elemwise_add', c + 'quantized_elemwise_add', [q8, q8, f32(-1), f32(2), f32(-0.5), f32(0.5)],
+         {}, False),
+        ('quantized_elemwise_add_calib', c + 'quantized_elemwise_add',
+         [q8, q8, f32(-1), f32(2), f32(-0.5), f32(0.5)], dict(min_calib_range=-2.0, max_calib_range=2.0), False),
+        ('quantized_concat', c + 'quantized_concat', [q8, q8, f32(-1), f32(-0.5), f32(2), f32(0.5)],
+         dict(num_args=2, dim=1), False),
+        ('quantized_fully_connected', c + 'quantized_fully_connected',
+         [q8, weight, np.array([1, 2, 3], 'int8'), f32(-1), f32(2), f32(-0.5), f32(0.5), f32(-0.1), f32(0.1)],
+         dict(num_hidden=3), False),
+        ('quantized_fully_connected_uint8', c + 'quantized_fully_connected',
+         [image.reshape(4, 9), np.tile(kernel.reshape(3, 8)[:, :1], (1, 9)), f32(0), f32(3), f32(-0.5), f32(0.4)],
+         dict(num_hidden=3, no_bias=True), False),
+        ('quantized_conv_uint8', c + 'quantized_conv', [image, kernel, f32(0), f32(3), f32(-0.5), f32(0.4)],
+         dict(kernel=(2, 2), num_filter=3, no_bias=True), False),
+        ('quantized_embedding', c + 'quantized_embedding', [f32(0, 2), weight, f32(-0.5), f32(0.5)],
+         dict(input_dim=3, output_dim=4), False),
+    ]
 
 
 def _hawkes_inputs():

@@ -78,3 +78,29 @@ def test_backward_operators_scale_the_head_gradient():
     assert mx.nd.contrib.backward_gradientmultiplier(head, scalar=3).asnumpy().tolist() == [3., 6.]
     out = mx.nd.contrib.backward_quadratic(head, mx.nd.array([0.5, 1.]), a=2, b=1)
     assert out.asnumpy().tolist() == [3., 10.]
+
+
+def test_quantized_graph_infers_types_and_runs():
+    data, weight = mx.sym.var('data'), mx.sym.var('weight', dtype='int8')
+    q = mx.sym.contrib.quantize_v2(data, out_type='int8', min_calib_range=-1.0, max_calib_range=1.0)
+    fc = mx.sym.contrib.quantized_fully_connected(q[0], weight, q[1], q[2], mx.sym.var('wmin'), mx.sym.var('wmax'),
+                                                  num_hidden=3, no_bias=True)
+    req = mx.sym.contrib.requantize(fc[0], fc[1], fc[2], min_calib_range=-0.5, max_calib_range=0.5)
+    out = mx.sym.contrib.dequantize(req[0], req[1], req[2])
+    _, out_types, _ = out.infer_type(data='float32', weight='int8', wmin='float32', wmax='float32')
+    assert out_types == [np.float32]
+    _, out_shapes, _ = out.infer_shape(data=(2, 4), weight=(3, 4), wmin=(1,), wmax=(1,))
+    assert out_shapes == [(2, 3)]
+    x = np.array([[0.5, -0.25, 0.75, 0.1], [0.2, 0.3, -0.9, 0.0]], 'float32')
+    w = np.array([[1, -2, 3, 4], [5, 6, -7, 8], [0, 0, 1, 1]], 'int8')
+    got = out.eval(data=mx.nd.array(x), weight=mx.nd.array(w, dtype='int8'), wmin=mx.nd.array([-0.5]),
+                   wmax=mx.nd.array([0.5]))[0].asnumpy()
+    # each int8 weight step is 0.5 / 127: the float product, up to the int8 rounding of both ends
+    np.testing.assert_allclose(got, x @ (w.T.astype('float32') * 0.5 / 127), atol=0.02)
+
+
+def test_quantized_operators_refuse_float_data():
+    with pytest.raises(MXNetError, match='quantized_flatten'):
+        mx.nd.contrib.quantized_flatten(mx.nd.ones((2, 2)), mx.nd.array([-1.]), mx.nd.array([1.]))
+    with pytest.raises(MXNetError, match='requantize'):
+        mx.nd.contrib.requantize(mx.nd.ones((2,)), mx.nd.array([-1.]), mx.nd.array([1.]))

@@ -41,8 +41,13 @@ def make_function(spec, func_name):
                                 % (spec.name, n_in, len(attr_names), len(args)))
             given = dict(zip(inputs, args[:n_in]))
             kwargs.update(zip(attr_names, args[n_in:]))
-            for key in [k for k in kwargs if k in inputs]:
+            by_keyword = [k for k in kwargs if k in inputs]
+            for key in by_keyword:
                 given[key] = kwargs.pop(key)
+            if spec.optional_inputs is not None and not by_keyword and args:
+                # Symbols given by position fill the inputs present for the attributes, as
+                # MXNet composes them (no bias: the ranges after the weight are not the bias)
+                given = [a for a in args[:n_in] if a is not None]
         return create_op_node(spec, given, kwargs, name=name, attr=attr, hint=hint)
 
     sym_function.__name__ = sym_function.__qualname__ = func_name

@@ -1,0 +1,322 @@
+"""MXNet's int8 inference operators (``mx.nd.contrib.quantize_v2``, ``requantize``,
+``quantize_asym`` and the ``quantized_*`` layers), as MXNet 1.9.1's CPU build computes them.
+
+An int8/uint8 array stands for real values over a range given beside it (``min``/``max``
+arrays of shape (1,)), ``R = max(|min|, |max|)``: one int8 step is ``R / 127.5`` and one
+uint8 step ``R / 255.5`` (oneDNN's convention, as ``dequantize`` reads them). Values are
+scaled in float32 and rounded half to even, results saturate. Layers that multiply
+(``quantized_fully_connected``, ``quantized_conv``) sum exact integer products into int32,
+whose range is ``(R_data / s) * (R_weight / 127) * (2**31 - 1)`` with ``s`` 127 for int8 data,
+255 for uint8 data of the fully connected layer (MXNet's convolution keeps 127); their int8
+bias is rescaled into those steps (truncated). ``quantized_elemwise_add`` adds the real values into int32 over the range
+``R_lhs + R_rhs``, or into int8 over a calibrated range. Layers that only move values
+(flatten, ReLU, pooling, embedding) keep the input's range.
+
+Where MXNet's kernels give no usable answer neomx follows the documented rule: without a
+calibrated range ``requantize`` takes the range of the data (MXNet 1.9.1's CPU kernel reports
+an inverted one). None of these operators is differentiable, as in MXNet.
+"""
+import numpy as np
+import torch
+
+from .dtype_rules import DTypeRule
+from .registry import BOOL, INT, OPT_FLOAT, check, choice, get, register, variadic_name
+
+_INT32_MAX = 2147483647.0
+_STEPS = {torch.int8: 127.5, torch.uint8: 255.5}
+_RANGE = 'float32'
+
+
+def _max_abs(low, high):
+    return max(abs(float(low)), abs(float(high)))
+
+
+def _given_range(op, minimum, maximum):
+    check(minimum.numel() == 1 and maximum.numel() == 1, op, 'the min and max ranges must hold one value '
+          'each, got shapes %s and %s', minimum.shape, maximum.shape)
+    return float(minimum.reshape(())), float(maximum.reshape(()))
+
+
+def _range_arrays(low, high, device):
+    return (torch.tensor([low], dtype=torch.float32, device=device),
+            torch.tensor([high], dtype=torch.float32, device=device))
+
+
+def _scaled(values, scale):
+    """``values * scale`` in float32, as MXNet's kernels compute it."""
+    return values.float() * torch.tensor(scale, dtype=torch.float32)
+
+
+def _to_integers(real, low, high, dtype):
+    """``real`` values quantized to ``dtype`` over [low, high], with the range reported."""
+    span = _max_abs(low, high)
+    scale = _STEPS[dtype] / span if span > 0 else 0.0
+    bounds = (-128.0, 127.0) if dtype is torch.int8 else (0.0, 255.0)
+    quantized = torch.round(_scaled(real, scale)).clamp(*bounds).to(dtype)
+    reported = (-span, span) if dtype is torch.int8 else (low, high)
+    return (quantized,) + _range_arrays(*reported, real.device)
+
+
+def _real_values(data, low, high):
+    """The real values int8/uint8/int32 ``data`` stands for over [low, high] (float32)."""
+    steps = _STEPS.get(data.dtype, _INT32_MAX)
+    return _scaled(data, _max_abs(low, high) / steps)
+
+
+def _calibrated(op, data_low, data_high, min_calib_range, max_calib_range):
+    if min_calib_range is None or max_calib_range is None:
+        return data_low, data_high
+    check(min_calib_range <= max_calib_range, op, 'min_calib_range %s exceeds max_calib_range %s',
+          min_calib_range, max_calib_range)
+    return min_calib_range, max_calib_range
+
+
+def _data_range(data):
+    if data.numel() == 0:
+        return 0.0, 0.0
+    return float(data.min()), float(data.max())
+
+
+def _out_type(out_type, min_calib_range):
+    if out_type == 'auto':      # uint8 only where a calibrated range says the data is non-negative
+        return torch.uint8 if min_calib_range is not None and min_calib_range >= 0 else torch.int8
+    return getattr(torch, out_type)
+
+
+def _out_dtype(dtypes, attrs):
+    return _out_type(attrs['out_type'], attrs['min_calib_range'])
+
+
+_FLOAT32_RANGES = DTypeRule(output=_out_dtype, later_outputs=lambda dtypes, attrs: torch.float32)
+_CALIB = [('min_calib_range', OPT_FLOAT, None), ('max_calib_range', OPT_FLOAT, None)]
+
+
+@register('_contrib_quantize_v2', inputs=('data',),
+          attrs=[('out_type', choice('auto', 'int8', 'uint8'), 'int8')] + _CALIB, num_outputs=3,
+          dtypes=_FLOAT32_RANGES, differentiable=False)
+def quantize_v2(data, out_type, min_calib_range, max_calib_range):
+    """Quantize float32 ``data`` over its calibrated range, else over its own min and max.
+
+    Returns
+    -------
+    (quantized, min_range, max_range): int8 reports ``(-R, R)``, uint8 the range used;
+    ``out_type='auto'`` is uint8 for a non-negative calibrated range, else int8.
+    """
+    op = 'quantize_v2'
+    check(data.dtype.is_floating_point, op, 'data must be a float array, got %s', data.dtype)
+    low, high = _calibrated(op, *_data_range(data), min_calib_range, max_calib_range)
+    return _to_integers(data.detach(), low, high, _out_type(out_type, min_calib_range))
+
+
+@register('_contrib_requantize', inputs=('data', 'min_range', 'max_range'),
+          attrs=[('out_type', choice('auto', 'int8', 'uint8'), 'int8')] + _CALIB, num_outputs=3,
+          dtypes=DTypeRule(fixed={'data': 'int32', 'min_range': _RANGE, 'max_range': _RANGE}, output=_out_dtype,
+                           later_outputs=lambda dtypes, attrs: torch.float32), differentiable=False)
+def requantize(data, min_range, max_range, out_type, min_calib_range, max_calib_range):
+    """Int32 ``data`` over ``[min_range, max_range]`` (a layer's accumulator) to int8/uint8 over
+    the calibrated range, else over the range of its real values."""
+    op = 'requantize'
+    check(data.dtype is torch.int32, op, 'data must be int32, got %s', data.dtype)
+    real = _real_values(data, *_given_range(op, min_range, max_range))
+    low, high = _calibrated(op, *_data_range(real), min_calib_range, max_calib_range)
+    return _to_integers(real, low, high, _out_type(out_type, min_calib_range))
+
+
+@register('_contrib_quantize_asym', inputs=('data',), attrs=_CALIB, num_outputs=3,
+          dtypes=DTypeRule(output='uint8', later_outputs=lambda dtypes, attrs: torch.float32),
+          differentiable=False)
+def quantize_asym(data, min_calib_range, max_calib_range):
+    """Asymmetric uint8 quantization: ``out = in * scale + shift + 0.5`` (truncated), with
+    ``scale = 255 / (max - min)`` and ``shift = 255 - max * scale`` over the calibrated range,
+    else the data's.
+
+    Returns
+    -------
+    (quantized uint8, scale (1,), shift (1,))
+    """
+    op = 'quantize_asym'
+    check(data.dtype.is_floating_point, op, 'data must be a float array, got %s', data.dtype)
+    low, high = _calibrated(op, *_data_range(data), min_calib_range, max_calib_range)
+    scale = 255.0 / (high - low) if high > low else 1.0
+    shift = 255.0 - high * scale
+    quantized = torch.floor(data.detach().double() * scale + shift + 0.5).clamp(0, 255).to(torch.uint8)
+    return (quantized,) + _range_arrays(scale, shift, data.device)
+
+
+# ------------------------------------------------- layers that keep the range
+_PASS_RANGE = dict(num_outputs=3, differentiable=False,
+                   dtypes=DTypeRule(free=('data',), fixed={'min_data': _RANGE, 'max_data': _RANGE},
+                                    output=lambda dtypes, attrs: dtypes[0],
+                                    later_outputs=lambda dtypes, attrs: torch.float32))
+
+
+def _check_integers(op, data, allowed=(torch.int8, torch.uint8)):
+    check(data.dtype in allowed, op, 'data must be %s, got %s', ' or '.join(str(t).split('.')[-1] for t in allowed),
+          data.dtype)
+
+
+def _with_range(out, min_data, max_data):
+    return out, min_data.float().reshape(1).clone(), max_data.float().reshape(1).clone()
+
+
+@register('_contrib_quantized_flatten', inputs=('data', 'min_data', 'max_data'), **_PASS_RANGE)
+def quantized_flatten(data, min_data, max_data):
+    """``Flatten`` of quantized data: (N, ...) -> (N, product of the rest), range unchanged."""
+    _check_integers('quantized_flatten', data)
+    return _with_range(data.reshape(data.shape[0], -1) if data.dim() else data.reshape(1, 1), min_data, max_data)
+
+
+@register('_contrib_quantized_act', inputs=('data', 'min_data', 'max_data'),
+          attrs=[('act_type', choice('relu'), 'relu')], **_PASS_RANGE)
+def quantized_act(data, min_data, max_data, act_type):
+    """ReLU of quantized data, range unchanged (MXNet quantizes no other activation)."""
+    _check_integers('quantized_act', data)
+    return _with_range(data.clamp(min=0), min_data, max_data)
+
+
+def _layer_attrs(name, *drop):
+    """The attributes of float layer ``name`` (kernel, stride...) for its quantized form."""
+    spec = get(name)
+    return [(key, attr) for key, attr in spec.attrs.items() if key not in drop]
+
+
+@register('_contrib_quantized_pooling', inputs=('data', 'min_data', 'max_data'), attrs=_layer_attrs('Pooling'),
+          **_PASS_RANGE)
+def quantized_pooling(data, min_data, max_data, **pooling):
+    """``Pooling`` of quantized data (averages rounded), range unchanged."""
+    _check_integers('quantized_pooling', data)
+    check(pooling['pool_type'] in ('max', 'avg'), 'quantized_pooling', "pool_type must be 'max' or 'avg', got %s",
+          pooling['pool_type'])
+    pooled = get('Pooling').impl(data.double(), **pooling)
+    bounds = (-128, 127) if data.dtype is torch.int8 else (0, 255)
+    return _with_range(torch.round(pooled).clamp(*bounds).to(data.dtype), min_data, max_data)
+
+
+@register('_contrib_quantized_embedding', inputs=('data', 'weight', 'min_weight', 'max_weight'),
+          attrs=_layer_attrs('Embedding'), num_outputs=3, differentiable=False,
+          dtypes=DTypeRule(free=('data', 'weight'), fixed={'min_weight': _RANGE, 'max_weight': _RANGE},
+                           output=lambda dtypes, attrs: dtypes[1] or torch.int8,
+                           later_outputs=lambda dtypes, attrs: torch.float32))
+def quantized_embedding(data, weight, min_weight, max_weight, input_dim, output_dim, dtype, sparse_grad):
+    """Rows of an int8 embedding table, with its range."""
+    op = 'quantized_embedding'
+    _check_integers(op, weight, (torch.int8,))
+    check(tuple(weight.shape) == (input_dim, output_dim), op, 'weight must have shape (input_dim, output_dim) = '
+          '(%d, %d), got %s', input_dim, output_dim, weight.shape)
+    rows = data.long().clamp(0, input_dim - 1)
+    return _with_range(weight[rows], min_weight, max_weight)
+
+
+# ---------------------------------------------------- element-wise and concat
+@register('_contrib_quantized_elemwise_add', inputs=('lhs', 'rhs', 'lhs_min', 'lhs_max', 'rhs_min', 'rhs_max'),
+          attrs=_CALIB, num_outputs=3, differentiable=False,
+          dtypes=DTypeRule(free=('lhs', 'rhs'), fixed=dict.fromkeys(('lhs_min', 'lhs_max', 'rhs_min', 'rhs_max'),
+                                                                     _RANGE),
+                           output=lambda dtypes, attrs: torch.int32 if attrs['max_calib_range'] is None
+                           else torch.int8, later_outputs=lambda dtypes, attrs: torch.float32))
+def quantized_elemwise_add(lhs, rhs, lhs_min, lhs_max, rhs_min, rhs_max, min_calib_range, max_calib_range):
+    """Sum of two quantized arrays of one shape: int32 over ``R_lhs + R_rhs``, or int8 over
+    the calibrated range when one is given."""
+    op = 'quantized_elemwise_add'
+    _check_integers(op, lhs)
+    _check_integers(op, rhs)
+    check(lhs.shape == rhs.shape, op, 'lhs and rhs must have one shape, got %s and %s', lhs.shape, rhs.shape)
+    lhs_range, rhs_range = _given_range(op, lhs_min, lhs_max), _given_range(op, rhs_min, rhs_max)
+    if min_calib_range is not None and max_calib_range is not None:
+        real = _real_values(lhs, *lhs_range) + _real_values(rhs, *rhs_range)
+        return _to_integers(real, min_calib_range, max_calib_range, torch.int8)
+    span = _max_abs(*lhs_range) + _max_abs(*rhs_range)
+    # oneDNN scales each operand into int32 steps in float32: so does this, for its rounding
+    scales = [torch.tensor(_max_abs(*r) / _STEPS[t.dtype] * _INT32_MAX / span, dtype=torch.float32)
+              for r, t in ((lhs_range, lhs), (rhs_range, rhs))]
+    total = lhs.float() * scales[0] + rhs.float() * scales[1]
+    out = torch.round(total.double()).clamp(-_INT32_MAX - 1, _INT32_MAX).to(torch.int32)
+    return (out,) + _range_arrays(-span, span, lhs.device)
+
+
+def _concat_inputs(attrs):
+    n = attrs['num_args']
+    return n * 3
+
+
+@register('_contrib_quantized_concat', variadic='num_args', attrs=[('num_args', INT), ('dim', INT, 1)],
+          num_inputs=_concat_inputs, num_outputs=3, differentiable=False,
+          dtypes=DTypeRule(free=lambda a: tuple(variadic_name(i) for i in range(3 * a['num_args'])),
+                           output=lambda dtypes, attrs: dtypes[0],
+                           later_outputs=lambda dtypes, attrs: torch.float32))
+def quantized_concat(*arrays, num_args, dim):
+    """Concatenation of quantized arrays (inputs: the arrays, then min and max of each in
+    turn) over the union of their ranges, each rescaled into it."""
+    op = 'quantized_concat'
+    check(len(arrays) == 3 * num_args, op, 'expects %d arrays then a min and a max for each (%d inputs), got %d',
+          num_args, 3 * num_args, len(arrays))
+    data, ranges = arrays[:num_args], arrays[num_args:]
+    bounds = [_given_range(op, ranges[2 * i], ranges[2 * i + 1]) for i in range(num_args)]
+    low, high = min(b[0] for b in bounds), max(b[1] for b in bounds)
+    out_type = torch.uint8 if all(d.dtype is torch.uint8 for d in data) else torch.int8
+    for d in data:
+        _check_integers(op, d)
+    parts = [_to_integers(_real_values(d, *b), low, high, out_type)[0] for d, b in zip(data, bounds)]
+    return (torch.cat(parts, dim=dim),) + _range_arrays(low, high, data[0].device)
+
+
+# ------------------------------------------------------ layers that multiply
+def _multiply(op, layer, data, weight, bias, ranges, no_bias, uint8_steps, **attrs):
+    """int32 ``layer`` of quantized data and weights; one data step is ``R / 127`` for int8
+    data and ``R / uint8_steps`` for uint8 data."""
+    _check_integers(op, data)
+    _check_integers(op, weight, (torch.int8,))
+    data_range = _given_range(op, ranges[0], ranges[1])
+    weight_range = _given_range(op, ranges[2], ranges[3])
+    data_steps = uint8_steps if data.dtype is torch.uint8 else 127.0
+    step = _max_abs(*data_range) / data_steps * (_max_abs(*weight_range) / 127.0)
+    f32 = np.float32    # MXNet computes the reported range in float32
+    span = float(f32(_max_abs(*data_range)) / f32(data_steps) * (f32(_max_abs(*weight_range)) / f32(127))
+                 * f32(_INT32_MAX))
+    total = get(layer).impl(data.double(), weight.double(), None, no_bias=True, **attrs)
+    if not no_bias:
+        _check_integers(op, bias, (torch.int8,))
+        bias_step = _max_abs(*_given_range(op, ranges[4], ranges[5])) / 127.0
+        rescaled = torch.trunc(bias.double() * (bias_step / step)) if step > 0 else bias.double() * 0
+        total = total + rescaled.reshape((1, -1) + (1,) * (total.dim() - 2))
+    out = total.clamp(-_INT32_MAX - 1, _INT32_MAX).to(torch.int32)
+    return (out,) + _range_arrays(-span, span, data.device)
+
+
+def _multiply_inputs(attrs):
+    if attrs['no_bias']:
+        return ('bias', 'min_bias', 'max_bias')
+    return ()
+
+
+_MULTIPLY_INPUTS = ('data', 'weight', 'bias', 'min_data', 'max_data', 'min_weight', 'max_weight', 'min_bias',
+                    'max_bias')
+_MULTIPLY = dict(inputs=_MULTIPLY_INPUTS, optional_inputs=_multiply_inputs, num_outputs=3, differentiable=False,
+                 dtypes=DTypeRule(free=('data', 'weight', 'bias'),
+                                  fixed=dict.fromkeys(_MULTIPLY_INPUTS[3:], _RANGE), output='int32',
+                                  later_outputs=lambda dtypes, attrs: torch.float32))
+
+
+@register('_contrib_quantized_fully_connected', attrs=_layer_attrs('FullyConnected'), **_MULTIPLY)
+def quantized_fully_connected(data, weight, bias, min_data, max_data, min_weight, max_weight, min_bias, max_bias,
+                              num_hidden, no_bias, flatten):
+    """``FullyConnected`` of int8 (or uint8) data and int8 weights into int32.
+
+    Inputs: data, weight, bias (unless ``no_bias``), then the min and max of each.
+    Returns (int32 output, its min, its max).
+    """
+    ranges = (min_data, max_data, min_weight, max_weight, min_bias, max_bias)
+    return _multiply('quantized_fully_connected', 'FullyConnected', data, weight, bias, ranges, no_bias, 255.0,
+                     num_hidden=num_hidden, flatten=flatten)
+
+
+@register('_contrib_quantized_conv', attrs=_layer_attrs('Convolution'), **_MULTIPLY)
+def quantized_conv(data, weight, bias, min_data, max_data, min_weight, max_weight, min_bias, max_bias, no_bias,
+                   **conv):
+    """``Convolution`` of int8 (or uint8) data and int8 weights into int32.
+
+    Inputs: data, weight, bias (unless ``no_bias``), then the min and max of each.
+    Returns (int32 output, its min, its max).
+    """
+    ranges = (min_data, max_data, min_weight, max_weight, min_bias, max_bias)
+    return _multiply('quantized_conv', 'Convolution', data, weight, bias, ranges, no_bias, 127.0, **conv)
