@@ -59,7 +59,23 @@ def cases():
                 dict(eta=0.5, eps=1e-3, rescale_grad=2.0), False))
     out.append(('hawkesll', 'nd.contrib.hawkesll', _hawkes_inputs(), {}, (0, 1, 2, 3)))
     out += _quantized_cases()
+    out += _deformable_psroi_cases()
     return out
+
+
+def _deformable_psroi_cases():
+    rng = np.random.RandomState(5)
+    data = rng.rand(2, 18, 7, 8).astype('float32')
+    rois = np.array([[0, 1, 1, 5, 6], [1, 0, 2, 7, 4], [0, 3.4, 0.6, 9, 9]], 'float32')
+    base = dict(spatial_scale=1.0, output_dim=2, group_size=3, pooled_size=3)
+    name = 'nd.contrib.DeformablePSROIPooling'
+    return [
+        ('deformable_psroi_no_trans', name, [data, rois], dict(base, no_trans=True), (0,)),
+        ('deformable_psroi_parts', name, [data, rois, (rng.rand(3, 4, 2, 2) - 0.5).astype('float32')],
+         dict(base, trans_std=0.1, part_size=2, sample_per_part=2), (0, 2)),
+        ('deformable_psroi_scaled', name, [data, rois, (rng.rand(3, 2, 3, 3) - 0.5).astype('float32')],
+         dict(base, trans_std=0.3, sample_per_part=3, spatial_scale=0.5), (0, 2)),
+    ]
 
 
 def _quantized_cases():
