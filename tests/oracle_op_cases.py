@@ -60,6 +60,11 @@ def cases():
     out.append(('hawkesll', 'nd.contrib.hawkesll', _hawkes_inputs(), {}, (0, 1, 2, 3)))
     out += _quantized_cases()
     out += _deformable_psroi_cases()
+    normal = np.histogram(rng.randn(10000), bins=801, range=(-4, 4))
+    skewed = np.histogram(rng.randn(5000) ** 2, bins=201, range=(-3, 3))
+    for bins, (hist, edges) in ((255, normal), (31, normal), (21, skewed)):
+        out.append(('calibrate_entropy_%d' % bins, 'nd.contrib.calibrate_entropy',
+                    [hist.astype('float32'), edges.astype('float32')], dict(num_quantized_bins=bins), False))
     return out
 
 

@@ -320,3 +320,79 @@ def quantized_conv(data, weight, bias, min_data, max_data, min_weight, max_weigh
     """
     ranges = (min_data, max_data, min_weight, max_weight, min_bias, max_bias)
     return _multiply('quantized_conv', 'Convolution', data, weight, bias, ranges, no_bias, 127.0, **conv)
+
+
+# ------------------------------------------------------------- calibration
+def _smoothed(dist, eps=1e-4):
+    """``dist`` with every zero raised to ``eps``, the mass taken evenly from the non-zeros;
+    None where all are zero."""
+    zeros = dist == 0
+    nonzero = int((~zeros).sum())
+    if nonzero == 0:
+        return None
+    taken = eps * int(zeros.sum()) / nonzero
+    return dist + torch.where(zeros, torch.full_like(dist, eps), torch.full_like(dist, -taken))
+
+
+def _kl_divergence(p, q):
+    """KL(p || q) of two unnormalized distributions (as ``scipy.stats.entropy(p, q)``)."""
+    p, q = p / p.sum(), q / q.sum()
+    terms = torch.where(p > 0, p * torch.log(p / q), torch.zeros_like(p))
+    return float(terms.sum())
+
+
+def _quantized_reference(window, reference, num_quantized_bins):
+    """The window of histogram counts merged into ``num_quantized_bins`` bins (the last takes
+    the remainder) and spread back evenly over the window's non-empty bins, kept where
+    ``reference`` is non-zero."""
+    size = window.numel()
+    merged = size // num_quantized_bins
+    group = torch.clamp(torch.arange(size, device=window.device) // merged, max=num_quantized_bins - 1)
+    sums = torch.zeros(num_quantized_bins, dtype=window.dtype, device=window.device).index_add(0, group, window)
+    counts = torch.zeros_like(sums).index_add(0, group, (window != 0).to(window.dtype))
+    spread = torch.where(counts > 0, sums / counts.clamp(min=1),
+                         torch.zeros_like(sums))[group]
+    return torch.where(reference != 0, spread, torch.zeros_like(spread))
+
+
+@register('_contrib_calibrate_entropy', inputs=('hist', 'hist_edges'), attrs=[('num_quantized_bins', INT, 255)],
+          num_outputs=2, differentiable=False, dtypes=DTypeRule(free=('hist', 'hist_edges'), output='float32',
+                                                               later_outputs=lambda dtypes, attrs: torch.float32))
+def calibrate_entropy(hist, hist_edges, num_quantized_bins):
+    """The clipping threshold of a symmetric histogram that loses the least information
+    (KL divergence) when its central window is quantized to ``num_quantized_bins`` bins, as
+    MXNet's entropy calibration of int8 models chooses it.
+
+    Parameters
+    ----------
+    hist : Tensor, shape (B,), B odd: counts of bins symmetric about 0
+    hist_edges : Tensor, shape (B + 1,)
+
+    Returns
+    -------
+    (threshold (1,), its divergence (1,)), float32
+    """
+    op = 'calibrate_entropy'
+    bins = hist.numel()
+    check(hist.dim() == 1 and bins % 2 == 1 and hist_edges.numel() == bins + 1, op,
+          'hist must hold an odd number of bins and hist_edges one more, got %s and %s', hist.shape,
+          hist_edges.shape)
+    check(0 < num_quantized_bins <= bins, op, 'num_quantized_bins=%d must be in [1, %d]', num_quantized_bins, bins)
+    counts, edges = hist.detach().double().floor(), hist_edges.detach().double()
+    center, half = bins // 2, num_quantized_bins // 2
+    best = (float('inf'), float(edges[center + half + 1]))
+    for i in range(half, center + 1):
+        start, stop = center - i, center + i + 1
+        # As MXNet's kernel: the window's first bin joins the left outliers (and leaves the
+        # window), its last bin the right ones; the divergence is computed in float32.
+        window = counts[start:stop].clone()
+        window[0] = 0
+        reference = window.clone()
+        reference[0] = counts[:start + 1].sum()
+        reference[-1] = counts[stop - 1:].sum()
+        quantized = _quantized_reference(window, reference, num_quantized_bins)
+        p, q = _smoothed(reference.float()), _smoothed(quantized.float())
+        divergence = float('inf') if p is None or q is None else _kl_divergence(p, q)
+        if divergence < best[0]:
+            best = (divergence, float(edges[stop]))
+    return _range_arrays(best[1], best[0], hist.device)
