@@ -68,6 +68,12 @@ def cases():
     return out
 
 
+def _bn_inputs():
+    f32 = lambda *v: np.array(v, 'float32')
+    return [np.arange(-40, 40, 5).reshape(1, 2, 2, 4).astype('int8'), f32(1.0, 0.5), f32(0.1, -0.2),
+            f32(0.05, -0.1), f32(0.2, 0.5), f32(-1), f32(1)]
+
+
 def _deformable_psroi_cases():
     rng = np.random.RandomState(5)
     data = rng.rand(2, 18, 7, 8).astype('float32')
@@ -127,6 +133,10 @@ def _quantized_cases():
          dict(num_hidden=3, no_bias=True), False),
         ('quantized_conv_uint8', c + 'quantized_conv', [image, kernel, f32(0), f32(3), f32(-0.5), f32(0.4)],
          dict(kernel=(2, 2), num_filter=3, no_bias=True), False),
+        ('quantized_batch_norm', c + 'quantized_batch_norm', _bn_inputs(), dict(min_calib_range=-2.0,
+                                                                                 max_calib_range=2.0), False),
+        ('quantized_batch_norm_fix_gamma', c + 'quantized_batch_norm', _bn_inputs(),
+         dict(fix_gamma=True, min_calib_range=-1.5, max_calib_range=1.0), False),
         ('quantized_embedding', c + 'quantized_embedding', [f32(0, 2), weight, f32(-0.5), f32(0.5)],
          dict(input_dim=3, output_dim=4), False),
     ]

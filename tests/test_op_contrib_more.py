@@ -104,3 +104,20 @@ def test_quantized_operators_refuse_float_data():
         mx.nd.contrib.quantized_flatten(mx.nd.ones((2, 2)), mx.nd.array([-1.]), mx.nd.array([1.]))
     with pytest.raises(MXNetError, match='requantize'):
         mx.nd.contrib.requantize(mx.nd.ones((2,)), mx.nd.array([-1.]), mx.nd.array([1.]))
+
+
+@pytest.mark.parametrize('kwargs, dtype, expected, span', [
+    ({}, np.int32, [30, -140, -270, 12700, 128, 250, 0, -4096], 133144.25),
+    (dict(min_calib_range=-0.05, max_calib_range=0.05), np.int8, [4, -21, -42, -56, 20, 39, 0, 126], 0.05),
+])
+def test_quantized_elemwise_mul_matches_mxnet(kwargs, dtype, expected, span):
+    # MXNet 1.9.1's results (its executor; its imperative call of this operator fails)
+    lhs = mx.nd.array([[10, -20, 30, 127], [-128, 5, 0, 64]], dtype='int8')
+    rhs = mx.nd.array([[3, 7, -9, 100], [-1, 50, 13, -64]], dtype='int8')
+    ranges = [mx.nd.array([v]) for v in (-1., 2., -.5, .5)]
+    out, low, high = mx.nd.contrib.quantized_elemwise_mul(lhs, rhs, *ranges, **kwargs)
+    assert out.dtype == dtype and out.asnumpy().ravel().tolist() == expected
+    np.testing.assert_allclose([low.asscalar(), high.asscalar()], [-span, span], rtol=1e-6)
+    real = mx.nd.contrib.quantized_elemwise_mul(lhs, rhs, *ranges, enable_float_output=True)
+    np.testing.assert_allclose(real.asnumpy().ravel()[:4], [0.0018454441, -0.008612072, -0.016608996, 0.78123796],
+                               rtol=1e-6)

@@ -396,3 +396,63 @@ def calibrate_entropy(hist, hist_edges, num_quantized_bins):
         if divergence < best[0]:
             best = (divergence, float(edges[stop]))
     return _range_arrays(best[1], best[0], hist.device)
+
+
+@register('_contrib_quantized_elemwise_mul', inputs=('lhs', 'rhs', 'lhs_min', 'lhs_max', 'rhs_min', 'rhs_max'),
+          attrs=_CALIB + [('enable_float_output', BOOL, False)],
+          num_outputs=lambda a: 1 if a['enable_float_output'] else 3, differentiable=False,
+          dtypes=DTypeRule(free=('lhs', 'rhs'), fixed=dict.fromkeys(('lhs_min', 'lhs_max', 'rhs_min', 'rhs_max'),
+                                                                     _RANGE),
+                           output=lambda dtypes, attrs: torch.float32 if attrs['enable_float_output'] else (
+                               torch.int32 if attrs['max_calib_range'] is None else torch.int8),
+                           later_outputs=lambda dtypes, attrs: torch.float32))
+def quantized_elemwise_mul(lhs, rhs, lhs_min, lhs_max, rhs_min, rhs_max, min_calib_range, max_calib_range,
+                           enable_float_output):
+    """Element-wise product of two quantized arrays: the int32 product of the integers (range
+    as ``quantized_fully_connected``'s), its float32 value with ``enable_float_output``, or
+    int8 over a calibrated range (truncated and, as MXNet's kernel does, wrapped rather than
+    saturated)."""
+    op = 'quantized_elemwise_mul'
+    _check_integers(op, lhs)
+    _check_integers(op, rhs)
+    check(lhs.shape == rhs.shape, op, 'lhs and rhs must have one shape, got %s and %s', lhs.shape, rhs.shape)
+    lhs_range, rhs_range = _given_range(op, lhs_min, lhs_max), _given_range(op, rhs_min, rhs_max)
+    product = lhs.to(torch.int32) * rhs.to(torch.int32)
+    step = _max_abs(*lhs_range) / _STEPS[lhs.dtype] * (_max_abs(*rhs_range) / _STEPS[rhs.dtype])
+    if enable_float_output:
+        return _scaled(product, step)
+    if min_calib_range is not None and max_calib_range is not None:
+        scale = _STEPS[torch.int8] / _max_abs(min_calib_range, max_calib_range)
+        wrapped = torch.trunc(_scaled(_scaled(product, step), scale)).to(torch.int64).to(torch.int8)
+        span = _max_abs(min_calib_range, max_calib_range)
+        return (wrapped,) + _range_arrays(-span, span, lhs.device)
+    f32 = np.float32
+    span = float(f32(_max_abs(*lhs_range)) / f32(127) * (f32(_max_abs(*rhs_range)) / f32(127)) * f32(_INT32_MAX))
+    return (product,) + _range_arrays(-span, span, lhs.device)
+
+
+@register('_contrib_quantized_batch_norm',
+          inputs=('data', 'gamma', 'beta', 'moving_mean', 'moving_var', 'min_data', 'max_data'),
+          attrs=_layer_attrs('BatchNorm'), num_outputs=3, differentiable=False,
+          dtypes=DTypeRule(free=('data',), fixed=dict.fromkeys(('gamma', 'beta', 'moving_mean', 'moving_var',
+                                                                'min_data', 'max_data'), _RANGE),
+                           output='int8', later_outputs=lambda dtypes, attrs: torch.float32))
+def quantized_batch_norm(data, gamma, beta, moving_mean, moving_var, min_data, max_data, eps, momentum, fix_gamma,
+                         use_global_stats, output_mean_var, axis, cudnn_off, min_calib_range, max_calib_range):
+    """Inference ``BatchNorm`` (moving statistics) of int8 data into int8 over the calibrated
+    range (else over the range of its results). As MXNet's CPU kernel, it applies ``gamma``
+    even with ``fix_gamma``."""
+    op = 'quantized_batch_norm'
+    _check_integers(op, data, (torch.int8,))
+    axis = axis % data.dim()
+    channels = data.shape[axis]
+    check(all(p.numel() == channels for p in (gamma, beta, moving_mean, moving_var)), op,
+          'gamma, beta, moving_mean and moving_var must hold one value per channel (%d)', channels)
+    shape = [1] * data.dim()
+    shape[axis] = channels
+    real = _real_values(data, *_given_range(op, min_data, max_data))
+    scale = gamma.float() / torch.sqrt(moving_var.float() + eps)
+    out = (real - moving_mean.float().reshape(shape)) * scale.reshape(shape) + beta.float().reshape(shape)
+    low, high = _calibrated(op, *_data_range(out), min_calib_range, max_calib_range)
+    quantized = _to_integers(out, low, high, torch.int8)[0]
+    return (quantized,) + _range_arrays(low, high, data.device)
