@@ -121,3 +121,18 @@ def test_quantized_elemwise_mul_matches_mxnet(kwargs, dtype, expected, span):
     real = mx.nd.contrib.quantized_elemwise_mul(lhs, rhs, *ranges, enable_float_output=True)
     np.testing.assert_allclose(real.asnumpy().ravel()[:4], [0.0018454441, -0.008612072, -0.016608996, 0.78123796],
                                rtol=1e-6)
+
+
+def test_backward_index_copy_is_index_copys_gradient():
+    head = mx.nd.arange(12).reshape((4, 3))
+    index = mx.nd.array([2, 0])
+    old, new = mx.nd.zeros((4, 3)), mx.nd.ones((2, 3))
+    old_grad, index_grad, new_grad = mx.nd.contrib.backward_index_copy(head, old, index, new)
+    old.attach_grad()
+    new.attach_grad()
+    with mx.autograd.record():
+        out = mx.nd.contrib.index_copy(old, index, new)
+    out.backward(head)
+    assert old_grad.asnumpy().tolist() == old.grad.asnumpy().tolist()
+    assert new_grad.asnumpy().tolist() == new.grad.asnumpy().tolist() == [[6., 7., 8.], [0., 1., 2.]]
+    assert index_grad.asnumpy().tolist() == [0., 0.]

@@ -220,3 +220,16 @@ def index_copy(old_tensor, index_vector, new_tensor):
           'one row of old_tensor %s per index (index_vector %s)', new_tensor.shape,
           old_tensor.shape, index_vector.shape)
     return old_tensor.index_copy(0, _as_index(index_vector), new_tensor)
+
+
+@register('_contrib_backward_index_copy', inputs=('out_grad', 'old_tensor', 'index_vector', 'new_tensor'),
+          num_outputs=3, dtypes=DTypeRule(free=('index_vector', 'new_tensor')))
+def backward_index_copy(out_grad, old_tensor, index_vector, new_tensor):
+    """The gradient pass of ``index_copy`` (its head gradient, then its inputs): the gradients
+    of ``old_tensor`` (``out_grad`` with the replaced rows zeroed), of ``index_vector``
+    (zeros) and of ``new_tensor`` (the replaced rows of ``out_grad``)."""
+    index = _as_index(index_vector)
+    check(out_grad.shape == old_tensor.shape, 'backward_index_copy', 'out_grad %s must have the shape of '
+          'old_tensor %s', out_grad.shape, old_tensor.shape)
+    old_grad = out_grad.index_fill(0, index, 0)
+    return old_grad, torch.zeros_like(index_vector), out_grad.index_select(0, index).to(new_tensor.dtype)
