@@ -60,12 +60,70 @@ def cases():
     out.append(('hawkesll', 'nd.contrib.hawkesll', _hawkes_inputs(), {}, (0, 1, 2, 3)))
     out += _quantized_cases()
     out += _deformable_psroi_cases()
+    out += _breadth_cases(np.random.RandomState(7))
     normal = np.histogram(rng.randn(10000), bins=801, range=(-4, 4))
     skewed = np.histogram(rng.randn(5000) ** 2, bins=201, range=(-3, 3))
     for bins, (hist, edges) in ((255, normal), (31, normal), (21, skewed)):
         out.append(('calibrate_entropy_%d' % bins, 'nd.contrib.calibrate_entropy',
                     [hist.astype('float32'), edges.astype('float32')], dict(num_quantized_bins=bins), False))
     return out
+
+
+def _boxes(rng, *shape):
+    low = rng.uniform(0, 0.6, shape + (2,))
+    return np.concatenate([low, low + rng.uniform(0.05, 0.4, shape + (2,))], -1).astype('float32')
+
+
+def _breadth_cases(rng):
+    """The other contrib operators real models use, values and gradients."""
+    c = 'nd.contrib.'
+    f32 = lambda a: np.asarray(a, 'float32')
+    scored = np.concatenate([rng.randint(0, 3, (2, 12, 1)), rng.rand(2, 12, 1), _boxes(rng, 2, 12)], -1)
+    scored = f32(scored)
+    scored[0, 3, 0] = -1
+    qkv = f32(rng.randn(5, 2, 3 * 2 * 4))
+    att = f32(rng.rand(2 * 2, 5, 5))
+    cases = [
+        ('box_iou_corner', c + 'box_iou', [_boxes(rng, 3, 2), _boxes(rng, 4)], {}, False),
+        ('box_iou_center', c + 'box_iou', [_boxes(rng, 5), _boxes(rng, 2, 2)], dict(format='center'), False),
+        ('box_nms_default', c + 'box_nms', [scored], dict(overlap_thresh=0.3), True),
+        ('box_nms_per_class', c + 'box_nms', [scored], dict(overlap_thresh=0.2, id_index=0, topk=6,
+                                                             valid_thresh=0.1), True),
+        ('box_nms_force_center_out', c + 'box_nms', [scored], dict(overlap_thresh=0.25, id_index=0,
+                                                                    force_suppress=True, out_format='center'), False),
+        ('box_nms_background', c + 'box_nms', [scored], dict(id_index=0, background_id=1), False),
+        ('box_encode', c + 'box_encode', [f32(rng.rand(2, 6) > 0.4), f32(rng.randint(0, 3, (2, 6))),
+                                          _boxes(rng, 2, 6), _boxes(rng, 2, 3), f32([0, 0, 0, 0]),
+                                          f32([0.1, 0.1, 0.2, 0.2])], {}, False),
+        ('box_decode', c + 'box_decode', [f32(rng.randn(2, 6, 4) * 0.3), _boxes(rng, 1, 6)],
+         dict(std0=0.1, std1=0.1, std2=0.2, std3=0.2, clip=1.0, format='corner'), False),
+        ('bipartite_matching', c + 'bipartite_matching', [f32(rng.rand(2, 5, 4))], dict(threshold=0.3, topk=2),
+         False),
+        ('roi_align', c + 'ROIAlign', [f32(rng.rand(2, 3, 8, 9)), f32([[0, 1.2, 0.5, 6.3, 5.8], [1, 0, 0, 8, 7],
+                                                                       [0, 3.3, 2.1, 4.4, 7.9]])],
+         dict(pooled_size=(3, 2), spatial_scale=1.0, sample_ratio=2), (0,)),
+        ('roi_align_adaptive_aligned', c + 'ROIAlign', [f32(rng.rand(1, 2, 10, 10)), f32([[0, 2.5, 1.5, 9, 6]])],
+         dict(pooled_size=(2, 3), spatial_scale=0.5, aligned=True), (0,)),
+        ('multibox_prior', c + 'MultiBoxPrior', [f32(rng.rand(1, 2, 3, 4))],
+         dict(sizes=(0.3, 0.5), ratios=(1, 2, 0.5), clip=True, steps=(0.3, 0.25), offsets=(0.4, 0.6)), False),
+        ('boolean_mask', c + 'boolean_mask', [f32(rng.randn(5, 3)), f32([1, 0, 1, 1, 0])], {}, (0,)),
+        ('index_copy', c + 'index_copy', [f32(rng.randn(5, 3)), f32([4, 1]), f32(rng.randn(2, 3))], {}, (0, 2)),
+        ('index_array', c + 'index_array', [f32(rng.randn(2, 3, 2))], dict(axes=(2, 0)), False),
+        ('arange_like', c + 'arange_like', [f32(rng.randn(3, 4))], dict(start=2, step=0.5, axis=1), False),
+        ('allclose', c + 'allclose', [f32([1, 2, 3]), f32([1, 2, 3.00001])], dict(rtol=1e-6, atol=0), False),
+        ('div_sqrt_dim', c + 'div_sqrt_dim', [f32(rng.randn(2, 9))], {}, True),
+        ('quadratic', c + 'quadratic', [f32(rng.randn(3, 2))], dict(a=1.5, b=-2, c=0.5), True),
+        ('gradientmultiplier', c + 'gradientmultiplier', [f32(rng.randn(3))], dict(scalar=-0.7), True),
+        ('round_ste', c + 'round_ste', [f32(rng.randn(6) * 2)], {}, True),
+        ('sign_ste', c + 'sign_ste', [f32(rng.randn(6))], {}, True),
+        ('selfatt_qk', c + 'interleaved_matmul_selfatt_qk', [qkv], dict(heads=2), True),
+        ('selfatt_valatt', c + 'interleaved_matmul_selfatt_valatt', [qkv, att], dict(heads=2), True),
+        ('encdec_qk', c + 'interleaved_matmul_encdec_qk', [f32(rng.randn(4, 2, 8)), f32(rng.randn(5, 2, 16))],
+         dict(heads=2), True),
+        ('encdec_valatt', c + 'interleaved_matmul_encdec_valatt', [f32(rng.randn(5, 2, 16)),
+                                                                   f32(rng.rand(4, 4, 5))], dict(heads=2), True),
+    ]
+    return cases
 
 
 def _bn_inputs():
