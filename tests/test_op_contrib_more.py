@@ -136,3 +136,21 @@ def test_backward_index_copy_is_index_copys_gradient():
     assert old_grad.asnumpy().tolist() == old.grad.asnumpy().tolist()
     assert new_grad.asnumpy().tolist() == new.grad.asnumpy().tolist() == [[6., 7., 8.], [0., 1., 2.]]
     assert index_grad.asnumpy().tolist() == [0., 0.]
+
+
+def test_identity_attach_kl_sparse_reg_matches_mxnet():
+    sym = mx.sym.IdentityAttachKLSparseReg(mx.sym.var('d'), name='r', sparseness_target=0.2, penalty=0.01,
+                                           momentum=0.8)
+    assert sym.list_arguments() == ['d'] and sym.list_auxiliary_states() == ['r_moving_avg']
+    x = np.random.RandomState(0).rand(4, 3).astype('float32')
+    grad, avg = mx.nd.zeros((4, 3)), mx.nd.full((3,), 0.5)
+    exe = sym.bind(mx.cpu(), {'d': mx.nd.array(x)}, args_grad={'d': grad}, aux_states={'r_moving_avg': avg})
+    np.testing.assert_array_equal(exe.forward(is_train=True)[0].asnumpy(), x)
+    exe.backward(mx.nd.ones((4, 3)))
+    # MXNet 1.9.1's gradient and running average after one step
+    np.testing.assert_allclose(grad.asnumpy(), np.tile([1.0118303, 1.0137376, 1.013557], (4, 1)), rtol=1e-6)
+    np.testing.assert_allclose(avg.asnumpy(), [0.49573627, 0.54111713, 0.53706074], rtol=1e-6)
+    out = mx.nd.IdentityAttachKLSparseReg(mx.nd.array(x), mx.nd.full((3,), 0.5))
+    out[:] = 0          # a new array, not a view of its input
+    with pytest.raises(MXNetError, match='moving_avg'):
+        mx.nd.IdentityAttachKLSparseReg(mx.nd.array(x), mx.nd.full((4,), 0.5))

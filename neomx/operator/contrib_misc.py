@@ -338,3 +338,40 @@ def svm_output(data, label, margin, regularization_coefficient, use_linear):
           'expected data (N, C) and label (N,), got %s and %s', data.shape, label.shape)
     return _output_layer(data, torch.clone, lambda out: _svm_gradient(
         out, label, margin, regularization_coefficient, use_linear))
+
+
+# ------------------------------------------------------- KL sparseness penalty
+class _KLSparseReg(torch.autograd.Function):
+    """Identity forward; backward first moves the running mean activation ``moving_avg`` (in
+    place) towards this batch's mean, then adds the gradient of the KL sparseness penalty."""
+
+    @staticmethod
+    def forward(ctx, data, moving_avg, sparseness_target, penalty, momentum):
+        ctx.save_for_backward(data)
+        ctx.moving_avg, ctx.params = moving_avg, (sparseness_target, penalty, momentum)
+        return data.view_as(data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        data, = ctx.saved_tensors
+        target, penalty, momentum = ctx.params
+        avg = ctx.moving_avg
+        with torch.no_grad():
+            avg.mul_(momentum).add_(data.reshape(data.shape[0], -1).mean(0).reshape(avg.shape), alpha=1 - momentum)
+            kl = penalty * (-target / avg + (1 - target) / (1 - avg))
+        return grad + kl.reshape((1,) + tuple(avg.shape)), None, None, None, None
+
+
+@register('IdentityAttachKLSparseReg', inputs=('data', 'moving_avg'), aux=('moving_avg',), shares_input=True,
+          attrs=[('sparseness_target', FLOAT, 0.1), ('penalty', FLOAT, 0.001), ('momentum', FLOAT, 0.9)],
+          infer_args=lambda shapes, a: {'moving_avg': shapes['data'][1:]} if shapes.get('data') else {})
+def identity_attach_kl_sparse_reg(data, moving_avg, sparseness_target, penalty, momentum):
+    """``data`` unchanged (sigmoid activations, (N, ...)); its gradient gains the KL sparseness
+    penalty ``penalty * (-t / avg + (1 - t) / (1 - avg))`` towards the target mean activation
+    ``t = sparseness_target``, with ``avg`` the running mean per feature (auxiliary state
+    ``moving_avg``, updated by the backward pass: ``momentum * avg + (1 - momentum) * mean``)."""
+    check(data.dim() >= 1 and tuple(moving_avg.shape) == tuple(data.shape[1:]), 'IdentityAttachKLSparseReg',
+          'moving_avg must have the shape of one sample %s, got %s', data.shape[1:], moving_avg.shape)
+    if not torch.is_grad_enabled() or not data.requires_grad:
+        return data.view_as(data)
+    return _KLSparseReg.apply(data, moving_avg, sparseness_target, penalty, momentum)
