@@ -86,3 +86,17 @@ def test_register_and_operator_modules_have_mxnets_names():
     assert shared.tolist() == [[0., 1., 2.], [3., 40., 5.]]
     with pytest.raises(RuntimeError):
         mx.operator.ctypes2numpy_shared(ctypes.pointer(ctypes.c_int(1)), (1,))
+
+
+def test_indexing_key_expand_implicit_axes_as_mxnet():
+    expand = nd_module.indexing_key_expand_implicit_axes
+    every = slice(None)
+    assert expand(np.s_[2, 1, 1], (3, 4, 5)) == ((2, 1, 1), -1)
+    assert expand(np.s_[0, ...], (3, 4, 5)) == ((0, every, every), -1)
+    assert expand(np.s_[:2, None, 0, ...], (3, 4, 5)) == ((slice(None, 2), None, 0, every), -1)
+    assert expand(np.s_[True, 0], (3, 4)) == ((0, every), 1)
+    assert expand(np.s_[False], (3,)) == ((every,), 0)
+    with pytest.raises(IndexError, match='ellipsis'):
+        expand(np.s_[..., 0, ...], (3, 4))
+    with pytest.raises(ValueError, match='legacy mode'):
+        expand((mx.nd.array([1, 0, 1]).astype('bool'),), (3,))

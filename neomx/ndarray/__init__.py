@@ -8,7 +8,8 @@ from .ndarray import (NDArray, array, empty, zeros, ones, full, arange, waitall,
                       from_dlpack, to_dlpack_for_read, to_dlpack_for_write, from_torch)
 from .ndarray import _new as _array_from_tensor
 from .ndarray import (_DTYPE_MX_TO_NP, _DTYPE_NP_TO_MX, _GRAD_REQ_MAP,  # noqa: F401
-                      get_indexing_dispatch_code, get_oshape_of_gather_nd_op)
+                      get_indexing_dispatch_code, get_oshape_of_gather_nd_op,
+                      indexing_key_expand_implicit_axes)
 from .. import upper_layers as _upper_layers
 
 # custom operators and autograd's Function (lower layers) hand their user code NDArrays

@@ -16,7 +16,7 @@ from .._division import divide as _divide, divide_, mod, mod_
 from ..async_errors import raise_deferred
 from ..base import MXNetError, np_dtype, numpy_dtype, refuse_numpy_shape, torch_dtype
 from ..context import Context, as_context, current_context
-from ..util import is_np_shape
+from ..util import is_np_array, is_np_shape
 from . import params_format
 from .handles import array_of, handle_of
 
@@ -53,6 +53,62 @@ def get_indexing_dispatch_code(key):
         if not (isinstance(idx, (slice, int, np.integer)) or idx is None):
             raise ValueError('NDArray does not support slicing with key %s of type %s.' % (idx, type(idx)))
     return _NDARRAY_BASIC_INDEXING
+
+
+# What a 0-d boolean index does (indexing_key_expand_implicit_axes): nothing, or a new axis
+# of length 0 (False) or 1 (True)
+_NDARRAY_NO_ZERO_DIM_BOOL_ARRAY = -1
+_NDARRAY_ZERO_DIM_BOOL_ARRAY_FALSE = 0
+_NDARRAY_ZERO_DIM_BOOL_ARRAY_TRUE = 1
+
+
+def indexing_key_expand_implicit_axes(key, shape):
+    """The indexing ``key`` for an array of ``shape`` with its implicit axes made explicit
+    (``slice(None)`` for the ellipsis and the axes after the last index), boolean arrays
+    turned into integer arrays by ``nonzero`` (NumPy semantics only), and what a 0-d boolean
+    index adds: ``(expanded key, -1 / 0 / 1)``.
+
+    >>> indexing_key_expand_implicit_axes((0,), (3, 4, 5))
+    ((0, slice(None, None, None), slice(None, None, None)), -1)
+    """
+    if not isinstance(key, tuple):
+        key = (key,)
+    ellipsis_at, num_none, explicit = None, 0, []
+    prepend = _NDARRAY_NO_ZERO_DIM_BOOL_ARRAY
+    axis = 0
+    for i, idx in enumerate(key):
+        if idx is Ellipsis:
+            if ellipsis_at is not None:
+                raise IndexError('Cannot use more than one ellipsis (`...`) for indexing')
+            ellipsis_at = i
+            continue
+        if isinstance(idx, (bool, np.bool_)):
+            idx = array(idx, dtype=np.bool_)
+        if idx is None:
+            num_none += 1
+        if isinstance(idx, NDArray) and idx.ndim == 0 and idx.dtype == np.bool_:
+            prepend = _NDARRAY_ZERO_DIM_BOOL_ARRAY_TRUE if bool(idx._t) else _NDARRAY_ZERO_DIM_BOOL_ARRAY_FALSE
+        elif isinstance(idx, NDArray) and idx.ndim == 0:
+            explicit.append(int(idx._t.item()))
+            axis += 1
+        elif isinstance(idx, NDArray) and idx.dtype == np.bool_:
+            if tuple(shape[axis:axis + idx.ndim]) != tuple(idx.shape):
+                raise IndexError('boolean index of shape %s does not match the axes %d.. of an array of shape %s'
+                                 % (idx.shape, axis, shape))
+            if not is_np_array():
+                raise ValueError('Cannot perform boolean indexing in legacy mode. Please activate numpy '
+                                 'semantics by calling `npx.set_np()` in the global scope before calling '
+                                 'this function.')
+            explicit.extend(_new(t, idx._ctx) for t in torch.nonzero(idx._t, as_tuple=True))
+            axis += idx.ndim
+        else:
+            explicit.append(idx)
+            axis += 1
+    explicit = tuple(explicit)
+    if ellipsis_at is None:         # too few indices: the ellipsis is implicitly at the end
+        ellipsis_at = len(explicit)
+    implicit = len(shape) + num_none - len(explicit)
+    return explicit[:ellipsis_at] + (slice(None),) * implicit + explicit[ellipsis_at:], prepend
 
 
 def get_oshape_of_gather_nd_op(dshape, ishape):
