@@ -57,7 +57,14 @@ def ctypes2numpy_shared(cptr, shape):
 
 
 class MXCallbackList(ctypes.Structure):
-    """MXNet's C layout of a list of callbacks (what its custom-operator properties receive)."""
+    """MXNet's C layout of a list of callbacks (what its custom-operator properties receive).
+
+    Example
+    -------
+    >>> callbacks = MXCallbackList(num_callbacks=0)
+    >>> callbacks.num_callbacks, bool(callbacks.callbacks)
+    (0, False)
+    """
     _fields_ = [('num_callbacks', ctypes.c_int),
                 ('callbacks', ctypes.POINTER(ctypes.CFUNCTYPE(ctypes.c_int))),
                 ('contexts', ctypes.POINTER(ctypes.c_void_p))]
