@@ -16,8 +16,11 @@ from .. import upper_layers as _upper_layers
 _upper_layers.register('array_from_tensor', _array_from_tensor)
 _operator.NDArray = NDArray     # as MXNet's mx.operator has it
 
+_contrib_helpers = {_name: getattr(contrib, _name) for _name in contrib.PYTHON_HELPERS}
 _register.populate({'op': op, '_internal': _internal, 'contrib': contrib, 'linalg': linalg,
                     'image': image, 'random_internal': random_internal, 'sparse': sparse})
+for _name, _helper in _contrib_helpers.items():     # MXNet's Python forms win over the generated ones
+    setattr(contrib, _name, _helper)
 _self = sys.modules[__name__]
 for _name in dir(op):
     if not _name.startswith('__'):

@@ -57,3 +57,44 @@ def rand_zipfian(true_classes, num_sampled, range_max, ctx=None):
     if ctx is None:
         ctx = true_classes.context
     return zipfian_candidates(ndarray, true_classes.as_in_context(ctx), num_sampled, range_max, {'ctx': ctx})
+
+
+def adamw_update(weight, grad, mean, var, rescale_grad, lr, eta, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                 wd=0, clip_gradient=-1, out=None, name=None, **kwargs):
+    """AdamW step (``_adamw_update``) whose ``rescale_grad`` may be a number or an NDArray (a
+    loss scale kept on the device); the step is skipped when it is not finite.
+
+    Example
+    -------
+    >>> import neomx as mx
+    >>> w = adamw_update(mx.nd.ones(2), mx.nd.ones(2) * 0.5, mx.nd.zeros(2), mx.nd.zeros(2),
+    ...                  rescale_grad=2.0, lr=0.1, eta=1.0)
+    >>> w.asnumpy().round(4).tolist()
+    [0.6838, 0.6838]
+    """
+    from . import _internal     # pylint: disable=import-outside-toplevel  (filled in after this module)
+    return _internal._adamw_update(weight, grad, mean, var, _scale_array(rescale_grad, weight), lr=lr, eta=eta,
+                                   beta1=beta1, beta2=beta2, epsilon=epsilon, wd=wd, clip_gradient=clip_gradient,
+                                   out=out, name=name, **kwargs)
+
+
+def mp_adamw_update(weight, grad, mean, var, weight32, rescale_grad, lr, eta, beta1=0.9, beta2=0.999,
+                    epsilon=1e-8, wd=0, clip_gradient=-1, out=None, name=None, **kwargs):
+    """Mixed-precision AdamW step (``_mp_adamw_update``, float32 master ``weight32``) whose
+    ``rescale_grad`` may be a number or an NDArray."""
+    from . import _internal     # pylint: disable=import-outside-toplevel  (filled in after this module)
+    return _internal._mp_adamw_update(weight, grad, mean, var, weight32, _scale_array(rescale_grad, weight), lr=lr,
+                                      eta=eta, beta1=beta1, beta2=beta2, epsilon=epsilon, wd=wd,
+                                      clip_gradient=clip_gradient, out=out, name=name, **kwargs)
+
+
+def _scale_array(rescale_grad, weight):
+    """``rescale_grad`` as a (1,) array on ``weight``'s context, as the AdamW kernels take it."""
+    from .ndarray import NDArray, full  # pylint: disable=import-outside-toplevel
+    if isinstance(rescale_grad, NDArray):
+        return rescale_grad.as_in_context(weight.context)
+    return full((1,), rescale_grad, ctx=weight.context)
+
+
+# Python helpers that replace the registry's functions of the same name once it fills this module
+PYTHON_HELPERS = ('adamw_update', 'mp_adamw_update')
