@@ -69,7 +69,7 @@ def adamw_update(weight, grad, mean, var, rescale_grad, lr, eta, beta1=0.9, beta
     >>> import neomx as mx
     >>> w = adamw_update(mx.nd.ones(2), mx.nd.ones(2) * 0.5, mx.nd.zeros(2), mx.nd.zeros(2),
     ...                  rescale_grad=2.0, lr=0.1, eta=1.0)
-    >>> w.asnumpy().round(4).tolist()
+    >>> [round(float(v), 4) for v in w.asnumpy()]
     [0.6838, 0.6838]
     """
     from . import _internal     # pylint: disable=import-outside-toplevel  (filled in after this module)
