@@ -115,3 +115,23 @@ def test_contrib_adamw_update_takes_a_number_or_an_array_as_rescale_grad():
                                         mx.nd.zeros(2), mx.nd.zeros(2), w32, rescale_grad=2.0, lr=0.1, eta=1.0)
     assert out.dtype == np.float16
     np.testing.assert_allclose(w32.asnumpy(), [0.68377024] * 2, rtol=1e-5)
+
+
+@pytest.mark.parametrize('make, outputs, aux', [
+    (lambda v: mx.sym.contrib.MultiBoxTarget(v(0), v(1), v(2)), ['loc_target', 'loc_mask', 'cls_target'], 0),
+    (lambda v: mx.sym.contrib.hawkesll(*[v(i) for i in range(8)]), ['output', 'out_state'], 0),
+    (lambda v: mx.sym.contrib.quantize_asym(v(0)), ['output', 'scale', 'shift'], 0),
+    (lambda v: mx.sym.contrib.quantize_v2(v(0)), ['output0', 'output1', 'output2'], 0),
+    (lambda v: mx.sym.contrib.quantized_conv(*[v(i) for i in range(9)], kernel=(1, 1), num_filter=2),
+     ['output', 'min_output', 'max_output'], 0),
+    (lambda v: mx.sym.contrib.quantized_batch_norm(*[v(i) for i in range(7)]), ['output', 'min_output', 'max_output'],
+     2),
+    (lambda v: mx.sym.contrib.calibrate_entropy(v(0), v(1)), ['threshold', 'divergence'], 0),
+    (lambda v: mx.sym.contrib.DeformablePSROIPooling(v(0), v(1), v(2), spatial_scale=1., output_dim=2, group_size=1,
+                                                     pooled_size=2), ['output'], 0),
+])
+def test_output_names_and_aux_states_as_mxnet(make, outputs, aux):
+    sym = make(lambda i: mx.sym.var('v%d' % i))
+    names = [n.split('0_', 1)[1] for n in sym.list_outputs()]     # 'multiboxtarget0_loc_target'
+    assert names == outputs
+    assert len(sym.list_auxiliary_states()) == aux

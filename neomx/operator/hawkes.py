@@ -16,7 +16,7 @@ from .registry import check, register
 
 
 @register('_contrib_hawkesll', inputs=('lda', 'alpha', 'beta', 'state', 'lags', 'marks', 'valid_length',
-                                       'max_time'), num_outputs=2)
+                                       'max_time'), num_outputs=2, output_names=('output', 'out_state'))
 def hawkesll(lda, alpha, beta, state, lags, marks, valid_length, max_time):
     """Log-likelihood of Hawkes process observations.
 

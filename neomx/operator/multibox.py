@@ -66,7 +66,7 @@ def _hard_negatives(candidates, background_prob, count):
           attrs=[('overlap_threshold', FLOAT, 0.5), ('ignore_label', FLOAT, -1.0),
                  ('negative_mining_ratio', FLOAT, -1.0), ('negative_mining_thresh', FLOAT, 0.5),
                  ('minimum_negative_samples', INT, 0), ('variances', FLOATS, _VARIANCES)],
-          num_outputs=3)
+          num_outputs=3, output_names=('loc_target', 'loc_mask', 'cls_target'))
 @_not_differentiable
 def multibox_target(anchor, label, cls_pred, overlap_threshold, ignore_label, negative_mining_ratio,
                     negative_mining_thresh, minimum_negative_samples, variances):

@@ -25,6 +25,7 @@ from .registry import BOOL, INT, OPT_FLOAT, check, choice, get, register, variad
 _INT32_MAX = 2147483647.0
 _STEPS = {torch.int8: 127.5, torch.uint8: 255.5}
 _RANGE = 'float32'
+_RANGED_OUTPUTS = ('output', 'min_output', 'max_output')     # MXNet's output names of the quantized layers
 
 
 def _max_abs(low, high):
@@ -123,6 +124,7 @@ def requantize(data, min_range, max_range, out_type, min_calib_range, max_calib_
 
 
 @register('_contrib_quantize_asym', inputs=('data',), attrs=_CALIB, num_outputs=3,
+          output_names=('output', 'scale', 'shift'),
           dtypes=DTypeRule(output='uint8', later_outputs=lambda dtypes, attrs: torch.float32),
           differentiable=False)
 def quantize_asym(data, min_calib_range, max_calib_range):
@@ -144,7 +146,7 @@ def quantize_asym(data, min_calib_range, max_calib_range):
 
 
 # ------------------------------------------------- layers that keep the range
-_PASS_RANGE = dict(num_outputs=3, differentiable=False,
+_PASS_RANGE = dict(num_outputs=3, differentiable=False, output_names=_RANGED_OUTPUTS,
                    dtypes=DTypeRule(free=('data',), fixed={'min_data': _RANGE, 'max_data': _RANGE},
                                     output=lambda dtypes, attrs: dtypes[0],
                                     later_outputs=lambda dtypes, attrs: torch.float32))
@@ -167,7 +169,7 @@ def quantized_flatten(data, min_data, max_data):
 
 
 @register('_contrib_quantized_act', inputs=('data', 'min_data', 'max_data'),
-          attrs=[('act_type', choice('relu'), 'relu')], **_PASS_RANGE)
+          attrs=[('act_type', choice('relu'))], **_PASS_RANGE)
 def quantized_act(data, min_data, max_data, act_type):
     """ReLU of quantized data, range unchanged (MXNet quantizes no other activation)."""
     _check_integers('quantized_act', data)
@@ -193,7 +195,7 @@ def quantized_pooling(data, min_data, max_data, **pooling):
 
 
 @register('_contrib_quantized_embedding', inputs=('data', 'weight', 'min_weight', 'max_weight'),
-          attrs=_layer_attrs('Embedding'), num_outputs=3, differentiable=False,
+          attrs=_layer_attrs('Embedding'), num_outputs=3, differentiable=False, output_names=_RANGED_OUTPUTS,
           dtypes=DTypeRule(free=('data', 'weight'), fixed={'min_weight': _RANGE, 'max_weight': _RANGE},
                            output=lambda dtypes, attrs: dtypes[1] or torch.int8,
                            later_outputs=lambda dtypes, attrs: torch.float32))
@@ -209,7 +211,7 @@ def quantized_embedding(data, weight, min_weight, max_weight, input_dim, output_
 
 # ---------------------------------------------------- element-wise and concat
 @register('_contrib_quantized_elemwise_add', inputs=('lhs', 'rhs', 'lhs_min', 'lhs_max', 'rhs_min', 'rhs_max'),
-          attrs=_CALIB, num_outputs=3, differentiable=False,
+          attrs=_CALIB, num_outputs=3, differentiable=False, output_names=_RANGED_OUTPUTS,
           dtypes=DTypeRule(free=('lhs', 'rhs'), fixed=dict.fromkeys(('lhs_min', 'lhs_max', 'rhs_min', 'rhs_max'),
                                                                      _RANGE),
                            output=lambda dtypes, attrs: torch.int32 if attrs['max_calib_range'] is None
@@ -240,7 +242,7 @@ def _concat_inputs(attrs):
 
 
 @register('_contrib_quantized_concat', variadic='num_args', attrs=[('num_args', INT), ('dim', INT, 1)],
-          num_inputs=_concat_inputs, num_outputs=3, differentiable=False,
+          num_inputs=_concat_inputs, num_outputs=3, differentiable=False, output_names=_RANGED_OUTPUTS,
           dtypes=DTypeRule(free=lambda a: tuple(variadic_name(i) for i in range(3 * a['num_args'])),
                            output=lambda dtypes, attrs: dtypes[0],
                            later_outputs=lambda dtypes, attrs: torch.float32))
@@ -292,6 +294,7 @@ def _multiply_inputs(attrs):
 _MULTIPLY_INPUTS = ('data', 'weight', 'bias', 'min_data', 'max_data', 'min_weight', 'max_weight', 'min_bias',
                     'max_bias')
 _MULTIPLY = dict(inputs=_MULTIPLY_INPUTS, optional_inputs=_multiply_inputs, num_outputs=3, differentiable=False,
+                 output_names=_RANGED_OUTPUTS,
                  dtypes=DTypeRule(free=('data', 'weight', 'bias'),
                                   fixed=dict.fromkeys(_MULTIPLY_INPUTS[3:], _RANGE), output='int32',
                                   later_outputs=lambda dtypes, attrs: torch.float32))
@@ -356,7 +359,8 @@ def _quantized_reference(window, reference, num_quantized_bins):
 
 
 @register('_contrib_calibrate_entropy', inputs=('hist', 'hist_edges'), attrs=[('num_quantized_bins', INT, 255)],
-          num_outputs=2, differentiable=False, dtypes=DTypeRule(free=('hist', 'hist_edges'), output='float32',
+          num_outputs=2, differentiable=False, output_names=('threshold', 'divergence'),
+          dtypes=DTypeRule(free=('hist', 'hist_edges'), output='float32',
                                                                later_outputs=lambda dtypes, attrs: torch.float32))
 def calibrate_entropy(hist, hist_edges, num_quantized_bins):
     """The clipping threshold of a symmetric histogram that loses the least information
@@ -401,6 +405,7 @@ def calibrate_entropy(hist, hist_edges, num_quantized_bins):
 @register('_contrib_quantized_elemwise_mul', inputs=('lhs', 'rhs', 'lhs_min', 'lhs_max', 'rhs_min', 'rhs_max'),
           attrs=_CALIB + [('enable_float_output', BOOL, False)],
           num_outputs=lambda a: 1 if a['enable_float_output'] else 3, differentiable=False,
+          output_names=lambda a: _RANGED_OUTPUTS[:1] if a['enable_float_output'] else _RANGED_OUTPUTS,
           dtypes=DTypeRule(free=('lhs', 'rhs'), fixed=dict.fromkeys(('lhs_min', 'lhs_max', 'rhs_min', 'rhs_max'),
                                                                      _RANGE),
                            output=lambda dtypes, attrs: torch.float32 if attrs['enable_float_output'] else (
@@ -433,7 +438,8 @@ def quantized_elemwise_mul(lhs, rhs, lhs_min, lhs_max, rhs_min, rhs_max, min_cal
 
 @register('_contrib_quantized_batch_norm',
           inputs=('data', 'gamma', 'beta', 'moving_mean', 'moving_var', 'min_data', 'max_data'),
-          attrs=_layer_attrs('BatchNorm'), num_outputs=3, differentiable=False,
+          attrs=_layer_attrs('BatchNorm'), num_outputs=3, differentiable=False, output_names=_RANGED_OUTPUTS,
+          aux=('moving_mean', 'moving_var'),
           dtypes=DTypeRule(free=('data',), fixed=dict.fromkeys(('gamma', 'beta', 'moving_mean', 'moving_var',
                                                                 'min_data', 'max_data'), _RANGE),
                            output='int8', later_outputs=lambda dtypes, attrs: torch.float32))
