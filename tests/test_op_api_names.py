@@ -135,3 +135,15 @@ def test_output_names_and_aux_states_as_mxnet(make, outputs, aux):
     names = [n.split('0_', 1)[1] for n in sym.list_outputs()]     # 'multiboxtarget0_loc_target'
     assert names == outputs
     assert len(sym.list_auxiliary_states()) == aux
+
+
+def test_internal_helpers_zeros_without_dtype_broadcast_backward_cross_device_copy():
+    internal = mx.nd._internal
+    assert internal._zeros_without_dtype(shape=(2,)).dtype == np.float32
+    assert internal._zeros_without_dtype(shape=(2,), dtype=6).dtype == np.int64      # MXNet's type flag
+    sym = mx.sym._internal._zeros_without_dtype(shape=(2, 2), dtype=1)
+    assert sym.infer_type()[1] == [np.float64] and sym.eval()[0].dtype == np.float64
+    with pytest.raises(mx.base.MXNetError, match='type flag'):
+        internal._zeros_without_dtype(shape=(2,), dtype=99)
+    assert internal._broadcast_backward(mx.nd.ones((2, 3)), axis=1).asnumpy().tolist() == [3., 3.]
+    assert internal._CrossDeviceCopy(mx.nd.array([1., 2.])).asnumpy().tolist() == [1., 2.]

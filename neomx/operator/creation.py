@@ -6,8 +6,9 @@ import math
 
 import torch
 
-from ..base import torch_dtype
-from .registry import BOOL, CTX, FLOAT, INT, OPT_DTYPE, OPT_FLOAT, SHAPE, register
+from ..base import TORCH_OF_TYPE_FLAG, torch_dtype
+from .dtype_rules import DTypeRule
+from .registry import BOOL, CTX, FLOAT, INT, OPT_DTYPE, OPT_FLOAT, SHAPE, Attr, register
 
 _CREATION_ATTRS = [('shape', SHAPE, ()), ('ctx', CTX, None), ('dtype', OPT_DTYPE, None)]
 
@@ -20,6 +21,25 @@ def _device(ctx):
 def zeros(shape, ctx, dtype):
     """An array of zeros of ``shape`` (float32 unless ``dtype`` says otherwise)."""
     return torch.zeros(shape, dtype=torch_dtype(dtype), device=_device(ctx))
+
+
+def _type_flag(value):
+    """MXNet's integer type flag (0 float32, 1 float64, 6 int64...) as a torch dtype; -1: None."""
+    flag = INT.parse(value)
+    if flag == -1:
+        return None
+    if flag not in TORCH_OF_TYPE_FLAG:
+        raise ValueError('unknown type flag %d' % flag)
+    return TORCH_OF_TYPE_FLAG[flag]
+
+
+@register('_zeros_without_dtype', attrs=[('shape', SHAPE, ()), ('ctx', CTX, None),
+                                         ('dtype', Attr('int (type flag)', _type_flag, None))],
+          dtypes=DTypeRule(output=lambda dtypes, attrs: attrs['dtype'] or torch.float32))
+def zeros_without_dtype(shape, ctx, dtype):
+    """Zeros of ``shape`` whose ``dtype`` is given as MXNet's type flag (0 float32, 6 int64...);
+    -1, the default, means float32."""
+    return torch.zeros(shape, dtype=dtype or torch.float32, device=_device(ctx))
 
 
 @register('_ones', attrs=_CREATION_ATTRS)

@@ -303,7 +303,8 @@ def amp_cast(data, dtype):
     return data.to(dtype) if data.dtype in _AMP_CASTABLE else data
 
 
-@register('_copy', inputs=('data',), aliases=('identity',), same_shape=True)
+# _CrossDeviceCopy: the copy MXNet's executors insert between devices (group2ctx placement)
+@register('_copy', inputs=('data',), aliases=('identity', '_CrossDeviceCopy'), same_shape=True)
 def copy(data):
     """A copy of the input."""
     return data.clone()

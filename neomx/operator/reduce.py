@@ -121,7 +121,8 @@ _REDUCE_ATTRS = [('axis', OPT_SHAPE, None), ('keepdims', BOOL, False), ('exclude
 
 # name: (reduction(x, dims, keepdims), aliases, what it computes)
 REDUCTIONS = {
-    'sum': (_sum, ('sum_axis',), 'Sum'),
+    # _broadcast_backward: the gradient of broadcast_to/broadcast_axis, a sum over the broadcast axes
+    'sum': (_sum, ('sum_axis', '_broadcast_backward'), 'Sum'),
     'mean': (_mean, (), 'Mean (truncated for integer dtypes)'),
     'prod': (_prod, (), 'Product'),
     'max': (_extremum(torch.amax), ('max_axis',), 'Maximum'),
