@@ -147,3 +147,15 @@ def test_internal_helpers_zeros_without_dtype_broadcast_backward_cross_device_co
         internal._zeros_without_dtype(shape=(2,), dtype=99)
     assert internal._broadcast_backward(mx.nd.ones((2, 3)), axis=1).asnumpy().tolist() == [3., 3.]
     assert internal._CrossDeviceCopy(mx.nd.array([1., 2.])).asnumpy().tolist() == [1., 2.]
+
+
+def test_split_v2_backward_joins_the_parts_of_split_v2():
+    x = mx.nd.arange(12).reshape((2, 6))
+    parts = mx.nd.split_v2(x, (2, 5), axis=1)
+    joined = mx.nd._internal._split_v2_backward(*parts, indices=(0, 2, 5), axis=1)
+    assert joined.asnumpy().tolist() == x.asnumpy().tolist()
+    rows = mx.nd.split_v2(x, 2, axis=0, squeeze_axis=True)
+    joined = mx.nd._internal._split_v2_backward(*rows, indices=(), sections=2, axis=0, squeeze_axis=True)
+    assert joined.asnumpy().tolist() == x.asnumpy().tolist()
+    with pytest.raises(mx.base.MXNetError, match='expects 3 gradients'):
+        mx.nd._internal._split_v2_backward(*rows, indices=(0, 1, 2), axis=0)

@@ -12,7 +12,7 @@ import torch
 from ..base import MXNetError
 from ..util import is_np_shape
 from .dtype_rules import DTypeRule
-from .registry import BOOL, FLOAT, INT, OPT_INT, OPT_SHAPE, SHAPE, check, choice, register
+from .registry import BOOL, FLOAT, INT, OPT_INT, OPT_SHAPE, SHAPE, OpSpec, check, choice, register, variadic_name
 
 
 class ReshapeSizeError(MXNetError, ValueError):
@@ -508,3 +508,27 @@ def shape_array(data):
 def size_array(data):
     """The number of elements of ``data`` as an int64 array of shape (1,)."""
     return torch.tensor((data.numel(),), dtype=torch.int64, device=data.device)
+
+
+class _SplitBackwardSpec(OpSpec):
+    """``_split_v2_backward``'s entry: one input per output of the split it reverses."""
+
+    def input_names(self, attrs, num_args=None):
+        count = (attrs['sections'] or len(attrs['indices'])) if num_args is None else num_args
+        return tuple(variadic_name(i) for i in range(count))
+
+
+@register('_split_v2_backward', variadic=True, spec_class=_SplitBackwardSpec,
+          attrs=[('indices', SHAPE), ('axis', INT, 1), ('squeeze_axis', BOOL, False), ('sections', INT, 0)])
+def split_v2_backward(*grads, indices, axis, squeeze_axis, sections):
+    """The gradient pass of ``_split_v2`` (same attributes): the gradients of its outputs
+    joined back along ``axis`` (restored first where ``squeeze_axis`` removed it)."""
+    count = sections or len(indices)
+    check(len(grads) == count, '_split_v2_backward', 'expects %d gradients (one per part of the split), got %d',
+          count, len(grads))
+    if squeeze_axis:
+        axis = normalize_axis(axis, grads[0].dim() + 1, '_split_v2_backward')
+        grads = [g.unsqueeze(axis) for g in grads]
+    else:
+        axis = normalize_axis(axis, grads[0].dim(), '_split_v2_backward')
+    return torch.cat(grads, dim=axis)
