@@ -21,12 +21,13 @@ isfinite = _elementwise_test('isfinite', torch.isfinite)
 isnan = _elementwise_test('isnan', torch.isnan)
 
 
-def zipfian_candidates(F, true_classes, num_sampled, range_max, uniform_kwargs):
-    """``rand_zipfian`` on the operator namespace ``F`` (``mx.nd`` or ``mx.sym``): candidates
-    drawn with replacement from P(c) = log((c + 2) / (c + 1)) / log(range_max + 1), and the
-    expected counts of the true classes and of the candidates among ``num_sampled`` draws."""
+def zipfian_candidates(uniform, F, true_classes, num_sampled, range_max, uniform_kwargs):
+    """``rand_zipfian`` with the sampler ``uniform`` and the operators of ``F`` (``mx.nd.op`` or
+    ``mx.sym.op``): candidates drawn with replacement from
+    P(c) = log((c + 2) / (c + 1)) / log(range_max + 1), and the expected counts of the true
+    classes and of the candidates among ``num_sampled`` draws."""
     log_range = math.log(range_max + 1)
-    draws = F.random.uniform(0, log_range, shape=(num_sampled,), dtype='float64', **uniform_kwargs)
+    draws = uniform(0, log_range, shape=(num_sampled,), dtype='float64', **uniform_kwargs)
     sampled = F.cast(F.exp(draws) - 1, dtype='int64') % range_max
 
     def expected_count(classes):
@@ -53,10 +54,11 @@ def rand_zipfian(true_classes, num_sampled, range_max, ctx=None):
     >>> samples.shape, samples.dtype.__name__, exp_true.asnumpy().round(4).tolist()
     ((4,), 'int64', [0.4982])
     """
-    from .. import ndarray      # pylint: disable=import-outside-toplevel  (the package this module fills)
+    from . import op, random    # pylint: disable=import-outside-toplevel  (filled in after this module)
     if ctx is None:
         ctx = true_classes.context
-    return zipfian_candidates(ndarray, true_classes.as_in_context(ctx), num_sampled, range_max, {'ctx': ctx})
+    return zipfian_candidates(random.uniform, op, true_classes.as_in_context(ctx), num_sampled, range_max,
+                              {'ctx': ctx})
 
 
 def adamw_update(weight, grad, mean, var, rescale_grad, lr, eta, beta1=0.9, beta2=0.999, epsilon=1e-8,
