@@ -4,9 +4,8 @@ MXNet 1.9.1 can switch to NumPy shape semantics (zero-dim and zero-size shapes) 
 array semantics (``mx.np.ndarray`` instead of ``NDArray``). neomx's arrays (torch tensors)
 hold zero-dim and zero-size shapes in either mode, so the NumPy shape switch is a
 per-thread flag (as in MXNet) that :func:`is_np_shape` reports and that graph shape
-inference reads (0 is then a real size, not an unknown one). neomx implements only the
-legacy ``mx.nd`` array interface: NumPy array semantics can be turned OFF (a no-op), and
-asking to turn them ON raises ``NotImplementedError``.
+inference reads (0 is then a real size, not an unknown one). The NumPy array switch is a
+per-thread flag too: Gluon and ``mx.npx`` read it to hand out ``mx.np.ndarray`` arrays.
 """
 import functools
 import os
@@ -18,17 +17,9 @@ from .base import MXNetError
 from .context import gpu_memory_info, num_gpus
 
 __all__ = ['is_np_shape', 'is_np_array', 'set_np_shape', 'np_shape', 'np_array',
-           'use_np_shape', 'use_np_array', 'use_np', 'set_np', 'reset_np',
+           'use_np_shape', 'use_np_array', 'use_np', 'set_np', 'reset_np', 'set_np_array',
            'get_gpu_count', 'get_gpu_memory', 'get_cuda_compute_capability',
            'set_module', 'getenv', 'setenv']
-
-
-def _refuse_numpy_semantics(semantics, active):
-    """Raise unless ``active`` is false: neomx can only stay in legacy semantics."""
-    if active:
-        raise NotImplementedError(
-            'neomx has no NumPy interface (mx.np / mx.npx): NumPy %s semantics cannot be '
-            'turned on; only the legacy mx.nd semantics are available' % semantics)
 
 
 _STATE = threading.local()
@@ -40,8 +31,15 @@ def is_np_shape():
 
 
 def is_np_array():
-    """Whether NumPy array semantics are on: always False in neomx."""
-    return False
+    """Whether NumPy array semantics are on in this thread (``mx.np.ndarray`` results)."""
+    return getattr(_STATE, 'np_array', False)
+
+
+def set_np_array(active):
+    """Turn NumPy array semantics on or off in this thread; returns the previous state."""
+    previous = is_np_array()
+    _STATE.np_array = bool(active)
+    return previous
 
 
 def set_np_shape(active):
@@ -65,14 +63,15 @@ class _NumpyShapeScope:
         set_np_shape(self._previous)
 
 
-class _LegacySemanticsScope:
-    """``with`` scope that keeps (only) the legacy semantics: entering and leaving change nothing."""
+class _NumpyArrayScope(_NumpyShapeScope):
+    """``with`` scope that sets NumPy array semantics and restores the previous state on exit."""
 
     def __enter__(self):
+        self._previous = set_np_array(self._active)
         return self
 
     def __exit__(self, exc_type, exc_value, traceback):
-        return None
+        set_np_array(self._previous)
 
 
 def np_shape(active=True):
@@ -81,67 +80,59 @@ def np_shape(active=True):
 
 
 def np_array(active=True):
-    """Scope with NumPy array semantics ``active``; only ``active=False`` is supported."""
-    _refuse_numpy_semantics('array', active)
-    return _LegacySemanticsScope()
+    """Scope with NumPy array semantics ``active``."""
+    return _NumpyArrayScope(active)
 
 
-def _numpy_decorator(semantics):
-    """A decorator like MXNet's ``use_np_*``: it would run ``func`` with ``semantics`` on.
+def _with_semantics(scope, func):
+    """``func`` (a function, or every method of a class) run inside ``scope(True)``."""
+    if isinstance(func, type):
+        for name, method in list(vars(func).items()):
+            if callable(method) and not isinstance(method, type):
+                setattr(func, name, _with_semantics(scope, method))
+            elif isinstance(method, property):
+                setattr(func, name, property(*(None if f is None else _with_semantics(scope, f)
+                                               for f in (method.fget, method.fset, method.fdel)),
+                                             method.__doc__))
+        return func
+    if not callable(func):
+        raise TypeError('use_np_*: expected a function or a class, got %s' % type(func).__name__)
 
-    Decorating succeeds (so modules that decorate some of their functions still import);
-    calling the decorated function, or creating an instance of the decorated class, raises.
-    """
-    def decorator(func):
-        if isinstance(func, type):
-            def refuse_init(self, *args, **kwargs):
-                _refuse_numpy_semantics(semantics, True)
-            return type(func.__name__, (func,), {'__init__': refuse_init, '__doc__': func.__doc__,
-                                                 '__module__': func.__module__})
-
-        @functools.wraps(func)
-        def refuse(*args, **kwargs):
-            _refuse_numpy_semantics(semantics, True)
-        return refuse
-    decorator.__name__ = 'use_np' if semantics == 'shape and array' else 'use_np_' + semantics
-    decorator.__doc__ = ('Decorator that runs a function or class with NumPy %s semantics: '
-                         'calling what it decorates raises NotImplementedError in neomx.' % semantics)
-    return decorator
+    @functools.wraps(func)
+    def with_semantics(*args, **kwargs):
+        with scope(True):
+            return func(*args, **kwargs)
+    return with_semantics
 
 
 def use_np_shape(func):
     """Decorator that runs a function (or every method of a class) with NumPy shape semantics."""
-    if isinstance(func, type):
-        for name, method in list(vars(func).items()):
-            if callable(method) and not isinstance(method, type):
-                setattr(func, name, use_np_shape(method))
-        return func
-
-    @functools.wraps(func)
-    def with_np_shape(*args, **kwargs):
-        with np_shape(True):
-            return func(*args, **kwargs)
-    return with_np_shape
+    return _with_semantics(np_shape, func)
 
 
-use_np_array = _numpy_decorator('array')
-use_np = _numpy_decorator('shape and array')
+def use_np_array(func):
+    """Decorator that runs a function (or every method of a class) with NumPy array semantics."""
+    return _with_semantics(np_array, func)
+
+
+def use_np(func):
+    """Decorator that runs a function (or every method of a class) with NumPy shape and array
+    semantics, as ``use_np_shape(use_np_array(func))``."""
+    return use_np_shape(use_np_array(func))
 
 
 def set_np(shape=True, array=True):
-    """Set NumPy shape and array semantics together; array semantics only off.
+    """Set NumPy shape and array semantics together.
 
     Raises
     ------
     ValueError
         When array semantics are asked for without shape semantics (as MXNet).
-    NotImplementedError
-        When array semantics are asked for.
     """
     if array and not shape:
         raise ValueError('NumPy Shape semantics is required in using NumPy array semantics.')
-    _refuse_numpy_semantics('array', array)
     set_np_shape(shape)
+    set_np_array(array)
 
 
 def reset_np():
