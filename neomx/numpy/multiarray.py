@@ -66,15 +66,15 @@ def sum(a, axis=None, dtype=None, keepdims=False, initial=None, out=None):  # py
 
 
 @_export
-def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None):
+def prod(a, axis=None, dtype=None, out=None, keepdims=False):
     """Product of array elements over ``axis`` (all by default)."""
-    return run('_np_prod', (a,), (axis, dtype, keepdims, initial), out)
+    return run('_np_prod', (a,), (axis, dtype, keepdims, None), out)
 
 
 @_export
-def product(a, axis=None, dtype=None, out=None, keepdims=False, initial=None):
+def product(a, axis=None, dtype=None, out=None, keepdims=False):
     """Product of array elements over ``axis`` (``prod``)."""
-    return run('_np_prod', (a,), (axis, dtype, keepdims, initial), out)
+    return run('_np_prod', (a,), (axis, dtype, keepdims, None), out)
 
 
 @_export
@@ -96,43 +96,43 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
 
 
 @_export
-def max(a, axis=None, out=None, keepdims=False):  # pylint: disable=redefined-builtin
+def max(a, axis=None, keepdims=False, out=None):  # pylint: disable=redefined-builtin
     """Maximum over ``axis``."""
     return run('_np_max', (a,), (axis, keepdims, None), out)
 
 
 @_export
-def min(a, axis=None, out=None, keepdims=False):  # pylint: disable=redefined-builtin
+def min(a, axis=None, keepdims=False, out=None):  # pylint: disable=redefined-builtin
     """Minimum over ``axis``."""
     return run('_np_min', (a,), (axis, keepdims, None), out)
 
 
 @_export
-def amax(a, axis=None, out=None, keepdims=False):
+def amax(a, axis=None, keepdims=False, out=None):
     """Maximum over ``axis``."""
     return run('_np_max', (a,), (axis, keepdims, None), out)
 
 
 @_export
-def amin(a, axis=None, out=None, keepdims=False):
+def amin(a, axis=None, keepdims=False, out=None):
     """Minimum over ``axis``."""
     return run('_np_min', (a,), (axis, keepdims, None), out)
 
 
 @_export
-def all(a, axis=None, out=None, keepdims=False):  # pylint: disable=redefined-builtin
+def all(a, axis=None, keepdims=False, out=None):  # pylint: disable=redefined-builtin
     """Whether all elements over ``axis`` are true."""
     return run('_np_all', (a,), (axis, keepdims), out)
 
 
 @_export
-def any(a, axis=None, out=None, keepdims=False):  # pylint: disable=redefined-builtin
+def any(a, axis=None, keepdims=False, out=None):  # pylint: disable=redefined-builtin
     """Whether any element over ``axis`` is true."""
     return run('_np_any', (a,), (axis, keepdims), out)
 
 
 @_export
-def sometrue(a, axis=None, out=None, keepdims=False):
+def sometrue(a, axis=None, keepdims=False, out=None):
     """Whether any element over ``axis`` is true (``any``)."""
     return run('_np_any', (a,), (axis, keepdims), out)
 
@@ -900,8 +900,10 @@ def meshgrid(*xi, **kwargs):
 
 @_export
 def genfromtxt(*args, **kwargs):
-    """``numpy.genfromtxt``'s array as an ndarray."""
-    return array(_np.genfromtxt(*args, **kwargs))
+    """``numpy.genfromtxt``'s array as an ndarray (on ``ctx``, a keyword, when given)."""
+    ctx = kwargs.pop('ctx', None)
+    values = _np.genfromtxt(*args, **kwargs)
+    return array(values, dtype=values.dtype, ctx=ctx)
 
 
 @_export
