@@ -13,6 +13,7 @@ from .base import MXNetError
 # name -> the package that registers it
 _OFFERED_BY = {
     'array_from_tensor': 'neomx.ndarray',     # (torch.Tensor, Context) -> NDArray, sharing memory
+    'np_array_from_tensor': 'neomx.numpy',    # (torch.Tensor, Context) -> mx.np.ndarray, sharing memory
     'compiled_graph': 'neomx.symbol',         # (Symbol, Context) -> callable on input tensors
     'custom_symbol': 'neomx.symbol',          # mx.sym.Custom
 }

@@ -10,7 +10,7 @@ import ctypes
 import numpy as np
 import torch
 
-from .. import _int_grad, autograd
+from .. import _int_grad, autograd, upper_layers
 from .._division import divide, divide_, mod, mod_
 from ..async_errors import raise_deferred
 from ..base import MXNetError, np_dtype, numpy_dtype, refuse_numpy_shape, torch_dtype
@@ -429,6 +429,14 @@ class NDArray:
 
     def to_dlpack_for_write(self):
         return to_dlpack_for_write(self)
+
+    def as_np_ndarray(self):
+        """An ``mx.np.ndarray`` sharing this array's memory."""
+        return upper_layers.get('np_array_from_tensor')(self._t, self._ctx)
+
+    def as_nd_ndarray(self):
+        """This array (it is already a legacy NDArray)."""
+        return self
 
     def as_torch(self):
         """The torch tensor behind this array (shares memory and autograd history)."""
