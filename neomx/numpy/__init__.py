@@ -7,3 +7,5 @@ MXNet hands to official NumPy (:mod:`.fallback`) are NumPy's own, dispatched bac
 through ``__array_function__``.
 """
 from ._array import ndarray, array, empty, zeros, ones, full, arange
+from . import multiarray
+from .multiarray import *  # noqa: F401,F403

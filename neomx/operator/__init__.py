@@ -9,7 +9,8 @@ from . import registry
 from . import (creation, elemwise, reduce, linalg, shape, indexing, random, optimizer_ops,  # noqa: F401
                nn_conv, nn_activation, nn_norm, nn_output, sequence, rnn, image, contrib_misc,
                detection, spatial, custom, control_flow, deformable, correlation,
-               histogram, quantization, psroi_pooling, rroi_align, proposal, npx)
+               histogram, quantization, psroi_pooling, rroi_align, proposal,
+               np_elemwise, npx)
 # Older operator names (MXNet 0.x graphs), registered last: aliases of the operators above.
 from . import legacy  # noqa: F401
 from .custom import *  # noqa: F401,F403  pylint: disable=wildcard-import
