@@ -50,3 +50,10 @@ for _name, _op in _NPX_IMAGE_FUNCTIONS.items():
     setattr(image, _name, _npx_function(_name, _op))
 
 _namespaces.fill(_self)
+
+from ._operators_ns import numpy_mode_namespace as _numpy_mode_namespace  # noqa: E402
+from ..symbol.numpy import np_symbol as _np_symbol  # noqa: E402
+
+# The ``F`` Gluon blocks receive under NumPy array semantics (see _operators_ns)
+EAGER_OPERATORS = _numpy_mode_namespace(_nd, _nd.np, _nd.npx, array_class=_np.ndarray)
+SYMBOLIC_OPERATORS = _numpy_mode_namespace(_sym, _sym.np, _sym.npx, np_symbol=_np_symbol)
