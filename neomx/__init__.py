@@ -50,4 +50,6 @@ from . import engine
 from . import random as rnd
 from .util import is_np_array, is_np_shape, np_array, np_shape, set_np_shape  # noqa: E402
 from .util import use_np, use_np_array, use_np_shape  # noqa: E402
+from . import numpy_extension  # noqa: E402
+from . import numpy_extension as npx  # noqa: E402
 from . import numpy_dispatch_protocol  # noqa: E402,F401  (official NumPy functions on mx.np arrays)

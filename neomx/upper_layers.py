@@ -16,6 +16,7 @@ _OFFERED_BY = {
     'np_array_from_tensor': 'neomx.numpy',    # (torch.Tensor, Context) -> mx.np.ndarray, sharing memory
     'compiled_graph': 'neomx.symbol',         # (Symbol, Context) -> callable on input tensors
     'custom_symbol': 'neomx.symbol',          # mx.sym.Custom
+    'np_symbol_call': 'neomx.symbol',         # (op, arrays, attrs, out) -> mx.sym.np._Symbol node
 }
 _REGISTERED = {}
 

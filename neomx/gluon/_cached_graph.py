@@ -41,7 +41,10 @@ from .._memory import pool_host_memory
 from .._torch_private import inductor_freezing
 from ..base import MXNetError
 from ..ndarray import NDArray
-from ..ndarray.ndarray import _new
+from ..ndarray.ndarray import _new, constructor
+from .. import numpy as _np
+from ..symbol.numpy import np_symbol
+from ..util import is_np_array
 from ..symbol import Group, Symbol, var
 from ..symbol.graph import compiled, open_shape_nodes, resolve_open_shapes
 from . import parameter as _parameter
@@ -164,12 +167,14 @@ def regroup(flat, fmt):
     return out, flat
 
 
-def input_variables(flat_args):
+def input_variables(flat_args, np_mode=False):
     """MXNet's names for the inputs of a traced graph: ``data`` when one input is given,
-    else ``data0``, ``data1``...; None inputs get no variable."""
+    else ``data0``, ``data1``...; None inputs get no variable. ``np_mode``: NumPy
+    semantics (``mx.sym.np._Symbol`` variables)."""
     given = sum(a is not None for a in flat_args)
     names = iter(['data'] if given == 1 else ['data%d' % i for i in range(given)])
-    return [None if a is None else var(next(names)) for a in flat_args]
+    make = (lambda name: np_symbol(var(name))) if np_mode else var
+    return [None if a is None else make(next(names)) for a in flat_args]
 
 
 def trace(block, flat_args, in_fmt):
@@ -179,11 +184,13 @@ def trace(block, flat_args, in_fmt):
     -------
     CachedGraph
     """
-    variables = input_variables(flat_args)
+    np_mode = is_np_array()
+    variables = input_variables(flat_args, np_mode)
     grouped = regroup(variables, in_fmt)[0]
     outputs = block._forward_symbolic(grouped[0], tuple(grouped[1:]))
     flat_out, out_fmt = flatten(outputs)
-    return CachedGraph(block, variables, Group(flat_out), out_fmt, block._backend, dict(block._flags))
+    return CachedGraph(block, variables, Group(flat_out), out_fmt, block._backend, dict(block._flags),
+                       np_mode)
 
 
 class CachedGraph:
@@ -216,9 +223,11 @@ class CachedGraph:
         flags, replaceable before the first call.
     """
 
-    def __init__(self, block, variables, symbol, out_fmt, backend=None, flags=None):
+    def __init__(self, block, variables, symbol, out_fmt, backend=None, flags=None, np_mode=False):
         flags = flags or {}
         self.symbol = symbol
+        # traced under NumPy array semantics: outputs are mx.np arrays
+        self._new = constructor(_np.ndarray) if np_mode else _new
         self.out_fmt = out_fmt
         self._static_alloc = bool(flags.get('static_alloc'))
         self._mirror = flags.get('mirror')
@@ -255,11 +264,12 @@ class CachedGraph:
             bound = self._bind(ctx, key, flat_args)
         tensors = [flat_args[i]._t for i in self._data_positions]
         tensors.extend(bound.param_tensors or [a._t for a in bound.arrays])
+        new = self._new
         if autograd._STATE.recording:
-            return [_new(t, ctx) for t in autograd.run_recorded(bound.run, tensors)]
+            return [new(t, ctx) for t in autograd.run_recorded(bound.run, tensors)]
         run = bound.run if autograd.is_training() else bound.infer
         # No graph outside record(), whatever torch's grad mode of the thread.
-        return [_new(t, ctx) for t in autograd.run_without_graph(run, tensors)]
+        return [new(t, ctx) for t in autograd.run_without_graph(run, tensors)]
 
     def prepare(self, flat_args, ctx):
         """Compile and bind the graph for inputs like ``flat_args`` on ``ctx`` now, as

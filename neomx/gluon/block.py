@@ -21,6 +21,8 @@ from collections import OrderedDict, defaultdict
 import torch
 
 from .. import autograd, initializer, name as _name, ndarray, symbol
+from .. import numpy_extension as _npx
+from ..util import is_np_array
 from ..base import MXNetError, NotImplementedForSymbol, torch_dtype
 from ..ndarray import NDArray
 from ..symbol import Symbol
@@ -724,7 +726,7 @@ class HybridBlock(Block):
                 params = {key: p.data(ctx) for key, p in self._reg_params.items()}
             except DeferredInitializationError:
                 return self._forward_deferred(x, args)
-        return self._call_hybrid_forward(ndarray, x, args, params)
+        return self._call_hybrid_forward(_npx.EAGER_OPERATORS if is_np_array() else ndarray, x, args, params)
 
     def _call_hybrid_forward(self, F, x, args, params):
         try:
@@ -756,7 +758,8 @@ class HybridBlock(Block):
                 param._finish_deferred_init()
             params[key] = param.data(ctx) if param._data is not None else _PendingParam(param, ctx)
         try:
-            return self._call_hybrid_forward(_ShapeInferringOps(ndarray), x, args, params)
+            namespace = _npx.EAGER_OPERATORS if is_np_array() else ndarray
+            return self._call_hybrid_forward(_ShapeInferringOps(namespace), x, args, params)
         except DeferredInitializationError:
             flat, fmt = flatten((x,) + args)
             if not trace(self, flat, fmt).complete_deferred(flat):
@@ -765,9 +768,13 @@ class HybridBlock(Block):
 
     def _forward_symbolic(self, x, args):
         params = {key: p.var() for key, p in self._reg_params.items()}
+        F = symbol
+        if is_np_array():
+            F = _npx.SYMBOLIC_OPERATORS
+            params = {key: v.as_np_ndarray() for key, v in params.items()}
         try:
             with self.name_scope():
-                return self.hybrid_forward(symbol, x, *args, **params)
+                return self.hybrid_forward(F, x, *args, **params)
         except (MXNetError, AttributeError, TypeError) as err:
             if not _needs_values(err):
                 raise

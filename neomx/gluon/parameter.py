@@ -17,6 +17,7 @@ from ..base import MXNetError, torch_dtype
 from ..context import as_context, as_context_list, cpu, current_context
 from ..ndarray.sparse_arrays import with_stype
 from ..ndarray.utils import load_named
+from ..util import is_np_array
 
 __all__ = ['DeferredInitializationError', 'Parameter', 'Constant', 'ParameterDict',
            'tensor_types']
@@ -238,8 +239,12 @@ class Parameter:
             self._deferred_init = ()
 
     def _init_impl(self, data, ctx_list):
-        """Copy ``data`` onto every context of ``ctx_list`` and attach gradients."""
-        self._set_arrays([data.copyto(ctx) for ctx in ctx_list])
+        """Copy ``data`` onto every context of ``ctx_list`` and attach gradients: ``mx.np``
+        arrays under NumPy array semantics, as MXNet creates them."""
+        arrays = [data.copyto(ctx) for ctx in ctx_list]
+        if is_np_array():
+            arrays = [a.as_np_ndarray() for a in arrays]
+        self._set_arrays(arrays)
 
     def _set_arrays(self, arrays):
         """Install per-context arrays (or ``None``) and attach their gradient buffers."""

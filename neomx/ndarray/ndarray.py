@@ -42,6 +42,20 @@ def _new(tensor, ctx):
     return arr
 
 
+def constructor(array_class):
+    """``_new`` for ``array_class`` (NDArray or a subclass with the same slots)."""
+    if array_class is NDArray:
+        return _new
+
+    def new(tensor, ctx):
+        arr = _object_new(array_class)
+        arr._t = tensor
+        arr._ctx = ctx
+        arr._grad = None
+        return arr
+    return new
+
+
 def from_torch(tensor, ctx=None):
     """Wrap a torch tensor (no copy). ``ctx`` defaults to the tensor's device."""
     if ctx is None:
@@ -258,6 +272,9 @@ class NDArray:
     """
     __slots__ = ('_t', '_ctx', '_grad', '__weakref__')
     __array_priority__ = 1000.0
+    # True for ``mx.np.ndarray``: the generated operator functions of each interface refuse
+    # the other's arrays, as MXNet does.
+    _is_np_array = False
 
     def __init__(self, tensor, ctx=None, writable=True):  # pylint: disable=unused-argument
         if not isinstance(tensor, torch.Tensor):

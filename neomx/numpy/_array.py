@@ -198,6 +198,7 @@ class ndarray(NDArray):
     array([0.5, 1. ])
     """
     __slots__ = ()
+    _is_np_array = True       # generated mx.nd functions refuse it, mx.npx ones take it
 
     def __init__(self, shape=None, dtype=None, ctx=None, **kwargs):  # pylint: disable=super-init-not-called
         if isinstance(shape, _Tensor):      # ndarray(tensor, ctx): wrap, as NDArray does

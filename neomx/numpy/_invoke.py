@@ -11,7 +11,7 @@ import numbers
 import numpy as _np
 import torch
 
-from .. import autograd
+from .. import autograd, upper_layers
 from ..base import MXNetError
 from ..context import current_context
 from ..ndarray import NDArray
@@ -111,6 +111,8 @@ def run(op, arrays, attrs=(), out=None, impl=None, ctx=None):
             if ctx is None:
                 ctx = a._ctx
             t = a._t
+        elif hasattr(a, '_heads'):      # a Symbol: F.np in hybrid_forward, a traced forward
+            return upper_layers.get('np_symbol_call')(op, arrays, attrs, out)
         else:
             t = tensor_of(a, ctx)
         grad = grad or t.requires_grad

@@ -631,6 +631,15 @@ class Symbol:
         """Cast to ``dtype`` (the ``Cast`` operator)."""
         return _apply('Cast', [self], {'dtype': dtype}, 'cast')
 
+    def as_np_ndarray(self):
+        """The NumPy-semantics Symbol (``mx.sym.np._Symbol``) of this graph."""
+        from .numpy import np_symbol
+        return np_symbol(self)
+
+    def as_nd_ndarray(self):
+        """This (legacy) Symbol."""
+        return self
+
 
 def _apply(op_name, inputs, kwargs, hint):
     spec = registry.get(op_name)

@@ -1,0 +1,97 @@
+"""Fill the namespaces below ``neomx.numpy`` with the NumPy interface's functions.
+
+``mx.nd.np``/``mx.nd.npx`` (package ``neomx.ndarray``) and ``mx.sym.np``/``mx.sym.npx``
+(package ``neomx.symbol``) sit below ``neomx.numpy``, which they may not import; this
+module, above all of them, puts the functions there. ``mx.np``'s functions serve Symbols
+too (they record a graph node where an argument is a Symbol), so ``mx.sym.np`` holds the
+same function objects, except the creation functions, which take no array to tell them
+apart and have Symbol forms of their own (:func:`_symbol_creation`).
+"""
+import types
+
+import numpy as _onp
+
+from .. import numpy as _np
+from ..ndarray import numpy as _nd_np, numpy_extension as _nd_npx
+from ..operator import registry
+from ..operator.npx import NPX_FUNCTIONS, NPX_IMAGE_FUNCTIONS
+from ..symbol import numpy as _sym_np, numpy_extension as _sym_npx
+from ..symbol.numpy import np_symbol
+from ..symbol.symbol import create_op_node
+
+__all__ = ['fill']
+
+# mx.np names that are not functions of mx.nd.np / mx.sym.np (the class, constants...)
+_NOT_FUNCTIONS = frozenset(('ndarray',))
+# creation function -> (MXNet's operator, the legacy operator standing in where it is missing)
+_CREATION = {'zeros': ('_npi_zeros', '_zeros'), 'ones': ('_npi_ones', '_ones'),
+             'full': ('_npi_full', '_full'), 'arange': ('_npi_arange', '_arange'),
+             'empty': ('_npi_zeros', '_zeros'), 'eye': ('_npi_eye', '_eye')}
+
+
+def _registered(op):
+    try:
+        return registry.get(op)
+    except Exception:       # pylint: disable=broad-except  # MXNetError: not registered
+        return None
+
+
+def _symbol_creation(func_name, ops):
+    """The ``mx.sym.np`` form of creation function ``func_name``: a node of the first of
+    ``ops`` registered, with NumPy's float32 default dtype."""
+    spec = next(s for s in map(_registered, ops) if s is not None)
+
+    def create(*args, **kwargs):
+        kwargs.pop('order', None)
+        names = {'zeros': ('shape', 'dtype'), 'ones': ('shape', 'dtype'), 'empty': ('shape', 'dtype'),
+                 'full': ('shape', 'fill_value', 'dtype'), 'eye': ('N', 'M', 'k', 'dtype'),
+                 'arange': ('start', 'stop', 'step', 'dtype')}[func_name]
+        kwargs.update(zip(names, args))
+        if kwargs.get('dtype') is None:
+            kwargs['dtype'] = 'float32'      # MXNet's NumPy default, arange's too
+        if 'fill_value' in kwargs:
+            kwargs['value'] = kwargs.pop('fill_value')
+        if isinstance(kwargs.get('shape'), int):
+            kwargs['shape'] = (kwargs['shape'],)
+        kwargs['dtype'] = _onp.dtype(kwargs['dtype']).name
+        kwargs.pop('ctx', None)
+        attrs = {k: v for k, v in kwargs.items() if k in spec.attrs}
+        return np_symbol(create_op_node(spec, {}, attrs, hint=func_name))
+    create.__name__ = create.__qualname__ = func_name
+    create.__doc__ = 'The Symbol form of ``mx.np.%s`` (operator ``%s``).' % (func_name, spec.name)
+    return create
+
+
+def _functions(module):
+    return {name: getattr(module, name) for name in getattr(module, '__all__', dir(module))
+            if not name.startswith('_') and callable(getattr(module, name, None))
+            and not isinstance(getattr(module, name), type)}
+
+
+def _copy_into(target, functions):
+    for name, fn in functions.items():
+        if not isinstance(getattr(target, name, None), types.ModuleType):
+            setattr(target, name, fn)
+
+
+def fill(npx_module):
+    """Put ``mx.np``'s and ``mx.npx``'s functions into mx.nd.np/npx and mx.sym.np/npx."""
+    np_functions = {k: v for k, v in _functions(_np).items() if k not in _NOT_FUNCTIONS}
+    _copy_into(_nd_np, np_functions)
+    sym_functions = dict(np_functions)
+    for name, ops in _CREATION.items():
+        if any(_registered(op) for op in ops):
+            sym_functions[name] = _symbol_creation(name, ops)
+    _copy_into(_sym_np, sym_functions)
+    _sym_np._NP_FUNCTIONS.update(np_functions)    # pylint: disable=protected-access
+    for sub in ('linalg', 'random'):
+        source = getattr(_np, sub, None)
+        if isinstance(source, types.ModuleType):
+            _copy_into(getattr(_nd_np, sub), _functions(source))
+            if not hasattr(_sym_np, sub):
+                setattr(_sym_np, sub, types.ModuleType(_sym_np.__name__ + '.' + sub))
+            _copy_into(getattr(_sym_np, sub), _functions(source))
+    _copy_into(_nd_npx, {name: getattr(npx_module, name) for name in NPX_FUNCTIONS})
+    _copy_into(_nd_npx.image, {name: getattr(npx_module.image, name) for name in NPX_IMAGE_FUNCTIONS})
+    _copy_into(_nd_npx.random, _functions(npx_module.random))
+    _copy_into(_sym_npx.random, _functions(npx_module.random))

@@ -1,0 +1,270 @@
+"""``mx.sym.np``: the Symbol form of MXNet's NumPy interface (MXNet 1.9.1's ``mxnet.symbol.numpy``).
+
+:class:`_Symbol` is a :class:`~neomx.symbol.Symbol` with NumPy semantics: its arithmetic
+records MXNet's ``_npi_*`` operators (``_npi_add``, ``_npi_add_scalar``...) instead of the
+legacy ones, and graphs it heads hand ``mx.np`` arrays to Gluon. ``as_nd_ndarray()`` /
+``as_np_ndarray()`` switch between the two kinds over the same graph, as in MXNet.
+
+The functions of this module are ``mx.np``'s own: they run registry operators through one
+place, which builds a graph node where an argument is a Symbol (:func:`symbol_call`), so
+``F.np.sum(x)`` inside ``hybrid_forward`` and ``mx.np.sum(x)`` inside a traced ``forward``
+record the very operator ``mx.np.sum`` runs eagerly. Creation functions, which take no
+array, have Symbol forms of their own here (``zeros``, ``ones``, ``full``, ``arange``...).
+They are put here by :mod:`neomx.numpy_extension` when it is imported (``import neomx``
+does), since this package sits below ``neomx.numpy``.
+"""
+import numbers
+
+import numpy as _onp
+
+from ...base import MXNetError
+from ...operator import registry
+from ..symbol import Symbol, create_op_node, var as _legacy_var
+
+__all__ = ['_Symbol', 'symbol_call', 'is_symbol', 'np_symbol']
+
+_SCALARS = (numbers.Number, _onp.generic)
+
+
+class _Symbol(Symbol):
+    """A Symbol with NumPy semantics (``mx.sym.np._Symbol``).
+
+    Example
+    -------
+    >>> x = mx.sym.var('x').as_np_ndarray()
+    >>> y = (x + 1) * x
+    >>> type(y).__name__, [n['op'] for n in __import__('json').loads(y.tojson())['nodes']][1:]
+    ('_Symbol', ['_npi_add_scalar', '_npi_multiply'])
+    """
+    __slots__ = ()
+
+    def as_nd_ndarray(self):
+        """The legacy Symbol of this graph."""
+        return Symbol(self._heads)
+
+    def as_np_ndarray(self):
+        """This Symbol."""
+        return self
+
+    def __getitem__(self, index):
+        if isinstance(index, int) and len(self._heads) > 1:
+            return np_symbol(super().__getitem__(index))
+        if isinstance(index, str):
+            return np_symbol(super().__getitem__(index))
+        return _basic_index(self, index)
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self._heads)))
+
+    # arithmetic: MXNet's _npi_* operators (the scalar forms for Python numbers)
+    def __add__(self, other):
+        return _binary(self, other, '_npi_add', '_npi_add_scalar', '_npi_add_scalar')
+
+    def __radd__(self, other):
+        return _binary(other, self, '_npi_add', '_npi_add_scalar', '_npi_add_scalar')
+
+    def __sub__(self, other):
+        return _binary(self, other, '_npi_subtract', '_npi_subtract_scalar', '_npi_rsubtract_scalar')
+
+    def __rsub__(self, other):
+        return _binary(other, self, '_npi_subtract', '_npi_subtract_scalar', '_npi_rsubtract_scalar')
+
+    def __mul__(self, other):
+        return _binary(self, other, '_npi_multiply', '_npi_multiply_scalar', '_npi_multiply_scalar')
+
+    def __rmul__(self, other):
+        return _binary(other, self, '_npi_multiply', '_npi_multiply_scalar', '_npi_multiply_scalar')
+
+    def __truediv__(self, other):
+        return _binary(self, other, '_npi_true_divide', '_npi_true_divide_scalar', '_npi_rtrue_divide_scalar')
+
+    def __rtruediv__(self, other):
+        return _binary(other, self, '_npi_true_divide', '_npi_true_divide_scalar', '_npi_rtrue_divide_scalar')
+
+    def __mod__(self, other):
+        return _binary(self, other, '_npi_mod', '_npi_mod_scalar', '_npi_rmod_scalar')
+
+    def __rmod__(self, other):
+        return _binary(other, self, '_npi_mod', '_npi_mod_scalar', '_npi_rmod_scalar')
+
+    def __pow__(self, other):
+        return _binary(self, other, '_npi_power', '_npi_power_scalar', '_npi_rpower_scalar')
+
+    def __rpow__(self, other):
+        return _binary(other, self, '_npi_power', '_npi_power_scalar', '_npi_rpower_scalar')
+
+    def __neg__(self):
+        return _node('_npi_negative', [self], {})
+
+    def __abs__(self):
+        return _node('_npi_absolute', [self], {})
+
+    def __eq__(self, other):
+        return _binary(self, other, '_npi_equal', '_npi_equal_scalar', '_npi_equal_scalar')
+
+    def __ne__(self, other):
+        return _binary(self, other, '_npi_not_equal', '_npi_not_equal_scalar', '_npi_not_equal_scalar')
+
+    def __lt__(self, other):
+        return _binary(self, other, '_npi_less', '_npi_less_scalar', '_npi_greater_scalar')
+
+    def __le__(self, other):
+        return _binary(self, other, '_npi_less_equal', '_npi_less_equal_scalar', '_npi_greater_equal_scalar')
+
+    def __gt__(self, other):
+        return _binary(self, other, '_npi_greater', '_npi_greater_scalar', '_npi_less_scalar')
+
+    def __ge__(self, other):
+        return _binary(self, other, '_npi_greater_equal', '_npi_greater_equal_scalar', '_npi_less_equal_scalar')
+
+    __hash__ = Symbol.__hash__
+
+    def astype(self, dtype, order='K', casting='unsafe', subok=True, copy=True):  # pylint: disable=unused-argument
+        """Cast to ``dtype`` (``_npi_cast``, or the legacy ``Cast`` where it is missing)."""
+        op = '_npi_cast' if _has('_npi_cast') else 'Cast'
+        return _node(op, [self], {'dtype': _onp.dtype(dtype).name if dtype is not None else 'float32'})
+
+    def reshape(self, *args, **kwargs):
+        """NumPy's reshape (``-1`` infers one dim); ``reverse=True`` as ``npx.reshape``."""
+        order = kwargs.pop('order', 'C')
+        newshape = kwargs.pop('newshape', None)
+        if newshape is None:
+            newshape = args[0] if len(args) == 1 and not isinstance(args[0], int) else args
+        if kwargs:
+            raise TypeError('reshape() got unexpected keyword arguments %s' % ', '.join(kwargs))
+        if isinstance(newshape, int):
+            newshape = (newshape,)
+        op = '_np_reshape' if _has('_np_reshape') else '_npx_reshape'
+        return _node(op, [self], {'newshape': tuple(newshape), 'order': order})
+
+    @property
+    def T(self):  # pylint: disable=invalid-name
+        """The transpose (all axes reversed)."""
+        return _np_function('transpose')(self)
+
+    def __getattr__(self, name):
+        # NumPy's array methods (sum, mean, max, transpose, flatten...) are mx.np's functions
+        if name.startswith('__') or name in _NOT_METHODS:
+            raise AttributeError(name)
+        function = _NP_FUNCTIONS.get(name)
+        if function is None:
+            raise AttributeError("'_Symbol' object has no attribute '%s'" % name)
+        return lambda *args, **kwargs: function(self, *args, **kwargs)
+
+
+_NOT_METHODS = frozenset(('shape', 'size', 'ndim', 'dtype'))
+_NP_FUNCTIONS = {}      # filled by neomx.numpy_extension: mx.np's functions, for the methods
+
+
+def _np_function(name):
+    try:
+        return _NP_FUNCTIONS[name]
+    except KeyError:
+        raise MXNetError('mx.np.%s is not available for Symbols' % name) from None
+
+
+def _has(op):
+    try:
+        registry.get(op)
+    except MXNetError:
+        return False
+    return True
+
+
+def np_symbol(sym):
+    """The :class:`_Symbol` over ``sym``'s graph (``sym`` itself when it is one)."""
+    if type(sym) is _Symbol:
+        return sym
+    return _Symbol(sym._heads)
+
+
+def is_symbol(value):
+    """Whether ``value`` is a Symbol (of either kind)."""
+    return isinstance(value, Symbol)
+
+
+def _node(op, inputs, attrs, name=None):
+    spec = registry.get(op)
+    if spec.variadic:
+        given = list(inputs)
+        if isinstance(spec.variadic, str):
+            attrs = dict(attrs)
+            attrs.setdefault(spec.variadic, len(given))
+    else:
+        given = dict(zip(spec.input_names(spec.parse_attrs(
+            {k: v for k, v in attrs.items() if k in spec.attrs})), inputs))
+    return np_symbol(create_op_node(spec, given, attrs, name=name, hint=op.lstrip('_').lower()))
+
+
+def _scalar_attrs(value):
+    value = value.item() if isinstance(value, _onp.generic) else value
+    return {'scalar': value, 'is_int': not isinstance(value, float)}
+
+
+def _binary(lhs, rhs, op, scalar_op, rscalar_op):
+    if isinstance(lhs, Symbol) and isinstance(rhs, Symbol):
+        return _node(op, [lhs, rhs], {})
+    if isinstance(lhs, Symbol) and isinstance(rhs, _SCALARS):
+        return _node(scalar_op, [lhs], _scalar_attrs(rhs))
+    if isinstance(rhs, Symbol) and isinstance(lhs, _SCALARS):
+        return _node(rscalar_op, [rhs], _scalar_attrs(lhs))
+    raise TypeError('%s: unsupported operand types %s and %s' % (op, type(lhs).__name__, type(rhs).__name__))
+
+
+def _basic_index(sym, index):
+    """``sym[index]`` for basic indexes (ints, slices, None, Ellipsis): ``slice`` then
+    reshape, as MXNet records them."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    if any(not (isinstance(k, (int, slice)) or k is None) for k in index):
+        raise TypeError('a Symbol takes basic indexes only (ints and slices), got %r' % (index,))
+    begin, end, step, squeeze = [], [], [], []
+    for axis, k in enumerate(i for i in index if i is not None):
+        if isinstance(k, int):
+            begin.append(k)
+            end.append(k + 1 if k != -1 else None)
+            step.append(1)
+            squeeze.append(axis)
+        else:
+            begin.append(k.start)
+            end.append(k.stop)
+            step.append(k.step)
+    out = _node('slice', [sym], {'begin': tuple(begin), 'end': tuple(end), 'step': tuple(step)})
+    if squeeze:
+        out = _node('squeeze', [out], {'axis': tuple(squeeze)})
+    return out
+
+
+def symbol_call(op, arrays, attrs=(), out=None):
+    """Record operator ``op`` on ``arrays`` (Symbols, scalars, None for absent inputs) with
+    its attributes ``attrs`` in declaration order: what ``mx.np``'s functions do when an
+    argument is a Symbol. A binary operator given a Python number records its ``_scalar``
+    form, as MXNet's Symbol functions do."""
+    if out is not None:
+        raise MXNetError('%s: out= is not supported for Symbols' % op)
+    spec = registry.get(op)
+    named = {k: v for k, v in zip(spec.attr_names, attrs) if v is not None or spec.attrs[k].default is None}
+    present = [a for a in arrays if a is not None]
+    scalars = [i for i, a in enumerate(present) if isinstance(a, _SCALARS)]
+    if scalars and len(present) == 2 and len(scalars) == 1:
+        symbol = present[1 - scalars[0]]
+        scalar_op = op + '_scalar' if scalars[0] == 1 else '_npi_r' + op[len('_npi_'):] + '_scalar'
+        if not _has(scalar_op):
+            scalar_op = op + '_scalar'
+        return _node(scalar_op, [symbol], _scalar_attrs(present[scalars[0]]))
+    if scalars:
+        raise TypeError('%s: Symbol inputs cannot be mixed with numbers here' % op)
+    if spec.variadic:
+        return _node(op, present, named)
+    inputs = [a for a in arrays]
+    attrs_parsed = spec.parse_attrs({k: v for k, v in named.items()})
+    names = spec.input_names(attrs_parsed)
+    given = {n: a for n, a in zip(spec.inputs, inputs) if a is not None and n in names}
+    return np_symbol(create_op_node(spec, given, named, hint=op.lstrip('_').lower()))
+
+
+def var(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, init=None, stype=None,
+        **kwargs):
+    """A variable :class:`_Symbol` (``mx.sym.var(...).as_np_ndarray()``)."""
+    return np_symbol(_legacy_var(name, attr=attr, shape=shape, lr_mult=lr_mult, wd_mult=wd_mult,
+                                 dtype=dtype, init=init, stype=stype, **kwargs))
