@@ -11,7 +11,7 @@ import numbers
 import numpy as _np
 import torch
 
-from .. import autograd, upper_layers
+from .. import _int_grad, autograd, upper_layers
 from ..base import MXNetError
 from ..context import current_context
 from ..ndarray import NDArray
@@ -23,6 +23,7 @@ __all__ = ['run', 'tensor_of', 'results', 'unary_function', 'binary_function', '
 
 _Tensor = torch.Tensor
 _run_untracked = autograd.run_untracked
+_INT_LIVE = _int_grad.LIVE
 _IMPL_ERRORS = (RuntimeError, ValueError, TypeError)
 
 
@@ -119,6 +120,11 @@ def run(op, arrays, attrs=(), out=None, impl=None, ctx=None):
         tensors.append(t)
     if ctx is None:
         ctx = current_context()
+    if _INT_LIVE[0] and autograd.is_recording():     # integer gradients (see neomx._int_grad)
+        res = _int_grad.run(impl, tensors, attrs if type(attrs) is dict else dict(zip(
+            registry.get(op).attr_names, attrs)) if op else None)
+        if res is not None:
+            return results(res, ctx, out)
     try:
         if type(attrs) is dict:         # variadic operators take their attributes by keyword
             res = _run_untracked(impl, *tensors, **attrs) if grad else impl(*tensors, **attrs)
@@ -144,7 +150,7 @@ def unary_function(name, op, doc=None):
     def function(x, out=None, **kwargs):
         if type(x) is ndarray and out is None:
             t = x._t
-            if not t.requires_grad:
+            if not (t.requires_grad or _INT_LIVE[0]):
                 try:
                     res = impl(t)
                 except _IMPL_ERRORS as err:
@@ -192,7 +198,7 @@ def binary_function(name, op, scalar_op, rscalar_op, doc=None, params=('x1', 'x2
             t1 = x1._t
             if type(x2) is ndarray:
                 t2 = x2._t
-                if out is None and not (t1.requires_grad or t2.requires_grad):
+                if out is None and not (t1.requires_grad or t2.requires_grad or _INT_LIVE[0]):
                     try:
                         res = impl(t1, t2)
                     except _IMPL_ERRORS as err:

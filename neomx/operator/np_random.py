@@ -179,13 +179,15 @@ def choice(input1, input2, a, size, ctx, replace, weighted):   # pylint: disable
 def multinomial(a, n, pvals, size):
     """Counts of ``n`` draws over the outcomes with probabilities ``pvals`` (or the array ``a``)."""
     p = torch.as_tensor(pvals, dtype=torch.float64) if a is None else a.to(torch.float64)
-    if float(p[:-1].sum()) > 1 + 1e-12:
+    if float(p[:-1].sum()) > 1 + 1e-6:     # float32 probabilities summing to 1 may round above it
         raise ValueError('sum(pvals[:-1]) > 1.0')
     p = torch.cat([p[:-1], (1 - p[:-1].sum()).clamp_min(0).reshape(1)])
     shape = _size_tuple(size) or ()
     count = 1
     for s in shape:
         count *= s
+    if count == 0 and shape:
+        return torch.zeros(shape + (p.numel(),), dtype=torch.int64)
     draws = torch.multinomial(p.expand(max(count, 1), -1), n, replacement=True) if n else \
         torch.zeros((max(count, 1), 0), dtype=torch.int64)
     counts = torch.zeros((max(count, 1), p.numel()), dtype=torch.int64).scatter_add_(
