@@ -9,6 +9,9 @@ promotion between arrays (``bool`` comparisons, int/int true division giving flo
 
 Mixing with legacy arrays raises MXNet's ``TypeError`` either way round.
 """
+import builtins
+import math
+
 import numpy as _np
 import torch
 
@@ -451,14 +454,21 @@ def _rebuild(values, dev_type, dev_id):
 
 def _getitem(t, key):
     """``t[key]`` with NumPy's indexing (torch's, with index arrays as tensors and negative
-    steps through a flip)."""
+    steps through a flip). As in MXNet, a basic index gives a view only where the selection
+    is contiguous, a copy otherwise."""
     key, flip_dims = _torch_key(key, t)
     try:
-        return (t.flip(flip_dims) if flip_dims else t)[key]
+        r = (t.flip(flip_dims) if flip_dims else t)[key]
+        if not r.is_contiguous() and all(type(k) in _BASIC_KEYS or k is None or k is Ellipsis for k in key):
+            r = r.contiguous()
+        return r
     except IndexError as err:
         raise IndexError('%s (array shape %s)' % (str(err).split('\n')[0], tuple(t.shape))) from None
     except RuntimeError as err:
         raise IndexError('%s (array shape %s)' % (str(err).split('\n')[0], tuple(t.shape))) from None
+
+
+_BASIC_KEYS = (int, slice)
 
 
 def _setitem(t, key, v):
@@ -631,17 +641,17 @@ def full(shape, fill_value, dtype=None, order='C', ctx=None, out=None):  # pylin
 
 
 def arange(start, stop=None, step=1, dtype=None, ctx=None):
-    """Evenly spaced values in [start, stop) (float32 by default, as MXNet)."""
+    """Evenly spaced values in [start, stop) (float32 by default, as MXNet); empty where
+    ``step`` goes away from ``stop``."""
     ctx = as_context(ctx)
     if stop is None:
         start, stop = 0, start
     if step == 0:
         raise ZeroDivisionError('arange: step must not be zero')
     tdt = _dtype_or_default(dtype, 'arange')
-    if tdt.is_floating_point or tdt is torch.bool:
-        values = torch.arange(float(start), float(stop), float(step), dtype=torch.float64)
-        return wrap(values.to(device=ctx.torch_device, dtype=tdt), ctx)
-    return wrap(torch.arange(start, stop, step, dtype=tdt, device=ctx.torch_device), ctx)
+    count = builtins.max(int(math.ceil((stop - start) / step)), 0)
+    values = start + torch.arange(count, dtype=torch.float64) * step
+    return wrap(values.to(device=ctx.torch_device, dtype=tdt), ctx)
 
 
 ndarray.__module__ = 'neomx.numpy'

@@ -12,7 +12,7 @@ from .registry import ANY, BOOL, CTX, FLOAT, INT, OPT_FLOAT, OPT_INT, Attr, regi
 
 __all__ = ['device_of']
 
-_DTYPE = Attr('dtype', lambda v: v, 'float32')
+_DTYPE = Attr('dtype', lambda v: None if v is None or v == 'None' else torch_dtype(v), 'float32')
 _CPU = torch.device('cpu')
 
 
@@ -95,12 +95,8 @@ def arange(start, stop, step, repeat, infer_range, ctx, dtype):    # pylint: dis
     if step == 0:
         raise ZeroDivisionError('arange: step must not be zero')
     dt = _dt(dtype, 'arange')
-    dev = device_of(ctx)
-    if dt.is_floating_point or dt is torch.bool:
-        values = torch.arange(float(start), float(stop), float(step), dtype=torch.float64).to(device=dev, dtype=dt)
-    else:
-        values = torch.arange(int(start), int(stop) if float(stop).is_integer() else math.ceil(stop), int(step),
-                              dtype=dt, device=dev)
+    count = max(int(math.ceil((stop - start) / step)), 0)      # empty where step goes away from stop
+    values = (start + torch.arange(count, dtype=torch.float64) * step).to(device=device_of(ctx), dtype=dt)
     return values.repeat_interleave(repeat) if repeat != 1 else values
 
 

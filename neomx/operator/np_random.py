@@ -14,7 +14,7 @@ from .registry import ANY, BOOL, CTX, INT, OPT_FLOAT, Attr, register
 
 __all__ = ['NP_DISTRIBUTIONS']
 
-_DTYPE = Attr('dtype', lambda v: v, None)
+_DTYPE = Attr('dtype', lambda v: None if v is None or v == 'None' else torch_dtype(v), None)
 
 
 def _uniform(shape, low, high, gen_dtype, device):
@@ -67,7 +67,7 @@ def _power(shape, a, gen_dtype, device):
 NP_DISTRIBUTIONS = {
     'uniform': ('_npi_uniform', _uniform, (('low', 0.0), ('high', 1.0)), None),
     'normal': ('_npi_normal', _normal, (('loc', 0.0), ('scale', 1.0)), ('scale',)),
-    'gamma': ('_npi_gamma', _gamma, (('shape', 1.0), ('scale', 1.0)), ('shape', 'scale')),
+    'gamma': ('_npi_gamma', _gamma, (('shape', 1.0), ('scale', 1.0)), ('shape', 'scale', 'positive')),
     'exponential': ('_npi_exponential', _exponential, (('scale', 1.0),), ('scale',)),
     'gumbel': ('_npi_gumbel', _gumbel, (('loc', 0.0), ('scale', 1.0)), ('scale',)),
     'logistic': ('_npi_logistic', _logistic, (('loc', 0.0), ('scale', 1.0)), ('scale',)),
@@ -88,6 +88,7 @@ def _size_tuple(size):
 
 def _register(name, op, sampler, params, non_negative):
     names = tuple(p for p, _ in params)
+    positive = bool(non_negative) and 'positive' in non_negative     # gamma: parameters must be > 0
     inputs = tuple('input%d' % (i + 1) for i in range(len(names)))
 
     def sample(*args, size, ctx, dtype):
@@ -101,14 +102,14 @@ def _register(name, op, sampler, params, non_negative):
             if v is None and t is None:
                 raise ValueError('%s: parameter %s is missing' % (name, pname))
             if v is None:
-                if non_negative and pname in non_negative and bool((t < 0).any()):
-                    raise ValueError('%s: %s < 0' % (name, pname))
+                if non_negative and pname in non_negative and bool(((t <= 0) if positive else (t < 0)).any()):
+                    raise ValueError('%s: %s %s 0' % (name, pname, '<=' if positive else '<'))
                 params_.append(t.detach().to(device=device, dtype=gen_dtype))
                 shapes.append(tuple(t.shape))
                 device = t.device
             else:
-                if non_negative and pname in non_negative and v < 0:
-                    raise ValueError('%s: %s < 0' % (name, pname))
+                if non_negative and pname in non_negative and (v <= 0 if positive else v < 0):
+                    raise ValueError('%s: %s %s 0' % (name, pname, '<=' if positive else '<'))
                 params_.append(v)
         shape = _size_tuple(size)
         if shape is None:

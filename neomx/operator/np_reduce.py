@@ -26,13 +26,15 @@ def _parse_axes(v):
 
 
 OPT_AXES = Attr('Shape or None', _parse_axes, None)
-_DTYPE_OR_NONE = Attr('dtype or None', lambda v: None if v is None or v == 'None' else v, None)
+_DTYPE_OR_NONE = Attr('dtype or None', lambda v: None if v is None or v == 'None' else torch_dtype(v), None)
 _FREE_OUT = DTypeRule(free=lambda a: ('a', 'data'), output=lambda d, a: None)
 
 
 def axis_index(axis, ndim, op):
     """``axis`` in ``[-ndim, ndim)`` as a non-negative index; NumPy's AxisError otherwise."""
-    if not -ndim <= axis < max(ndim, 1) or (ndim == 0 and axis not in (0, -1)):
+    if ndim == 0 and axis in (0, -1):    # NumPy lets a zero-dim array take axis 0 or -1
+        return 0
+    if not -ndim <= axis < ndim:
         raise AxisError('%s: axis %d is out of bounds for array of dimension %d' % (op, axis, ndim))
     return axis % ndim if ndim else 0
 

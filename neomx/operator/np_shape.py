@@ -39,6 +39,8 @@ def reshape(a, newshape, order):
 @register('_np_transpose', inputs=('a',), attrs=[('axes', OPT_AXES)], shares_input=True)
 def transpose(a, axes):
     """``a`` with its axes permuted (reversed by default)."""
+    if a.dim() == 0:
+        return a
     if axes is None:
         return a.permute(*range(a.dim() - 1, -1, -1))
     axes = _shape_tuple(axes)
@@ -76,6 +78,8 @@ def squeeze(a, axis):
     if axis is None:
         return a.reshape([d for d in a.shape if d != 1])
     dims = axes_of(axis, a.dim(), 'squeeze')
+    if a.dim() == 0:
+        return a
     for d in dims:
         if a.shape[d] != 1:
             raise ValueError('cannot select an axis to squeeze out which has size not equal to one')
@@ -129,6 +133,8 @@ def tile(data, reps):
         raise ValueError('tile: reps must be non-negative, got %s' % (reps,))
     if len(reps) < data.dim():
         reps = (1,) * (data.dim() - len(reps)) + reps
+    if not reps:
+        return data.clone()
     return data.reshape((1,) * (len(reps) - data.dim()) + tuple(data.shape)).repeat(*reps)
 
 
@@ -463,7 +469,9 @@ def delete(arr, obj, start, stop, step, int_ind, axis):
         idx = idx[(idx >= -n) & (idx < n)]
         keep[torch.remainder(idx, n) if n else idx] = False
     else:
-        keep[slice(start, stop, step)] = False
+        host = keep.numpy()
+        host[slice(start, stop, step)] = False      # numpy: negative steps too
+        keep = torch.from_numpy(host)
     return torch.index_select(src, axis, torch.nonzero(keep).reshape(-1).to(src.device))
 
 
