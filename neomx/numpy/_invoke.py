@@ -37,6 +37,10 @@ class NumpyIndexError(MXNetError, IndexError):
     """An index out of range in an ``mx.np`` operator: an MXNetError that is NumPy's IndexError."""
 
 
+class NumpyLinAlgError(MXNetError, _np.linalg.LinAlgError):
+    """A matrix an ``mx.np.linalg`` operator cannot work on: NumPy's LinAlgError, an MXNetError."""
+
+
 def op_impl(op):
     """The implementation of registry operator ``op``."""
     return registry.get(op).impl
@@ -47,8 +51,12 @@ def operator_error(op, tensors, err):
     if isinstance(err, MXNetError):
         return err
     shapes = ', '.join(str(tuple(t.shape)) for t in tensors if isinstance(t, _Tensor))
-    kind = NumpyIndexError if isinstance(err, IndexError) else (
-        TypeError if isinstance(err, TypeError) else NumpyOperatorError)
+    if isinstance(err, _np.linalg.LinAlgError):
+        kind = NumpyLinAlgError
+    elif isinstance(err, IndexError):
+        kind = NumpyIndexError
+    else:
+        kind = TypeError if isinstance(err, TypeError) else NumpyOperatorError
     return kind('%s: %s (input shapes: %s)' % (op, str(err).split('\n')[0], shapes or 'none'))
 
 
@@ -173,7 +181,7 @@ def unary_function(name, op, doc=None):
     onp_fn = _onp_scalar_fallback(name)
 
     def function(x, out=None, **kwargs):
-        if type(x) is ndarray and out is None:
+        if type(x) is ndarray and out is None and not kwargs:
             t = x._t
             if not (t.requires_grad or _INT_LIVE[0]):
                 try:

@@ -494,7 +494,7 @@ def _sequence(seq, name):
         return list(seq)
     if not isinstance(seq, (list, tuple)):
         raise TypeError('%s: expected a sequence of arrays, got %s' % (name, type(seq).__name__))
-    if any(_is_symbol(a) for a in seq):
+    if _builtins.any(_is_symbol(a) for a in seq):
         return list(seq)
     ctx = _ctx_of(*seq)
     return [_as_np(a, ctx) for a in seq]

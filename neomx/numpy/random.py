@@ -16,7 +16,7 @@ def _draw(op, params, size, ctx, dtype, out):
     """Run sampler ``op``: each parameter an array input or a scalar attribute."""
     arrays, values = [], []
     for p in params:
-        if isinstance(p, ndarray):
+        if isinstance(p, ndarray) or hasattr(p, '_heads'):     # an array, or a Symbol in a hybridized block
             arrays.append(p)
             values.append(None)
         elif isinstance(p, (list, tuple, _np.ndarray)):

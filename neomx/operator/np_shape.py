@@ -525,3 +525,25 @@ def share_memory(a, b):
         return lo * t.element_size(), hi * t.element_size()
     (alo, ahi), (blo, bhi) = extent(a), extent(b)
     return torch.tensor(alo < bhi and blo < ahi)
+
+
+def _mask_assign(data, mask, value, start_axis):
+    res = data.clone()
+    axis = axis_index(start_axis, data.dim(), 'boolean_mask_assign')
+    index = (slice(None),) * axis + (mask.bool(),)
+    res[index] = value
+    return res
+
+
+@register('_npi_boolean_mask_assign_scalar', inputs=('data', 'mask'),
+          attrs=[('value', OPT_FLOAT, None), ('start_axis', INT, 0)], dtypes=DTypeRule(free=('mask',)))
+def boolean_mask_assign_scalar(data, mask, value, start_axis):
+    """``data`` with ``value`` where ``mask`` (over the axes from ``start_axis``) is true."""
+    return _mask_assign(data, mask, value if data.dtype.is_floating_point else int(value), start_axis)
+
+
+@register('_npi_boolean_mask_assign_tensor', inputs=('data', 'mask', 'value'), attrs=[('start_axis', INT, 0)],
+          dtypes=DTypeRule(free=('mask',)))
+def boolean_mask_assign_tensor(data, mask, value, start_axis):
+    """``data`` with the entries of ``value`` where ``mask`` (from ``start_axis``) is true."""
+    return _mask_assign(data, mask, value.to(data.dtype), start_axis)
