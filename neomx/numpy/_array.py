@@ -646,6 +646,8 @@ def arange(start, stop=None, step=1, dtype=None, ctx=None):
     ctx = as_context(ctx)
     if stop is None:
         start, stop = 0, start
+    if step is None:
+        step = 1
     if step == 0:
         raise ZeroDivisionError('arange: step must not be zero')
     tdt = _dtype_or_default(dtype, 'arange')

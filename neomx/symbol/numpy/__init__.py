@@ -243,7 +243,9 @@ def symbol_call(op, arrays, attrs=(), out=None):
     if out is not None:
         raise MXNetError('%s: out= is not supported for Symbols' % op)
     spec = registry.get(op)
-    named = {k: v for k, v in zip(spec.attr_names, attrs) if v is not None or spec.attrs[k].default is None}
+    pairs = attrs.items() if isinstance(attrs, dict) else zip(spec.attr_names, attrs)   # dict: variadic ops
+    # None is kept where it differs from the default (argsort's axis=None: the flattened array)
+    named = {k: v for k, v in pairs if v is not None or spec.attrs[k].default not in (None, registry.REQUIRED)}
     present = [a for a in arrays if a is not None]
     scalars = [i for i, a in enumerate(present) if isinstance(a, _SCALARS)]
     if scalars and len(present) == 2 and len(scalars) == 1:
