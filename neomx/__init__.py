@@ -52,3 +52,4 @@ from . import numpy  # noqa: E402
 from . import numpy as np  # noqa: E402
 from . import numpy_extension  # noqa: E402
 from . import numpy_extension as npx  # noqa: E402
+from . import numpy_op_signature  # noqa: E402,F401  (NumPy signatures of mx.np / mx.npx functions)
