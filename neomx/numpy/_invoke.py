@@ -98,7 +98,8 @@ def results(res, ctx, out=None):
 
 def run(op, arrays, attrs=(), out=None, impl=None, ctx=None):
     """Run operator ``op`` on ``arrays`` (ndarrays, scalars or None for absent inputs) with
-    its attributes ``attrs`` in declaration order; results as :func:`results` makes them."""
+    its attributes ``attrs`` in declaration order (a dict for variadic operators); results as
+    :func:`results` makes them."""
     impl = impl or op_impl(op)
     tensors = []
     grad = False
@@ -119,7 +120,10 @@ def run(op, arrays, attrs=(), out=None, impl=None, ctx=None):
     if ctx is None:
         ctx = current_context()
     try:
-        res = _run_untracked(impl, *tensors, *attrs) if grad else impl(*tensors, *attrs)
+        if type(attrs) is dict:         # variadic operators take their attributes by keyword
+            res = _run_untracked(impl, *tensors, **attrs) if grad else impl(*tensors, **attrs)
+        else:
+            res = _run_untracked(impl, *tensors, *attrs) if grad else impl(*tensors, *attrs)
     except _IMPL_ERRORS as err:
         raise operator_error(op, tensors, err) from None
     return results(res, ctx, out)

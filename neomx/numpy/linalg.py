@@ -1,0 +1,88 @@
+"""``mx.np.linalg`` (MXNet 1.9.1's ``mxnet.numpy.linalg``): the registry's ``_npi_*`` linear
+algebra operators, plus the functions MXNet hands to official NumPy (:mod:`.fallback_linalg`).
+"""
+import numpy as _np
+
+from ._array import ndarray
+from ._invoke import run
+from .fallback_linalg import *  # noqa: F401,F403  pylint: disable=wildcard-import
+from . import fallback_linalg
+
+__all__ = ['norm', 'svd', 'cholesky', 'inv', 'det', 'slogdet', 'solve', 'tensorinv', 'tensorsolve', 'pinv',
+           'eigvals', 'eig', 'eigvalsh', 'eigh'] + fallback_linalg.__all__
+
+LinAlgError = _np.linalg.LinAlgError
+
+
+def norm(x, ord=None, axis=None, keepdims=False):  # pylint: disable=redefined-builtin
+    """Matrix or vector norm (Frobenius / 2-norm by default)."""
+    if isinstance(axis, list):
+        axis = tuple(axis)
+    return run('_npi_norm', (x,), (ord, axis, keepdims))
+
+
+def svd(a):
+    """Singular value decomposition ``a = ut @ diag(l) @ v``: returns (ut, l, v)."""
+    return run('_npi_svd', (a,))
+
+
+def cholesky(a):
+    """Lower Cholesky factor of a symmetric positive-definite matrix."""
+    return run('_npi_cholesky', (a,))
+
+
+def inv(a):
+    """The inverse of a square matrix."""
+    return run('_npi_inv', (a,))
+
+
+def det(a):
+    """The determinant."""
+    return run('_npi_det', (a,))
+
+
+def slogdet(a):
+    """The sign and log of the absolute determinant."""
+    return run('_npi_slogdet', (a,))
+
+
+def solve(a, b):
+    """The solution x of ``a @ x = b``."""
+    return run('_npi_solve', (a, b))
+
+
+def tensorinv(a, ind=2):
+    """The inverse of ``a`` seen as a matrix of its first ``ind`` axes by the rest."""
+    return run('_npi_tensorinv', (a,), (ind,))
+
+
+def tensorsolve(a, b, axes=None):
+    """The x with ``tensordot(a, x, x.ndim) == b``."""
+    return run('_npi_tensorsolve', (a, b), (axes,))
+
+
+def pinv(a, rcond=1e-15, hermitian=False):
+    """The Moore-Penrose pseudo-inverse (``rcond`` a scalar or an array)."""
+    if isinstance(rcond, ndarray):
+        return run('_npi_pinv', (a, rcond), (hermitian,))
+    return run('_npi_pinv_scalar_rcond', (a,), (float(rcond), hermitian))
+
+
+def eigvals(a):
+    """Eigenvalues of a matrix with real eigenvalues."""
+    return run('_npi_eigvals', (a,))
+
+
+def eig(a):
+    """Eigenvalues and right eigenvectors of a matrix with real eigenvalues."""
+    return run('_npi_eig', (a,))
+
+
+def eigvalsh(a, UPLO='L'):  # pylint: disable=invalid-name
+    """Eigenvalues of a symmetric matrix."""
+    return run('_npi_eigvalsh', (a,), (UPLO,))
+
+
+def eigh(a, UPLO='L'):  # pylint: disable=invalid-name
+    """Eigenvalues and eigenvectors of a symmetric matrix."""
+    return run('_npi_eigh', (a,), (UPLO,))
