@@ -52,5 +52,5 @@ from .util import is_np_array, is_np_shape, np_array, np_shape, set_np_shape  # 
 from .util import use_np, use_np_array, use_np_shape  # noqa: E402
 from . import numpy_extension  # noqa: E402
 from . import numpy_extension as npx  # noqa: E402
+from . import numpy_op_signature  # noqa: E402,F401  (NumPy signatures of mx.np / mx.npx functions)
 from . import numpy_dispatch_protocol  # noqa: E402,F401  (official NumPy functions on mx.np arrays)
-from . import numpy_op_signature  # noqa: E402,F401  (signatures of the _np_* operators' functions)

@@ -4,7 +4,7 @@ MXNet 1.9.1 has two per-thread switches. NumPy *shape* semantics make ``()`` the
 scalar and ``0`` a real size (not an unknown one) in shape inference; neomx's arrays (torch
 tensors) hold such shapes either way, and graph shape inference reads the flag. NumPy *array*
 semantics make Gluon create ``mx.np.ndarray`` parameters and outputs (and ``mx.sym.np``
-symbols when hybridizing) instead of legacy ``NDArray``\ s. ``npx.set_np()`` turns both on.
+symbols when hybridizing) instead of legacy ``NDArray`` objects. ``npx.set_np()`` turns both on.
 """
 import functools
 import inspect

@@ -56,6 +56,6 @@ def _symbolic(np_symbol):
 
 def numpy_mode_namespace(module, np_namespace, npx_namespace, array_class=None, np_symbol=None):
     """The NumPy-mode ``F`` for ``module``: eager (``array_class``, mx.np.ndarray) or
-    symbolic (``np_symbol``, making ``_Symbol``\\ s)."""
+    symbolic (``np_symbol``, making ``_Symbol`` objects)."""
     convert = _eager(array_class) if array_class is not None else _symbolic(np_symbol)
     return _NumpyModeOps(module, convert, {'np': np_namespace, 'npx': npx_namespace})
