@@ -611,11 +611,8 @@ def array_split(ary, indices_or_sections, axis=0):
 @_export
 def hsplit(ary, indices_or_sections):
     """``ary`` cut along axis 1 (axis 0 for 1-D arrays)."""
-    if _is_symbol(ary):
-        return split(ary, indices_or_sections, 1)
-    if ary.ndim == 0:
-        raise ValueError('hsplit only works on arrays of 1 or more dimensions')
-    return split(ary, indices_or_sections, 1 if ary.ndim > 1 else 0)
+    indices_, sections = _split_args(indices_or_sections, 'hsplit')
+    return list(run('_npi_hsplit', (ary,), (indices_, 1, False, sections)))
 
 
 @_export
@@ -697,8 +694,9 @@ def ediff1d(ary, to_end=None, to_begin=None):
     """Differences between consecutive elements of the flattened array."""
     ary = _as_np(ary)
     ctx_ = None if _is_symbol(ary) else ary.ctx
-    begin_arr = to_begin if isinstance(to_begin, (ndarray, list, tuple, _np.ndarray)) else None
-    end_arr = to_end if isinstance(to_end, (ndarray, list, tuple, _np.ndarray)) else None
+    begin_arr = to_begin if isinstance(to_begin, (ndarray, list, tuple, _np.ndarray)) or _is_symbol(to_begin) \
+        else None
+    end_arr = to_end if isinstance(to_end, (ndarray, list, tuple, _np.ndarray)) or _is_symbol(to_end) else None
     return run('_npi_ediff1d', (ary, None if begin_arr is None else _as_np(begin_arr, ctx_),
                                 None if end_arr is None else _as_np(end_arr, ctx_)),
                (begin_arr is not None, end_arr is not None,
@@ -1061,3 +1059,9 @@ def _imatmul_dunder(self, other):
 ndarray.__matmul__ = _matmul_dunder
 ndarray.__rmatmul__ = _rmatmul_dunder
 ndarray.__imatmul__ = _imatmul_dunder
+
+
+# NumPy's own functions MXNet hands over (see .fallback): part of multiarray's names, as in MXNet
+from .fallback import *  # noqa: E402,F401,F403  pylint: disable=wildcard-import,wrong-import-position
+from . import fallback as _fallback  # noqa: E402  pylint: disable=wrong-import-position
+__all__ += _fallback.__all__

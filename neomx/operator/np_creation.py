@@ -85,13 +85,15 @@ def indices(dimensions, dtype, ctx):
     return torch.stack(grids).to(_dt(dtype, 'indices'))
 
 
-@register('_npi_arange', attrs=[('start', FLOAT), ('stop', OPT_FLOAT, None), ('step', FLOAT, 1.0),
+@register('_npi_arange', attrs=[('start', FLOAT), ('stop', OPT_FLOAT, None), ('step', OPT_FLOAT, 1.0),
                                 ('repeat', INT, 1), ('infer_range', BOOL, False), ('ctx', CTX, None),
                                 ('dtype', _DTYPE)])
 def arange(start, stop, step, repeat, infer_range, ctx, dtype):    # pylint: disable=unused-argument
     """Evenly spaced values in [start, stop)."""
     if stop is None:
         start, stop = 0, start
+    if step is None:
+        step = 1.0
     if step == 0:
         raise ZeroDivisionError('arange: step must not be zero')
     dt = _dt(dtype, 'arange')

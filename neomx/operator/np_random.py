@@ -27,7 +27,7 @@ def _normal(shape, loc, scale, gen_dtype, device):
 
 def _gamma(shape, alpha, scale, gen_dtype, device):
     a = torch.as_tensor(alpha, dtype=gen_dtype, device=device).expand(shape)
-    return Gamma(a, torch.ones_like(a), validate_args=False).sample() * scale
+    return Gamma(a, torch.ones_like(a), validate_args=False).rsample() * scale
 
 
 def _exponential(shape, scale, gen_dtype, device):
@@ -104,7 +104,7 @@ def _register(name, op, sampler, params, non_negative):
             if v is None:
                 if non_negative and pname in non_negative and bool(((t <= 0) if positive else (t < 0)).any()):
                     raise ValueError('%s: %s %s 0' % (name, pname, '<=' if positive else '<'))
-                params_.append(t.detach().to(device=device, dtype=gen_dtype))
+                params_.append(t.to(device=device, dtype=gen_dtype))    # samples differentiate w.r.t. it
                 shapes.append(tuple(t.shape))
                 device = t.device
             else:
@@ -121,18 +121,20 @@ def _register(name, op, sampler, params, non_negative):
     def absent(attrs_, inputs_=inputs, names_=names):
         return tuple(i for i, n in zip(inputs_, names_) if attrs_.get(n) is not None)
     # the scalar defaults make every input absent unless its attribute is None
-    register(op, inputs=inputs, attrs=attrs, optional_inputs=absent)(_positional(sample, len(names)))
+    register(op, inputs=inputs, attrs=attrs, optional_inputs=absent)(_positional(sample, names))
 
 
-def _positional(sample, n):
-    """``sample`` taking its tensors and parameter values as the registry passes them:
-    inputs, then each parameter attribute, then size, ctx, dtype."""
-    if n == 1:
-        def impl(input1, p1, size, ctx, dtype):
-            return sample(input1, p1, size=size, ctx=ctx, dtype=dtype)
-    else:
-        def impl(input1, input2, p1, p2, size, ctx, dtype):
-            return sample(input1, input2, p1, p2, size=size, ctx=ctx, dtype=dtype)
+def _positional(sample, names):
+    """``sample`` taking what the registry passes: the inputs, then the parameter
+    attributes, ``size``, ``ctx`` and ``dtype``, by position or (graphs) by name."""
+    order = tuple('input%d' % (i + 1) for i in range(len(names))) + tuple(names) + ('size', 'ctx', 'dtype')
+
+    def impl(*args, **kwargs):
+        values = dict(zip(order, args))
+        values.update(kwargs)
+        n = len(names)
+        return sample(*[values.get(k) for k in order[:2 * n]], size=values.get('size'), ctx=values.get('ctx'),
+                      dtype=values.get('dtype'))
     impl.__doc__ = sample.__doc__
     return impl
 

@@ -107,9 +107,8 @@ def mean(a, axis, dtype, keepdims, initial):    # pylint: disable=unused-argumen
         out_dtype = torch_dtype(dtype, 'mean')
     else:
         out_dtype = a.dtype if a.dtype.is_floating_point else torch.float32
-    src = a.to(torch.float64 if out_dtype is torch.float64 else (
-        out_dtype if out_dtype.is_floating_point else torch.float32)) if a.dtype is not out_dtype or \
-        not a.dtype.is_floating_point else a
+    compute = torch.float64 if out_dtype is torch.float64 else torch.float32   # float16 sums in float32
+    src = a if a.dtype is compute else a.to(compute)
     res = torch.mean(src, dim=dims) if dims else src.clone()
     return _keep(res.to(out_dtype), a, dims, keepdims)
 
@@ -119,7 +118,7 @@ def _moment(op):
         dims = axes_of(axis, a.dim(), op)
         out_dtype = torch_dtype(dtype, op) if dtype is not None else (
             a.dtype if a.dtype.is_floating_point else a.dtype)
-        src = a if a.dtype.is_floating_point else a.to(torch.float64)
+        src = a if a.dtype in (torch.float32, torch.float64) else a.to(torch.float64)
         if dims:
             res = torch.var(src, dim=dims, correction=ddof)
             if op == 'std':

@@ -547,3 +547,13 @@ def boolean_mask_assign_scalar(data, mask, value, start_axis):
 def boolean_mask_assign_tensor(data, mask, value, start_axis):
     """``data`` with the entries of ``value`` where ``mask`` (from ``start_axis``) is true."""
     return _mask_assign(data, mask, value.to(data.dtype), start_axis)
+
+
+@register('_npi_hsplit', inputs=('data',),
+          attrs=[('indices', _SHAPE_OR_INT, ()), ('axis', INT, 1), ('squeeze_axis', BOOL, False),
+                 ('sections', INT, 0)], num_outputs=_split_count, shares_input=True)
+def hsplit(data, indices, axis, squeeze_axis, sections):    # pylint: disable=unused-argument
+    """``data`` cut along axis 1 (axis 0 for 1-D arrays) into ``sections`` or at ``indices``."""
+    if data.dim() == 0:
+        raise ValueError('hsplit only works on arrays of 1 or more dimensions')
+    return split(data, indices, 1 if data.dim() > 1 else 0, squeeze_axis, sections)

@@ -13,6 +13,7 @@ array, have Symbol forms of their own here (``zeros``, ``ones``, ``full``, ``ara
 They are put here by :mod:`neomx.numpy_extension` when it is imported (``import neomx``
 does), since this package sits below ``neomx.numpy``.
 """
+import builtins
 import numbers
 
 import numpy as _onp
@@ -216,7 +217,7 @@ def _basic_index(sym, index):
     reshape, as MXNet records them."""
     if not isinstance(index, tuple):
         index = (index,)
-    if any(not (isinstance(k, (int, slice)) or k is None) for k in index):
+    if builtins.any(not (isinstance(k, (int, slice)) or k is None) for k in index):   # mx.np's any is set here
         raise TypeError('a Symbol takes basic indexes only (ints and slices), got %r' % (index,))
     begin, end, step, squeeze = [], [], [], []
     for axis, k in enumerate(i for i in index if i is not None):
