@@ -50,10 +50,15 @@ def _torch_call(fn, *args):
     if _INT_LIVE[0] and autograd.is_recording():
         res = _int_grad.run(fn, args)
         if res is not None:
+            if type(res) is _Tensor and not res.requires_grad and _int_grad.carrier_of(res) is None:
+                autograd.mark_constant_result(res)
             return res
     for a in args:
         if type(a) is _Tensor and a.requires_grad:
-            return _run_untracked(fn, *args)
+            res = _run_untracked(fn, *args)
+            if autograd._STATE.recording and type(res) is _Tensor and not res.requires_grad:
+                autograd.mark_constant_result(res)      # a comparison: backward gives zeros
+            return res
     return fn(*args)
 
 

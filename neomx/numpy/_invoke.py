@@ -131,6 +131,13 @@ def _with_int_grads(op, impl, tensors, attrs):
     return _int_grad.run(impl, tensors, kwargs)
 
 
+def _mark_constants(res):
+    """Results without gradients of a recorded operation: backward from them gives zeros."""
+    for r in (res,) if type(res) is _Tensor else res if isinstance(res, (list, tuple)) else ():
+        if type(r) is _Tensor and not r.requires_grad and _int_grad.carrier_of(r) is None:
+            autograd.mark_constant_result(r)
+
+
 def run(op, arrays, attrs=(), out=None, impl=None, ctx=None):
     """Run operator ``op`` on ``arrays`` (ndarrays, scalars or None for absent inputs) with
     its attributes ``attrs`` in declaration order (a dict for variadic operators); results as
@@ -157,6 +164,7 @@ def run(op, arrays, attrs=(), out=None, impl=None, ctx=None):
     if _RECORDING.recording and op and (_INT_LIVE[0] or _casts(op)):
         res = _with_int_grads(op, impl, tensors, attrs)     # integer gradients (see neomx._int_grad)
         if res is not None:
+            _mark_constants(res)
             return results(res, ctx, out)
     try:
         if type(attrs) is dict:         # variadic operators take their attributes by keyword
@@ -165,6 +173,8 @@ def run(op, arrays, attrs=(), out=None, impl=None, ctx=None):
             res = _run_untracked(impl, *tensors, *attrs) if grad else impl(*tensors, *attrs)
     except _IMPL_ERRORS as err:
         raise operator_error(op, tensors, err) from None
+    if grad and _RECORDING.recording:
+        _mark_constants(res)
     return results(res, ctx, out)
 
 

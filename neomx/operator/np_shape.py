@@ -286,6 +286,9 @@ def array_split(data, indices, axis, sections):
 def broadcast_to(array, shape):
     """``array`` broadcast to ``shape`` (a read-only view in NumPy; here a new array)."""
     shape = _shape_tuple(shape)
+    if -2 in shape:     # MXNet's code -2: the input's own size in that dim (counted from the right)
+        offset = len(shape) - array.dim()
+        shape = tuple(array.shape[i - offset] if d == -2 and i >= offset else d for i, d in enumerate(shape))
     try:
         return torch.broadcast_to(array, shape)
     except RuntimeError:
