@@ -243,7 +243,7 @@ def symbol_call(op, arrays, attrs=(), out=None):
     if out is not None:
         raise MXNetError('%s: out= is not supported for Symbols' % op)
     spec = registry.get(op)
-    named = {k: v for k, v in zip(spec.attr_names, attrs) if v is not None or spec.attrs[k].default is None}
+    named = {k: v for k, v in zip(spec.attr_names, attrs) if v is not None or spec.attrs[k].default is registry.REQUIRED}
     present = [a for a in arrays if a is not None]
     scalars = [i for i, a in enumerate(present) if isinstance(a, _SCALARS)]
     if scalars and len(present) == 2 and len(scalars) == 1:
