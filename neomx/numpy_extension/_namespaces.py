@@ -105,6 +105,7 @@ def fill(npx_module):
     """Put ``mx.np``'s and ``mx.npx``'s functions into mx.nd.np/npx and mx.sym.np/npx."""
     np_functions = {k: v for k, v in _functions(_np).items() if k not in _NOT_FUNCTIONS}
     _sym_np._NP_FUNCTIONS.update(np_functions)    # pylint: disable=protected-access
+    _sym_np.use_np_methods(np_functions)
     np_functions = _frontend_functions(np_functions)
     _copy_into(_nd_np, np_functions)
     sym_functions = dict(np_functions)

@@ -153,6 +153,22 @@ class _Symbol(Symbol):
 
 
 _NOT_METHODS = frozenset(('shape', 'size', 'ndim', 'dtype'))
+
+
+def _np_method(function):
+    def method(self, *args, **kwargs):
+        return function(self, *args, **kwargs)
+    method.__name__ = function.__name__
+    method.__doc__ = 'Same as ``mx.np.%s(self, ...)``.' % function.__name__
+    return method
+
+
+def use_np_methods(functions):
+    """Give :class:`_Symbol` NumPy's array methods where the legacy Symbol has a method of
+    the same name (``x.sum(axis=1)`` records ``mx.np.sum``, not the legacy ``sum``)."""
+    for name, function in functions.items():
+        if callable(getattr(Symbol, name, None)) and name not in vars(_Symbol) and not name.startswith('_'):
+            setattr(_Symbol, name, _np_method(function))
 _NP_FUNCTIONS = {}      # filled by neomx.numpy_extension: mx.np's functions, for the methods
 
 
