@@ -209,12 +209,23 @@ def _node(op, inputs, attrs, name=None):
     else:
         given = dict(zip(spec.input_names(spec.parse_attrs(
             {k: v for k, v in attrs.items() if k in spec.attrs})), inputs))
-    return np_symbol(create_op_node(spec, given, attrs, name=name, hint=op.lstrip('_').lower()))
+    return np_symbol(create_op_node(spec, given, attrs, name=name, hint=_hint(op)))
 
 
 def _scalar_attrs(value):
+    """MXNet's attributes of a ``_scalar`` operator: the number as a float, and whether it
+    was an integer (``2`` -> ``scalar='2.0', is_int='True'``)."""
     value = value.item() if isinstance(value, _onp.generic) else value
-    return {'scalar': value, 'is_int': not isinstance(value, float)}
+    return {'scalar': float(value), 'is_int': not isinstance(value, float)}
+
+
+def _hint(op):
+    """The automatic node name's stem of ``op``: MXNet's ``_npi_``/``_np_``/``_npx_`` prefix
+    dropped (``_npi_add_scalar`` nodes are ``add_scalar0``...)."""
+    for prefix in ('_npi_', '_npx_', '_np_'):
+        if op.startswith(prefix):
+            return op[len(prefix):].lower()
+    return op.lstrip('_').lower()
 
 
 def _binary(lhs, rhs, op, scalar_op, rscalar_op):
@@ -251,6 +262,16 @@ def _basic_index(sym, index):
     return out
 
 
+def _is_default(default, value):
+    """Whether an attribute ``value`` is its ``default``, which graphs leave out (a required
+    attribute never is)."""
+    if default is registry.REQUIRED:
+        return False
+    if value is None or default is None:
+        return value is default
+    return type(value) is type(default) and value == default
+
+
 def symbol_call(op, arrays, attrs=(), out=None):
     """Record operator ``op`` on ``arrays`` (Symbols, scalars, None for absent inputs) with
     its attributes ``attrs`` in declaration order: what ``mx.np``'s functions do when an
@@ -259,7 +280,7 @@ def symbol_call(op, arrays, attrs=(), out=None):
     if out is not None:
         raise MXNetError('%s: out= is not supported for Symbols' % op)
     spec = registry.get(op)
-    named = {k: v for k, v in zip(spec.attr_names, attrs) if v is not None or spec.attrs[k].default is registry.REQUIRED}
+    named = {k: v for k, v in zip(spec.attr_names, attrs) if not _is_default(spec.attrs[k].default, v)}
     present = [a for a in arrays if a is not None]
     scalars = [i for i, a in enumerate(present) if isinstance(a, _SCALARS)]
     if scalars and len(present) == 2 and len(scalars) == 1:
@@ -276,7 +297,7 @@ def symbol_call(op, arrays, attrs=(), out=None):
     attrs_parsed = spec.parse_attrs({k: v for k, v in named.items()})
     names = spec.input_names(attrs_parsed)
     given = {n: a for n, a in zip(spec.inputs, inputs) if a is not None and n in names}
-    return np_symbol(create_op_node(spec, given, named, hint=op.lstrip('_').lower()))
+    return np_symbol(create_op_node(spec, given, named, hint=_hint(op)))
 
 
 def var(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, init=None, stype=None,
