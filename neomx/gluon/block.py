@@ -27,6 +27,7 @@ from ..base import MXNetError, NotImplementedForSymbol, torch_dtype
 from ..ndarray import NDArray
 from ..symbol import Symbol
 from ._cached_graph import cached_for_format, first_context, flatten, input_kinds, trace
+from . import parameter as _parameter
 from .parameter import (DeferredInitializationError, Parameter, ParameterDict, _brief_print_list,
                         load_named_arrays, shape_is_known)
 
@@ -596,6 +597,7 @@ class HybridBlock(Block):
             self._flags.append(('backward_bulk_size', backward_bulk_size))
         if clear:
             self._clear_cached_graphs()
+        self._route_written_forward(active)
         super().hybridize(active, backend=backend, clear=clear, static_alloc=static_alloc,
                           static_shape=static_shape, inline_limit=inline_limit,
                           forward_bulk_size=forward_bulk_size,
@@ -663,6 +665,39 @@ class HybridBlock(Block):
         """
         self._op_hook = (callback, monitor_all)
         super().register_op_hook(callback, monitor_all)
+
+    # ------------------------------------------- blocks written as forward(self, x) (MXNet 2.0)
+    def _writes_forward(self):
+        """Whether the block is written MXNet 2.0's way: ``forward(self, x)`` with mx.np/npx
+        (no ``hybrid_forward``)."""
+        cls = type(self)
+        return cls.forward is not HybridBlock.forward and cls.hybrid_forward is HybridBlock.hybrid_forward
+
+    def _route_written_forward(self, active):
+        """Make calls of a block written as ``forward`` run its traced graph while hybridized
+        (MXNet 1.9.1 ran such blocks eagerly; 2.0 hybridizes them): the instance's
+        ``forward`` becomes :meth:`_hybridized_forward`, which ``Block.__call__`` calls."""
+        if not self._writes_forward():
+            return
+        if active:
+            self.forward = self._hybridized_forward
+        else:
+            self.__dict__.pop('forward', None)
+
+    def _hybridized_forward(self, *args):
+        """``forward`` of a hybridized block written as ``forward``: the graph traced from it
+        under NumPy array semantics; the block's own code for Symbols (a parent tracing),
+        outside NumPy semantics (as 1.9.1) or while an imperative run is forced."""
+        written = type(self).forward
+        if _IMPERATIVE_ONLY.active or not is_np_array():
+            return written(self, *args)
+        has_symbol, contexts = input_kinds(args)
+        if has_symbol:
+            return self._forward_symbolic(args[0], args[1:])
+        if len(contexts) > 1:
+            raise ValueError('Find multiple contexts in the input, After hybridized, the HybridBlock only '
+                             'supports one input context. Find all contexts = %s' % (contexts,))
+        return self._call_cached_graph(args)
 
     def _graph_for(self, args):
         """The traced CachedGraph for inputs like ``args`` (tracing it now if needed) and
@@ -767,6 +802,18 @@ class HybridBlock(Block):
             return self._forward_imperative(x, args)
 
     def _forward_symbolic(self, x, args):
+        if self._writes_forward():      # its code, on Symbols; parameters' data() are variables
+            try:
+                with self.name_scope(), _parameter.symbolic_data():
+                    return type(self).forward(self, x, *args)
+            except (MXNetError, AttributeError, TypeError) as err:
+                if not _needs_values(err):
+                    raise
+                raise HybridizationError(
+                    "Block '%s' (%s) cannot be hybridized: its forward needs concrete values (%s: %s). "
+                    "A hybridized block runs forward once on Symbols: compute with mx.np/mx.npx "
+                    "functions only, or do not hybridize this block."
+                    % (self.name, type(self).__name__, type(err).__name__, err)) from err
         params = {key: p.var() for key, p in self._reg_params.items()}
         F = symbol
         if is_np_array():
@@ -820,6 +867,8 @@ class HybridBlock(Block):
         parameter shapes only imperative execution can complete)."""
         previous, _IMPERATIVE_ONLY.active = _IMPERATIVE_ONLY.active, True
         try:
+            if self._writes_forward():
+                return type(self).forward(self, *args)
             return self._forward_imperative(args[0], args[1:])
         finally:
             _IMPERATIVE_ONLY.active = previous

@@ -45,6 +45,26 @@ class DeferredInitializationError(MXNetError):
     """A parameter whose initialization is deferred was used before its shape was known."""
 
 
+class _SymbolicData(threading.local):
+    """Set while a block written as ``forward`` is traced: ``Parameter.data()`` is then the
+    parameter's variable (an ``mx.sym.np._Symbol``), as MXNet 2.0's deferred compute gives."""
+    active = False
+
+
+_SYMBOLIC_DATA = _SymbolicData()
+
+
+class symbolic_data:  # pylint: disable=invalid-name
+    """``with`` scope in which :meth:`Parameter.data` returns the parameter's variable."""
+
+    def __enter__(self):
+        self._previous, _SYMBOLIC_DATA.active = _SYMBOLIC_DATA.active, True
+        return self
+
+    def __exit__(self, *exc):
+        _SYMBOLIC_DATA.active = self._previous
+
+
 def shape_is_known(shape):
     """Whether ``shape`` is given and has no unknown (0 or negative) dimension."""
     if shape is None:
@@ -326,6 +346,8 @@ class Parameter:
         RuntimeError
             Before :meth:`initialize`, or for a context it was not initialized on.
         """
+        if _SYMBOLIC_DATA.active:       # a block written as forward, being traced
+            return self.var().as_np_ndarray()
         self._check_dense_access('data')
         return self._array_on(ctx)
 

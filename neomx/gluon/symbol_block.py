@@ -11,6 +11,8 @@ import numpy as np
 from .. import symbol as _symbol
 from ..ndarray import NDArray
 from ._cached_graph import CachedGraph, flatten
+from ..symbol.numpy import _Symbol, np_symbol
+from ..util import is_np_array
 from .block import HybridBlock
 from .parameter import ParameterDict
 
@@ -88,7 +90,9 @@ class SymbolBlock(HybridBlock):
                 "SymbolBlock doesn't support Parameter '%s' because its storage type is " \
                 "'row_sparse'." % node.name
         self._create_params(variables, graph_out)
-        self._symbol_graph = CachedGraph(self, variables, graph_out, out_fmt)
+        # NumPy semantics (set_np(), or mx.sym.np outputs): outputs are mx.np arrays, as in MXNet
+        self._np_mode = is_np_array() or any(isinstance(o, _Symbol) for o in flat_out)
+        self._symbol_graph = CachedGraph(self, variables, graph_out, out_fmt, np_mode=self._np_mode)
         self._clear_cached_graphs()
         prefix_len = len(_common_prefix(list(self._params.keys())))
         self._reg_params = {key[prefix_len:]: param for key, param in self._params.items()}
@@ -148,7 +152,8 @@ class SymbolBlock(HybridBlock):
         assert fmt == self._in_format, 'Invalid input format'
         graph = self._symbol_graph
         composed = graph.symbol(**{v.name: sym for v, sym in zip(graph.variables, flat)})
-        return graph.regroup(list(composed))
+        outputs = [np_symbol(o) for o in composed] if self._np_mode else list(composed)
+        return graph.regroup(outputs)
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         raise NotImplementedError

@@ -80,12 +80,14 @@ def _unwrap(spec, arrays):
     return tensors, ctx
 
 
-def make_function(spec, func_name, array_class=NDArray):
+def make_function(spec, func_name, array_class=NDArray, on_symbol=None):
     """Build the nd function for ``spec`` under the public name ``func_name``.
 
     ``array_class`` is the interface's array type: ``NDArray`` for ``mx.nd``, ``mx.np.ndarray``
     for ``mx.npx``; the function takes arrays of that interface only (MXNet's TypeError for
-    the other's) and returns that type.
+    the other's) and returns that type. ``on_symbol(arrays, kwargs, name)``, where given,
+    takes calls whose inputs are Symbols (``arrays`` by input position, ``kwargs`` the
+    attributes as given): how ``mx.npx``'s functions record graph nodes in a traced ``forward``.
     """
     new = constructor(array_class)
     np_arrays = array_class._is_np_array
@@ -191,6 +193,8 @@ def make_function(spec, func_name, array_class=NDArray):
                 tensors = tensors_of(arrays)
                 ctx = arrays[0]._ctx if arrays else None
             except AttributeError:      # absent inputs (None), or a wrong type
+                if on_symbol is not None and any(hasattr(a, '_heads') for a in arrays):
+                    return on_symbol(arrays, kwargs, name)
                 if has_optional_inputs:
                     arrays = _to_present_inputs(spec, attrs, arrays)
                 tensors, ctx = _unwrap(spec, arrays)

@@ -37,17 +37,30 @@ from . import _namespaces
 __all__ = []
 
 
-def _npx_function(func_name, op_name):
-    function = _make_function(_registry.get(op_name), func_name, array_class=_np.ndarray)
+def _symbol_recorder(symbol_function, spec):
+    """``on_symbol`` of an npx function: its call on Symbols recorded by ``symbol_function``."""
+    if spec.variadic:
+        return lambda arrays, kwargs, name: symbol_function(*arrays, name=name, **kwargs)
+
+    def record(arrays, kwargs, name):
+        given = {n: a for n, a in zip(spec.inputs, arrays) if a is not None}
+        return symbol_function(name=name, **given, **kwargs)
+    return record
+
+
+def _npx_function(func_name, op_name, symbol_function):
+    spec = _registry.get(op_name)
+    function = _make_function(spec, func_name, array_class=_np.ndarray,
+                              on_symbol=_symbol_recorder(symbol_function, spec))
     function.__module__ = __name__
     return function
 
 
 _self = _sys.modules[__name__]
 for _name, _op in _NPX_FUNCTIONS.items():
-    setattr(_self, _name, _npx_function(_name, _op))
+    setattr(_self, _name, _npx_function(_name, _op, getattr(_sym.npx, _name)))
 for _name, _op in _NPX_IMAGE_FUNCTIONS.items():
-    setattr(image, _name, _npx_function(_name, _op))
+    setattr(image, _name, _npx_function(_name, _op, getattr(_sym.npx.image, _name)))
 
 _namespaces.fill(_self)
 

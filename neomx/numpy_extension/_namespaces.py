@@ -7,12 +7,15 @@ too (they record a graph node where an argument is a Symbol), so ``mx.sym.np`` h
 same function objects, except the creation functions, which take no array to tell them
 apart and have Symbol forms of their own (:func:`_symbol_creation`).
 """
+import functools
+import inspect
 import types
 
 import numpy as _onp
 
-from .. import numpy as _np
+from .. import _numpy_op_doc, numpy as _np
 from ..ndarray import numpy as _nd_np, numpy_extension as _nd_npx
+from ..ndarray.register import make_function
 from ..operator import registry
 from ..operator.npx import NPX_FUNCTIONS, NPX_IMAGE_FUNCTIONS
 from ..symbol import numpy as _sym_np, numpy_extension as _sym_npx
@@ -74,24 +77,50 @@ def _copy_into(target, functions):
             setattr(target, name, fn)
 
 
+def _operator_style(function):
+    """``function`` as MXNet's generated ``mx.nd.np``/``mx.sym.np`` functions of built-in
+    operators take their arguments: the array also as ``data``/``array``, and ``name``,
+    ``attr`` and a None ``initial`` accepted."""
+    @functools.wraps(function)
+    def call(*args, name=None, attr=None, **kwargs):  # pylint: disable=unused-argument
+        for alias in ('data', 'array'):
+            if alias in kwargs:
+                args = (kwargs.pop(alias),) + args
+        if 'initial' in kwargs and kwargs['initial'] is None:
+            del kwargs['initial']
+        return function(*args, **kwargs)
+    del call.__wrapped__    # its signature is its own (with **kwargs), as MXNet's generated ones
+    call.__signature__ = inspect.signature(call)
+    return call
+
+
+def _frontend_functions(functions):
+    """mx.np's functions as ``mx.nd.np``/``mx.sym.np`` hold them: those of built-in operators
+    (those :mod:`neomx.numpy_op_signature` gives NumPy signatures) in the operator style."""
+    return {name: _operator_style(fn) if hasattr(_numpy_op_doc, '_np_' + name) else fn
+            for name, fn in functions.items()}
+
+
 def fill(npx_module):
     """Put ``mx.np``'s and ``mx.npx``'s functions into mx.nd.np/npx and mx.sym.np/npx."""
     np_functions = {k: v for k, v in _functions(_np).items() if k not in _NOT_FUNCTIONS}
+    _sym_np._NP_FUNCTIONS.update(np_functions)    # pylint: disable=protected-access
+    _sym_np.use_np_methods(np_functions)
+    np_functions = _frontend_functions(np_functions)
     _copy_into(_nd_np, np_functions)
     sym_functions = dict(np_functions)
     for name, ops in _CREATION.items():
         if any(_registered(op) for op in ops):
             sym_functions[name] = _symbol_creation(name, ops)
     _copy_into(_sym_np, sym_functions)
-    _sym_np._NP_FUNCTIONS.update(np_functions)    # pylint: disable=protected-access
     for sub in ('linalg', 'random'):
-        source = getattr(_np, sub, None)
-        if isinstance(source, types.ModuleType):
-            _copy_into(getattr(_nd_np, sub), _functions(source))
-            if not hasattr(_sym_np, sub):
-                setattr(_sym_np, sub, types.ModuleType(_sym_np.__name__ + '.' + sub))
-            _copy_into(getattr(_sym_np, sub), _functions(source))
-    _copy_into(_nd_npx, {name: getattr(npx_module, name) for name in NPX_FUNCTIONS})
+        functions = _frontend_functions(_functions(getattr(_np, sub)))
+        _copy_into(getattr(_nd_np, sub), functions)
+        _copy_into(getattr(_sym_np, sub), functions)
+    # mx.nd.npx's functions are generated apart: numpy_op_signature gives mx.npx's NumPy
+    # signatures, while MXNet's mx.nd.npx keeps the operators' own
+    _copy_into(_nd_npx, {name: make_function(registry.get(op), name, array_class=_np.ndarray)
+                         for name, op in NPX_FUNCTIONS.items()})
     _copy_into(_nd_npx.image, {name: getattr(npx_module.image, name) for name in NPX_IMAGE_FUNCTIONS})
     _copy_into(_nd_npx.random, _functions(npx_module.random))
     _copy_into(_sym_npx.random, _functions(npx_module.random))

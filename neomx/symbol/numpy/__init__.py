@@ -154,6 +154,22 @@ class _Symbol(Symbol):
 
 
 _NOT_METHODS = frozenset(('shape', 'size', 'ndim', 'dtype'))
+
+
+def _np_method(function):
+    def method(self, *args, **kwargs):
+        return function(self, *args, **kwargs)
+    method.__name__ = function.__name__
+    method.__doc__ = 'Same as ``mx.np.%s(self, ...)``.' % function.__name__
+    return method
+
+
+def use_np_methods(functions):
+    """Give :class:`_Symbol` NumPy's array methods where the legacy Symbol has a method of
+    the same name (``x.sum(axis=1)`` records ``mx.np.sum``, not the legacy ``sum``)."""
+    for name, function in functions.items():
+        if callable(getattr(Symbol, name, None)) and name not in vars(_Symbol) and not name.startswith('_'):
+            setattr(_Symbol, name, _np_method(function))
 _NP_FUNCTIONS = {}      # filled by neomx.numpy_extension: mx.np's functions, for the methods
 
 
@@ -194,12 +210,23 @@ def _node(op, inputs, attrs, name=None):
     else:
         given = dict(zip(spec.input_names(spec.parse_attrs(
             {k: v for k, v in attrs.items() if k in spec.attrs})), inputs))
-    return np_symbol(create_op_node(spec, given, attrs, name=name, hint=op.lstrip('_').lower()))
+    return np_symbol(create_op_node(spec, given, attrs, name=name, hint=_hint(op)))
 
 
 def _scalar_attrs(value):
+    """MXNet's attributes of a ``_scalar`` operator: the number as a float, and whether it
+    was an integer (``2`` -> ``scalar='2.0', is_int='True'``)."""
     value = value.item() if isinstance(value, _onp.generic) else value
-    return {'scalar': value, 'is_int': not isinstance(value, float)}
+    return {'scalar': float(value), 'is_int': not isinstance(value, float)}
+
+
+def _hint(op):
+    """The automatic node name's stem of ``op``: MXNet's ``_npi_``/``_np_``/``_npx_`` prefix
+    dropped (``_npi_add_scalar`` nodes are ``add_scalar0``...)."""
+    for prefix in ('_npi_', '_npx_', '_np_'):
+        if op.startswith(prefix):
+            return op[len(prefix):].lower()
+    return op.lstrip('_').lower()
 
 
 def _binary(lhs, rhs, op, scalar_op, rscalar_op):
@@ -236,6 +263,16 @@ def _basic_index(sym, index):
     return out
 
 
+def _is_default(default, value):
+    """Whether an attribute ``value`` is its ``default``, which graphs leave out (a required
+    attribute never is)."""
+    if default is registry.REQUIRED:
+        return False
+    if value is None or default is None:
+        return value is default
+    return type(value) is type(default) and value == default
+
+
 def symbol_call(op, arrays, attrs=(), out=None):
     """Record operator ``op`` on ``arrays`` (Symbols, scalars, None for absent inputs) with
     its attributes ``attrs`` in declaration order: what ``mx.np``'s functions do when an
@@ -245,8 +282,7 @@ def symbol_call(op, arrays, attrs=(), out=None):
         raise MXNetError('%s: out= is not supported for Symbols' % op)
     spec = registry.get(op)
     pairs = attrs.items() if isinstance(attrs, dict) else zip(spec.attr_names, attrs)   # dict: variadic ops
-    # None is kept where it differs from the default (argsort's axis=None: the flattened array)
-    named = {k: v for k, v in pairs if v is not None or spec.attrs[k].default not in (None, registry.REQUIRED)}
+    named = {k: v for k, v in pairs if not _is_default(spec.attrs[k].default, v)}
     present = [a for a in arrays if a is not None]
     scalars = [i for i, a in enumerate(present) if isinstance(a, _SCALARS)]
     if scalars and len(present) == 2 and len(scalars) == 1:
@@ -263,7 +299,7 @@ def symbol_call(op, arrays, attrs=(), out=None):
     attrs_parsed = spec.parse_attrs({k: v for k, v in named.items()})
     names = spec.input_names(attrs_parsed)
     given = {n: a for n, a in zip(spec.inputs, inputs) if a is not None and n in names}
-    return np_symbol(create_op_node(spec, given, named, hint=op.lstrip('_').lower()))
+    return np_symbol(create_op_node(spec, given, named, hint=_hint(op)))
 
 
 def var(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, init=None, stype=None,
@@ -271,3 +307,4 @@ def var(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, ini
     """A variable :class:`_Symbol` (``mx.sym.var(...).as_np_ndarray()``)."""
     return np_symbol(_legacy_var(name, attr=attr, shape=shape, lr_mult=lr_mult, wd_mult=wd_mult,
                                  dtype=dtype, init=init, stype=stype, **kwargs))
+from . import linalg, random  # noqa: E402,F401
