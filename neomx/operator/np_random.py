@@ -46,7 +46,7 @@ def _logistic(shape, loc, scale, gen_dtype, device):
 
 def _pareto(shape, a, gen_dtype, device):
     e = torch.empty(shape, dtype=gen_dtype, device=device).exponential_()
-    return torch.expm1(e / a)
+    return torch.expm1(e / torch.as_tensor(a, dtype=gen_dtype, device=device))
 
 
 def _rayleigh(shape, scale, gen_dtype, device):
@@ -56,11 +56,13 @@ def _rayleigh(shape, scale, gen_dtype, device):
 
 def _weibull(shape, a, gen_dtype, device):
     e = torch.empty(shape, dtype=gen_dtype, device=device).exponential_()
-    return torch.pow(e, 1.0 / a)
+    a = torch.as_tensor(a, dtype=gen_dtype, device=device)
+    return torch.where(a == 0, torch.zeros_like(e), torch.pow(e, 1.0 / a))     # a = 0: zeros, as NumPy
 
 
 def _power(shape, a, gen_dtype, device):
-    return torch.pow(torch.rand(shape, dtype=gen_dtype, device=device), 1.0 / a)
+    return torch.pow(torch.rand(shape, dtype=gen_dtype, device=device), 1.0 / torch.as_tensor(a, dtype=gen_dtype,
+                                                                                             device=device))
 
 
 # name: (operator, sampler, parameter attributes with defaults, check on scalar values)

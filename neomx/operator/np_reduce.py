@@ -177,7 +177,7 @@ register('_np_any', inputs=('data',), attrs=[('axis', OPT_AXES), ('keepdims', BO
 
 def _arg_extreme(fn, op):
     def impl(data, axis, keepdims):
-        if data.numel() == 0:
+        if data.numel() == 0 and (axis is None or data.shape[axis_index(axis, data.dim(), op)] == 0):
             raise ValueError('attempt to get %s of an empty sequence' % op)
         if axis is None:
             res = fn(data.reshape(-1).to(torch.float64) if data.dtype is torch.bool else data.reshape(-1))
