@@ -228,10 +228,10 @@ def round_(x, decimals=0, out=None, **kwargs):
 @_export
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None, **kwargs):  # pylint: disable=redefined-outer-name
     """NaN replaced by ``nan`` and infinities by ``posinf``/``neginf`` (the type's extremes)."""
-    if type(x) is not ndarray:
+    if type(x) is not ndarray and not _is_symbol(x):
         return _np.nan_to_num(x, copy=copy, nan=nan, posinf=posinf, neginf=neginf)
     res = run('_npi_nan_to_num', (x,), (True, nan, posinf, neginf))
-    if not copy:
+    if not copy and not _is_symbol(x):
         x[...] = res
         return x
     return res
@@ -664,7 +664,8 @@ def tril(m, k=0):
 @_export
 def diag_indices_from(arr):
     """The indices of the main diagonal of a square array, one array per axis."""
-    return tuple(run('_npi_diag_indices_from', (arr,)))
+    res = run('_npi_diag_indices_from', (arr,))
+    return res if _is_symbol(res) else tuple(res)   # a Symbol: the (ndim, n) array of indices
 
 
 @_export

@@ -107,7 +107,8 @@ def mean(a, axis, dtype, keepdims, initial):    # pylint: disable=unused-argumen
         out_dtype = torch_dtype(dtype, 'mean')
     else:
         out_dtype = a.dtype if a.dtype.is_floating_point else torch.float32
-    compute = torch.float64 if out_dtype is torch.float64 else torch.float32   # float16 sums in float32
+    # float16 sums in float32; float64 anywhere computes in float64 (gradients too)
+    compute = torch.float64 if torch.float64 in (out_dtype, a.dtype) else torch.float32
     src = a if a.dtype is compute else a.to(compute)
     res = torch.mean(src, dim=dims) if dims else src.clone()
     return _keep(res.to(out_dtype), a, dims, keepdims)
