@@ -590,6 +590,8 @@ def array(object, dtype=None, ctx=None):  # pylint: disable=redefined-builtin
     tdt = torch_dtype(dtype, 'array')
     try:
         host = _np.array(object, dtype=numpy_dtype(tdt))
+    except OverflowError:       # NumPy 2 refuses out-of-range Python ints; MXNet's NumPy 1 wrapped them
+        host = _np.array(object).astype(numpy_dtype(tdt))
     except Exception as err:  # pylint: disable=broad-except
         raise TypeError('%s' % err) from None
     t = torch.from_numpy(host)

@@ -44,6 +44,12 @@ _export(binary_function('divide', '_npi_true_divide', '_npi_true_divide_scalar',
 _export(binary_function('remainder', '_npi_mod', '_npi_mod_scalar', '_npi_rmod_scalar'))
 
 
+# The sequence types this NumPy returns (NumPy 2 gives tuples where NumPy 1 gave lists):
+# functions that mirror NumPy's return the same, so code comparing with NumPy's results holds.
+_SEQUENCE_OF = {name: type(getattr(_np, name)(_np.zeros(1), _np.zeros(1)))
+                for name in ('broadcast_arrays', 'meshgrid', 'atleast_1d')}
+
+
 def _ctx_of(*arrays):
     for a in arrays:
         if isinstance(a, ndarray):
@@ -486,7 +492,7 @@ def broadcast_to(array, shape):  # pylint: disable=redefined-outer-name
 def broadcast_arrays(*args):
     """The arrays broadcast against each other."""
     shape_ = _np.broadcast_shapes(*[a.shape for a in args])
-    return [broadcast_to(a, shape_) for a in args]
+    return _SEQUENCE_OF['broadcast_arrays'](broadcast_to(a, shape_) for a in args)
 
 
 def _sequence(seq, name):
@@ -562,7 +568,7 @@ def column_stack(tup):
 def _atleast(n, arys):
     arrays = [_as_np(a) for a in arys]
     res = run('_np_atleast_%dd' % n, arrays, {'num_args': len(arrays)})
-    return res[0] if len(res) == 1 else list(res)
+    return res[0] if len(res) == 1 else _SEQUENCE_OF['atleast_1d'](res)
 
 
 @_export
@@ -908,10 +914,11 @@ def meshgrid(*xi, **kwargs):
     if indexing == 'xy' and ndim > 1:
         for g in range(ndim):
             grids[g] = swapaxes(grids[g], 0, 1)
+    seq = _SEQUENCE_OF['meshgrid']
     if sparse:
-        return grids
+        return seq(grids)
     full_shape = _np.broadcast_shapes(*[g.shape for g in grids])
-    return [broadcast_to(g, full_shape) for g in grids]
+    return seq(broadcast_to(g, full_shape) for g in grids)
 
 
 @_export

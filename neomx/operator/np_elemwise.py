@@ -316,6 +316,10 @@ def clip(data, a_min, a_max):
             torch.tensor(a_min)).item())
         a_max = None if a_max is None else int(a_max) if float(a_max).is_integer() else int(torch.floor(
             torch.tensor(a_max)).item())
+        if data.dtype is not torch.bool:    # bounds outside the type's range do not wrap around
+            info = torch.iinfo(data.dtype)
+            a_min = None if a_min is None else min(max(a_min, info.min), info.max)
+            a_max = None if a_max is None else min(max(a_max, info.min), info.max)
     return torch.clamp(data, a_min, a_max)
 
 
