@@ -14,7 +14,7 @@ import torch
 from ..base import MXNetError, torch_dtype
 from .elemwise import UNARY
 from .np_creation import device_of
-from .registry import BOOL, CTX, OPT_FLOAT, OPT_SHAPE, SHAPE, STR, Attr, check, register
+from .registry import BOOL, CTX, OPT_FLOAT, OPT_SHAPE, SHAPE, STR, Attr, check, choice, register
 
 __all__ = ['NPX_FUNCTIONS', 'NPX_IMAGE_FUNCTIONS', 'npx_reshape_shape']
 
@@ -137,7 +137,7 @@ def npx_reshape_shape(src, newshape, reverse=False):
 
 
 @register('_npx_reshape', shares_input=True, inputs=('a',),
-          attrs=[('newshape', SHAPE), ('reverse', BOOL, False), ('order', STR, 'C')])
+          attrs=[('newshape', SHAPE), ('reverse', BOOL, False), ('order', choice('C'), 'C')])
 def npx_reshape(a, newshape, reverse, order):
     """Reshape with MXNet's NumPy-extension codes (see :func:`npx_reshape_shape`)."""
     check(order == 'C', '_npx_reshape', "only order='C' is supported, got %r", order)
