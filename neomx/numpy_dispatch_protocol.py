@@ -63,6 +63,22 @@ _NUMPY_ARRAY_UFUNC_LIST = [
 ]
 
 
+def _official(name):
+    """NumPy's function ``name`` ('linalg.norm' too), or None where this NumPy lacks it."""
+    module = _np
+    for part in name.split('.'):
+        module = getattr(module, part, None)
+        if module is None:
+            return None
+    return module
+
+
+# Only the names this NumPy has (NumPy 2 removed round_, product, sometrue...): the lists are
+# what dispatches, and what code walking them (MXNet's own tests do) can look up in NumPy.
+_NUMPY_ARRAY_FUNCTION_LIST = [n for n in _NUMPY_ARRAY_FUNCTION_LIST if _official(n) is not None]
+_NUMPY_ARRAY_UFUNC_LIST = [n for n in _NUMPY_ARRAY_UFUNC_LIST if _official(n) is not None]
+
+
 def _register_array_function():
     """Map each listed official NumPy function (those this NumPy has: NumPy 2 removed a few
     aliases) to ``mx.np``'s."""

@@ -36,7 +36,7 @@ from typing import Callable, NamedTuple
 
 import torch
 
-from .. import autograd
+from .. import _int_grad, autograd
 from .._memory import pool_host_memory
 from .._torch_private import inductor_freezing
 from ..base import MXNetError
@@ -193,6 +193,11 @@ def trace(block, flat_args, in_fmt):
                        np_mode)
 
 
+def _run_listed(run, *tensors):
+    """``run(list(tensors))``: a graph runner called with its tensors as arguments."""
+    return run(list(tensors))
+
+
 class CachedGraph:
     """A traced Symbol with its inputs bound: data by position in the flat arguments,
     parameters by name among the block's parameters.
@@ -266,7 +271,16 @@ class CachedGraph:
         tensors.extend(bound.param_tensors or [a._t for a in bound.arrays])
         new = self._new
         if autograd._STATE.recording:
-            return [new(t, ctx) for t in autograd.run_recorded(bound.run, tensors)]
+            outputs = None
+            if _int_grad.LIVE[0]:       # integer inputs carrying gradients (see neomx._int_grad)
+                outputs = _int_grad.run(_run_listed, (bound.run,) + tuple(tensors))
+            if outputs is None:
+                outputs = autograd.run_recorded(bound.run, tensors)
+            if _int_grad.LIVE[0] or any(t.requires_grad for t in tensors):
+                for t in outputs:       # outputs without gradients (comparisons): backward gives zeros
+                    if not t.requires_grad and _int_grad.carrier_of(t) is None:
+                        autograd.mark_constant_result(t)
+            return [new(t, ctx) for t in outputs]
         run = bound.run if autograd.is_training() else bound.infer
         # No graph outside record(), whatever torch's grad mode of the thread.
         return [new(t, ctx) for t in autograd.run_without_graph(run, tensors)]

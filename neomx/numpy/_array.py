@@ -9,10 +9,13 @@ promotion between arrays (``bool`` comparisons, int/int true division giving flo
 
 Mixing with legacy arrays raises MXNet's ``TypeError`` either way round.
 """
+import builtins
+import math
+
 import numpy as _np
 import torch
 
-from .. import autograd, upper_layers
+from .. import _int_grad, autograd, upper_layers
 from .._division import mod as _mxnet_mod
 from ..base import MXNetError, np_dtype, numpy_dtype, torch_dtype
 from ..context import Context, as_context, current_context
@@ -23,6 +26,7 @@ __all__ = ['ndarray', 'wrap', 'array', 'empty', 'zeros', 'ones', 'full', 'arange
 _object_new = object.__new__
 _Tensor = torch.Tensor
 _run_untracked = autograd.run_untracked
+_INT_LIVE = _int_grad.LIVE
 DEFAULT_DTYPE = torch.float32       # of arrays made from Python numbers, arange, ones, random draws
 _SCALARS = (int, float, bool, _np.generic)
 
@@ -41,10 +45,20 @@ def _legacy_error(other):
 
 
 def _torch_call(fn, *args):
-    """``fn(*args)`` (tensors and Python scalars), recorded when an input requires gradients."""
+    """``fn(*args)`` (tensors and Python scalars), recorded when an input requires gradients
+    or, while recording, carries an integer gradient (see :mod:`neomx._int_grad`)."""
+    if _INT_LIVE[0] and autograd.is_recording():
+        res = _int_grad.run(fn, args)
+        if res is not None:
+            if type(res) is _Tensor and not res.requires_grad and _int_grad.carrier_of(res) is None:
+                autograd.mark_constant_result(res)
+            return res
     for a in args:
         if type(a) is _Tensor and a.requires_grad:
-            return _run_untracked(fn, *args)
+            res = _run_untracked(fn, *args)
+            if autograd._STATE.recording and type(res) is _Tensor and not res.requires_grad:
+                autograd.mark_constant_result(res)      # a comparison: backward gives zeros
+            return res
     return fn(*args)
 
 
@@ -272,7 +286,10 @@ class ndarray(NDArray):
     def __format__(self, fmt):
         if self._t.dim() == 0:
             return format(self.item(), fmt)
-        return format(str(self), fmt)
+        if fmt:
+            raise TypeError('unsupported format string passed to mxnet.numpy.ndarray.__format__ (%r): '
+                            'only zero-dim arrays take a format' % fmt)
+        return str(self)
 
     def __reduce__(self):
         return (_rebuild, (self.asnumpy(), str(self._ctx.device_type), self._ctx.device_id))
@@ -339,7 +356,7 @@ class ndarray(NDArray):
     def detach(self):
         return wrap(self._t.detach(), self._ctx)
 
-    def attach_grad(self, grad_req='write'):  # pylint: disable=arguments-differ
+    def attach_grad(self, grad_req='write', stype=None):  # pylint: disable=arguments-differ,unused-argument
         """Allocate a gradient buffer (an ndarray of zeros) and mark this array as a variable."""
         autograd.attach(self, grad_req, wrap(torch.zeros_like(self._t), self._ctx))
 
@@ -359,7 +376,8 @@ class ndarray(NDArray):
                 if t.dim() == 0:
                     raise IndexError('too many indices for array: array is 0-dimensional, but 1 were indexed')
                 raise IndexError('index %d is out of bounds for axis 0 with size %d' % (key, n))
-            return wrap(t[key] if not t.requires_grad else _torch_call(_getitem, t, key), self._ctx)
+            return wrap(t[key] if not (t.requires_grad or _INT_LIVE[0]) else _torch_call(_getitem, t, key),
+                        self._ctx)
         return wrap(_torch_call(_getitem, t, key), self._ctx)
 
     def __setitem__(self, key, value):
@@ -441,14 +459,21 @@ def _rebuild(values, dev_type, dev_id):
 
 def _getitem(t, key):
     """``t[key]`` with NumPy's indexing (torch's, with index arrays as tensors and negative
-    steps through a flip)."""
+    steps through a flip). As in MXNet, a basic index gives a view only where the selection
+    is contiguous, a copy otherwise."""
     key, flip_dims = _torch_key(key, t)
     try:
-        return (t.flip(flip_dims) if flip_dims else t)[key]
+        r = (t.flip(flip_dims) if flip_dims else t)[key]
+        if not r.is_contiguous() and all(type(k) in _BASIC_KEYS or k is None or k is Ellipsis for k in key):
+            r = r.contiguous()
+        return r
     except IndexError as err:
         raise IndexError('%s (array shape %s)' % (str(err).split('\n')[0], tuple(t.shape))) from None
     except RuntimeError as err:
         raise IndexError('%s (array shape %s)' % (str(err).split('\n')[0], tuple(t.shape))) from None
+
+
+_BASIC_KEYS = (int, slice)
 
 
 def _setitem(t, key, v):
@@ -467,10 +492,7 @@ def _index_item(k, device):
         x = k._t
         if x.dtype is torch.bool:
             return x if x.device == device else x.to(device)
-        if x.dtype.is_floating_point:
-            raise IndexError('only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and '
-                             'integer or boolean arrays are valid indices (got an array of %s)' % np_dtype(x.dtype))
-        return x.to(device, torch.int64)
+        return x.to(device, torch.int64)     # MXNet truncates float index arrays
     if isinstance(k, _np.ndarray):
         if k.dtype == _np.bool_:
             return torch.from_numpy(k).to(device)
@@ -536,6 +558,11 @@ def _shape_of(shape, where):
     return dims
 
 
+def _check_order(order, where):
+    if order != 'C':
+        raise NotImplementedError("%s: only order='C' is supported, got %r" % (where, order))
+
+
 def _dtype_or_default(dtype, where):
     return DEFAULT_DTYPE if dtype is None else torch_dtype(dtype, where)
 
@@ -571,6 +598,7 @@ def array(object, dtype=None, ctx=None):  # pylint: disable=redefined-builtin
 
 def empty(shape, dtype=float, order='C', ctx=None):  # pylint: disable=unused-argument
     """An uninitialized array (float32 for ``dtype=float`` or None)."""
+    _check_order(order, 'empty')
     ctx = as_context(ctx)
     tdt = DEFAULT_DTYPE if dtype is None or dtype is float else torch_dtype(dtype, 'empty')
     return wrap(torch.empty(_shape_of(shape, 'empty'), dtype=tdt, device=ctx.torch_device), ctx)
@@ -578,6 +606,7 @@ def empty(shape, dtype=float, order='C', ctx=None):  # pylint: disable=unused-ar
 
 def zeros(shape, dtype=None, order='C', ctx=None):  # pylint: disable=unused-argument
     """An array of zeros (float32 by default)."""
+    _check_order(order, 'zeros')
     ctx = as_context(ctx)
     return wrap(torch.zeros(_shape_of(shape, 'zeros'), dtype=_dtype_or_default(dtype, 'zeros'),
                             device=ctx.torch_device), ctx)
@@ -585,6 +614,7 @@ def zeros(shape, dtype=None, order='C', ctx=None):  # pylint: disable=unused-arg
 
 def ones(shape, dtype=None, order='C', ctx=None):  # pylint: disable=unused-argument
     """An array of ones (float32 by default)."""
+    _check_order(order, 'ones')
     ctx = as_context(ctx)
     return wrap(torch.ones(_shape_of(shape, 'ones'), dtype=_dtype_or_default(dtype, 'ones'),
                            device=ctx.torch_device), ctx)
@@ -593,6 +623,7 @@ def ones(shape, dtype=None, order='C', ctx=None):  # pylint: disable=unused-argu
 def full(shape, fill_value, dtype=None, order='C', ctx=None, out=None):  # pylint: disable=unused-argument
     """An array of ``fill_value`` (an ndarray ``fill_value`` is broadcast; float32 by default
     for Python numbers, its own dtype for an ndarray)."""
+    _check_order(order, 'full')
     ctx = as_context(ctx)
     dims = _shape_of(shape, 'full')
     if isinstance(fill_value, NDArray):
@@ -615,17 +646,19 @@ def full(shape, fill_value, dtype=None, order='C', ctx=None, out=None):  # pylin
 
 
 def arange(start, stop=None, step=1, dtype=None, ctx=None):
-    """Evenly spaced values in [start, stop) (float32 by default, as MXNet)."""
+    """Evenly spaced values in [start, stop) (float32 by default, as MXNet); empty where
+    ``step`` goes away from ``stop``."""
     ctx = as_context(ctx)
     if stop is None:
         start, stop = 0, start
+    if step is None:
+        step = 1
     if step == 0:
         raise ZeroDivisionError('arange: step must not be zero')
     tdt = _dtype_or_default(dtype, 'arange')
-    if tdt.is_floating_point or tdt is torch.bool:
-        values = torch.arange(float(start), float(stop), float(step), dtype=torch.float64)
-        return wrap(values.to(device=ctx.torch_device, dtype=tdt), ctx)
-    return wrap(torch.arange(start, stop, step, dtype=tdt, device=ctx.torch_device), ctx)
+    count = builtins.max(int(math.ceil((stop - start) / step)), 0)
+    values = start + torch.arange(count, dtype=torch.float64) * step
+    return wrap(values.to(device=ctx.torch_device, dtype=tdt), ctx)
 
 
 ndarray.__module__ = 'neomx.numpy'

@@ -11,8 +11,8 @@ import numbers
 import numpy as _np
 import torch
 
-from .. import autograd, upper_layers
-from ..base import MXNetError
+from .. import _int_grad, autograd, upper_layers, util
+from ..base import MXNetError, torch_dtype
 from ..context import current_context
 from ..ndarray import NDArray
 from ..operator import registry
@@ -23,6 +23,8 @@ __all__ = ['run', 'tensor_of', 'results', 'unary_function', 'binary_function', '
 
 _Tensor = torch.Tensor
 _run_untracked = autograd.run_untracked
+_INT_LIVE = _int_grad.LIVE
+_RECORDING = autograd._STATE  # pylint: disable=protected-access
 _IMPL_ERRORS = (RuntimeError, ValueError, TypeError)
 
 
@@ -35,6 +37,10 @@ class NumpyIndexError(MXNetError, IndexError):
     """An index out of range in an ``mx.np`` operator: an MXNetError that is NumPy's IndexError."""
 
 
+class NumpyLinAlgError(MXNetError, _np.linalg.LinAlgError):
+    """A matrix an ``mx.np.linalg`` operator cannot work on: NumPy's LinAlgError, an MXNetError."""
+
+
 def op_impl(op):
     """The implementation of registry operator ``op``."""
     return registry.get(op).impl
@@ -45,8 +51,12 @@ def operator_error(op, tensors, err):
     if isinstance(err, MXNetError):
         return err
     shapes = ', '.join(str(tuple(t.shape)) for t in tensors if isinstance(t, _Tensor))
-    kind = NumpyIndexError if isinstance(err, IndexError) else (
-        TypeError if isinstance(err, TypeError) else NumpyOperatorError)
+    if isinstance(err, _np.linalg.LinAlgError):
+        kind = NumpyLinAlgError
+    elif isinstance(err, IndexError):
+        kind = NumpyIndexError
+    else:
+        kind = TypeError if isinstance(err, TypeError) else NumpyOperatorError
     return kind('%s: %s (input shapes: %s)' % (op, str(err).split('\n')[0], shapes or 'none'))
 
 
@@ -80,6 +90,9 @@ def into_out(res, out):
         return res
     if type(out) is not ndarray:
         raise TypeError('out must be an mxnet.numpy.ndarray, got %s' % type(out).__name__)
+    if out._t.dtype is not res._t.dtype:
+        raise TypeError('out: the output array has dtype %s, the result %s (they must match)'
+                        % (out.dtype, res.dtype))
     out[...] = res
     return out
 
@@ -94,6 +107,35 @@ def results(res, ctx, out=None):
     if isinstance(res, tuple):
         return tuple(results(r, ctx) for r in res)
     return res
+
+
+_CASTS = {}
+
+
+def _casts(op):
+    """Whether operator ``op`` has a ``dtype`` attribute (a cast to integers loses torch's graph)."""
+    casts = _CASTS.get(op)
+    if casts is None:
+        spec = registry.get(op)
+        casts = _CASTS[op] = 'dtype' in spec.attrs and not spec.ctx_attrs
+    return casts
+
+
+def _with_int_grads(op, impl, tensors, attrs):
+    """``impl`` run by :func:`neomx._int_grad.run` (attributes by keyword, ``dtype`` as a torch
+    dtype), or None where no integer gradient is involved."""
+    kwargs = dict(attrs) if type(attrs) is dict else dict(zip(registry.get(op).attr_names, attrs))
+    dtype = kwargs.get('dtype')
+    if dtype is not None and not isinstance(dtype, torch.dtype):
+        kwargs['dtype'] = torch_dtype(dtype, op)
+    return _int_grad.run(impl, tensors, kwargs)
+
+
+def _mark_constants(res):
+    """Results without gradients of a recorded operation: backward from them gives zeros."""
+    for r in (res,) if type(res) is _Tensor else res if isinstance(res, (list, tuple)) else ():
+        if type(r) is _Tensor and not r.requires_grad and _int_grad.carrier_of(r) is None:
+            autograd.mark_constant_result(r)
 
 
 def run(op, arrays, attrs=(), out=None, impl=None, ctx=None):
@@ -119,6 +161,11 @@ def run(op, arrays, attrs=(), out=None, impl=None, ctx=None):
         tensors.append(t)
     if ctx is None:
         ctx = current_context()
+    if _RECORDING.recording and op and (_INT_LIVE[0] or _casts(op)):
+        res = _with_int_grads(op, impl, tensors, attrs)     # integer gradients (see neomx._int_grad)
+        if res is not None:
+            _mark_constants(res)
+            return results(res, ctx, out)
     try:
         if type(attrs) is dict:         # variadic operators take their attributes by keyword
             res = _run_untracked(impl, *tensors, **attrs) if grad else impl(*tensors, **attrs)
@@ -126,6 +173,8 @@ def run(op, arrays, attrs=(), out=None, impl=None, ctx=None):
             res = _run_untracked(impl, *tensors, *attrs) if grad else impl(*tensors, *attrs)
     except _IMPL_ERRORS as err:
         raise operator_error(op, tensors, err) from None
+    if grad and _RECORDING.recording:
+        _mark_constants(res)
     return results(res, ctx, out)
 
 
@@ -142,9 +191,9 @@ def unary_function(name, op, doc=None):
     onp_fn = _onp_scalar_fallback(name)
 
     def function(x, out=None, **kwargs):
-        if type(x) is ndarray and out is None:
+        if type(x) is ndarray and out is None and not kwargs:
             t = x._t
-            if not t.requires_grad:
+            if not (t.requires_grad or _INT_LIVE[0]):
                 try:
                     res = impl(t)
                 except _IMPL_ERRORS as err:
@@ -155,10 +204,14 @@ def unary_function(name, op, doc=None):
                 arr._grad = None
                 return arr
         if kwargs:
-            _refuse_kwargs(name, kwargs)
+            return checked(x, out=out, **kwargs)
+        return general(x, out)
+
+    def general(x, out):
         if isinstance(x, numbers.Number) and onp_fn is not None:
             return onp_fn(x)
         return run(op, (x,), (), out, impl)
+    checked = _checked_unary(name, general)
     function.__name__ = function.__qualname__ = name
     function.__doc__ = doc or registry.get(op).doc
     return function
@@ -168,14 +221,19 @@ _object_new = object.__new__
 _SCALARS = (int, float, bool, _np.generic)
 
 
-def _refuse_kwargs(name, kwargs):
-    kwargs = {k: v for k, v in kwargs.items() if not (k in ('where', 'casting', 'order', 'subok')
-                                                        and v in (True, 'same_kind', 'K', None))}
-    dtype = kwargs.pop('dtype', None)
-    if dtype is not None:
-        raise TypeError('%s: dtype is not supported (got %r)' % (name, dtype))
-    if kwargs:
-        raise TypeError('%s() got unexpected keyword arguments %s' % (name, ', '.join(kwargs)))
+def _checked_unary(name, call):
+    """``call(x, out)`` behind MXNet's checks of NumPy's ufunc keywords (``where``, ``casting``...)."""
+    def checked(x, out=None):
+        return call(x, out)
+    checked.__name__ = name
+    return util.wrap_np_unary_func(checked)
+
+
+def _checked_binary(name, call):
+    def checked(x1, x2, out=None):
+        return call(x1, x2, out)
+    checked.__name__ = name
+    return util.wrap_np_binary_func(checked)
 
 
 def binary_function(name, op, scalar_op, rscalar_op, doc=None, params=('x1', 'x2')):
@@ -188,11 +246,13 @@ def binary_function(name, op, scalar_op, rscalar_op, doc=None, params=('x1', 'x2
     onp_fn = getattr(_np, name, None)
 
     def function(x1, x2, out=None, **kwargs):
+        if kwargs:
+            return checked(x1, x2, out=out, **kwargs)
         if type(x1) is ndarray:
             t1 = x1._t
             if type(x2) is ndarray:
                 t2 = x2._t
-                if out is None and not (t1.requires_grad or t2.requires_grad):
+                if out is None and not (t1.requires_grad or t2.requires_grad or _INT_LIVE[0]):
                     try:
                         res = impl(t1, t2)
                     except _IMPL_ERRORS as err:
@@ -203,19 +263,14 @@ def binary_function(name, op, scalar_op, rscalar_op, doc=None, params=('x1', 'x2
                     arr._grad = None
                     return arr
             elif isinstance(x2, _SCALARS):
-                if kwargs:
-                    _refuse_kwargs(name, kwargs)
                 return run(scalar_op, (x1,), (_scalar(x2), type(x2) is not float), out, scalar_impl)
         elif isinstance(x1, _SCALARS):
             if type(x2) is ndarray:
-                if kwargs:
-                    _refuse_kwargs(name, kwargs)
                 return run(rscalar_op, (x2,), (_scalar(x1), type(x1) is not float), out, rscalar_impl)
             if isinstance(x2, _SCALARS) and onp_fn is not None:
                 return onp_fn(x1, x2)
-        if kwargs:
-            _refuse_kwargs(name, kwargs)
         return run(op, (x1, x2), (), out, impl)
+    checked = _checked_binary(name, function)
     function.__name__ = function.__qualname__ = name
     function.__doc__ = doc or registry.get(op).doc
     if params != ('x1', 'x2'):

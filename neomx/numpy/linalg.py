@@ -63,7 +63,7 @@ def tensorsolve(a, b, axes=None):
 
 def pinv(a, rcond=1e-15, hermitian=False):
     """The Moore-Penrose pseudo-inverse (``rcond`` a scalar or an array)."""
-    if isinstance(rcond, ndarray):
+    if isinstance(rcond, ndarray) or hasattr(rcond, '_heads'):     # an array, or a Symbol
         return run('_npi_pinv', (a, rcond), (hermitian,))
     return run('_npi_pinv_scalar_rcond', (a,), (float(rcond), hermitian))
 

@@ -51,9 +51,15 @@ def _ctx_of(*arrays):
     return None
 
 
+def _is_symbol(x):
+    """Whether ``x`` is a Symbol (``F.np`` in a hybridized block runs these functions on them)."""
+    return hasattr(x, '_heads')
+
+
 def _as_np(x, ctx=None):
-    """``x`` as an ndarray (ndarrays as they are; scalars, lists and numpy arrays copied)."""
-    if type(x) is ndarray:
+    """``x`` as an ndarray (ndarrays and Symbols as they are; scalars, lists and numpy arrays
+    copied)."""
+    if type(x) is ndarray or _is_symbol(x):
         return x
     return wrap(tensor_of(x, ctx), ctx or current_context())
 
@@ -154,6 +160,8 @@ def cumsum(a, axis=None, dtype=None, out=None):
     """Cumulative sum along ``axis`` (of the flattened array for None)."""
     if dtype is None and isinstance(a, ndarray) and a.dtype == _np.bool_:
         dtype = 'int64'
+    if dtype is None and isinstance(a, ndarray) and a.dtype == _np.float16:    # accumulate in float32
+        return into_out(run('_np_cumsum', (a,), (axis, torch_dtype('float32'))).astype('float16'), out)
     return run('_np_cumsum', (a,), (axis, None if dtype is None else torch_dtype(dtype, 'cumsum')), out)
 
 
@@ -274,7 +282,7 @@ def full_like(a, fill_value, dtype=None, order='C', ctx=None, out=None):  # pyli
     """An array of ``a``'s shape and dtype filled with ``fill_value``."""
     a = _as_np(a)
     res = run('_npi_full_like', (a,), (fill_value, ctx, dtype))
-    if ctx is not None:
+    if ctx is not None and not _is_symbol(res):
         res = res.as_in_context(as_context(ctx))
     return into_out(res, out)
 
@@ -486,6 +494,8 @@ def _sequence(seq, name):
         return list(seq)
     if not isinstance(seq, (list, tuple)):
         raise TypeError('%s: expected a sequence of arrays, got %s' % (name, type(seq).__name__))
+    if _builtins.any(_is_symbol(a) for a in seq):
+        return list(seq)
     ctx = _ctx_of(*seq)
     return [_as_np(a, ctx) for a in seq]
 
@@ -601,15 +611,14 @@ def array_split(ary, indices_or_sections, axis=0):
 @_export
 def hsplit(ary, indices_or_sections):
     """``ary`` cut along axis 1 (axis 0 for 1-D arrays)."""
-    if ary.ndim == 0:
-        raise ValueError('hsplit only works on arrays of 1 or more dimensions')
-    return split(ary, indices_or_sections, 1 if ary.ndim > 1 else 0)
+    indices_, sections = _split_args(indices_or_sections, 'hsplit')
+    return list(run('_npi_hsplit', (ary,), (indices_, 1, False, sections)))
 
 
 @_export
 def vsplit(ary, indices_or_sections):
     """``ary`` cut along axis 0."""
-    if ary.ndim < 2:
+    if not _is_symbol(ary) and ary.ndim < 2:
         raise ValueError('vsplit only works on arrays of 2 or more dimensions')
     return split(ary, indices_or_sections, 0)
 
@@ -617,7 +626,7 @@ def vsplit(ary, indices_or_sections):
 @_export
 def dsplit(ary, indices_or_sections):
     """``ary`` cut along axis 2."""
-    if ary.ndim < 3:
+    if not _is_symbol(ary) and ary.ndim < 3:
         raise ValueError('dsplit only works on arrays of 3 or more dimensions')
     return split(ary, indices_or_sections, 2)
 
@@ -684,10 +693,12 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):  # pylint: disable=redefin
 def ediff1d(ary, to_end=None, to_begin=None):
     """Differences between consecutive elements of the flattened array."""
     ary = _as_np(ary)
-    begin_arr = to_begin if isinstance(to_begin, (ndarray, list, tuple, _np.ndarray)) else None
-    end_arr = to_end if isinstance(to_end, (ndarray, list, tuple, _np.ndarray)) else None
-    return run('_npi_ediff1d', (ary, None if begin_arr is None else _as_np(begin_arr, ary.ctx),
-                                None if end_arr is None else _as_np(end_arr, ary.ctx)),
+    ctx_ = None if _is_symbol(ary) else ary.ctx
+    begin_arr = to_begin if isinstance(to_begin, (ndarray, list, tuple, _np.ndarray)) or _is_symbol(to_begin) \
+        else None
+    end_arr = to_end if isinstance(to_end, (ndarray, list, tuple, _np.ndarray)) or _is_symbol(to_end) else None
+    return run('_npi_ediff1d', (ary, None if begin_arr is None else _as_np(begin_arr, ctx_),
+                                None if end_arr is None else _as_np(end_arr, ctx_)),
                (begin_arr is not None, end_arr is not None,
                 None if to_begin is None or begin_arr is not None else float(to_begin),
                 None if to_end is None or end_arr is not None else float(to_end)))
@@ -780,6 +791,8 @@ def unravel_index(indices, shape, order='C'):  # pylint: disable=redefined-outer
     """The coordinates in an array of ``shape`` of flat ``indices``."""
     if order != 'C':
         raise NotImplementedError('unravel_index: only order=\'C\' is supported')
+    if isinstance(shape, (int, _np.integer)):
+        shape = (int(shape),)
     if isinstance(indices, (int, _np.integer)):
         return _np.unravel_index(indices, shape)
     flat = _as_np(indices).astype('int64')
@@ -834,7 +847,9 @@ def tensordot(a, b, axes=2):
 def inner(a, b):
     """Inner product over the last axes."""
     a, b = _as_np(a), _as_np(b)
-    return tensordot(a, b, ([-1], [-1])) if a.ndim and b.ndim else multiply(a, b)
+    if _is_symbol(a) or _is_symbol(b) or (a.ndim and b.ndim):
+        return tensordot(a, b, ([-1], [-1]))
+    return multiply(a, b)
 
 
 @_export
@@ -868,7 +883,7 @@ def polyval(p, x):
     """The polynomial with coefficients ``p`` (highest power first) at ``x``."""
     if isinstance(p, (list, tuple, _np.ndarray)) or isinstance(x, (list, tuple, _np.ndarray)):
         raise TypeError('polyval: p and x must be mxnet.numpy.ndarrays')
-    if isinstance(x, (int, float, _np.generic)):
+    if isinstance(x, (int, float, _np.generic)) and not _is_symbol(p):
         return _np.polyval(p.asnumpy(), x)
     return run('_npi_polyval', (p, x))
 
@@ -1044,3 +1059,9 @@ def _imatmul_dunder(self, other):
 ndarray.__matmul__ = _matmul_dunder
 ndarray.__rmatmul__ = _rmatmul_dunder
 ndarray.__imatmul__ = _imatmul_dunder
+
+
+# NumPy's own functions MXNet hands over (see .fallback): part of multiarray's names, as in MXNet
+from .fallback import *  # noqa: E402,F401,F403  pylint: disable=wildcard-import,wrong-import-position
+from . import fallback as _fallback  # noqa: E402  pylint: disable=wrong-import-position
+__all__ += _fallback.__all__

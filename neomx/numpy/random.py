@@ -16,7 +16,7 @@ def _draw(op, params, size, ctx, dtype, out):
     """Run sampler ``op``: each parameter an array input or a scalar attribute."""
     arrays, values = [], []
     for p in params:
-        if isinstance(p, ndarray):
+        if isinstance(p, ndarray) or hasattr(p, '_heads'):     # an array, or a Symbol in a hybridized block
             arrays.append(p)
             values.append(None)
         elif isinstance(p, (list, tuple, _np.ndarray)):
@@ -128,7 +128,7 @@ def randint(low, high=None, size=None, dtype=None, ctx=None, out=None):
 def choice(a, size=None, replace=True, p=None, ctx=None, out=None):
     """Samples of ``a`` (an array, or range(a) for an int), uniformly or with probabilities ``p``."""
     ctx_ = as_context(ctx)
-    if isinstance(a, ndarray):
+    if isinstance(a, ndarray) or hasattr(a, '_heads'):     # an array, or a Symbol
         res = run('_npi_choice', (a, p), (None, size, ctx, replace, p is not None), ctx=ctx_)
     else:
         res = run('_npi_choice', (None, p), (int(a), size, ctx, replace, p is not None), ctx=ctx_)

@@ -12,7 +12,7 @@ from .registry import ANY, BOOL, CTX, FLOAT, INT, OPT_FLOAT, OPT_INT, Attr, regi
 
 __all__ = ['device_of']
 
-_DTYPE = Attr('dtype', lambda v: v, 'float32')
+_DTYPE = Attr('dtype', lambda v: None if v is None or v == 'None' else torch_dtype(v), 'float32')
 _CPU = torch.device('cpu')
 
 
@@ -85,22 +85,20 @@ def indices(dimensions, dtype, ctx):
     return torch.stack(grids).to(_dt(dtype, 'indices'))
 
 
-@register('_npi_arange', attrs=[('start', FLOAT), ('stop', OPT_FLOAT, None), ('step', FLOAT, 1.0),
+@register('_npi_arange', attrs=[('start', FLOAT), ('stop', OPT_FLOAT, None), ('step', OPT_FLOAT, 1.0),
                                 ('repeat', INT, 1), ('infer_range', BOOL, False), ('ctx', CTX, None),
                                 ('dtype', _DTYPE)])
 def arange(start, stop, step, repeat, infer_range, ctx, dtype):    # pylint: disable=unused-argument
     """Evenly spaced values in [start, stop)."""
     if stop is None:
         start, stop = 0, start
+    if step is None:
+        step = 1.0
     if step == 0:
         raise ZeroDivisionError('arange: step must not be zero')
     dt = _dt(dtype, 'arange')
-    dev = device_of(ctx)
-    if dt.is_floating_point or dt is torch.bool:
-        values = torch.arange(float(start), float(stop), float(step), dtype=torch.float64).to(device=dev, dtype=dt)
-    else:
-        values = torch.arange(int(start), int(stop) if float(stop).is_integer() else math.ceil(stop), int(step),
-                              dtype=dt, device=dev)
+    count = max(int(math.ceil((stop - start) / step)), 0)      # empty where step goes away from stop
+    values = (start + torch.arange(count, dtype=torch.float64) * step).to(device=device_of(ctx), dtype=dt)
     return values.repeat_interleave(repeat) if repeat != 1 else values
 
 

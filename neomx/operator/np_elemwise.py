@@ -175,6 +175,15 @@ def _minimum(a, b):
     return torch.minimum(a, b) if a.dtype is b.dtype else torch.minimum(*_promoted_pair(a, b))
 
 
+def _subtract(a, b):
+    """``a - b``; booleans count as 0/1 (torch refuses ``-`` on bool tensors)."""
+    if type(a) is torch.Tensor and a.dtype is torch.bool:
+        a = a.to(b.dtype if type(b) is torch.Tensor and b.dtype is not torch.bool else torch.int8)
+    if type(b) is torch.Tensor and b.dtype is torch.bool:
+        b = b.to(a.dtype if type(a) is torch.Tensor else torch.int8)
+    return torch.sub(a, b)
+
+
 def _promoted_pair(a, b):
     dt = torch.promote_types(a.dtype, b.dtype)
     return a.to(dt), b.to(dt)
@@ -183,7 +192,7 @@ def _promoted_pair(a, b):
 # mx.np name: (operator, implementation, result is bool)
 NP_BINARY = {
     'add': ('_npi_add', torch.add, False),
-    'subtract': ('_npi_subtract', torch.sub, False),
+    'subtract': ('_npi_subtract', _subtract, False),
     'multiply': ('_npi_multiply', torch.mul, False),
     'true_divide': ('_npi_true_divide', true_divide, False),
     'mod': ('_npi_mod', _mod, False),

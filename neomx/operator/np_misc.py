@@ -20,7 +20,7 @@ def sort(data, axis, is_ascend):
     if axis is None:
         return torch.sort(data.reshape(-1), descending=not is_ascend, stable=True)[0]
     if data.dim() == 0:
-        raise ValueError('sort: axis %d is out of bounds for a 0-d array' % axis)
+        return data.clone()
     return torch.sort(data, dim=axis_index(axis, data.dim(), 'sort'), descending=not is_ascend, stable=True)[0]
 
 
@@ -30,8 +30,8 @@ def sort(data, axis, is_ascend):
 def argsort(data, axis, is_ascend, dtype):
     """The indices that sort ``data`` along ``axis``."""
     from ..base import torch_dtype
-    src = data.reshape(-1) if axis is None else data
-    dim = 0 if axis is None else axis_index(axis, data.dim(), 'argsort')
+    src = data.reshape(-1) if axis is None or data.dim() == 0 else data
+    dim = 0 if axis is None or data.dim() == 0 else axis_index(axis, data.dim(), 'argsort')
     return torch.sort(src, dim=dim, descending=not is_ascend, stable=True)[1].to(torch_dtype(dtype, 'argsort'))
 
 
@@ -52,7 +52,7 @@ def unique(data, return_index, return_inverse, return_counts, axis):
         res = (res,)
     out = [torch.from_numpy(_np.ascontiguousarray(res[0])).to(data.device)]
     for r in res[1:]:
-        out.append(torch.from_numpy(_np.ascontiguousarray(r).reshape(-1).astype(_np.int64)).to(data.device))
+        out.append(torch.from_numpy(_np.ascontiguousarray(r).astype(_np.int64)).to(data.device))
     return tuple(out)
 
 

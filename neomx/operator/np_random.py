@@ -14,7 +14,7 @@ from .registry import ANY, BOOL, CTX, INT, OPT_FLOAT, Attr, register
 
 __all__ = ['NP_DISTRIBUTIONS']
 
-_DTYPE = Attr('dtype', lambda v: v, None)
+_DTYPE = Attr('dtype', lambda v: None if v is None or v == 'None' else torch_dtype(v), None)
 
 
 def _uniform(shape, low, high, gen_dtype, device):
@@ -27,7 +27,7 @@ def _normal(shape, loc, scale, gen_dtype, device):
 
 def _gamma(shape, alpha, scale, gen_dtype, device):
     a = torch.as_tensor(alpha, dtype=gen_dtype, device=device).expand(shape)
-    return Gamma(a, torch.ones_like(a), validate_args=False).sample() * scale
+    return Gamma(a, torch.ones_like(a), validate_args=False).rsample() * scale
 
 
 def _exponential(shape, scale, gen_dtype, device):
@@ -67,7 +67,7 @@ def _power(shape, a, gen_dtype, device):
 NP_DISTRIBUTIONS = {
     'uniform': ('_npi_uniform', _uniform, (('low', 0.0), ('high', 1.0)), None),
     'normal': ('_npi_normal', _normal, (('loc', 0.0), ('scale', 1.0)), ('scale',)),
-    'gamma': ('_npi_gamma', _gamma, (('shape', 1.0), ('scale', 1.0)), ('shape', 'scale')),
+    'gamma': ('_npi_gamma', _gamma, (('shape', 1.0), ('scale', 1.0)), ('shape', 'scale', 'positive')),
     'exponential': ('_npi_exponential', _exponential, (('scale', 1.0),), ('scale',)),
     'gumbel': ('_npi_gumbel', _gumbel, (('loc', 0.0), ('scale', 1.0)), ('scale',)),
     'logistic': ('_npi_logistic', _logistic, (('loc', 0.0), ('scale', 1.0)), ('scale',)),
@@ -88,6 +88,7 @@ def _size_tuple(size):
 
 def _register(name, op, sampler, params, non_negative):
     names = tuple(p for p, _ in params)
+    positive = bool(non_negative) and 'positive' in non_negative     # gamma: parameters must be > 0
     inputs = tuple('input%d' % (i + 1) for i in range(len(names)))
 
     def sample(*args, size, ctx, dtype):
@@ -101,14 +102,14 @@ def _register(name, op, sampler, params, non_negative):
             if v is None and t is None:
                 raise ValueError('%s: parameter %s is missing' % (name, pname))
             if v is None:
-                if non_negative and pname in non_negative and bool((t < 0).any()):
-                    raise ValueError('%s: %s < 0' % (name, pname))
-                params_.append(t.detach().to(device=device, dtype=gen_dtype))
+                if non_negative and pname in non_negative and bool(((t <= 0) if positive else (t < 0)).any()):
+                    raise ValueError('%s: %s %s 0' % (name, pname, '<=' if positive else '<'))
+                params_.append(t.to(device=device, dtype=gen_dtype))    # samples differentiate w.r.t. it
                 shapes.append(tuple(t.shape))
                 device = t.device
             else:
-                if non_negative and pname in non_negative and v < 0:
-                    raise ValueError('%s: %s < 0' % (name, pname))
+                if non_negative and pname in non_negative and (v <= 0 if positive else v < 0):
+                    raise ValueError('%s: %s %s 0' % (name, pname, '<=' if positive else '<'))
                 params_.append(v)
         shape = _size_tuple(size)
         if shape is None:
@@ -120,18 +121,20 @@ def _register(name, op, sampler, params, non_negative):
     def absent(attrs_, inputs_=inputs, names_=names):
         return tuple(i for i, n in zip(inputs_, names_) if attrs_.get(n) is not None)
     # the scalar defaults make every input absent unless its attribute is None
-    register(op, inputs=inputs, attrs=attrs, optional_inputs=absent)(_positional(sample, len(names)))
+    register(op, inputs=inputs, attrs=attrs, optional_inputs=absent)(_positional(sample, names))
 
 
-def _positional(sample, n):
-    """``sample`` taking its tensors and parameter values as the registry passes them:
-    inputs, then each parameter attribute, then size, ctx, dtype."""
-    if n == 1:
-        def impl(input1, p1, size, ctx, dtype):
-            return sample(input1, p1, size=size, ctx=ctx, dtype=dtype)
-    else:
-        def impl(input1, input2, p1, p2, size, ctx, dtype):
-            return sample(input1, input2, p1, p2, size=size, ctx=ctx, dtype=dtype)
+def _positional(sample, names):
+    """``sample`` taking what the registry passes: the inputs, then the parameter
+    attributes, ``size``, ``ctx`` and ``dtype``, by position or (graphs) by name."""
+    order = tuple('input%d' % (i + 1) for i in range(len(names))) + tuple(names) + ('size', 'ctx', 'dtype')
+
+    def impl(*args, **kwargs):
+        values = dict(zip(order, args))
+        values.update(kwargs)
+        n = len(names)
+        return sample(*[values.get(k) for k in order[:2 * n]], size=values.get('size'), ctx=values.get('ctx'),
+                      dtype=values.get('dtype'))
     impl.__doc__ = sample.__doc__
     return impl
 
@@ -179,13 +182,15 @@ def choice(input1, input2, a, size, ctx, replace, weighted):   # pylint: disable
 def multinomial(a, n, pvals, size):
     """Counts of ``n`` draws over the outcomes with probabilities ``pvals`` (or the array ``a``)."""
     p = torch.as_tensor(pvals, dtype=torch.float64) if a is None else a.to(torch.float64)
-    if float(p[:-1].sum()) > 1 + 1e-12:
+    if float(p[:-1].sum()) > 1 + 1e-6:     # float32 probabilities summing to 1 may round above it
         raise ValueError('sum(pvals[:-1]) > 1.0')
     p = torch.cat([p[:-1], (1 - p[:-1].sum()).clamp_min(0).reshape(1)])
     shape = _size_tuple(size) or ()
     count = 1
     for s in shape:
         count *= s
+    if count == 0 and shape:
+        return torch.zeros(shape + (p.numel(),), dtype=torch.int64)
     draws = torch.multinomial(p.expand(max(count, 1), -1), n, replacement=True) if n else \
         torch.zeros((max(count, 1), 0), dtype=torch.int64)
     counts = torch.zeros((max(count, 1), p.numel()), dtype=torch.int64).scatter_add_(

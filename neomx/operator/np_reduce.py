@@ -26,13 +26,15 @@ def _parse_axes(v):
 
 
 OPT_AXES = Attr('Shape or None', _parse_axes, None)
-_DTYPE_OR_NONE = Attr('dtype or None', lambda v: None if v is None or v == 'None' else v, None)
+_DTYPE_OR_NONE = Attr('dtype or None', lambda v: None if v is None or v == 'None' else torch_dtype(v), None)
 _FREE_OUT = DTypeRule(free=lambda a: ('a', 'data'), output=lambda d, a: None)
 
 
 def axis_index(axis, ndim, op):
     """``axis`` in ``[-ndim, ndim)`` as a non-negative index; NumPy's AxisError otherwise."""
-    if not -ndim <= axis < max(ndim, 1) or (ndim == 0 and axis not in (0, -1)):
+    if ndim == 0 and axis in (0, -1):    # NumPy lets a zero-dim array take axis 0 or -1
+        return 0
+    if not -ndim <= axis < ndim:
         raise AxisError('%s: axis %d is out of bounds for array of dimension %d' % (op, axis, ndim))
     return axis % ndim if ndim else 0
 
@@ -105,9 +107,8 @@ def mean(a, axis, dtype, keepdims, initial):    # pylint: disable=unused-argumen
         out_dtype = torch_dtype(dtype, 'mean')
     else:
         out_dtype = a.dtype if a.dtype.is_floating_point else torch.float32
-    src = a.to(torch.float64 if out_dtype is torch.float64 else (
-        out_dtype if out_dtype.is_floating_point else torch.float32)) if a.dtype is not out_dtype or \
-        not a.dtype.is_floating_point else a
+    compute = torch.float64 if out_dtype is torch.float64 else torch.float32   # float16 sums in float32
+    src = a if a.dtype is compute else a.to(compute)
     res = torch.mean(src, dim=dims) if dims else src.clone()
     return _keep(res.to(out_dtype), a, dims, keepdims)
 
@@ -117,7 +118,7 @@ def _moment(op):
         dims = axes_of(axis, a.dim(), op)
         out_dtype = torch_dtype(dtype, op) if dtype is not None else (
             a.dtype if a.dtype.is_floating_point else a.dtype)
-        src = a if a.dtype.is_floating_point else a.to(torch.float64)
+        src = a if a.dtype in (torch.float32, torch.float64) else a.to(torch.float64)
         if dims:
             res = torch.var(src, dim=dims, correction=ddof)
             if op == 'std':

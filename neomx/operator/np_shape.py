@@ -39,6 +39,8 @@ def reshape(a, newshape, order):
 @register('_np_transpose', inputs=('a',), attrs=[('axes', OPT_AXES)], shares_input=True)
 def transpose(a, axes):
     """``a`` with its axes permuted (reversed by default)."""
+    if a.dim() == 0:
+        return a
     if axes is None:
         return a.permute(*range(a.dim() - 1, -1, -1))
     axes = _shape_tuple(axes)
@@ -76,6 +78,8 @@ def squeeze(a, axis):
     if axis is None:
         return a.reshape([d for d in a.shape if d != 1])
     dims = axes_of(axis, a.dim(), 'squeeze')
+    if a.dim() == 0:
+        return a
     for d in dims:
         if a.shape[d] != 1:
             raise ValueError('cannot select an axis to squeeze out which has size not equal to one')
@@ -129,6 +133,8 @@ def tile(data, reps):
         raise ValueError('tile: reps must be non-negative, got %s' % (reps,))
     if len(reps) < data.dim():
         reps = (1,) * (data.dim() - len(reps)) + reps
+    if not reps:
+        return data.clone()
     return data.reshape((1,) * (len(reps) - data.dim()) + tuple(data.shape)).repeat(*reps)
 
 
@@ -280,6 +286,9 @@ def array_split(data, indices, axis, sections):
 def broadcast_to(array, shape):
     """``array`` broadcast to ``shape`` (a read-only view in NumPy; here a new array)."""
     shape = _shape_tuple(shape)
+    if -2 in shape:     # MXNet's code -2: the input's own size in that dim (counted from the right)
+        offset = len(shape) - array.dim()
+        shape = tuple(array.shape[i - offset] if d == -2 and i >= offset else d for i, d in enumerate(shape))
     try:
         return torch.broadcast_to(array, shape)
     except RuntimeError:
@@ -463,7 +472,9 @@ def delete(arr, obj, start, stop, step, int_ind, axis):
         idx = idx[(idx >= -n) & (idx < n)]
         keep[torch.remainder(idx, n) if n else idx] = False
     else:
-        keep[slice(start, stop, step)] = False
+        host = keep.numpy()
+        host[slice(start, stop, step)] = False      # numpy: negative steps too
+        keep = torch.from_numpy(host)
     return torch.index_select(src, axis, torch.nonzero(keep).reshape(-1).to(src.device))
 
 
@@ -517,3 +528,35 @@ def share_memory(a, b):
         return lo * t.element_size(), hi * t.element_size()
     (alo, ahi), (blo, bhi) = extent(a), extent(b)
     return torch.tensor(alo < bhi and blo < ahi)
+
+
+def _mask_assign(data, mask, value, start_axis):
+    res = data.clone()
+    axis = axis_index(start_axis, data.dim(), 'boolean_mask_assign')
+    index = (slice(None),) * axis + (mask.bool(),)
+    res[index] = value
+    return res
+
+
+@register('_npi_boolean_mask_assign_scalar', inputs=('data', 'mask'),
+          attrs=[('value', OPT_FLOAT, None), ('start_axis', INT, 0)], dtypes=DTypeRule(free=('mask',)))
+def boolean_mask_assign_scalar(data, mask, value, start_axis):
+    """``data`` with ``value`` where ``mask`` (over the axes from ``start_axis``) is true."""
+    return _mask_assign(data, mask, value if data.dtype.is_floating_point else int(value), start_axis)
+
+
+@register('_npi_boolean_mask_assign_tensor', inputs=('data', 'mask', 'value'), attrs=[('start_axis', INT, 0)],
+          dtypes=DTypeRule(free=('mask',)))
+def boolean_mask_assign_tensor(data, mask, value, start_axis):
+    """``data`` with the entries of ``value`` where ``mask`` (from ``start_axis``) is true."""
+    return _mask_assign(data, mask, value.to(data.dtype), start_axis)
+
+
+@register('_npi_hsplit', inputs=('data',),
+          attrs=[('indices', _SHAPE_OR_INT, ()), ('axis', INT, 1), ('squeeze_axis', BOOL, False),
+                 ('sections', INT, 0)], num_outputs=_split_count, shares_input=True)
+def hsplit(data, indices, axis, squeeze_axis, sections):    # pylint: disable=unused-argument
+    """``data`` cut along axis 1 (axis 0 for 1-D arrays) into ``sections`` or at ``indices``."""
+    if data.dim() == 0:
+        raise ValueError('hsplit only works on arrays of 1 or more dimensions')
+    return split(data, indices, 1 if data.dim() > 1 else 0, squeeze_axis, sections)

@@ -13,6 +13,7 @@ array, have Symbol forms of their own here (``zeros``, ``ones``, ``full``, ``ara
 They are put here by :mod:`neomx.numpy_extension` when it is imported (``import neomx``
 does), since this package sits below ``neomx.numpy``.
 """
+import builtins
 import numbers
 
 import numpy as _onp
@@ -243,7 +244,7 @@ def _basic_index(sym, index):
     reshape, as MXNet records them."""
     if not isinstance(index, tuple):
         index = (index,)
-    if any(not (isinstance(k, (int, slice)) or k is None) for k in index):
+    if builtins.any(not (isinstance(k, (int, slice)) or k is None) for k in index):   # mx.np's any is set here
         raise TypeError('a Symbol takes basic indexes only (ints and slices), got %r' % (index,))
     begin, end, step, squeeze = [], [], [], []
     for axis, k in enumerate(i for i in index if i is not None):
@@ -280,7 +281,8 @@ def symbol_call(op, arrays, attrs=(), out=None):
     if out is not None:
         raise MXNetError('%s: out= is not supported for Symbols' % op)
     spec = registry.get(op)
-    named = {k: v for k, v in zip(spec.attr_names, attrs) if not _is_default(spec.attrs[k].default, v)}
+    pairs = attrs.items() if isinstance(attrs, dict) else zip(spec.attr_names, attrs)   # dict: variadic ops
+    named = {k: v for k, v in pairs if not _is_default(spec.attrs[k].default, v)}
     present = [a for a in arrays if a is not None]
     scalars = [i for i, a in enumerate(present) if isinstance(a, _SCALARS)]
     if scalars and len(present) == 2 and len(scalars) == 1:
