@@ -23,6 +23,7 @@ import torch
 from .. import autograd, initializer, name as _name, ndarray, symbol
 from .. import numpy_extension as _npx
 from ..util import is_np_array
+from ..symbol.numpy import recording_creation
 from ..base import MXNetError, NotImplementedForSymbol, torch_dtype
 from ..ndarray import NDArray
 from ..symbol import Symbol
@@ -808,7 +809,7 @@ class HybridBlock(Block):
     def _forward_symbolic(self, x, args):
         if self._writes_forward():      # its code, on Symbols; parameters' data() are variables
             try:
-                with self.name_scope(), _parameter.symbolic_data():
+                with self.name_scope(), _parameter.symbolic_data(), recording_creation():
                     return type(self).forward(self, x, *args)
             except (MXNetError, AttributeError, TypeError) as err:
                 if not _needs_values(err):

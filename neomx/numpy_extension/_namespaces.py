@@ -108,7 +108,7 @@ def fill(npx_module):
     _sym_np.use_np_methods(np_functions)
     np_functions = _frontend_functions(np_functions)
     _copy_into(_nd_np, np_functions)
-    sym_functions = dict(np_functions)
+    sym_functions = {name: _sym_np.recording(fn) for name, fn in np_functions.items()}
     for name, ops in _CREATION.items():
         if any(_registered(op) for op in ops):
             sym_functions[name] = _symbol_creation(name, ops)
@@ -116,7 +116,7 @@ def fill(npx_module):
     for sub in ('linalg', 'random'):
         functions = _frontend_functions(_functions(getattr(_np, sub)))
         _copy_into(getattr(_nd_np, sub), functions)
-        _copy_into(getattr(_sym_np, sub), functions)
+        _copy_into(getattr(_sym_np, sub), {name: _sym_np.recording(fn) for name, fn in functions.items()})
     # mx.nd.npx's functions are generated apart: numpy_op_signature gives mx.npx's NumPy
     # signatures, while MXNet's mx.nd.npx keeps the operators' own
     _copy_into(_nd_npx, {name: make_function(registry.get(op), name, array_class=_np.ndarray)
