@@ -55,7 +55,16 @@ _SYMBOLIC_DATA = _SymbolicData()
 
 
 class symbolic_data:  # pylint: disable=invalid-name
-    """``with`` scope in which :meth:`Parameter.data` returns the parameter's variable."""
+    """``with`` scope in which :meth:`Parameter.data` returns the parameter's variable.
+
+    Example
+    -------
+    >>> p = mx.gluon.Parameter('w', shape=(2,))
+    >>> p.initialize()
+    >>> with mx.gluon.parameter.symbolic_data():
+    ...     type(p.data()).__name__, p.data().name
+    ('_Symbol', 'w')
+    """
 
     def __enter__(self):
         self._previous, _SYMBOLIC_DATA.active = _SYMBOLIC_DATA.active, True

@@ -289,7 +289,16 @@ def records_creation():
 
 
 class recording_creation:  # pylint: disable=invalid-name
-    """``with`` scope in which :func:`records_creation` is true."""
+    """``with`` scope in which :func:`records_creation` is true: ``mx.np``'s creation
+    functions record graph nodes.
+
+    Example
+    -------
+    >>> with mx.sym.np.recording_creation():
+    ...     eye = mx.np.identity(2)
+    >>> type(eye).__name__, eye.list_outputs()
+    ('_Symbol', ['identity0_output'])
+    """
 
     def __enter__(self):
         self._previous, _CREATION.active = _CREATION.active, True
