@@ -17,6 +17,7 @@ _OFFERED_BY = {
     'compiled_graph': 'neomx.symbol',         # (Symbol, Context) -> callable on input tensors
     'custom_symbol': 'neomx.symbol',          # mx.sym.Custom
     'np_symbol_call': 'neomx.symbol',         # (op, arrays, attrs, out) -> mx.sym.np._Symbol node
+    'np_records_creation': 'neomx.symbol',    # () -> whether array-less operators record nodes
 }
 _REGISTERED = {}
 

@@ -43,7 +43,7 @@ from ..base import MXNetError
 from ..ndarray import NDArray
 from ..ndarray.ndarray import _new, constructor
 from .. import numpy as _np
-from ..symbol.numpy import np_symbol
+from ..symbol.numpy import _Symbol, np_symbol
 from ..util import is_np_array
 from ..symbol import Group, Symbol, var
 from ..symbol.graph import compiled, open_shape_nodes, resolve_open_shapes
@@ -52,7 +52,7 @@ from ..symbol.passes import INFERENCE_PASSES, version_stamp
 from ..symbol.training_passes import TRAINING_PASSES
 from .parameter import shape_is_known
 
-__all__ = ['flatten', 'regroup', 'trace', 'CachedGraph', 'input_kinds', 'cached_for_format']
+__all__ = ['flatten', 'regroup', 'trace', 'CachedGraph', 'input_kinds', 'cached_for_format', 'check_numpy_outputs']
 
 
 def flatten(value, strict=False):
@@ -184,13 +184,41 @@ def trace(block, flat_args, in_fmt):
     -------
     CachedGraph
     """
-    np_mode = is_np_array()
-    variables = input_variables(flat_args, np_mode)
+    variables = input_variables(flat_args, is_np_array())
     grouped = regroup(variables, in_fmt)[0]
     outputs = block._forward_symbolic(grouped[0], tuple(grouped[1:]))
     flat_out, out_fmt = flatten(outputs)
     return CachedGraph(block, variables, Group(flat_out), out_fmt, block._backend, dict(block._flags),
-                       np_mode)
+                       _numpy_outputs(flat_out))
+
+
+def _numpy_outputs(symbols):
+    """Whether a graph's outputs are NumPy symbols (its results then mx.np arrays), as MXNet
+    decides it; TypeError, MXNet's, for a mix of both kinds."""
+    kinds = {isinstance(s, _Symbol) for s in symbols if s is not None}
+    if len(kinds) > 1:
+        raise TypeError('Found both classic symbol (mx.sym.Symbol) and numpy symbol (mx.sym.np._Symbol) in '
+                        'outputs. This will prevent you from building a computation graph by grouping them '
+                        'since different types of symbols are not allowed to be grouped in Gluon to form a '
+                        'computation graph. You will need to convert them to the same type of symbols, either '
+                        'classic or numpy following this rule: if you want numpy ndarray output(s) from the '
+                        'computation graph, please convert all the classic symbols in the list to numpy '
+                        'symbols by calling `as_np_ndarray()` on each of them; if you want classic ndarray '
+                        'output(s) from the computation graph, please convert all the numpy symbols in the '
+                        'list to classic symbols by calling `as_nd_ndarray()` on each of them.')
+    return kinds == {True}
+
+
+def check_numpy_outputs(out):
+    """TypeError, MXNet's, unless every array or Symbol in ``out`` (nested) is of the NumPy
+    interface: what a block returns under NumPy array semantics."""
+    if isinstance(out, (NDArray, Symbol)):
+        if not (isinstance(out, _Symbol) or (isinstance(out, NDArray) and out._is_np_array)):
+            raise TypeError("Block's output ndarrays/symbols must be of type `mxnet.numpy.ndarray` or "
+                            "`mxnet.symbol.numpy._Symbol`, while got output type %s" % type(out))
+    elif isinstance(out, (list, tuple)):
+        for item in out:
+            check_numpy_outputs(item)
 
 
 def _run_listed(run, *tensors):

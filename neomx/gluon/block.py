@@ -23,10 +23,11 @@ import torch
 from .. import autograd, initializer, name as _name, ndarray, symbol
 from .. import numpy_extension as _npx
 from ..util import is_np_array
+from ..symbol.numpy import recording_creation
 from ..base import MXNetError, NotImplementedForSymbol, torch_dtype
 from ..ndarray import NDArray
 from ..symbol import Symbol
-from ._cached_graph import cached_for_format, first_context, flatten, input_kinds, trace
+from ._cached_graph import cached_for_format, check_numpy_outputs, first_context, flatten, input_kinds, trace
 from . import parameter as _parameter
 from .parameter import (DeferredInitializationError, Parameter, ParameterDict, _brief_print_list,
                         load_named_arrays, shape_is_known)
@@ -416,10 +417,14 @@ class Block:
     def __call__(self, *args):
         if autograd._STATE.recording or not torch.is_grad_enabled():
             if self._forward_pre_hooks or self._forward_hooks:
-                return self._call_with_hooks(args)
-            return self.forward(*args)      # no hooks, as nearly always: one frame less
-        # Outside record() a forward pass builds no graph, in every thread.
-        return autograd.run_without_graph(self._call_with_hooks, args)
+                out = self._call_with_hooks(args)
+            else:
+                out = self.forward(*args)      # no hooks, as nearly always: one frame less
+        else:   # outside record() a forward pass builds no graph, in every thread
+            out = autograd.run_without_graph(self._call_with_hooks, args)
+        if is_np_array():
+            check_numpy_outputs(out)
+        return out
 
     def _call_with_hooks(self, args):
         if self._forward_pre_hooks:
@@ -804,7 +809,7 @@ class HybridBlock(Block):
     def _forward_symbolic(self, x, args):
         if self._writes_forward():      # its code, on Symbols; parameters' data() are variables
             try:
-                with self.name_scope(), _parameter.symbolic_data():
+                with self.name_scope(), _parameter.symbolic_data(), recording_creation():
                     return type(self).forward(self, x, *args)
             except (MXNetError, AttributeError, TypeError) as err:
                 if not _needs_values(err):

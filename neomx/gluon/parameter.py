@@ -17,7 +17,7 @@ from ..base import MXNetError, torch_dtype
 from ..context import as_context, as_context_list, cpu, current_context
 from ..ndarray.sparse_arrays import with_stype
 from ..ndarray.utils import load_named
-from ..util import is_np_array
+from ..util import is_np_array, is_np_shape
 
 __all__ = ['DeferredInitializationError', 'Parameter', 'Constant', 'ParameterDict',
            'tensor_types']
@@ -55,7 +55,16 @@ _SYMBOLIC_DATA = _SymbolicData()
 
 
 class symbolic_data:  # pylint: disable=invalid-name
-    """``with`` scope in which :meth:`Parameter.data` returns the parameter's variable."""
+    """``with`` scope in which :meth:`Parameter.data` returns the parameter's variable.
+
+    Example
+    -------
+    >>> p = mx.gluon.Parameter('w', shape=(2,))
+    >>> p.initialize()
+    >>> with mx.gluon.parameter.symbolic_data():
+    ...     type(p.data()).__name__, p.data().name
+    ('_Symbol', 'w')
+    """
 
     def __enter__(self):
         self._previous, _SYMBOLIC_DATA.active = _SYMBOLIC_DATA.active, True
@@ -185,12 +194,15 @@ class Parameter:
 
     @property
     def shape(self):
-        """The shape; unknown dimensions are 0."""
+        """The shape; unknown dimensions are 0, or -1 under NumPy shape semantics (where 0 is
+        a size), as in MXNet."""
+        if self._shape is not None and is_np_shape() and 0 in self._shape:
+            return tuple(-1 if d == 0 else d for d in self._shape)
         return self._shape
 
     @shape.setter
     def shape(self, new_shape):
-        new_shape = tuple(new_shape)
+        new_shape = tuple(0 if d == -1 else d for d in new_shape)     # -1: NumPy semantics' unknown
         if self._shape is not None:
             assert len(self._shape) == len(new_shape) and all(
                 old in (0, new) for new, old in zip(new_shape, self._shape)), \

@@ -159,6 +159,8 @@ def run(op, arrays, attrs=(), out=None, impl=None, ctx=None):
             t = tensor_of(a, ctx)
         grad = grad or t.requires_grad
         tensors.append(t)
+    if not any(t is not None for t in tensors) and upper_layers.get('np_records_creation')():
+        return upper_layers.get('np_symbol_call')(op, arrays, attrs, out)   # F.np.eye(3), traced
     if ctx is None:
         ctx = current_context()
     if _RECORDING.recording and op and (_INT_LIVE[0] or _casts(op)):

@@ -27,6 +27,7 @@ from ..ndarray import waitall  # noqa: F401
 from ..ndarray.register import make_function as _make_function
 from ..operator import registry as _registry
 from ..operator.npx import NPX_FUNCTIONS as _NPX_FUNCTIONS, NPX_IMAGE_FUNCTIONS as _NPX_IMAGE_FUNCTIONS
+from ..operator.npx import registered as _registered
 from .. import numpy as _np
 from .. import ndarray as _nd
 from .. import symbol as _sym
@@ -57,7 +58,7 @@ def _npx_function(func_name, op_name, symbol_function):
 
 
 _self = _sys.modules[__name__]
-for _name, _op in _NPX_FUNCTIONS.items():
+for _name, _op in _registered(_NPX_FUNCTIONS).items():
     setattr(_self, _name, _npx_function(_name, _op, getattr(_sym.npx, _name)))
 for _name, _op in _NPX_IMAGE_FUNCTIONS.items():
     setattr(image, _name, _npx_function(_name, _op, getattr(_sym.npx.image, _name)))

@@ -17,7 +17,7 @@ from .. import _numpy_op_doc, numpy as _np
 from ..ndarray import numpy as _nd_np, numpy_extension as _nd_npx
 from ..ndarray.register import make_function
 from ..operator import registry
-from ..operator.npx import NPX_FUNCTIONS, NPX_IMAGE_FUNCTIONS
+from ..operator.npx import NPX_FUNCTIONS, NPX_IMAGE_FUNCTIONS, registered
 from ..symbol import numpy as _sym_np, numpy_extension as _sym_npx
 from ..symbol.numpy import np_symbol
 from ..symbol.symbol import create_op_node
@@ -32,7 +32,7 @@ _CREATION = {'zeros': ('_npi_zeros', '_zeros'), 'ones': ('_npi_ones', '_ones'),
              'empty': ('_npi_zeros', '_zeros'), 'eye': ('_npi_eye', '_eye')}
 
 
-def _registered(op):
+def _spec_or_none(op):
     try:
         return registry.get(op)
     except Exception:       # pylint: disable=broad-except  # MXNetError: not registered
@@ -42,7 +42,7 @@ def _registered(op):
 def _symbol_creation(func_name, ops):
     """The ``mx.sym.np`` form of creation function ``func_name``: a node of the first of
     ``ops`` registered, with NumPy's float32 default dtype."""
-    spec = next(s for s in map(_registered, ops) if s is not None)
+    spec = next(s for s in map(_spec_or_none, ops) if s is not None)
 
     def create(*args, **kwargs):
         kwargs.pop('order', None)
@@ -108,19 +108,19 @@ def fill(npx_module):
     _sym_np.use_np_methods(np_functions)
     np_functions = _frontend_functions(np_functions)
     _copy_into(_nd_np, np_functions)
-    sym_functions = dict(np_functions)
+    sym_functions = {name: _sym_np.recording(fn) for name, fn in np_functions.items()}
     for name, ops in _CREATION.items():
-        if any(_registered(op) for op in ops):
+        if any(_spec_or_none(op) for op in ops):
             sym_functions[name] = _symbol_creation(name, ops)
     _copy_into(_sym_np, sym_functions)
     for sub in ('linalg', 'random'):
         functions = _frontend_functions(_functions(getattr(_np, sub)))
         _copy_into(getattr(_nd_np, sub), functions)
-        _copy_into(getattr(_sym_np, sub), functions)
+        _copy_into(getattr(_sym_np, sub), {name: _sym_np.recording(fn) for name, fn in functions.items()})
     # mx.nd.npx's functions are generated apart: numpy_op_signature gives mx.npx's NumPy
     # signatures, while MXNet's mx.nd.npx keeps the operators' own
     _copy_into(_nd_npx, {name: make_function(registry.get(op), name, array_class=_np.ndarray)
-                         for name, op in NPX_FUNCTIONS.items()})
+                         for name, op in registered(NPX_FUNCTIONS).items()})
     _copy_into(_nd_npx.image, {name: getattr(npx_module.image, name) for name in NPX_IMAGE_FUNCTIONS})
     _copy_into(_nd_npx.random, _functions(npx_module.random))
     _copy_into(_sym_npx.random, _functions(npx_module.random))

@@ -14,9 +14,9 @@ import torch
 from ..base import MXNetError, torch_dtype
 from .elemwise import UNARY
 from .np_creation import device_of
-from .registry import BOOL, CTX, OPT_FLOAT, OPT_SHAPE, SHAPE, STR, Attr, check, register
+from .registry import BOOL, CTX, OPT_FLOAT, OPT_SHAPE, SHAPE, STR, Attr, all_ops, check, choice, register
 
-__all__ = ['NPX_FUNCTIONS', 'NPX_IMAGE_FUNCTIONS', 'npx_reshape_shape']
+__all__ = ['NPX_FUNCTIONS', 'NPX_IMAGE_FUNCTIONS', 'npx_reshape_shape', 'registered']
 
 # npx function name -> registry operator (MXNet 1.9.1's numpy_extension, in its order).
 NPX_FUNCTIONS = {
@@ -26,13 +26,23 @@ NPX_FUNCTIONS = {
     'deconvolution': 'Deconvolution', 'dropout': 'Dropout', 'embedding': 'Embedding', 'erf': 'erf',
     'erfinv': 'erfinv', 'fully_connected': 'FullyConnected', 'gamma': 'gamma', 'gammaln': 'gammaln',
     'gather_nd': 'gather_nd', 'layer_norm': 'LayerNorm', 'leaky_relu': 'LeakyReLU',
-    'multibox_prior': '_contrib_MultiBoxPrior', 'nonzero': '_npx_nonzero', 'one_hot': 'one_hot',
+    'multibox_detection': '_contrib_MultiBoxDetection', 'multibox_prior': '_contrib_MultiBoxPrior',
+    'multibox_target': '_contrib_MultiBoxTarget', 'nonzero': '_npx_nonzero', 'one_hot': 'one_hot',
     'pick': 'pick', 'pooling': 'Pooling', 'relu': '_npx_relu', 'reshape': '_npx_reshape',
     'reshape_like': 'reshape_like', 'rnn': 'RNN', 'roi_pooling': 'ROIPooling',
     'sequence_mask': 'SequenceMask', 'shape_array': 'shape_array', 'sigmoid': '_npx_sigmoid',
     'slice': 'slice', 'smooth_l1': 'smooth_l1', 'softmax': 'softmax', 'log_softmax': 'log_softmax',
     'topk': 'topk',
 }
+
+
+
+def registered(table):
+    """The entries of ``table`` (function name -> operator) whose operator is registered:
+    the frontends make functions for those only."""
+    ops = all_ops()     # called once neomx.operator has registered every family
+    return {name: op for name, op in table.items() if op in ops}
+
 
 # npx.image function name -> registry operator (``_image_<name>``).
 NPX_IMAGE_FUNCTIONS = {name: '_image_' + name for name in (
@@ -137,7 +147,7 @@ def npx_reshape_shape(src, newshape, reverse=False):
 
 
 @register('_npx_reshape', shares_input=True, inputs=('a',),
-          attrs=[('newshape', SHAPE), ('reverse', BOOL, False), ('order', STR, 'C')])
+          attrs=[('newshape', SHAPE), ('reverse', BOOL, False), ('order', choice('C'), 'C')])
 def npx_reshape(a, newshape, reverse, order):
     """Reshape with MXNet's NumPy-extension codes (see :func:`npx_reshape_shape`)."""
     check(order == 'C', '_npx_reshape', "only order='C' is supported, got %r", order)

@@ -27,6 +27,7 @@ from . import numpy as np  # noqa: E402
 from . import numpy_extension  # noqa: E402
 from . import numpy_extension as npx  # noqa: E402
 _upper_layers.register('np_symbol_call', numpy.symbol_call)
+_upper_layers.register('np_records_creation', numpy.records_creation)
 
 from . import random  # noqa: E402,F401
 from .executor import Executor  # noqa: E402,F401

@@ -14,7 +14,9 @@ They are put here by :mod:`neomx.numpy_extension` when it is imported (``import 
 does), since this package sits below ``neomx.numpy``.
 """
 import builtins
+import functools
 import numbers
+import threading
 
 import numpy as _onp
 
@@ -22,7 +24,7 @@ from ...base import MXNetError
 from ...operator import registry
 from ..symbol import Symbol, create_op_node, var as _legacy_var
 
-__all__ = ['_Symbol', 'symbol_call', 'is_symbol', 'np_symbol']
+__all__ = ['_Symbol', 'symbol_call', 'is_symbol', 'np_symbol', 'records_creation', 'recording_creation', 'recording']
 
 _SCALARS = (numbers.Number, _onp.generic)
 
@@ -273,6 +275,48 @@ def _is_default(default, value):
     return type(value) is type(default) and value == default
 
 
+class _CreationRecording(threading.local):
+    active = False
+
+
+_CREATION = _CreationRecording()
+
+
+def records_creation():
+    """Whether operators called without any array record graph nodes (creation functions in
+    ``F.np`` and in a traced ``forward``) rather than compute."""
+    return _CREATION.active
+
+
+class recording_creation:  # pylint: disable=invalid-name
+    """``with`` scope in which :func:`records_creation` is true: ``mx.np``'s creation
+    functions record graph nodes.
+
+    Example
+    -------
+    >>> with mx.sym.np.recording_creation():
+    ...     eye = mx.np.identity(2)
+    >>> type(eye).__name__, eye.list_outputs()
+    ('_Symbol', ['identity0_output'])
+    """
+
+    def __enter__(self):
+        self._previous, _CREATION.active = _CREATION.active, True
+        return self
+
+    def __exit__(self, *exc):
+        _CREATION.active = self._previous
+
+
+def recording(function):
+    """``function`` (one of ``mx.np``'s) recording its creation operators (``mx.sym.np``'s form)."""
+    @functools.wraps(function)
+    def record(*args, **kwargs):
+        with recording_creation():
+            return function(*args, **kwargs)
+    return record
+
+
 def symbol_call(op, arrays, attrs=(), out=None):
     """Record operator ``op`` on ``arrays`` (Symbols, scalars, None for absent inputs) with
     its attributes ``attrs`` in declaration order: what ``mx.np``'s functions do when an
@@ -282,7 +326,9 @@ def symbol_call(op, arrays, attrs=(), out=None):
         raise MXNetError('%s: out= is not supported for Symbols' % op)
     spec = registry.get(op)
     pairs = attrs.items() if isinstance(attrs, dict) else zip(spec.attr_names, attrs)   # dict: variadic ops
-    named = {k: v for k, v in pairs if not _is_default(spec.attrs[k].default, v)}
+    named = {k: v for k, v in pairs if k in spec.attrs and not _is_default(spec.attrs[k].default, v)}
+    if 'ctx' in named and not isinstance(named['ctx'], str):
+        del named['ctx']        # a graph runs on the context it is bound to
     present = [a for a in arrays if a is not None]
     scalars = [i for i, a in enumerate(present) if isinstance(a, _SCALARS)]
     if scalars and len(present) == 2 and len(scalars) == 1:

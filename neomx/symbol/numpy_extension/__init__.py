@@ -7,12 +7,12 @@ Each function records the registry operator its ``mx.npx`` counterpart runs
 import functools
 
 from ...operator import registry
-from ...operator.npx import NPX_FUNCTIONS, NPX_IMAGE_FUNCTIONS
+from ...operator.npx import NPX_FUNCTIONS, NPX_IMAGE_FUNCTIONS, registered
 from .. import register as _register
 from ..numpy import np_symbol
 from . import image, random  # noqa: F401
 
-__all__ = sorted(NPX_FUNCTIONS)
+__all__ = sorted(registered(NPX_FUNCTIONS))
 
 
 def npx_symbol_function(func_name, op_name):
@@ -26,7 +26,7 @@ def npx_symbol_function(func_name, op_name):
     return function
 
 
-for _name, _op in NPX_FUNCTIONS.items():
+for _name, _op in registered(NPX_FUNCTIONS).items():
     globals()[_name] = npx_symbol_function(_name, _op)
 for _name, _op in NPX_IMAGE_FUNCTIONS.items():
     setattr(image, _name, npx_symbol_function(_name, _op))
