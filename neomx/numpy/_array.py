@@ -94,6 +94,16 @@ def _binary(name, fn, scalar_keeps_dtype=True):
         t = self._t
         if type(other) is ndarray:
             o = other._t
+            if not (t.requires_grad or o.requires_grad or _INT_LIVE[0]):    # the common case, inline
+                try:
+                    res = fn(t, o)
+                except RuntimeError as err:
+                    raise _broadcast_error(name, t, o, err) from None
+                arr = _object_new(ndarray)
+                arr._t = res
+                arr._ctx = self._ctx
+                arr._grad = None
+                return arr
         elif isinstance(other, _SCALARS):
             o = _scalar_value(t, other) if scalar_keeps_dtype else other
         elif isinstance(other, NDArray):

@@ -13,7 +13,12 @@ from ..base import torch_dtype
 from ..context import as_context, current_context
 from ..operator import np_elemwise as _elemwise
 from ._array import ndarray, array, empty, zeros, ones, full, arange, wrap
-from ._invoke import unary_function, binary_function, run, into_out, tensor_of
+from ._invoke import unary_function, binary_function, run, direct, into_out, tensor_of, op_impl
+from .. import _int_grad
+
+_INT_LIVE = _int_grad.LIVE
+_WHERE = op_impl('_npi_where')
+_CONCATENATE = op_impl('_npi_concatenate')
 
 __all__ = ['ndarray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange']
 
@@ -246,6 +251,9 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None, **kwargs):  # py
 @_export
 def where(condition, x=None, y=None):
     """Elements of ``x`` where ``condition`` holds, else of ``y``; ``nonzero(condition)`` alone."""
+    if type(condition) is ndarray and type(x) is ndarray and type(y) is ndarray and not (
+            _INT_LIVE[0] or x._t.requires_grad or y._t.requires_grad):
+        return direct('_npi_where', _WHERE, (condition._t, x._t, y._t), x._ctx)
     if x is None and y is None:
         return nonzero(condition)
     if x is None or y is None:
@@ -260,6 +268,9 @@ def where(condition, x=None, y=None):
         return run('_npi_where_rscalar', (condition, y), (float(x),))
     if y_scalar:
         return run('_npi_where_lscalar', (condition, x), (float(y),))
+    if type(condition) is ndarray and type(x) is ndarray and type(y) is ndarray and not (
+            _INT_LIVE[0] or x._t.requires_grad or y._t.requires_grad):
+        return direct('_npi_where', _WHERE, (condition._t, x._t, y._t), x._ctx)
     return run('_npi_where', (condition, x, y))
 
 
@@ -509,6 +520,14 @@ def _sequence(seq, name):
 @_export
 def concatenate(seq, axis=0, out=None):
     """The arrays joined along ``axis`` (flattened first for None)."""
+    if out is None and type(seq) in (list, tuple) and not _INT_LIVE[0]:
+        try:
+            tensors = [a._t for a in seq if type(a) is ndarray]
+        except AttributeError:
+            tensors = ()
+        if tensors and len(tensors) == len(seq) and not _builtins.any(t.requires_grad for t in tensors):
+            return direct('_npi_concatenate', _CONCATENATE, tensors, seq[0]._ctx,
+                          {'num_args': len(tensors), 'dim': axis})
     arrays = _sequence(seq, 'concatenate')
     if not arrays:
         raise ValueError('need at least one array to concatenate')
