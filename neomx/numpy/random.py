@@ -1,10 +1,9 @@
 """``mx.np.random`` (MXNet 1.9.1's ``mxnet.numpy.random``): samplers from the registry's
 ``_npi_*`` random operators; float32 by default, seeded by ``mx.random.seed``."""
 import numpy as _np
-import torch
 
 from ..context import as_context
-from ._array import ndarray, wrap
+from ._array import ndarray
 from ._invoke import run, into_out
 
 __all__ = ['randint', 'uniform', 'normal', 'choice', 'rand', 'multinomial', 'multivariate_normal',
@@ -46,11 +45,8 @@ def normal(loc=0.0, scale=1.0, size=None, dtype=None, ctx=None, out=None):
 
 def lognormal(mean=0.0, sigma=1.0, size=None, dtype=None, ctx=None, out=None):
     """Samples of the log-normal distribution."""
-    return into_out(_exp(normal(mean, sigma, size, dtype, ctx)), out)
-
-
-def _exp(x):
-    return wrap(torch.exp(x._t) if not x._t.requires_grad else x._t.exp(), x.ctx)
+    from .multiarray import exp
+    return into_out(exp(normal(mean, sigma, size, dtype, ctx)), out)
 
 
 def logistic(loc=0.0, scale=1.0, size=None, ctx=None, out=None):

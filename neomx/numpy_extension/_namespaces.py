@@ -113,7 +113,7 @@ def fill(npx_module):
         if any(_spec_or_none(op) for op in ops):
             sym_functions[name] = _symbol_creation(name, ops)
     _copy_into(_sym_np, sym_functions)
-    for sub in ('linalg', 'random'):
+    for sub in ('linalg', 'random', '_internal'):
         functions = _frontend_functions(_functions(getattr(_np, sub)))
         _copy_into(getattr(_nd_np, sub), functions)
         _copy_into(getattr(_sym_np, sub), {name: _sym_np.recording(fn) for name, fn in functions.items()})

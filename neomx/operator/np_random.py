@@ -73,10 +73,10 @@ NP_DISTRIBUTIONS = {
     'exponential': ('_npi_exponential', _exponential, (('scale', 1.0),), ('scale',)),
     'gumbel': ('_npi_gumbel', _gumbel, (('loc', 0.0), ('scale', 1.0)), ('scale',)),
     'logistic': ('_npi_logistic', _logistic, (('loc', 0.0), ('scale', 1.0)), ('scale',)),
-    'pareto': ('_npi_pareto', _pareto, (('a', 1.0),), ('a',)),
+    'pareto': ('_npi_pareto', _pareto, (('a', 1.0),), ('a', 'positive')),
     'rayleigh': ('_npi_rayleigh', _rayleigh, (('scale', 1.0),), ('scale',)),
-    'weibull': ('_npi_weibull', _weibull, (('a', 1.0),), ('a',)),
-    'power': ('_npi_powerd', _power, (('a', 1.0),), ('a',)),
+    'weibull': ('_npi_weibull', _weibull, (('a', 1.0),), ('a', 'positive')),
+    'power': ('_npi_powerd', _power, (('a', 1.0),), ('a', 'positive')),
 }
 
 

@@ -110,6 +110,13 @@ def mean(a, axis, dtype, keepdims, initial):    # pylint: disable=unused-argumen
     # float16 sums in float32; float64 anywhere computes in float64 (gradients too)
     compute = torch.float64 if torch.float64 in (out_dtype, a.dtype) else torch.float32
     src = a if a.dtype is compute else a.to(compute)
+    if not (out_dtype.is_floating_point or out_dtype is torch.bool):
+        # an integer dtype: NumPy sums in it (wrapping around) and truncates the quotient
+        total = torch.sum(a.to(torch.int64), dim=dims).to(out_dtype) if dims else a.to(out_dtype)
+        count = 1
+        for d in dims:
+            count *= a.shape[d]
+        return _keep(torch.trunc(total.to(torch.float64) / max(count, 1)).to(out_dtype), a, dims, keepdims)
     res = torch.mean(src, dim=dims) if dims else src.clone()
     return _keep(res.to(out_dtype), a, dims, keepdims)
 

@@ -353,4 +353,4 @@ def var(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, ini
     """A variable :class:`_Symbol` (``mx.sym.var(...).as_np_ndarray()``)."""
     return np_symbol(_legacy_var(name, attr=attr, shape=shape, lr_mult=lr_mult, wd_mult=wd_mult,
                                  dtype=dtype, init=init, stype=stype, **kwargs))
-from . import linalg, random  # noqa: E402,F401
+from . import _internal, linalg, random  # noqa: E402,F401
