@@ -131,8 +131,8 @@ def _moment(op):
             res = torch.var(src, dim=dims, correction=ddof)
             if op == 'std':
                 res = torch.sqrt(res)
-        else:
-            res = torch.zeros_like(src)
+        else:       # each element alone: N = 1, so nan where ddof leaves no degree of freedom
+            res = torch.zeros_like(src) if ddof < 1 else torch.full_like(src, float('nan'))
         return _keep(res.to(out_dtype), a, dims, keepdims)
     impl.__doc__ = '%s over ``axis`` with ``ddof`` delta degrees of freedom.' % op
     return impl
