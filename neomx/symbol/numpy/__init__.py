@@ -50,9 +50,7 @@ class _Symbol(Symbol):
         return self
 
     def __getitem__(self, index):
-        if isinstance(index, int) and len(self._heads) > 1:
-            return np_symbol(super().__getitem__(index))
-        if isinstance(index, str):
+        if len(self._heads) > 1 or isinstance(index, str):     # outputs of a multi-output Symbol
             return np_symbol(super().__getitem__(index))
         return _basic_index(self, index)
 
@@ -139,6 +137,10 @@ class _Symbol(Symbol):
             newshape = (newshape,)
         op = '_np_reshape' if _has('_np_reshape') else '_npx_reshape'
         return _node(op, [self], {'newshape': tuple(newshape), 'order': order})
+
+    def flatten(self, order='C'):
+        """The elements as one dimension (a reshape to ``(-1,)``)."""
+        return self.reshape(-1, order=order)
 
     @property
     def T(self):  # pylint: disable=invalid-name
@@ -317,6 +319,15 @@ def recording(function):
     return record
 
 
+def recording_op(symbol_function):
+    """A generated ``mx.sym`` operator function returning :class:`_Symbol` nodes."""
+    @functools.wraps(symbol_function)
+    def record(*args, **kwargs):
+        kwargs.pop('out', None)     # MXNet's _internal functions take out= (meaningless for graphs)
+        return np_symbol(symbol_function(*args, **kwargs))
+    return record
+
+
 def symbol_call(op, arrays, attrs=(), out=None):
     """Record operator ``op`` on ``arrays`` (Symbols, scalars, None for absent inputs) with
     its attributes ``attrs`` in declaration order: what ``mx.np``'s functions do when an
@@ -353,4 +364,4 @@ def var(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, ini
     """A variable :class:`_Symbol` (``mx.sym.var(...).as_np_ndarray()``)."""
     return np_symbol(_legacy_var(name, attr=attr, shape=shape, lr_mult=lr_mult, wd_mult=wd_mult,
                                  dtype=dtype, init=init, stype=stype, **kwargs))
-from . import linalg, random  # noqa: E402,F401
+from . import _internal, linalg, random  # noqa: E402,F401
