@@ -34,19 +34,9 @@ from .. import symbol as _sym
 from . import image, random  # noqa: F401
 from .utils import save, load  # noqa: F401
 from . import _namespaces
+from ._namespaces import symbol_recorder as _symbol_recorder
 
 __all__ = []
-
-
-def _symbol_recorder(symbol_function, spec):
-    """``on_symbol`` of an npx function: its call on Symbols recorded by ``symbol_function``."""
-    if spec.variadic:
-        return lambda arrays, kwargs, name: symbol_function(*arrays, name=name, **kwargs)
-
-    def record(arrays, kwargs, name):
-        given = {n: a for n, a in zip(spec.inputs, arrays) if a is not None}
-        return symbol_function(name=name, **given, **kwargs)
-    return record
 
 
 def _npx_function(func_name, op_name, symbol_function):

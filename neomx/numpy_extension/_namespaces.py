@@ -19,10 +19,12 @@ from ..ndarray.register import make_function
 from ..operator import registry
 from ..operator.npx import NPX_FUNCTIONS, NPX_IMAGE_FUNCTIONS, registered
 from ..symbol import numpy as _sym_np, numpy_extension as _sym_npx
+from ..symbol import register as sym_register
+from ..symbol import Symbol
 from ..symbol.numpy import np_symbol
 from ..symbol.symbol import create_op_node
 
-__all__ = ['fill']
+__all__ = ['fill', 'symbol_recorder']
 
 # mx.np names that are not functions of mx.nd.np / mx.sym.np (the class, constants...)
 _NOT_FUNCTIONS = frozenset(('ndarray',))
@@ -46,6 +48,13 @@ def _symbol_creation(func_name, ops):
 
     def create(*args, **kwargs):
         kwargs.pop('order', None)
+        if func_name == 'full':
+            fill_value = args[1] if len(args) > 1 else kwargs.get('fill_value')
+            if isinstance(fill_value, Symbol):     # as MXNet: the value broadcast to the shape
+                shape = args[0] if args else kwargs['shape']
+                dtype = args[2] if len(args) > 2 else kwargs.get('dtype')
+                out = _np.broadcast_to(fill_value, (shape,) if isinstance(shape, int) else tuple(shape))
+                return out if dtype is None else out.astype(dtype)
         names = {'zeros': ('shape', 'dtype'), 'ones': ('shape', 'dtype'), 'empty': ('shape', 'dtype'),
                  'full': ('shape', 'fill_value', 'dtype'), 'eye': ('N', 'M', 'k', 'dtype'),
                  'arange': ('start', 'stop', 'step', 'dtype')}[func_name]
@@ -101,6 +110,30 @@ def _frontend_functions(functions):
             for name, fn in functions.items()}
 
 
+def _fill_internal():
+    """``mx.nd.np._internal`` / ``mx.sym.np._internal``: every ``_npi_*`` operator under its name
+    without the prefix (``F.np._internal.boolean_mask_assign_scalar``), as MXNet has them."""
+    for op, spec in registry.all_ops().items():
+        if not op.startswith('_npi_'):
+            continue
+        name = op[len('_npi_'):]
+        symbol_function = _sym_np.recording_op(sym_register.make_function(spec, op))
+        setattr(_sym_np._internal, name, symbol_function)    # pylint: disable=protected-access
+        setattr(_nd_np._internal, name, make_function(        # pylint: disable=protected-access
+            spec, name, array_class=_np.ndarray, on_symbol=symbol_recorder(symbol_function, spec)))
+
+
+def symbol_recorder(symbol_function, spec):
+    """``on_symbol`` of a generated function: its call on Symbols recorded by ``symbol_function``."""
+    if spec.variadic:
+        return lambda arrays, kwargs, name: symbol_function(*arrays, name=name, **kwargs)
+
+    def record(arrays, kwargs, name):
+        given = {n: a for n, a in zip(spec.inputs, arrays) if a is not None}
+        return symbol_function(name=name, **given, **kwargs)
+    return record
+
+
 def fill(npx_module):
     """Put ``mx.np``'s and ``mx.npx``'s functions into mx.nd.np/npx and mx.sym.np/npx."""
     np_functions = {k: v for k, v in _functions(_np).items() if k not in _NOT_FUNCTIONS}
@@ -113,10 +146,11 @@ def fill(npx_module):
         if any(_spec_or_none(op) for op in ops):
             sym_functions[name] = _symbol_creation(name, ops)
     _copy_into(_sym_np, sym_functions)
-    for sub in ('linalg', 'random', '_internal'):
+    for sub in ('linalg', 'random'):
         functions = _frontend_functions(_functions(getattr(_np, sub)))
         _copy_into(getattr(_nd_np, sub), functions)
         _copy_into(getattr(_sym_np, sub), {name: _sym_np.recording(fn) for name, fn in functions.items()})
+    _fill_internal()
     # mx.nd.npx's functions are generated apart: numpy_op_signature gives mx.npx's NumPy
     # signatures, while MXNet's mx.nd.npx keeps the operators' own
     _copy_into(_nd_npx, {name: make_function(registry.get(op), name, array_class=_np.ndarray)

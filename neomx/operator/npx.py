@@ -179,35 +179,26 @@ OPT_DTYPE_NAME = Attr("{'float16', 'float32', 'float64'} or None",
                       lambda v: None if v is None or v == 'None' else str(v), None)
 
 
-def _batched_sampler(op, draw, names):
-    """``op(input1, input2, p1, p2, size, ctx, dtype)``: samples of shape ``size`` (the batch
-    shape) + the parameters' broadcast shape. A parameter is an input array where its
-    attribute is None, else that number. ``draw(shape, dtype, device)`` gives standard
-    samples, shifted and scaled with differentiable torch operations (gradients reach the
-    parameter arrays)."""
-    def impl(input1, input2, p1, p2, size, ctx, dtype):
-        out_dtype = torch.float32 if dtype is None else torch_dtype(dtype, op)
-        params, shapes, device = [], [], device_of(ctx)
-        for pname, tensor, value in zip(names, (input1, input2), (p1, p2)):
-            if value is None:
-                check(tensor is not None, op, 'parameter %s is missing', pname)
-                params.append(tensor)
-                shapes.append(tuple(tensor.shape))
-                device = tensor.device
-            else:
-                params.append(value)
-        batch = () if size is None else ((size,) if isinstance(size, int) else tuple(size))
-        shape = batch + tuple(torch.broadcast_shapes(*shapes)) if shapes else batch
-        gen_dtype = torch.float64 if out_dtype is torch.float64 else torch.float32
-        first, second = (p.to(gen_dtype) if isinstance(p, torch.Tensor) else p for p in params)
-        return draw(shape, gen_dtype, device, first, second).to(out_dtype)
-    impl.__doc__ = 'Samples of shape size + broadcast(%s, %s).shape.' % names
-
-    def absent(attrs):
-        return tuple(i for i, n in zip(('input1', 'input2'), names) if attrs.get(n) is not None)
-    register(op, inputs=('input1', 'input2'), optional_inputs=absent,
-             attrs=[(names[0], OPT_FLOAT), (names[1], OPT_FLOAT), ('size', OPT_SHAPE, None), ('ctx', CTX, None),
-                    ('dtype', OPT_DTYPE_NAME, None)])(impl)
+def _batched_sample(op, draw, names, input1, input2, p1, p2, size, ctx, dtype):
+    """Samples of shape ``size`` (the batch shape) + the parameters' broadcast shape. A
+    parameter is an input array where its attribute is None, else that number.
+    ``draw(shape, dtype, device, first, second)`` gives the samples, shifting and scaling
+    standard ones with differentiable torch operations (gradients reach parameter arrays)."""
+    out_dtype = torch.float32 if dtype is None else torch_dtype(dtype, op)
+    params, shapes, device = [], [], device_of(ctx)
+    for pname, tensor, value in zip(names, (input1, input2), (p1, p2)):
+        if value is None:
+            check(tensor is not None, op, 'parameter %s is missing', pname)
+            params.append(tensor)
+            shapes.append(tuple(tensor.shape))
+            device = tensor.device
+        else:
+            params.append(value)
+    batch = () if size is None else ((size,) if isinstance(size, int) else tuple(size))
+    shape = batch + tuple(torch.broadcast_shapes(*shapes)) if shapes else batch
+    gen_dtype = torch.float64 if out_dtype is torch.float64 else torch.float32
+    first, second = (p.to(gen_dtype) if isinstance(p, torch.Tensor) else p for p in params)
+    return draw(shape, gen_dtype, device, first, second).to(out_dtype)
 
 
 def _normal_n(shape, dtype, device, loc, scale):
@@ -218,5 +209,28 @@ def _uniform_n(shape, dtype, device, low, high):
     return torch.rand(shape, dtype=dtype, device=device) * (high - low) + low
 
 
-_batched_sampler('_npi_normal_n', _normal_n, ('loc', 'scale'))
-_batched_sampler('_npi_uniform_n', _uniform_n, ('low', 'high'))
+def _absent_parameters(names):
+    def absent(attrs):
+        return tuple(i for i, n in zip(('input1', 'input2'), names) if attrs.get(n) is not None)
+    return absent
+
+
+def _sampler_attrs(names):
+    return [(names[0], OPT_FLOAT), (names[1], OPT_FLOAT), ('size', OPT_SHAPE, None), ('ctx', CTX, None),
+            ('dtype', OPT_DTYPE_NAME, None)]
+
+
+@register('_npi_normal_n', inputs=('input1', 'input2'), optional_inputs=_absent_parameters(('loc', 'scale')),
+          attrs=_sampler_attrs(('loc', 'scale')))
+def normal_n(input1, input2, loc, scale, size, ctx, dtype):
+    """Normal samples of shape size + broadcast(loc, scale).shape."""
+    return _batched_sample('_npi_normal_n', _normal_n, ('loc', 'scale'), input1, input2, loc, scale, size, ctx,
+                           dtype)
+
+
+@register('_npi_uniform_n', inputs=('input1', 'input2'), optional_inputs=_absent_parameters(('low', 'high')),
+          attrs=_sampler_attrs(('low', 'high')))
+def uniform_n(input1, input2, low, high, size, ctx, dtype):
+    """Uniform samples in [low, high) of shape size + broadcast(low, high).shape."""
+    return _batched_sample('_npi_uniform_n', _uniform_n, ('low', 'high'), input1, input2, low, high, size, ctx,
+                           dtype)

@@ -1,2 +1,1 @@
-"""``mx.nd.np._internal``: the ``_npi_*`` functions MXNet exposes by short name
-(``boolean_mask_assign_scalar``...), put here by :mod:`neomx.numpy_extension`."""
+"""``mx.nd.np._internal``: MXNet's internal NumPy operators (``_npi_*``), by their names without the prefix, on ``mx.np`` arrays (filled by ``neomx.numpy_extension``)."""

@@ -50,9 +50,7 @@ class _Symbol(Symbol):
         return self
 
     def __getitem__(self, index):
-        if isinstance(index, int) and len(self._heads) > 1:
-            return np_symbol(super().__getitem__(index))
-        if isinstance(index, str):
+        if len(self._heads) > 1 or isinstance(index, str):     # outputs of a multi-output Symbol
             return np_symbol(super().__getitem__(index))
         return _basic_index(self, index)
 
@@ -139,6 +137,10 @@ class _Symbol(Symbol):
             newshape = (newshape,)
         op = '_np_reshape' if _has('_np_reshape') else '_npx_reshape'
         return _node(op, [self], {'newshape': tuple(newshape), 'order': order})
+
+    def flatten(self, order='C'):
+        """The elements as one dimension (a reshape to ``(-1,)``)."""
+        return self.reshape(-1, order=order)
 
     @property
     def T(self):  # pylint: disable=invalid-name
@@ -314,6 +316,15 @@ def recording(function):
     def record(*args, **kwargs):
         with recording_creation():
             return function(*args, **kwargs)
+    return record
+
+
+def recording_op(symbol_function):
+    """A generated ``mx.sym`` operator function returning :class:`_Symbol` nodes."""
+    @functools.wraps(symbol_function)
+    def record(*args, **kwargs):
+        kwargs.pop('out', None)     # MXNet's _internal functions take out= (meaningless for graphs)
+        return np_symbol(symbol_function(*args, **kwargs))
     return record
 
 

@@ -1,2 +1,1 @@
-"""``mx.sym.np._internal``: the ``_npi_*`` functions MXNet exposes by short name, recording
-Symbol nodes; put here by :mod:`neomx.numpy_extension`."""
+"""``mx.sym.np._internal``: MXNet's internal NumPy operators (``_npi_*``), by their names without the prefix, recording ``mx.sym.np._Symbol`` nodes (filled by ``neomx.numpy_extension``)."""
