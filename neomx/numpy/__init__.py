@@ -16,4 +16,4 @@ from .function_base import *  # noqa: F401,F403
 from .io import *  # noqa: F401,F403
 from .stride_tricks import *  # noqa: F401,F403
 from .arrayprint import *  # noqa: F401,F403
-from . import _protocols  # noqa: F401  (ndarray.__array_function__ / __array_ufunc__)
+from . import dispatch  # noqa: F401  (ndarray.__array_function__ / __array_ufunc__)

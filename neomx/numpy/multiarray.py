@@ -43,7 +43,7 @@ for _name, (_op, _impl, _bool) in _elemwise.NP_BINARY.items():
     if _name in _elemwise.MIRRORED:
         _rop = _elemwise.NP_BINARY[_elemwise.MIRRORED[_name]][0] + '_scalar'
     else:
-        _rop = _op + '_scalar' if _name in _elemwise._COMMUTATIVE else '_npi_r' + _op[5:] + '_scalar'
+        _rop = _op + '_scalar' if _name in _elemwise.COMMUTATIVE else '_npi_r' + _op[5:] + '_scalar'
     _export(binary_function(_name, _op, _op + '_scalar', _rop))
 _export(binary_function('divide', '_npi_true_divide', '_npi_true_divide_scalar', '_npi_rtrue_divide_scalar'))
 _export(binary_function('remainder', '_npi_mod', '_npi_mod_scalar', '_npi_rmod_scalar'))
