@@ -399,18 +399,7 @@ def ravel(x, order='C'):
 @_export
 def resize(a, new_shape):
     """``a`` repeated (or cut) to fill ``new_shape``."""
-    a = _as_np(a)
-    dims = (new_shape,) if isinstance(new_shape, (int, _np.integer)) else tuple(new_shape)
-    total = 1
-    for d in dims:
-        if d < 0:
-            raise ValueError('all elements of `new_shape` must be non-negative')
-        total *= d
-    flat = a.reshape(-1)
-    if total == 0 or flat.size == 0:
-        return zeros(dims, dtype=a.dtype, ctx=a.ctx)
-    reps = -(-total // flat.size)
-    return concatenate([flat] * reps)[:total].reshape(dims)
+    return run('_npi_resize_fallback', (a,), (new_shape,))
 
 
 @_export

@@ -139,15 +139,11 @@ def multinomial(n, pvals, size=None, **kwargs):
 
 
 def multivariate_normal(mean, cov, size=None, check_valid=None, tol=None):
-    """Samples of the multivariate normal distribution (``mean @ L`` with Cholesky factor L)."""
+    """Samples of the multivariate normal distribution (``mean + L @ eps``, ``L`` the Cholesky
+    factor of ``cov``), of shape ``size + batch + (k,)``."""
     if check_valid is not None or tol is not None:
         raise NotImplementedError('multivariate_normal: check_valid and tol are not supported (as in MXNet)')
-    from . import linalg
-    from .multiarray import matmul, expand_dims, squeeze
-    shape = () if size is None else ((size,) if isinstance(size, int) else tuple(size))
-    lower = linalg.cholesky(cov)
-    eps = normal(size=shape + tuple(mean.shape), ctx=mean.ctx, dtype=mean.dtype)
-    return mean + squeeze(matmul(lower, expand_dims(eps, -1)), -1)
+    return run('_npi_mvn_fallback', (mean, cov), (size,))
 
 
 def shuffle(x):

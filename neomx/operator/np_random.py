@@ -224,3 +224,16 @@ def bernoulli(input1, prob, logit, size, ctx, dtype, is_logit):
     shape = _size_tuple(size) or tuple(p.shape)
     res = torch.bernoulli(p.to(device).expand(shape))
     return res.to(torch.float32 if dtype is None else torch_dtype(dtype, 'bernoulli'))
+
+
+@register('_npi_mvn_fallback', inputs=('mean', 'cov'), attrs=[('size', ANY, None)])
+def multivariate_normal(mean, cov, size):
+    """Samples of multivariate normal distributions: ``mean + L @ eps`` with ``L`` the Cholesky
+    factor of ``cov`` (both broadcast over their batch dims), of shape ``size + batch + (k,)``."""
+    shape = _size_tuple(size) or ()
+    batch = torch.broadcast_shapes(mean.shape[:-1], cov.shape[:-2])
+    k = mean.shape[-1]
+    lower = torch.linalg.cholesky(cov.to(torch.float64))
+    eps = torch.randn(tuple(shape) + tuple(batch) + (k, 1), dtype=torch.float64, device=mean.device)
+    res = mean.to(torch.float64) + torch.matmul(lower, eps).squeeze(-1)
+    return res.to(mean.dtype if mean.dtype.is_floating_point else torch.float32)

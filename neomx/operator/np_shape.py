@@ -560,3 +560,19 @@ def hsplit(data, indices, axis, squeeze_axis, sections):    # pylint: disable=un
     if data.dim() == 0:
         raise ValueError('hsplit only works on arrays of 1 or more dimensions')
     return split(data, indices, 1 if data.dim() > 1 else 0, squeeze_axis, sections)
+
+
+@register('_npi_resize_fallback', inputs=('a',), attrs=[('new_shape', _SHAPE_OR_INT)])
+def resize(a, new_shape):
+    """``a``'s elements repeated (or cut) in order to fill ``new_shape`` (NumPy's ``resize``)."""
+    dims = _shape_tuple(new_shape)
+    if any(d < 0 for d in dims):
+        raise ValueError('all elements of `new_shape` must be non-negative')
+    total = 1
+    for d in dims:
+        total *= d
+    flat = a.reshape(-1)
+    if total == 0 or flat.numel() == 0:
+        return torch.zeros(dims, dtype=a.dtype, device=a.device)
+    reps = -(-total // flat.numel())
+    return flat.repeat(reps)[:total].reshape(dims)
