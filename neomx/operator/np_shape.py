@@ -469,8 +469,7 @@ def delete(arr, obj, start, stop, step, int_ind, axis):
     elif obj is not None:
         idx = obj.to(torch.int64).reshape(-1).cpu() if obj.dtype is not torch.bool else \
             torch.nonzero(obj.reshape(-1).cpu()).reshape(-1)
-        idx = idx[(idx >= -n) & (idx < n)]
-        keep[torch.remainder(idx, n) if n else idx] = False
+        keep[idx[(idx >= 0) & (idx < n)]] = False     # as MXNet: indices outside [0, n) are ignored
     else:
         host = keep.numpy()
         host[slice(start, stop, step)] = False      # numpy: negative steps too
