@@ -180,7 +180,7 @@ def cumsum(a, axis=None, dtype=None, out=None):
 def average(a, axis=None, weights=None, returned=False, out=None):
     """Weighted average over ``axis``; with ``returned`` also the sum of the weights."""
     res = run('_npi_average', (a, weights), (axis, returned, weights is not None))
-    if returned:
+    if returned or _is_symbol(res):     # a Symbol shows the visible outputs only
         return res
     return into_out(res[0], out)
 
@@ -597,6 +597,13 @@ def atleast_3d(*arys):
     return _atleast(3, arys)
 
 
+def _parts(res):
+    """The list of arrays (or Symbols) of a split: one output comes as the array itself."""
+    if isinstance(res, ndarray) or (_is_symbol(res) and len(res._heads) == 1):
+        return [res]
+    return list(res)
+
+
 def _split_args(indices_or_sections, name):
     if isinstance(indices_or_sections, (int, _np.integer)):
         if indices_or_sections <= 0:
@@ -612,21 +619,21 @@ def _split_args(indices_or_sections, name):
 def split(ary, indices_or_sections, axis=0):
     """``ary`` cut into equal parts or at indices along ``axis``."""
     indices_, sections = _split_args(indices_or_sections, 'split')
-    return list(run('_npi_split', (ary,), (indices_, axis, False, sections)))
+    return _parts(run('_npi_split', (ary,), (indices_, axis, False, sections)))
 
 
 @_export
 def array_split(ary, indices_or_sections, axis=0):
     """``ary`` cut into nearly equal parts or at indices along ``axis``."""
     indices_, sections = _split_args(indices_or_sections, 'array_split')
-    return list(run('_npi_array_split', (ary,), (indices_, axis, sections)))
+    return _parts(run('_npi_array_split', (ary,), (indices_, axis, sections)))
 
 
 @_export
 def hsplit(ary, indices_or_sections):
     """``ary`` cut along axis 1 (axis 0 for 1-D arrays)."""
     indices_, sections = _split_args(indices_or_sections, 'hsplit')
-    return list(run('_npi_hsplit', (ary,), (indices_, 1, False, sections)))
+    return _parts(run('_npi_hsplit', (ary,), (indices_, 1, False, sections)))
 
 
 @_export

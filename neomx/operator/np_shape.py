@@ -260,7 +260,7 @@ def split(data, indices, axis, squeeze_axis, sections):
     for lo, hi in zip(bounds[:-1], bounds[1:]):
         part = data.narrow(axis, lo, max(hi - lo, 0)) if hi >= lo else data.narrow(axis, lo, 0)
         parts.append(part.squeeze(axis) if squeeze_axis else part)
-    return tuple(parts)
+    return tuple(parts) if len(parts) != 1 else parts[0]     # one output: a tensor, as the graph counts it
 
 
 @register('_npi_array_split', inputs=('data',),
@@ -278,8 +278,9 @@ def array_split(data, indices, axis, sections):
             bounds.append(bounds[-1] + size + (1 if i < extra else 0))
     else:
         bounds = [0] + [min(max(int(i), 0), n) for i in _shape_tuple(indices)] + [n]
-    return tuple(data.narrow(axis, lo, max(hi - lo, 0)) if hi >= lo else data.narrow(axis, min(lo, n), 0)
-                 for lo, hi in zip(bounds[:-1], bounds[1:]))
+    parts = tuple(data.narrow(axis, lo, max(hi - lo, 0)) if hi >= lo else data.narrow(axis, min(lo, n), 0)
+                  for lo, hi in zip(bounds[:-1], bounds[1:]))
+    return parts if len(parts) != 1 else parts[0]      # one output: a tensor, as the graph counts it
 
 
 @register('_npi_broadcast_to', inputs=('array',), attrs=[('shape', _SHAPE_OR_INT, ())], shares_input=True)
