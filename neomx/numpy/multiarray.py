@@ -171,8 +171,6 @@ def cumsum(a, axis=None, dtype=None, out=None):
     """Cumulative sum along ``axis`` (of the flattened array for None)."""
     if dtype is None and isinstance(a, ndarray) and a.dtype == _np.bool_:
         dtype = 'int64'
-    if dtype is None and isinstance(a, ndarray) and a.dtype == _np.float16:    # accumulate in float32
-        return into_out(run('_np_cumsum', (a,), (axis, torch_dtype('float32'))).astype('float16'), out)
     return run('_np_cumsum', (a,), (axis, None if dtype is None else torch_dtype(dtype, 'cumsum')), out)
 
 

@@ -184,6 +184,8 @@ def choice(input1, input2, a, size, ctx, replace, weighted):   # pylint: disable
 def multinomial(a, n, pvals, size):
     """Counts of ``n`` draws over the outcomes with probabilities ``pvals`` (or the array ``a``)."""
     p = torch.as_tensor(pvals, dtype=torch.float64) if a is None else a.to(torch.float64)
+    if p.numel() == 0:      # no outcomes: empty counts
+        return torch.zeros((_size_tuple(size) or ()) + (0,), dtype=torch.int64)
     if float(p[:-1].sum()) > 1 + 1e-6:     # float32 probabilities summing to 1 may round above it
         raise ValueError('sum(pvals[:-1]) > 1.0')
     p = torch.cat([p[:-1], (1 - p[:-1].sum()).clamp_min(0).reshape(1)])
