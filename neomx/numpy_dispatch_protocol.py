@@ -1,13 +1,13 @@
 """Which official NumPy functions and ufuncs dispatch to ``mx.np`` when given ``mx.np``
 arrays (MXNet 1.9.1's ``mxnet.numpy_dispatch_protocol``): the lists below, as MXNet's;
-every other NumPy function runs NumPy's own code on copies (see ``neomx.numpy._protocols``).
+every other NumPy function runs NumPy's own code on copies (see ``neomx.numpy.dispatch``).
 """
 import functools
 
 import numpy as _np
 
 from . import numpy as mx_np
-from .numpy._protocols import NUMPY_ARRAY_FUNCTION_DICT, NUMPY_ARRAY_UFUNC_DICT
+from .numpy.dispatch import NUMPY_ARRAY_FUNCTION_DICT, NUMPY_ARRAY_UFUNC_DICT
 
 __all__ = ['with_array_function_protocol', 'with_array_ufunc_protocol', '_NUMPY_ARRAY_FUNCTION_LIST',
            '_NUMPY_ARRAY_UFUNC_LIST']

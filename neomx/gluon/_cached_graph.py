@@ -47,6 +47,7 @@ from ..symbol.numpy import _Symbol, np_symbol
 from ..util import is_np_array
 from ..symbol import Group, Symbol, var
 from ..symbol.graph import compiled, open_shape_nodes, resolve_open_shapes
+from ..symbol.integer_grads import carry_integer_gradients, needs_integer_gradients
 from . import parameter as _parameter
 from ..symbol.passes import INFERENCE_PASSES, version_stamp
 from ..symbol.training_passes import TRAINING_PASSES
@@ -221,11 +222,6 @@ def check_numpy_outputs(out):
             check_numpy_outputs(item)
 
 
-def _run_listed(run, *tensors):
-    """``run(list(tensors))``: a graph runner called with its tensors as arguments."""
-    return run(list(tensors))
-
-
 class CachedGraph:
     """A traced Symbol with its inputs bound: data by position in the flat arguments,
     parameters by name among the block's parameters.
@@ -299,11 +295,7 @@ class CachedGraph:
         tensors.extend(bound.param_tensors or [a._t for a in bound.arrays])
         new = self._new
         if autograd._STATE.recording:
-            outputs = None
-            if _int_grad.LIVE[0]:       # integer inputs carrying gradients (see neomx._int_grad)
-                outputs = _int_grad.run(_run_listed, (bound.run,) + tuple(tensors))
-            if outputs is None:
-                outputs = autograd.run_recorded(bound.run, tensors)
+            outputs = autograd.run_recorded(bound.run, tensors)
             if _int_grad.LIVE[0] or any(t.requires_grad for t in tensors):
                 for t in outputs:       # outputs without gradients (comparisons): backward gives zeros
                     if not t.requires_grad and _int_grad.carrier_of(t) is None:
@@ -375,6 +367,9 @@ class CachedGraph:
         open_shapes = self._open_shapes(flat_args, arrays)
         # compiled backends make their own rewrites; these are for torch's CPU kernels
         passes = TRAINING_PASSES if self._backend is None and ctx.device_type == 'cpu' else ()
+        inputs = [flat_args[i]._t for i in self._data_positions] + [a._t for a in arrays]
+        if needs_integer_gradients(self.symbol, inputs):     # integer arrays or casts to integers
+            passes = tuple(passes) + (carry_integer_gradients,)
         graph = compiled(self.symbol, ctx, self._input_names, passes=passes, mirror=self._mirror,
                          open_shapes=open_shapes)
         run = infer = self.runner(graph, ctx, num_data)

@@ -9,11 +9,11 @@ through ``__array_function__``.
 from ._array import ndarray, array, empty, zeros, ones, full, arange
 from . import multiarray
 from .multiarray import *  # noqa: F401,F403
-from . import utils, fallback, fallback_linalg, linalg, random, function_base, io, stride_tricks, arrayprint, _internal
+from . import utils, fallback, fallback_linalg, linalg, random, function_base, io, stride_tricks, arrayprint
 from .utils import *  # noqa: F401,F403
 from .fallback import *  # noqa: F401,F403
 from .function_base import *  # noqa: F401,F403
 from .io import *  # noqa: F401,F403
 from .stride_tricks import *  # noqa: F401,F403
 from .arrayprint import *  # noqa: F401,F403
-from . import _protocols  # noqa: F401  (ndarray.__array_function__ / __array_ufunc__)
+from . import dispatch  # noqa: F401  (ndarray.__array_function__ / __array_ufunc__)

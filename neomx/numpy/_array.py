@@ -94,6 +94,16 @@ def _binary(name, fn, scalar_keeps_dtype=True):
         t = self._t
         if type(other) is ndarray:
             o = other._t
+            if not (t.requires_grad or o.requires_grad or _INT_LIVE[0]):    # the common case, inline
+                try:
+                    res = fn(t, o)
+                except RuntimeError as err:
+                    raise _broadcast_error(name, t, o, err) from None
+                arr = _object_new(ndarray)
+                arr._t = res
+                arr._ctx = self._ctx
+                arr._grad = None
+                return arr
         elif isinstance(other, _SCALARS):
             o = _scalar_value(t, other) if scalar_keeps_dtype else other
         elif isinstance(other, NDArray):
@@ -590,6 +600,8 @@ def array(object, dtype=None, ctx=None):  # pylint: disable=redefined-builtin
     tdt = torch_dtype(dtype, 'array')
     try:
         host = _np.array(object, dtype=numpy_dtype(tdt))
+    except OverflowError:       # NumPy 2 refuses out-of-range Python ints; MXNet's NumPy 1 wrapped them
+        host = _np.array(object).astype(numpy_dtype(tdt))
     except Exception as err:  # pylint: disable=broad-except
         raise TypeError('%s' % err) from None
     t = torch.from_numpy(host)

@@ -18,7 +18,7 @@ from ..ndarray import NDArray
 from ..operator import registry
 from ._array import ndarray, wrap, array, DEFAULT_DTYPE
 
-__all__ = ['run', 'tensor_of', 'results', 'unary_function', 'binary_function', 'op_impl', 'NumpyOperatorError',
+__all__ = ['run', 'direct', 'tensor_of', 'results', 'unary_function', 'binary_function', 'op_impl', 'NumpyOperatorError',
            'into_out']
 
 _Tensor = torch.Tensor
@@ -136,6 +136,22 @@ def _mark_constants(res):
     for r in (res,) if type(res) is _Tensor else res if isinstance(res, (list, tuple)) else ():
         if type(r) is _Tensor and not r.requires_grad and _int_grad.carrier_of(r) is None:
             autograd.mark_constant_result(r)
+
+
+def direct(op, impl, tensors, ctx, attrs=None):
+    """An ndarray of ``impl(*tensors)`` (or with keyword ``attrs``): the lean path of a call on
+    arrays that need no autograd (the caller checked), as the generated entries take."""
+    try:
+        res = impl(*tensors) if attrs is None else impl(*tensors, **attrs)
+    except _IMPL_ERRORS as err:
+        raise operator_error(op, tensors, err) from None
+    if type(res) is _Tensor:
+        arr = _object_new(ndarray)
+        arr._t = res
+        arr._ctx = ctx
+        arr._grad = None
+        return arr
+    return results(res, ctx)
 
 
 def run(op, arrays, attrs=(), out=None, impl=None, ctx=None):
@@ -265,6 +281,16 @@ def binary_function(name, op, scalar_op, rscalar_op, doc=None, params=('x1', 'x2
                     arr._grad = None
                     return arr
             elif isinstance(x2, _SCALARS):
+                if out is None and not (t1.requires_grad or _INT_LIVE[0]) and type(x2) in (int, float):
+                    try:
+                        res = scalar_impl(t1, x2, type(x2) is int)
+                    except _IMPL_ERRORS as err:
+                        raise operator_error(scalar_op, (t1,), err) from None
+                    arr = _object_new(ndarray)
+                    arr._t = res
+                    arr._ctx = x1._ctx
+                    arr._grad = None
+                    return arr
                 return run(scalar_op, (x1,), (_scalar(x2), type(x2) is not float), out, scalar_impl)
         elif isinstance(x1, _SCALARS):
             if type(x2) is ndarray:

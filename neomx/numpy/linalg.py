@@ -14,6 +14,22 @@ __all__ = ['norm', 'svd', 'cholesky', 'inv', 'det', 'slogdet', 'solve', 'tensori
 LinAlgError = _np.linalg.LinAlgError
 
 
+def _result_type(fn, *args):
+    """The type this NumPy's ``fn`` returns (NumPy 2: named tuples such as ``SVDResult``)."""
+    kind = type(fn(*args))
+    return kind if issubclass(kind, tuple) and hasattr(kind, '_fields') else tuple
+
+
+_SVD, _EIG, _EIGH, _SLOGDET = (_result_type(_np.linalg.svd, _np.eye(1)), _result_type(_np.linalg.eig, _np.eye(1)),
+                               _result_type(_np.linalg.eigh, _np.eye(1)), _result_type(_np.linalg.slogdet, _np.eye(1)))
+
+
+def _as(kind, res):
+    if isinstance(res, tuple) and kind is not tuple:
+        return kind(*res)
+    return res
+
+
 def norm(x, ord=None, axis=None, keepdims=False):  # pylint: disable=redefined-builtin
     """Matrix or vector norm (Frobenius / 2-norm by default)."""
     if isinstance(axis, list):
@@ -23,7 +39,7 @@ def norm(x, ord=None, axis=None, keepdims=False):  # pylint: disable=redefined-b
 
 def svd(a):
     """Singular value decomposition ``a = ut @ diag(l) @ v``: returns (ut, l, v)."""
-    return run('_npi_svd', (a,))
+    return _as(_SVD, run('_npi_svd', (a,)))
 
 
 def cholesky(a):
@@ -43,7 +59,7 @@ def det(a):
 
 def slogdet(a):
     """The sign and log of the absolute determinant."""
-    return run('_npi_slogdet', (a,))
+    return _as(_SLOGDET, run('_npi_slogdet', (a,)))
 
 
 def solve(a, b):
@@ -75,7 +91,7 @@ def eigvals(a):
 
 def eig(a):
     """Eigenvalues and right eigenvectors of a matrix with real eigenvalues."""
-    return run('_npi_eig', (a,))
+    return _as(_EIG, run('_npi_eig', (a,)))
 
 
 def eigvalsh(a, UPLO='L'):  # pylint: disable=invalid-name
@@ -85,4 +101,4 @@ def eigvalsh(a, UPLO='L'):  # pylint: disable=invalid-name
 
 def eigh(a, UPLO='L'):  # pylint: disable=invalid-name
     """Eigenvalues and eigenvectors of a symmetric matrix."""
-    return run('_npi_eigh', (a,), (UPLO,))
+    return _as(_EIGH, run('_npi_eigh', (a,), (UPLO,)))

@@ -13,7 +13,12 @@ from ..base import torch_dtype
 from ..context import as_context, current_context
 from ..operator import np_elemwise as _elemwise
 from ._array import ndarray, array, empty, zeros, ones, full, arange, wrap
-from ._invoke import unary_function, binary_function, run, into_out, tensor_of
+from ._invoke import unary_function, binary_function, run, direct, into_out, tensor_of, op_impl
+from .. import _int_grad
+
+_INT_LIVE = _int_grad.LIVE
+_WHERE = op_impl('_npi_where')
+_CONCATENATE = op_impl('_npi_concatenate')
 
 __all__ = ['ndarray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange']
 
@@ -38,10 +43,16 @@ for _name, (_op, _impl, _bool) in _elemwise.NP_BINARY.items():
     if _name in _elemwise.MIRRORED:
         _rop = _elemwise.NP_BINARY[_elemwise.MIRRORED[_name]][0] + '_scalar'
     else:
-        _rop = _op + '_scalar' if _name in _elemwise._COMMUTATIVE else '_npi_r' + _op[5:] + '_scalar'
+        _rop = _op + '_scalar' if _name in _elemwise.COMMUTATIVE else '_npi_r' + _op[5:] + '_scalar'
     _export(binary_function(_name, _op, _op + '_scalar', _rop))
 _export(binary_function('divide', '_npi_true_divide', '_npi_true_divide_scalar', '_npi_rtrue_divide_scalar'))
 _export(binary_function('remainder', '_npi_mod', '_npi_mod_scalar', '_npi_rmod_scalar'))
+
+
+# The sequence types this NumPy returns (NumPy 2 gives tuples where NumPy 1 gave lists):
+# functions that mirror NumPy's return the same, so code comparing with NumPy's results holds.
+_SEQUENCE_OF = {name: type(getattr(_np, name)(_np.zeros(1), _np.zeros(1)))
+                for name in ('broadcast_arrays', 'meshgrid', 'atleast_1d')}
 
 
 def _ctx_of(*arrays):
@@ -169,7 +180,7 @@ def cumsum(a, axis=None, dtype=None, out=None):
 def average(a, axis=None, weights=None, returned=False, out=None):
     """Weighted average over ``axis``; with ``returned`` also the sum of the weights."""
     res = run('_npi_average', (a, weights), (axis, returned, weights is not None))
-    if returned:
+    if returned or _is_symbol(res):     # a Symbol shows the visible outputs only
         return res
     return into_out(res[0], out)
 
@@ -228,10 +239,10 @@ def round_(x, decimals=0, out=None, **kwargs):
 @_export
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None, **kwargs):  # pylint: disable=redefined-outer-name
     """NaN replaced by ``nan`` and infinities by ``posinf``/``neginf`` (the type's extremes)."""
-    if type(x) is not ndarray:
+    if type(x) is not ndarray and not _is_symbol(x):
         return _np.nan_to_num(x, copy=copy, nan=nan, posinf=posinf, neginf=neginf)
     res = run('_npi_nan_to_num', (x,), (True, nan, posinf, neginf))
-    if not copy:
+    if not copy and not _is_symbol(x):
         x[...] = res
         return x
     return res
@@ -240,6 +251,9 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None, **kwargs):  # py
 @_export
 def where(condition, x=None, y=None):
     """Elements of ``x`` where ``condition`` holds, else of ``y``; ``nonzero(condition)`` alone."""
+    if type(condition) is ndarray and type(x) is ndarray and type(y) is ndarray and not (
+            _INT_LIVE[0] or x._t.requires_grad or y._t.requires_grad):
+        return direct('_npi_where', _WHERE, (condition._t, x._t, y._t), x._ctx)
     if x is None and y is None:
         return nonzero(condition)
     if x is None or y is None:
@@ -254,6 +268,9 @@ def where(condition, x=None, y=None):
         return run('_npi_where_rscalar', (condition, y), (float(x),))
     if y_scalar:
         return run('_npi_where_lscalar', (condition, x), (float(y),))
+    if type(condition) is ndarray and type(x) is ndarray and type(y) is ndarray and not (
+            _INT_LIVE[0] or x._t.requires_grad or y._t.requires_grad):
+        return direct('_npi_where', _WHERE, (condition._t, x._t, y._t), x._ctx)
     return run('_npi_where', (condition, x, y))
 
 
@@ -382,18 +399,7 @@ def ravel(x, order='C'):
 @_export
 def resize(a, new_shape):
     """``a`` repeated (or cut) to fill ``new_shape``."""
-    a = _as_np(a)
-    dims = (new_shape,) if isinstance(new_shape, (int, _np.integer)) else tuple(new_shape)
-    total = 1
-    for d in dims:
-        if d < 0:
-            raise ValueError('all elements of `new_shape` must be non-negative')
-        total *= d
-    flat = a.reshape(-1)
-    if total == 0 or flat.size == 0:
-        return zeros(dims, dtype=a.dtype, ctx=a.ctx)
-    reps = -(-total // flat.size)
-    return concatenate([flat] * reps)[:total].reshape(dims)
+    return run('_npi_resize_fallback', (a,), (new_shape,))
 
 
 @_export
@@ -486,7 +492,7 @@ def broadcast_to(array, shape):  # pylint: disable=redefined-outer-name
 def broadcast_arrays(*args):
     """The arrays broadcast against each other."""
     shape_ = _np.broadcast_shapes(*[a.shape for a in args])
-    return [broadcast_to(a, shape_) for a in args]
+    return _SEQUENCE_OF['broadcast_arrays'](broadcast_to(a, shape_) for a in args)
 
 
 def _sequence(seq, name):
@@ -503,6 +509,14 @@ def _sequence(seq, name):
 @_export
 def concatenate(seq, axis=0, out=None):
     """The arrays joined along ``axis`` (flattened first for None)."""
+    if out is None and type(seq) in (list, tuple) and not _INT_LIVE[0]:
+        try:
+            tensors = [a._t for a in seq if type(a) is ndarray]
+        except AttributeError:
+            tensors = ()
+        if tensors and len(tensors) == len(seq) and not _builtins.any(t.requires_grad for t in tensors):
+            return direct('_npi_concatenate', _CONCATENATE, tensors, seq[0]._ctx,
+                          {'num_args': len(tensors), 'dim': axis})
     arrays = _sequence(seq, 'concatenate')
     if not arrays:
         raise ValueError('need at least one array to concatenate')
@@ -562,7 +576,7 @@ def column_stack(tup):
 def _atleast(n, arys):
     arrays = [_as_np(a) for a in arys]
     res = run('_np_atleast_%dd' % n, arrays, {'num_args': len(arrays)})
-    return res[0] if len(res) == 1 else list(res)
+    return res[0] if len(res) == 1 else _SEQUENCE_OF['atleast_1d'](res)
 
 
 @_export
@@ -583,6 +597,13 @@ def atleast_3d(*arys):
     return _atleast(3, arys)
 
 
+def _parts(res):
+    """The list of arrays (or Symbols) of a split: one output comes as the array itself."""
+    if isinstance(res, ndarray) or (_is_symbol(res) and len(res._heads) == 1):
+        return [res]
+    return list(res)
+
+
 def _split_args(indices_or_sections, name):
     if isinstance(indices_or_sections, (int, _np.integer)):
         if indices_or_sections <= 0:
@@ -598,21 +619,21 @@ def _split_args(indices_or_sections, name):
 def split(ary, indices_or_sections, axis=0):
     """``ary`` cut into equal parts or at indices along ``axis``."""
     indices_, sections = _split_args(indices_or_sections, 'split')
-    return list(run('_npi_split', (ary,), (indices_, axis, False, sections)))
+    return _parts(run('_npi_split', (ary,), (indices_, axis, False, sections)))
 
 
 @_export
 def array_split(ary, indices_or_sections, axis=0):
     """``ary`` cut into nearly equal parts or at indices along ``axis``."""
     indices_, sections = _split_args(indices_or_sections, 'array_split')
-    return list(run('_npi_array_split', (ary,), (indices_, axis, sections)))
+    return _parts(run('_npi_array_split', (ary,), (indices_, axis, sections)))
 
 
 @_export
 def hsplit(ary, indices_or_sections):
     """``ary`` cut along axis 1 (axis 0 for 1-D arrays)."""
     indices_, sections = _split_args(indices_or_sections, 'hsplit')
-    return list(run('_npi_hsplit', (ary,), (indices_, 1, False, sections)))
+    return _parts(run('_npi_hsplit', (ary,), (indices_, 1, False, sections)))
 
 
 @_export
@@ -664,7 +685,8 @@ def tril(m, k=0):
 @_export
 def diag_indices_from(arr):
     """The indices of the main diagonal of a square array, one array per axis."""
-    return tuple(run('_npi_diag_indices_from', (arr,)))
+    res = run('_npi_diag_indices_from', (arr,))
+    return res if _is_symbol(res) else tuple(res)   # a Symbol: the (ndim, n) array of indices
 
 
 @_export
@@ -907,10 +929,11 @@ def meshgrid(*xi, **kwargs):
     if indexing == 'xy' and ndim > 1:
         for g in range(ndim):
             grids[g] = swapaxes(grids[g], 0, 1)
+    seq = _SEQUENCE_OF['meshgrid']
     if sparse:
-        return grids
+        return seq(grids)
     full_shape = _np.broadcast_shapes(*[g.shape for g in grids])
-    return [broadcast_to(g, full_shape) for g in grids]
+    return seq(broadcast_to(g, full_shape) for g in grids)
 
 
 @_export

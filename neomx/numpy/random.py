@@ -1,10 +1,9 @@
 """``mx.np.random`` (MXNet 1.9.1's ``mxnet.numpy.random``): samplers from the registry's
 ``_npi_*`` random operators; float32 by default, seeded by ``mx.random.seed``."""
 import numpy as _np
-import torch
 
 from ..context import as_context
-from ._array import ndarray, wrap
+from ._array import ndarray
 from ._invoke import run, into_out
 
 __all__ = ['randint', 'uniform', 'normal', 'choice', 'rand', 'multinomial', 'multivariate_normal',
@@ -46,11 +45,8 @@ def normal(loc=0.0, scale=1.0, size=None, dtype=None, ctx=None, out=None):
 
 def lognormal(mean=0.0, sigma=1.0, size=None, dtype=None, ctx=None, out=None):
     """Samples of the log-normal distribution."""
-    return into_out(_exp(normal(mean, sigma, size, dtype, ctx)), out)
-
-
-def _exp(x):
-    return wrap(torch.exp(x._t) if not x._t.requires_grad else x._t.exp(), x.ctx)
+    from .multiarray import exp
+    return into_out(exp(normal(mean, sigma, size, dtype, ctx)), out)
 
 
 def logistic(loc=0.0, scale=1.0, size=None, ctx=None, out=None):
@@ -143,15 +139,11 @@ def multinomial(n, pvals, size=None, **kwargs):
 
 
 def multivariate_normal(mean, cov, size=None, check_valid=None, tol=None):
-    """Samples of the multivariate normal distribution (``mean @ L`` with Cholesky factor L)."""
+    """Samples of the multivariate normal distribution (``mean + L @ eps``, ``L`` the Cholesky
+    factor of ``cov``), of shape ``size + batch + (k,)``."""
     if check_valid is not None or tol is not None:
         raise NotImplementedError('multivariate_normal: check_valid and tol are not supported (as in MXNet)')
-    from . import linalg
-    from .multiarray import matmul, expand_dims, squeeze
-    shape = () if size is None else ((size,) if isinstance(size, int) else tuple(size))
-    lower = linalg.cholesky(cov)
-    eps = normal(size=shape + tuple(mean.shape), ctx=mean.ctx, dtype=mean.dtype)
-    return mean + squeeze(matmul(lower, expand_dims(eps, -1)), -1)
+    return run('_npi_mvn_fallback', (mean, cov), (size,))
 
 
 def shuffle(x):

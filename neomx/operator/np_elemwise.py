@@ -14,7 +14,7 @@ from .dtype_rules import DTypeRule
 from .elemwise import UNARY, float_only
 from .registry import ANY, BOOL, FLOAT, INT, OPT_FLOAT, Attr, register
 
-__all__ = ['NP_UNARY', 'NP_BINARY', 'true_divide', 'scalar_for', 'promoted']
+__all__ = ['NP_UNARY', 'NP_BINARY', 'COMMUTATIVE', 'MIRRORED', 'true_divide', 'scalar_for', 'promoted']
 
 
 def promoted(dtypes, attrs):    # pylint: disable=unused-argument
@@ -220,7 +220,7 @@ NP_BINARY = {
 # Operators with two-input names x1/x2 in MXNet (the rest take lhs/rhs).
 _X_INPUTS = {'arctan2', 'hypot'}
 # Commutative operators have no reversed scalar form.
-_COMMUTATIVE = {'add', 'multiply', 'maximum', 'minimum', 'hypot', 'lcm', 'bitwise_and', 'bitwise_or',
+COMMUTATIVE = {'add', 'multiply', 'maximum', 'minimum', 'hypot', 'lcm', 'bitwise_and', 'bitwise_or',
                 'bitwise_xor', 'equal', 'not_equal', 'logical_and', 'logical_or', 'logical_xor'}
 # Comparisons with a scalar mirror: 2 < x is x > 2.
 MIRRORED = {'greater': 'less', 'greater_equal': 'less_equal', 'less': 'greater', 'less_equal': 'greater_equal'}
@@ -259,7 +259,7 @@ def _register_binary(name, op, fn, bool_result):
     with_scalar.__doc__ = 'Element-wise %s of an array and a scalar.' % name
     register(op + '_scalar', inputs=('data',), attrs=[('scalar', FLOAT, 1.0), ('is_int', BOOL, True)],
              same_shape=True, dtypes=BOOL_OUT if bool_result else DTypeRule())(with_scalar)
-    if name in _COMMUTATIVE or name in MIRRORED:
+    if name in COMMUTATIVE or name in MIRRORED:
         return
 
     def scalar_with(data, scalar, is_int):  # pylint: disable=unused-argument
@@ -316,6 +316,10 @@ def clip(data, a_min, a_max):
             torch.tensor(a_min)).item())
         a_max = None if a_max is None else int(a_max) if float(a_max).is_integer() else int(torch.floor(
             torch.tensor(a_max)).item())
+        if data.dtype is not torch.bool:    # bounds outside the type's range do not wrap around
+            info = torch.iinfo(data.dtype)
+            a_min = None if a_min is None else min(max(a_min, info.min), info.max)
+            a_max = None if a_max is None else min(max(a_max, info.min), info.max)
     return torch.clamp(data, a_min, a_max)
 
 

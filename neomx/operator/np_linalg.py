@@ -114,7 +114,7 @@ def svd(A):     # pylint: disable=invalid-name
 @register('_npi_pinv', inputs=('A', 'rcond'), attrs=[('hermitian', BOOL, False)])
 def pinv(A, rcond, hermitian):  # pylint: disable=invalid-name
     """The pseudo-inverse, cutting singular values below ``rcond`` times the largest."""
-    return torch.linalg.pinv(_float(A), rtol=rcond.to(_float(A).dtype).unsqueeze(-1), hermitian=hermitian)
+    return torch.linalg.pinv(_float(A), rtol=rcond.to(_float(A).dtype), hermitian=hermitian)
 
 
 @register('_npi_pinv_scalar_rcond', inputs=('A',), attrs=[('rcond', FLOAT, 1e-15), ('hermitian', BOOL, False)])

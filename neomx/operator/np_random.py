@@ -46,7 +46,7 @@ def _logistic(shape, loc, scale, gen_dtype, device):
 
 def _pareto(shape, a, gen_dtype, device):
     e = torch.empty(shape, dtype=gen_dtype, device=device).exponential_()
-    return torch.expm1(e / a)
+    return torch.expm1(e / torch.as_tensor(a, dtype=gen_dtype, device=device))
 
 
 def _rayleigh(shape, scale, gen_dtype, device):
@@ -56,11 +56,13 @@ def _rayleigh(shape, scale, gen_dtype, device):
 
 def _weibull(shape, a, gen_dtype, device):
     e = torch.empty(shape, dtype=gen_dtype, device=device).exponential_()
-    return torch.pow(e, 1.0 / a)
+    a = torch.as_tensor(a, dtype=gen_dtype, device=device)
+    return torch.where(a == 0, torch.zeros_like(e), torch.pow(e, 1.0 / a))     # a = 0: zeros, as NumPy
 
 
 def _power(shape, a, gen_dtype, device):
-    return torch.pow(torch.rand(shape, dtype=gen_dtype, device=device), 1.0 / a)
+    return torch.pow(torch.rand(shape, dtype=gen_dtype, device=device), 1.0 / torch.as_tensor(a, dtype=gen_dtype,
+                                                                                             device=device))
 
 
 # name: (operator, sampler, parameter attributes with defaults, check on scalar values)
@@ -71,10 +73,10 @@ NP_DISTRIBUTIONS = {
     'exponential': ('_npi_exponential', _exponential, (('scale', 1.0),), ('scale',)),
     'gumbel': ('_npi_gumbel', _gumbel, (('loc', 0.0), ('scale', 1.0)), ('scale',)),
     'logistic': ('_npi_logistic', _logistic, (('loc', 0.0), ('scale', 1.0)), ('scale',)),
-    'pareto': ('_npi_pareto', _pareto, (('a', 1.0),), ('a',)),
+    'pareto': ('_npi_pareto', _pareto, (('a', 1.0),), ('a', 'positive')),
     'rayleigh': ('_npi_rayleigh', _rayleigh, (('scale', 1.0),), ('scale',)),
-    'weibull': ('_npi_weibull', _weibull, (('a', 1.0),), ('a',)),
-    'power': ('_npi_powerd', _power, (('a', 1.0),), ('a',)),
+    'weibull': ('_npi_weibull', _weibull, (('a', 1.0),), ('a', 'positive')),
+    'power': ('_npi_powerd', _power, (('a', 1.0),), ('a', 'positive')),
 }
 
 
@@ -222,3 +224,16 @@ def bernoulli(input1, prob, logit, size, ctx, dtype, is_logit):
     shape = _size_tuple(size) or tuple(p.shape)
     res = torch.bernoulli(p.to(device).expand(shape))
     return res.to(torch.float32 if dtype is None else torch_dtype(dtype, 'bernoulli'))
+
+
+@register('_npi_mvn_fallback', inputs=('mean', 'cov'), attrs=[('size', ANY, None)])
+def multivariate_normal(mean, cov, size):
+    """Samples of multivariate normal distributions: ``mean + L @ eps`` with ``L`` the Cholesky
+    factor of ``cov`` (both broadcast over their batch dims), of shape ``size + batch + (k,)``."""
+    shape = _size_tuple(size) or ()
+    batch = torch.broadcast_shapes(mean.shape[:-1], cov.shape[:-2])
+    k = mean.shape[-1]
+    lower = torch.linalg.cholesky(cov.to(torch.float64))
+    eps = torch.randn(tuple(shape) + tuple(batch) + (k, 1), dtype=torch.float64, device=mean.device)
+    res = mean.to(torch.float64) + torch.matmul(lower, eps).squeeze(-1)
+    return res.to(mean.dtype if mean.dtype.is_floating_point else torch.float32)

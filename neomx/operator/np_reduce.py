@@ -107,8 +107,16 @@ def mean(a, axis, dtype, keepdims, initial):    # pylint: disable=unused-argumen
         out_dtype = torch_dtype(dtype, 'mean')
     else:
         out_dtype = a.dtype if a.dtype.is_floating_point else torch.float32
-    compute = torch.float64 if out_dtype is torch.float64 else torch.float32   # float16 sums in float32
+    # float16 sums in float32; float64 anywhere computes in float64 (gradients too)
+    compute = torch.float64 if torch.float64 in (out_dtype, a.dtype) else torch.float32
     src = a if a.dtype is compute else a.to(compute)
+    if not (out_dtype.is_floating_point or out_dtype is torch.bool):
+        # an integer dtype: NumPy sums in it (wrapping around) and truncates the quotient
+        total = torch.sum(a.to(torch.int64), dim=dims).to(out_dtype) if dims else a.to(out_dtype)
+        count = 1
+        for d in dims:
+            count *= a.shape[d]
+        return _keep(torch.trunc(total.to(torch.float64) / max(count, 1)).to(out_dtype), a, dims, keepdims)
     res = torch.mean(src, dim=dims) if dims else src.clone()
     return _keep(res.to(out_dtype), a, dims, keepdims)
 
@@ -123,8 +131,8 @@ def _moment(op):
             res = torch.var(src, dim=dims, correction=ddof)
             if op == 'std':
                 res = torch.sqrt(res)
-        else:
-            res = torch.zeros_like(src)
+        else:       # each element alone: N = 1, so nan where ddof leaves no degree of freedom
+            res = torch.zeros_like(src) if ddof < 1 else torch.full_like(src, float('nan'))
         return _keep(res.to(out_dtype), a, dims, keepdims)
     impl.__doc__ = '%s over ``axis`` with ``ddof`` delta degrees of freedom.' % op
     return impl
@@ -177,7 +185,7 @@ register('_np_any', inputs=('data',), attrs=[('axis', OPT_AXES), ('keepdims', BO
 
 def _arg_extreme(fn, op):
     def impl(data, axis, keepdims):
-        if data.numel() == 0:
+        if data.numel() == 0 and (axis is None or data.shape[axis_index(axis, data.dim(), op)] == 0):
             raise ValueError('attempt to get %s of an empty sequence' % op)
         if axis is None:
             res = fn(data.reshape(-1).to(torch.float64) if data.dtype is torch.bool else data.reshape(-1))

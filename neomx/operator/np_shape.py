@@ -260,7 +260,7 @@ def split(data, indices, axis, squeeze_axis, sections):
     for lo, hi in zip(bounds[:-1], bounds[1:]):
         part = data.narrow(axis, lo, max(hi - lo, 0)) if hi >= lo else data.narrow(axis, lo, 0)
         parts.append(part.squeeze(axis) if squeeze_axis else part)
-    return tuple(parts)
+    return tuple(parts) if len(parts) != 1 else parts[0]     # one output: a tensor, as the graph counts it
 
 
 @register('_npi_array_split', inputs=('data',),
@@ -278,8 +278,9 @@ def array_split(data, indices, axis, sections):
             bounds.append(bounds[-1] + size + (1 if i < extra else 0))
     else:
         bounds = [0] + [min(max(int(i), 0), n) for i in _shape_tuple(indices)] + [n]
-    return tuple(data.narrow(axis, lo, max(hi - lo, 0)) if hi >= lo else data.narrow(axis, min(lo, n), 0)
-                 for lo, hi in zip(bounds[:-1], bounds[1:]))
+    parts = tuple(data.narrow(axis, lo, max(hi - lo, 0)) if hi >= lo else data.narrow(axis, min(lo, n), 0)
+                  for lo, hi in zip(bounds[:-1], bounds[1:]))
+    return parts if len(parts) != 1 else parts[0]      # one output: a tensor, as the graph counts it
 
 
 @register('_npi_broadcast_to', inputs=('array',), attrs=[('shape', _SHAPE_OR_INT, ())], shares_input=True)
@@ -469,8 +470,7 @@ def delete(arr, obj, start, stop, step, int_ind, axis):
     elif obj is not None:
         idx = obj.to(torch.int64).reshape(-1).cpu() if obj.dtype is not torch.bool else \
             torch.nonzero(obj.reshape(-1).cpu()).reshape(-1)
-        idx = idx[(idx >= -n) & (idx < n)]
-        keep[torch.remainder(idx, n) if n else idx] = False
+        keep[idx[(idx >= 0) & (idx < n)]] = False     # as MXNet: indices outside [0, n) are ignored
     else:
         host = keep.numpy()
         host[slice(start, stop, step)] = False      # numpy: negative steps too
@@ -560,3 +560,19 @@ def hsplit(data, indices, axis, squeeze_axis, sections):    # pylint: disable=un
     if data.dim() == 0:
         raise ValueError('hsplit only works on arrays of 1 or more dimensions')
     return split(data, indices, 1 if data.dim() > 1 else 0, squeeze_axis, sections)
+
+
+@register('_npi_resize_fallback', inputs=('a',), attrs=[('new_shape', _SHAPE_OR_INT)])
+def resize(a, new_shape):
+    """``a``'s elements repeated (or cut) in order to fill ``new_shape`` (NumPy's ``resize``)."""
+    dims = _shape_tuple(new_shape)
+    if any(d < 0 for d in dims):
+        raise ValueError('all elements of `new_shape` must be non-negative')
+    total = 1
+    for d in dims:
+        total *= d
+    flat = a.reshape(-1)
+    if total == 0 or flat.numel() == 0:
+        return torch.zeros(dims, dtype=a.dtype, device=a.device)
+    reps = -(-total // flat.numel())
+    return flat.repeat(reps)[:total].reshape(dims)
