@@ -14,7 +14,7 @@ import threading
 import numpy as _np
 import torch
 
-from .base import MXNetError
+from .base import MXNetError, c_str, check_call, py_str  # noqa: F401  (MXNet's util has them)
 from .context import gpu_memory_info, num_gpus
 
 __all__ = ['is_np_shape', 'is_np_array', 'set_np_shape', 'np_shape', 'np_array',

@@ -221,3 +221,54 @@ def test_export_matches_mxnet_numpy_mode_json(tmp_path):
     mine = json.load(open(str(tmp_path / 'mine-symbol.json')))
     theirs = json.load(open(os.path.join(DATA, 'mxnet_np_net-symbol.json')))
     assert mine == theirs
+
+
+def _both_ways(block, *args):
+    """The block's outputs eagerly, then hybridized."""
+    eager = block(*args)
+    block.hybridize()
+    return eager, block(*args)
+
+
+def test_F_np_creation_internal_and_sampling_in_graphs():
+    class Net(gluon.HybridBlock):
+        def hybrid_forward(self, F, x, mask):
+            eye = F.np.identity(2)
+            filled = F.np.full((2, 2), x.flatten()[0])
+            assigned = F.np._internal.boolean_mask_assign_scalar(x, mask, 5.0, start_axis=0)
+            draws = F.npx.random.uniform_n(x, x + 1, batch_shape=(3,))
+            return eye + filled, assigned, draws
+
+    x, mask = np.array([1.0, 2.0]), np.array([True, False])
+    for (eye, assigned, draws) in _both_ways(Net(), x, mask):
+        assert type(eye) is np.ndarray and eye.tolist() == [[2.0, 1.0], [1.0, 2.0]]
+        assert assigned.tolist() == [5.0, 2.0]
+        assert draws.shape == (3, 2) and bool(((draws >= x) & (draws < x + 1)).all())
+
+
+def test_outputs_must_be_numpy_under_set_np():
+    class Mixed(gluon.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return x.as_nd_ndarray() * 2, F.np.multiply(x, x)
+
+    net = Mixed()
+    with pytest.raises(TypeError, match='must be of type `mxnet.numpy.ndarray`'):
+        net(np.ones(2))
+    net.hybridize()
+    with pytest.raises(TypeError, match='Found both classic symbol'):
+        net(np.ones(2))
+
+
+def test_recurrent_layers_and_cells_in_numpy_mode():
+    layer = gluon.rnn.LSTM(4, layout='NTC')
+    cell = gluon.rnn.GRUCell(3)
+    layer.initialize()
+    cell.initialize()
+    for hybridize in (False, True):
+        if hybridize:
+            layer.hybridize()
+            cell.hybridize()
+        out = layer(np.ones((2, 5, 3)))
+        step, states = cell(np.ones((2, 3)), cell.begin_state(2))
+        assert type(out) is np.ndarray and out.shape == (2, 5, 4)
+        assert type(step) is np.ndarray and type(states[0]) is np.ndarray and step.shape == (2, 3)

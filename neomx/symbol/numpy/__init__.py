@@ -22,7 +22,7 @@ import numpy as _onp
 
 from ...base import MXNetError
 from ...operator import registry
-from ..symbol import Symbol, create_op_node, var as _legacy_var
+from ..symbol import Symbol, create_op_node
 
 __all__ = ['_Symbol', 'symbol_call', 'is_symbol', 'np_symbol', 'records_creation', 'recording_creation', 'recording']
 
@@ -359,9 +359,4 @@ def symbol_call(op, arrays, attrs=(), out=None):
     return np_symbol(create_op_node(spec, given, named, hint=_hint(op)))
 
 
-def var(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, init=None, stype=None,
-        **kwargs):
-    """A variable :class:`_Symbol` (``mx.sym.var(...).as_np_ndarray()``)."""
-    return np_symbol(_legacy_var(name, attr=attr, shape=shape, lr_mult=lr_mult, wd_mult=wd_mult,
-                                 dtype=dtype, init=init, stype=stype, **kwargs))
 from . import _internal, linalg, random  # noqa: E402,F401
