@@ -5,6 +5,7 @@
     python examples/train_mnist.py --num-gpus 2          # on GPUs
     python -m neomx.launch -n 2 python examples/train_mnist.py --kvstore dist_sync   # 2 workers
     python examples/train_mnist.py --checkpoint-dir ckpt --resume   # go on from the last checkpoint
+    python examples/train_mnist.py --rec data/mnist_train.rec      # training images from RecordIO
 
 The code is the tutorial's, with ``import neomx as mx``: a Sequential of two
 convolution/pooling stages and two dense layers, Xavier(magnitude=2.24) initialisation,
@@ -15,8 +16,12 @@ own share of it (every n-th sample) and ``--batch-size`` stays the global batch,
 evenly over the workers; worker 0 prints. With ``--checkpoint-dir`` a checkpoint is written
 atomically after each epoch (and every ``--checkpoint-every`` batches), and ``--resume``
 continues from the newest complete one, at the same sample, with any number of workers.
+With ``--rec`` the training images are read from a RecordIO file of PNG digits (written
+from the MNIST files when it does not exist), in the same order, each batch decoded on a
+thread while the one before trains.
 """
 import argparse
+import concurrent.futures
 import os
 import sys
 import time
@@ -57,7 +62,50 @@ def parse_args(argv=None):
     p.add_argument('--checkpoint-dir', default=None, help='folder or URL of the checkpoints')
     p.add_argument('--checkpoint-every', type=int, default=0, help='also checkpoint every N batches')
     p.add_argument('--resume', action='store_true', help='continue from the newest checkpoint')
+    p.add_argument('--rec', default=None, help='read the training images from this RecordIO file '
+                                               '(made from the MNIST files when missing)')
     return p.parse_args(argv)
+
+
+class RecordBatches:
+    """The training set read from a RecordIO file of PNG digits (``.rec`` with its ``.idx``),
+    written from the in-memory arrays when it does not exist yet."""
+
+    def __init__(self, path, images, labels):
+        index = os.path.splitext(path)[0] + '.idx'
+        if not (os.path.exists(path) and os.path.exists(index)):
+            writer = mx.recordio.MXIndexedRecordIO(index + '.part', path + '.part', 'w')
+            for i, (image, label) in enumerate(zip(images, labels)):
+                pixels = np.round(image.reshape(28, 28) * 255).astype(np.uint8)
+                header = mx.recordio.IRHeader(0, float(label), i, 0)
+                writer.write_idx(i, mx.recordio.pack_img(header, pixels, img_fmt='.png'))
+            writer.close()
+            os.replace(path + '.part', path)
+            os.replace(index + '.part', index)
+        self._records = mx.recordio.MXIndexedRecordIO(index, path, 'r')
+
+    def load(self, batch):
+        """(images (n, 1, 28, 28) float32 in [0, 1], labels (n,)) of the samples ``batch``."""
+        images = np.empty((len(batch), 1, 28, 28), np.float32)
+        labels = np.empty(len(batch), np.float32)
+        for k, i in enumerate(batch):
+            header, pixels = mx.recordio.unpack_img(self._records.read_idx(int(i)), 0)
+            images[k, 0] = pixels
+            labels[k] = header.label
+        images /= 255
+        return images, labels
+
+    def prefetched(self, batches):
+        """``load`` of each of ``batches``, the next one decoded on a thread meanwhile."""
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            pending = None
+            for batch in batches:
+                future = pool.submit(self.load, batch)
+                if pending is not None:
+                    yield pending.result()
+                pending = future
+            if pending is not None:
+                yield pending.result()
 
 
 def contexts(args):
@@ -124,6 +172,7 @@ def main(argv=None):
     if resumed and rank == 0:
         print('Resumed from epoch %d batch %d (%d samples of the epoch read)' % (start_epoch, done, position), flush=True)
 
+    records = RecordBatches(args.rec, mnist['train_data'], mnist['train_label']) if args.rec else None
     test_accuracy = None
     for e in range(start_epoch, args.epochs):
         tic = time.time()
@@ -138,14 +187,18 @@ def main(argv=None):
         moving_loss = 0.
         bar = range(steps) if args.no_progress or rank else tqdm(range(steps), desc='epoch %d' % e, leave=False,
                                                                   mininterval=1.0)
-        for b in bar:
-            batch = indices[b * batch_size:(b + 1) * batch_size]
-            datas = gluon.utils.split_and_load(nd.array(mnist['train_data'][batch]), ctxs)
-            labels = gluon.utils.split_and_load(nd.array(mnist['train_label'][batch]), ctxs)
+        batches = (indices[b * batch_size:(b + 1) * batch_size] for b in range(steps))
+        if records:
+            loaded = records.prefetched(batches)
+        else:
+            loaded = ((mnist['train_data'][batch], mnist['train_label'][batch]) for batch in batches)
+        for b, (images, targets) in zip(bar, loaded):
+            datas = gluon.utils.split_and_load(nd.array(images), ctxs)
+            labels = gluon.utils.split_and_load(nd.array(targets), ctxs)
             with autograd.record():
                 losses = [loss(net(x), y) for x, y in zip(datas, labels)]
             autograd.backward(losses)
-            trainer.step(len(batch) * scale)
+            trainer.step(len(images) * scale)
             moving_loss = .99 * moving_loss + .01 * sum(nd.mean(l).asscalar() for l in losses) / len(losses)
             if ckpt and args.checkpoint_every and (done + b + 1) % args.checkpoint_every == 0:
                 ckpt.save(e, done + b + 1, position + (b + 1) * batch_size * workers)

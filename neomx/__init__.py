@@ -5,6 +5,8 @@
 """
 __version__ = '1.9.1'
 
+import sys as _sys
+
 from . import base
 from .base import MXNetError
 from . import context
@@ -17,6 +19,7 @@ from . import numpy
 from . import numpy as np
 from . import random
 from . import test_utils
+test_utils.mx = _sys.modules[__name__]     # MXNet's test_utils.mx (see there)
 from . import lr_scheduler
 from . import optimizer
 from . import kvstore

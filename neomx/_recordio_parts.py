@@ -11,7 +11,7 @@ import struct
 
 from . import _fileio
 from .base import MXNetError
-from .recordio import _MAGIC_BYTES, _PART_HEADER, _LENGTH_BITS, _read_record
+from ._recordio_format import LENGTH_BITS, MAGIC_BYTES, PART_HEADER, read_record
 
 __all__ = ['part_range', 'part_offsets', 'read_part', 'stream_size']
 
@@ -38,16 +38,16 @@ def _record_head_at_or_after(stream, offset, size):
     position = offset + (-offset % 4)
     while position < size:
         stream.seek(position)
-        chunk = stream.read(_SCAN_CHUNK + _PART_HEADER.size)
-        if len(chunk) < _PART_HEADER.size:
+        chunk = stream.read(_SCAN_CHUNK + PART_HEADER.size)
+        if len(chunk) < PART_HEADER.size:
             return size
-        found = chunk.find(_MAGIC_BYTES)
-        while found != -1 and found + _PART_HEADER.size <= len(chunk):
+        found = chunk.find(MAGIC_BYTES)
+        while found != -1 and found + PART_HEADER.size <= len(chunk):
             if found % 4 == 0:
                 lrecord = struct.unpack_from('<I', chunk, found + 4)[0]
-                if lrecord >> _LENGTH_BITS in _STARTING_FLAGS:
+                if lrecord >> LENGTH_BITS in _STARTING_FLAGS:
                     return position + found
-            found = chunk.find(_MAGIC_BYTES, found + 1)
+            found = chunk.find(MAGIC_BYTES, found + 1)
         position += _SCAN_CHUNK
     return size
 
@@ -58,7 +58,7 @@ def part_offsets(stream, size, num_parts, part_index):
     position = _record_head_at_or_after(stream, begin, size) if begin else 0
     stream.seek(position)
     while position < end:
-        payload = _read_record(stream)
+        payload = read_record(stream)
         if payload is None:
             return
         yield position, payload

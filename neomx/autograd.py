@@ -15,7 +15,6 @@
   into the buffers of the variables it reaches; the others keep their old gradients.
 """
 import functools
-import threading
 import weakref
 
 import torch
@@ -23,7 +22,7 @@ import torch
 from . import _int_grad
 from . import _torch_private
 from . import _released_graphs as _released
-from . import upper_layers
+from . import _autograd_state, upper_layers
 from .base import MXNetError
 
 __all__ = ['mark_constant_result', 'record', 'pause', 'train_mode', 'predict_mode', 'is_recording', 'is_training',
@@ -31,19 +30,7 @@ __all__ = ['mark_constant_result', 'record', 'pause', 'train_mode', 'predict_mod
            'get_symbol']
 
 
-class _State(threading.local):
-    """neomx's autograd state of one thread.
-
-    ``grad_outside``: torch's grad mode when :func:`set_recording` turned recording on, to
-    restore when it turns it off.
-    """
-    def __init__(self):
-        self.recording = False
-        self.training = False
-        self.grad_outside = None
-
-
-_STATE = _State()
+_STATE = _autograd_state.STATE
 _RELEASED = _released.STATE
 _Tensor = torch.Tensor
 _set_grad_enabled = _torch_private.set_grad_enabled

@@ -9,9 +9,10 @@ reader can resynchronise on the magic; the reader puts the dropped magics back.
 
 An index file (``.idx``) has one ``key<TAB>byte offset`` line per record.
 
-Image records (``pack_img``/``unpack_img``) are encoded and decoded with Pillow where MXNet
-uses OpenCV: the channel order is the same (BGR, as OpenCV's), PNG pixels are identical and
-JPEG pixels may differ by a few levels between the two decoders.
+Image records (``pack_img``/``unpack_img``) are encoded and decoded with OpenCV, as MXNet does,
+when the ``vision`` extra's ``opencv-python-headless`` is installed (the same bytes and pixels),
+else with Pillow: the channel order is the same (BGR, as OpenCV's), PNG pixels are identical and
+JPEG pixels may differ by a few levels between the two codecs.
 """
 import io
 import numbers
@@ -22,84 +23,12 @@ from multiprocessing import current_process
 import numpy as np
 
 from . import _fileio
+from ._image_decode import decode_bytes, opencv
 from ._optional import require
-from .base import MXNetError
+from ._recordio_format import encode_record, read_record
+from .base import MXNetError, c_str, check_call  # noqa: F401  (MXNet's module exposes them)
 
 __all__ = ['MXRecordIO', 'MXIndexedRecordIO', 'IRHeader', 'pack', 'unpack', 'pack_img', 'unpack_img']
-
-_MAGIC = 0xced7230a
-_MAGIC_BYTES = struct.pack('<I', _MAGIC)
-_PART_HEADER = struct.Struct('<II')
-_LENGTH_BITS = 29
-_MAX_RECORD = 1 << _LENGTH_BITS
-# cflag of a record's parts: the whole record, or the first, a middle or the last of several.
-_WHOLE, _FIRST, _MIDDLE, _LAST = 0, 1, 2, 3
-
-
-def _padding(length):
-    """Zero bytes that bring ``length`` up to a multiple of 4."""
-    return b'\0' * (-length % 4)
-
-
-def _split_at_magic(buf):
-    """Cut ``buf`` at the magic numbers sitting at 4-byte aligned offsets, dropping them.
-
-    Returns
-    -------
-    list of memoryview
-        One part, or ``k + 1`` parts for ``k`` aligned magics.
-    """
-    view = memoryview(buf)
-    parts = []
-    start = 0
-    found = buf.find(_MAGIC_BYTES)
-    while found != -1:
-        if found % 4 == 0:
-            parts.append(view[start:found])
-            start = found + 4
-            found = buf.find(_MAGIC_BYTES, start)
-        else:
-            found = buf.find(_MAGIC_BYTES, found + 1)
-    parts.append(view[start:])
-    return parts
-
-
-def _encode_record(buf):
-    """The bytes of one record holding payload ``buf`` (see the module docstring)."""
-    if len(buf) >= _MAX_RECORD:
-        raise MXNetError('RecordIO only accepts records of less than 2^29 bytes, got %d' % len(buf))
-    parts = _split_at_magic(buf)
-    flags = [_WHOLE] if len(parts) == 1 else [_FIRST] + [_MIDDLE] * (len(parts) - 2) + [_LAST]
-    out = bytearray()
-    for flag, part in zip(flags, parts):
-        out += _PART_HEADER.pack(_MAGIC, (flag << _LENGTH_BITS) | len(part))
-        out += part
-    out += _padding(len(buf))
-    return bytes(out)
-
-
-def _read_record(stream):
-    """The payload of the record at the position of ``stream``, or None at the end of the file."""
-    payload = bytearray()
-    while True:
-        header = stream.read(_PART_HEADER.size)
-        if not header and not payload:
-            return None
-        if len(header) != _PART_HEADER.size:
-            raise MXNetError('Invalid RecordIO file: truncated record header')
-        magic, lrecord = _PART_HEADER.unpack(header)
-        if magic != _MAGIC:
-            raise MXNetError('Invalid RecordIO file: bad magic number 0x%08x' % magic)
-        flag, length = lrecord >> _LENGTH_BITS, lrecord & (_MAX_RECORD - 1)
-        padded = length + -length % 4
-        data = stream.read(padded)
-        if len(data) != padded:
-            raise MXNetError('Invalid RecordIO file: truncated record')
-        payload += data[:length]
-        if flag in (_WHOLE, _LAST):
-            return bytes(payload)
-        payload += _MAGIC_BYTES
-
 
 class MXRecordIO:
     """Sequential reader or writer of a RecordIO file.
@@ -190,7 +119,7 @@ class MXRecordIO:
         """Append one record holding the bytes ``buf``."""
         assert self.writable
         self._check_pid(allow_reset=False)
-        self.handle.write(_encode_record(bytes(buf)))
+        self.handle.write(encode_record(bytes(buf)))
 
     def read(self):
         """The next record's bytes, or None at the end of the file."""
@@ -198,7 +127,7 @@ class MXRecordIO:
         self._check_pid(allow_reset=False)
         start = self.handle.tell()
         try:
-            return _read_record(self.handle)
+            return read_record(self.handle)
         except MXNetError as err:
             raise MXNetError('%s (record at byte offset %d of %s)' % (err, start, self.uri)) from None
 
@@ -382,15 +311,7 @@ def unpack(s):
     return header, s
 
 
-def _pillow():
-    return require('PIL.Image', 'vision', 'mx.recordio image functions')
-
-
-# Pillow mode to decode to, by OpenCV imread flag (-1 unchanged, 0 grayscale, 1 colour).
-_DECODE_MODES = {0: 'L', 1: 'RGB'}
-
-
-def _decode_image(buf, iscolor=1):
+def _decode_image(buf, iscolor=1, source='buffer'):
     """Decode JPEG/PNG bytes to a uint8 array in RGB(A) order.
 
     Parameters
@@ -404,18 +325,15 @@ def _decode_image(buf, iscolor=1):
     -------
     numpy.ndarray
     """
-    with _pillow().open(io.BytesIO(buf)) as img:
-        mode = _DECODE_MODES.get(iscolor)
-        if mode is None:
-            mode = img.mode if img.mode in ('L', 'RGB', 'RGBA') else ('RGBA' if 'A' in img.mode else 'RGB')
-        return np.array(img.convert(mode), dtype=np.uint8)
+    img = decode_bytes(buf, iscolor, True, source)
+    return img[:, :, 0] if img.shape[2] == 1 else img
 
 
 def decode_record_image(buf, iscolor, record, source):
     """:func:`_decode_image` whose failure names the record number and the file."""
     try:
-        return _decode_image(buf, iscolor)
-    except (OSError, ValueError, SyntaxError) as err:    # Pillow's errors for bad data
+        return _decode_image(buf, iscolor, source)
+    except MXNetError as err:
         raise MXNetError('RecordIO: the image of record %s of %s does not decode: %s'
                          % (record, source, err)) from None
 
@@ -464,6 +382,14 @@ def pack_img(header, img, quality=95, img_fmt='.jpg'):
     bytes
     """
     fmt = img_fmt.upper()
+    cv2 = opencv()
+    if cv2 is not None and fmt in ('.JPG', '.JPEG', '.PNG'):
+        flag = cv2.IMWRITE_PNG_COMPRESSION if fmt == '.PNG' else cv2.IMWRITE_JPEG_QUALITY
+        level = min(max(quality, 0), 9) if fmt == '.PNG' else quality   # as older OpenCVs clip
+        ok, encoded = cv2.imencode(img_fmt, np.asarray(img, dtype=np.uint8), [flag, level])
+        if not ok:
+            raise MXNetError('pack_img: OpenCV could not encode the image as %s' % img_fmt)
+        return pack(header, encoded.tobytes())
     if fmt in ('.JPG', '.JPEG'):
         options = dict(format='JPEG', quality=quality)
     elif fmt == '.PNG':
@@ -474,5 +400,12 @@ def pack_img(header, img, quality=95, img_fmt='.jpg'):
     if pixels.ndim == 3 and pixels.shape[2] == 1:
         pixels = pixels[:, :, 0]
     buf = io.BytesIO()
-    _pillow().fromarray(pixels).save(buf, **options)
+    require('PIL.Image', 'vision', 'mx.recordio.pack_img').fromarray(pixels).save(buf, **options)
     return pack(header, buf.getvalue())
+
+
+def __getattr__(name):
+    # MXNet's module holds ``cv2`` (None without OpenCV); imported on first use only.
+    if name == 'cv2':
+        return opencv()
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))

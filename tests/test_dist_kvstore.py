@@ -217,7 +217,7 @@ def test_two_bit_codes_round_trip():
 
 
 def test_bucket_plans(monkeypatch):
-    from neomx.gluon.trainer_overlap import _plan
+    from neomx.kvstore.bucketed_push import plan_in_ready_order
     from neomx.kvstore.fusion import fusion_bytes, plan_buckets
     mib = 1 << 20
     assert fusion_bytes() == 16 * mib
@@ -226,10 +226,10 @@ def test_bucket_plans(monkeypatch):
     assert plan_buckets([], limit=16 * mib) == []
     monkeypatch.setenv('NEOMX_KVSTORE_FUSION_BYTES', '0')
     assert plan_buckets([4, 4, 4]) == [[0], [1], [2]]
-    # the Trainer: buckets filled until they reach 1 MiB (the first), then the fusion size
+    # the bucketed push: buckets filled until they reach 1 MiB (the first), then the fusion size
     monkeypatch.setenv('NEOMX_KVSTORE_FUSION_BYTES', str(2 * mib))
-    assert _plan([3, 0, 1, 2], [mib // 2, mib, mib // 2, 100]) == [[3, 0, 1], [2]]
-    assert _plan([2, 1, 0], [mib, 3 * mib, mib]) == [[2], [1], [0]]
+    assert plan_in_ready_order([3, 0, 1, 2], [mib // 2, mib, mib // 2, 100]) == [[3, 0, 1], [2]]
+    assert plan_in_ready_order([2, 1, 0], [mib, 3 * mib, mib]) == [[2], [1], [0]]
     monkeypatch.setenv('NEOMX_KVSTORE_FUSION_BYTES', 'lots')
     with pytest.raises(MXNetError, match='NEOMX_KVSTORE_FUSION_BYTES'):
         plan_buckets([4])
@@ -239,7 +239,8 @@ def test_trainer_pushes_from_backward_only_when_asked(monkeypatch):
     from neomx.gluon.trainer_overlap import can_overlap
 
     class Store:
-        _push_agreed = None
+        def bucketed_push(self, keys, values):
+            raise AssertionError('not called by can_overlap')
     monkeypatch.delenv('NEOMX_TRAINER_OVERLAP', raising=False)
     assert not can_overlap(Store(), [], None)          # off by default
     monkeypatch.setenv('NEOMX_TRAINER_OVERLAP', '1')
@@ -275,3 +276,44 @@ def test_registered_store_and_trainer_table():
     assert p.data(mx.cpu(1)).asnumpy().tolist() == [-1, -1]          # 1 - 1 * (1 + 1)
     with pytest.raises(MXNetError, match="unknown kvstore type 'bogus'"):
         mx.kv.create('bogus')
+
+
+def test_bucketed_push_plans_in_ready_order_and_starts_complete_buckets(monkeypatch):
+    """The store's bucketed push (a job of one worker, in this process): the first round
+    pushes at ``finish`` and learns the order; later rounds start each bucket when its last
+    value is ready, in bucket order; a value written twice makes ``finish`` push it all."""
+    monkeypatch.setenv('NEOMX_KVSTORE_FUSION_BYTES', '8')       # a bucket per 2-float value
+    kv = mx.kv.create('dist_sync')
+    keys = [20, 21, 22]
+    kv.init(keys, [mx.nd.zeros(2) for _ in keys])
+    grads = [mx.nd.array([1, 2]), mx.nd.array([3, 4]), mx.nd.array([5, 6])]
+    pushes = kv.bucketed_push(keys, grads)
+
+    def pulled():
+        outs = [mx.nd.zeros(2) for _ in keys]
+        kv.pull(keys, out=outs)
+        return [o.asnumpy().tolist() for o in outs]
+
+    pushes.ready(2)
+    pushes.ready(0)
+    assert pushes.buckets is None and pushes.started == 0      # no plan yet: all at finish
+    pushes.finish().wait()
+    assert pushes.buckets == [[2], [0], [1]]                    # ready order, then the rest
+    assert pulled() == [[1, 2], [3, 4], [5, 6]]
+
+    for g in grads:
+        g *= 10
+    pushes.ready(0)
+    assert pushes.started == 0                  # bucket [0] waits for bucket [2]
+    pushes.ready(2)
+    assert pushes.started == 2                  # [2], then [0] which was complete
+    handle = pushes.finish()
+    assert pushes.started == 0                  # a new round
+    handle.wait()
+    assert pulled() == [[10, 20], [30, 40], [50, 60]]
+
+    pushes.ready(2)
+    grads[2][:] = 7
+    pushes.ready(2)                             # written again after its push started
+    pushes.finish()
+    assert pulled() == [[10, 20], [30, 40], [7, 7]]

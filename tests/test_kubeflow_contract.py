@@ -11,8 +11,8 @@ pytest.importorskip('yaml', reason='manifests need PyYAML ("neomx[kubeflow]")')
 
 from neomx.base import MXNetError                                      # noqa: E402
 from neomx.launch._kube_yaml import load_manifest                       # noqa: E402
-from neomx.launch.kubeflow_env import pods_of                           # noqa: E402
-from neomx.launch.kubeflow_local import local_processes, run_job        # noqa: E402
+from kubeflow_env import pods_of                                        # noqa: E402
+from kubeflow_local import local_processes, run_job                     # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEPLOY = os.path.join(ROOT, 'deploy', 'kubeflow')

@@ -1,5 +1,5 @@
 """The shipped Kubeflow jobs run to completion on this machine, one process per pod, with the
-environment their operator would give (neomx.launch.kubeflow_local): each worker trains on
+environment their operator would give (tests/kubeflow_local.py): each worker trains on
 its own share of the data. Also an MXJob run unconverted (DMLC_* variables, scheduler and
 server pods) and one converted by ``--from-mxjob``."""
 import io
@@ -15,7 +15,7 @@ pytest.importorskip('yaml', reason='manifests need PyYAML ("neomx[kubeflow]")')
 from neomx.launch import mxjob                                   # noqa: E402
 from neomx.launch._kube_yaml import load_manifest                 # noqa: E402
 from neomx.gluon.checkpoint import EpochShards                    # noqa: E402
-from neomx.launch.kubeflow_local import run_job, start_job, wait_job   # noqa: E402
+from kubeflow_local import run_job, start_job, wait_job                 # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEPLOY = os.path.join(ROOT, 'deploy', 'kubeflow')

@@ -7,6 +7,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -137,16 +138,6 @@ def test_unsupported_launchers_say_what_to_do(capsys):
     assert code == 2 and '--launcher mpi is not supported' in err
 
 
-def test_from_mxjob_without_the_converter(capsys):
-    try:
-        import neomx.launch.mxjob  # noqa: F401
-        pytest.skip('neomx.launch.mxjob is present; its own tests cover --from-mxjob')
-    except ModuleNotFoundError:
-        pass
-    code, err = run_main(['--from-mxjob', 'job.yaml', '--to', 'trainjob'], capsys)
-    assert code == 2 and 'needs neomx.launch.mxjob' in err
-
-
 FAKE_SSH = """#!/bin/sh
 # stands in for ssh: ssh -o OPTION -p PORT HOST COMMAND runs COMMAND on this host
 exec sh -c "$6"
@@ -197,6 +188,72 @@ def test_local_launch_places_every_worker_in_a_dist_sync_store(tmp_path):
                                      ('1', '2', '1', 'worker', '2', '1', 'hi')]
     lines = sorted(line for line in result.stdout.splitlines() if line.startswith('kv '))
     assert lines == ['kv 0 2 %s' % ([3.0] * 6), 'kv 1 2 %s' % ([3.0] * 6)]
+
+
+LISTENING_WORKER = """
+import os, sys, time
+import neomx as mx
+kv = mx.kv.create(sys.argv[1])
+kv.init(3, mx.nd.ones(2))
+if sys.argv[1] == 'dist_async':
+    kv.set_optimizer(mx.optimizer.SGD(learning_rate=0.1))
+kv.push(3, mx.nd.ones(2))
+open(os.path.join(sys.argv[2], 'ready%s' % os.environ['RANK']), 'w').close()
+deadline = time.monotonic() + 100
+while not os.path.exists(os.path.join(sys.argv[2], 'release')) and time.monotonic() < deadline:
+    time.sleep(0.05)
+"""
+
+
+@pytest.mark.skipif(not os.path.exists('/proc/net/tcp'), reason='reads Linux /proc')
+@pytest.mark.parametrize('kvstore', ['dist_sync', 'dist_async'])
+def test_a_local_job_listens_on_loopback_only(tmp_path, kvstore):
+    """While two workers hold a store (rendezvous, process group, rpc for dist_async), no
+    process of the job listens outside 127.0.0.0/8."""
+    from listening_sockets import is_loopback, listening_addresses, process_tree
+    script = tmp_path / 'worker.py'
+    script.write_text(LISTENING_WORKER)
+    env = dict(os.environ, PYTHONPATH=ROOT, OMP_NUM_THREADS='1')
+    for name in ('GLOO_SOCKET_IFNAME', 'TP_SOCKET_IFNAME', 'MASTER_ADDR', 'MASTER_PORT', 'RANK', 'WORLD_SIZE'):
+        env.pop(name, None)
+    job = subprocess.Popen([sys.executable, '-m', 'neomx.launch', '-n', '2', '--launcher', 'local',
+                            sys.executable, str(script), kvstore, str(tmp_path)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=str(tmp_path))
+    try:
+        deadline = time.monotonic() + 120
+        while not all((tmp_path / ('ready%d' % r)).exists() for r in range(2)):
+            assert job.poll() is None, job.communicate()
+            assert time.monotonic() < deadline, 'the workers did not get ready'
+            time.sleep(0.1)
+        pids = process_tree(job.pid)
+        addresses = listening_addresses(pids)
+    finally:
+        (tmp_path / 'release').touch()
+        out, err = job.communicate(timeout=120)
+    assert job.returncode == 0, err[-3000:]
+    assert len(pids) >= 3 and addresses          # the launcher, two workers, and their stores
+    assert all(is_loopback(address) for address, _ in addresses), addresses
+
+
+def test_the_listening_scan_sees_this_process_and_tells_loopback():
+    from listening_sockets import is_loopback, listening_addresses, process_tree
+    with socket.socket() as server:
+        server.bind(('127.0.0.1', 0))
+        server.listen()
+        assert ('127.0.0.1', server.getsockname()[1]) in listening_addresses(process_tree(os.getpid()))
+    assert is_loopback('127.0.0.2') and is_loopback('::1') and is_loopback('::ffff:127.0.0.1')
+    assert not is_loopback('0.0.0.0') and not is_loopback('::') and not is_loopback('192.0.2.2')
+
+
+def test_stores_listen_on_the_address_given_when_it_is_this_hosts():
+    from listening_sockets import listening_addresses, process_tree
+    from neomx import _listen
+    fd, port = _listen.bound_listener('127.0.0.1', 0)
+    try:
+        assert port > 0 and ('127.0.0.1', port) in listening_addresses(process_tree(os.getpid()))
+    finally:
+        os.close(fd)
+    assert _listen.bound_listener('198.51.100.7', 0) is None     # TEST-NET-2: not an address of ours
 
 
 @pytest.mark.parametrize('how,said', [('3', 'exited with code 3'), ('kill', 'killed by signal SIGKILL')])

@@ -191,7 +191,7 @@ def test_image_record_iter_descriptions_and_options():
 
 
 @pytest.mark.parametrize('kwargs,message', [
-    (dict(brightness=0.2), 'brightness=0.2 is not supported'),
+    (dict(mean_a=1.0), 'mean_a=1.0 is not supported'),
     (dict(no_such_thing=1), "Cannot find argument 'no_such_thing'"),
     (dict(data_shape=(4, 8, 8)), '1 or 3 channels'),
     (dict(label_width=2), '1-dimensional label but label_width is set to 2'),

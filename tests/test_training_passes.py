@@ -12,7 +12,7 @@ import torch.nn.functional as F
 
 import neomx as mx
 from neomx import autograd, gluon
-from neomx.operator._layout import as_channels_last, as_layout
+from neomx.operator.layout import as_channels_last, as_layout
 from neomx.operator.nn_conv import convolution, pooling
 from neomx.symbol.training_passes import ChannelsLastInput, PoolThenRelu
 

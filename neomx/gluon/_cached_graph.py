@@ -36,14 +36,15 @@ from typing import Callable, NamedTuple
 
 import torch
 
+from .._autograd_state import STATE as _AUTOGRAD
 from .. import _int_grad, autograd
 from .._memory import pool_host_memory
 from .._torch_private import inductor_freezing
 from ..base import MXNetError
 from ..ndarray import NDArray
-from ..ndarray.ndarray import _new, constructor
+from ..ndarray.ndarray import constructor, wrap_tensor
 from .. import numpy as _np
-from ..symbol.numpy import _Symbol, np_symbol
+from ..symbol.numpy import NumpySymbol as _Symbol, np_symbol
 from ..util import is_np_array
 from ..symbol import Group, Symbol, var
 from ..symbol.graph import compiled, open_shape_nodes, resolve_open_shapes
@@ -256,7 +257,7 @@ class CachedGraph:
         flags = flags or {}
         self.symbol = symbol
         # traced under NumPy array semantics: outputs are mx.np arrays
-        self._new = constructor(_np.ndarray) if np_mode else _new
+        self._new = constructor(_np.ndarray) if np_mode else wrap_tensor
         self.out_fmt = out_fmt
         self._static_alloc = bool(flags.get('static_alloc'))
         self._mirror = flags.get('mirror')
@@ -294,7 +295,7 @@ class CachedGraph:
         tensors = [flat_args[i]._t for i in self._data_positions]
         tensors.extend(bound.param_tensors or [a._t for a in bound.arrays])
         new = self._new
-        if autograd._STATE.recording:
+        if _AUTOGRAD.recording:
             outputs = autograd.run_recorded(bound.run, tensors)
             if _int_grad.LIVE[0] or any(t.requires_grad for t in tensors):
                 for t in outputs:       # outputs without gradients (comparisons): backward gives zeros
@@ -327,8 +328,8 @@ class CachedGraph:
                          open_shapes=self._open_shapes(flat_args, arrays),
                          monitor='all' if monitor_all else 'outputs')
         tensors = [flat_args[i]._t for i in self._data_positions] + [a._t for a in arrays]
-        outputs = graph(tensors, lambda name, op, tensor: callback(name, op, _new(tensor, ctx)))
-        return [_new(t, ctx) for t in outputs]
+        outputs = graph(tensors, lambda name, op, tensor: callback(name, op, wrap_tensor(tensor, ctx)))
+        return [wrap_tensor(t, ctx) for t in outputs]
 
     def _open_shapes(self, flat_args, arrays):
         """The shapes of the graph's arrays left to inference, for these inputs (None

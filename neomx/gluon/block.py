@@ -1,4 +1,5 @@
-"""Gluon blocks: :class:`Block` (imperative ``forward``) and :class:`HybridBlock`.
+"""Gluon blocks: :class:`Block` (imperative ``forward``), :class:`HybridBlock` and
+:class:`SymbolBlock` (a block around a Symbol graph, as in MXNet's ``gluon.block``).
 
 A HybridBlock writes its computation once, as ``hybrid_forward(F, x, *args, **params)``,
 against an operator namespace ``F``: ``mx.nd`` when called on NDArrays, ``mx.sym`` when
@@ -13,24 +14,27 @@ import functools
 import itertools
 import re
 import threading
-import types
 import warnings
 import weakref
 from collections import OrderedDict, defaultdict
 
+import numpy as np
 import torch
 
+from .._autograd_state import STATE as _AUTOGRAD
 from .. import autograd, initializer, name as _name, ndarray, symbol
 from .. import numpy_extension as _npx
 from ..util import is_np_array
-from ..symbol.numpy import recording_creation
+from ..symbol.numpy import NumpySymbol as np_symbol_class, np_symbol, recording_creation
 from ..base import MXNetError, NotImplementedForSymbol, torch_dtype
 from ..ndarray import NDArray
 from ..symbol import Symbol
-from ._cached_graph import cached_for_format, check_numpy_outputs, first_context, flatten, input_kinds, trace
+from . import lazy
+from ._cached_graph import (CachedGraph, cached_for_format, check_numpy_outputs, first_context, flatten, input_kinds,
+                            regroup, trace)
 from . import parameter as _parameter
 from .parameter import (DeferredInitializationError, Parameter, ParameterDict, _brief_print_list,
-                        load_named_arrays, shape_is_known)
+                        load_named_arrays)
 
 __all__ = ['Block', 'HybridBlock', 'HookHandle', 'SymbolBlock']
 
@@ -134,33 +138,10 @@ def _indent(text, spaces):
     return '\n'.join(lines[:1] + [' ' * spaces + line for line in lines[1:]])
 
 
-def _flatten(args):
-    """Nested lists of arrays -> (flat list, format to rebuild the nesting)."""
-    if not isinstance(args, (list, tuple)):
-        return [args], 0
-    flat, fmt = [], []
-    for arg in args:
-        items, sub = _flatten(arg)
-        flat.extend(items)
-        fmt.append(sub)
-    return flat, fmt
-
-
-def _regroup(flat, fmt):
-    """Inverse of :func:`_flatten`: (nested structure, unused rest of ``flat``)."""
-    if fmt == 0:
-        return flat[0], flat[1:]
-    out = []
-    for sub in fmt:
-        item, flat = _regroup(flat, sub)
-        out.append(item)
-    return out, flat
-
-
 def _shape_str(args):
     """Shapes of (nested) arrays as the summary table prints them."""
-    flat, fmt = _flatten(args)
-    shapes = _regroup([a.shape if isinstance(a, NDArray) else a for a in flat], fmt)[0]
+    flat, fmt = flatten(args)
+    shapes = regroup([a.shape if isinstance(a, NDArray) else a for a in flat], fmt)[0]
     return str(shapes)[1:-1] if isinstance(shapes, list) else str(shapes)
 
 
@@ -195,6 +176,9 @@ class Block:
     >>> list(model.collect_params())
     ['model_dense0_weight', 'model_dense0_bias']
     """
+    # Whether summary() gives the block a row of its own; containers that only chain their
+    # children (Sequential, HybridSequential) do not, as in MXNet.
+    _summary_row = True
 
     def __init__(self, prefix=None, params=None):
         self._empty_prefix = prefix == ''
@@ -415,7 +399,7 @@ class Block:
         return handle
 
     def __call__(self, *args):
-        if autograd._STATE.recording or not torch.is_grad_enabled():
+        if _AUTOGRAD.recording or not torch.is_grad_enabled():
             if self._forward_pre_hooks or self._forward_hooks:
                 out = self._call_with_hooks(args)
             else:
@@ -443,7 +427,6 @@ class Block:
     def summary(self, *inputs):
         """Run ``inputs`` through the block and print MXNet's table of layers, output shapes
         and parameter counts (not for hybridized blocks)."""
-        from .nn.basic_layers import Sequential, HybridSequential
         rows = OrderedDict()
         rows['Input'] = {'output_shape': _shape_str(inputs), 'n_params': 0, 'trainable': 0,
                          'shared': 0}
@@ -465,7 +448,7 @@ class Block:
         def add_hook(block):
             assert not getattr(block, '_active', False), \
                 '"{}" must not be hybridized to print summary.'.format(block.name)
-            if not isinstance(block, (Sequential, HybridSequential)):
+            if block._summary_row:
                 handles.append(block.register_forward_hook(record_row))
 
         try:
@@ -532,7 +515,8 @@ class HybridBlock(Block):
 
     ``forward`` passes the parameters registered as attributes (``self.weight = ...``)
     as keyword arguments, as NDArrays on the context of ``x``. Parameters of unknown shape
-    are completed at the first call from the operators they feed (deferred initialization).
+    are completed at the first call from the operators they feed (deferred initialization,
+    see ``lazy.py``).
     After :meth:`hybridize`, calls run a graph traced from ``hybrid_forward`` with
     ``F = mx.sym`` (see ``_cached_graph.py``), which :meth:`export` can save.
 
@@ -741,27 +725,25 @@ class HybridBlock(Block):
             For inputs mixing NDArrays and Symbols, holding neither, or, hybridized, on
             several contexts or holding other values than arrays and None.
         """
-        if isinstance(x, NDArray):
-            hybridized = self._active and not _IMPERATIVE_ONLY.active
-            if not args:                    # net(x), the common call
-                return self._call_cached_graph((x,)) if hybridized else self._forward_imperative(x, args)
-            if not hybridized and len(args) == 1 and isinstance(args[0], NDArray):
-                return self._forward_imperative(x, args)    # loss(pred, label): nothing to check
-        has_symbol, contexts = input_kinds((x,) + args)
-        if has_symbol:
-            return self._forward_symbolic(x, args)
-        if self._active and not _IMPERATIVE_ONLY.active:
-            if len(contexts) > 1:
+        hybridized = self._active and not _IMPERATIVE_ONLY.active
+        # net(x) and, imperatively, loss(pred, label) need no look at their inputs: the common calls
+        if not (isinstance(x, NDArray) and (not args or not hybridized and len(args) == 1
+                                            and isinstance(args[0], NDArray))):
+            has_symbol, contexts = input_kinds((x,) + args)
+            if has_symbol:
+                return self._forward_symbolic(x, args)
+            if hybridized and len(contexts) > 1:
                 raise ValueError('Find multiple contexts in the input, After hybridized, the '
                                  'HybridBlock only supports one input context. Find all '
                                  'contexts = %s' % (contexts,))
+        if hybridized:
             return self._call_cached_graph((x,) + args)
         return self._forward_imperative(x, args)
 
     def _forward_imperative(self, x, args):
         params = {}
         if self._reg_params:        # losses and activations have none
-            ctx = x._ctx if isinstance(x, NDArray) else first_context(_flatten((x,) + args)[0])
+            ctx = x._ctx if isinstance(x, NDArray) else first_context(flatten((x,) + args)[0])
             try:
                 params = {key: p.data(ctx) for key, p in self._reg_params.items()}
             except DeferredInitializationError:
@@ -779,7 +761,7 @@ class HybridBlock(Block):
         (unchanged when it is already named or of a specific type)."""
         if type(err) is not MXNetError:
             return err
-        shapes = [a.shape for a in _flatten(args)[0] if isinstance(a, NDArray)]
+        shapes = [a.shape for a in flatten(args)[0] if isinstance(a, NDArray)]
         return LayerForwardError("Error in layer '%s' (%s) with input shapes %s: %s"
                                  % (self.name, type(self).__name__, shapes, err))
 
@@ -791,15 +773,11 @@ class HybridBlock(Block):
         gets its shape from shape inference over the block's whole traced graph instead,
         which runs backwards from the other operators, as in MXNet.
         """
-        ctx = x.context if isinstance(x, NDArray) else first_context(_flatten((x,) + args)[0])
-        params = {}
-        for key, param in self._reg_params.items():
-            if param._data is None and param._deferred_init and shape_is_known(param.shape):
-                param._finish_deferred_init()
-            params[key] = param.data(ctx) if param._data is not None else _PendingParam(param, ctx)
+        ctx = x.context if isinstance(x, NDArray) else first_context(flatten((x,) + args)[0])
+        params = lazy.call_params(self._reg_params, ctx)
         try:
             namespace = _npx.EAGER_OPERATORS if is_np_array() else ndarray
-            return self._call_hybrid_forward(_ShapeInferringOps(namespace), x, args, params)
+            return self._call_hybrid_forward(lazy.ShapeInferringOps(namespace), x, args, params)
         except DeferredInitializationError:
             flat, fmt = flatten((x,) + args)
             if not trace(self, flat, fmt).complete_deferred(flat):
@@ -909,85 +887,149 @@ class HybridBlock(Block):
 _OPTIMIZE_BACKENDS = {None: None, 'MKLDNN': None, 'ONEDNN': None, 'inductor': 'inductor'}
 
 
-# --------------------------------------------------------- deferred shapes
-class _PendingParam:
-    """Stands for a parameter of unknown shape in the first call of ``hybrid_forward``."""
-    __slots__ = ('param', 'ctx')
-
-    def __init__(self, param, ctx):
-        self.param, self.ctx = param, ctx
-
-    def __repr__(self):
-        return '<pending %r>' % self.param
+# ------------------------------------------------------------ SymbolBlock
+# A Gluon block around an existing Symbol graph: how exported models come back
+# (``SymbolBlock.imports('net-symbol.json', ['data'], 'net-0000.params')``) and how a part of a
+# graph (``net(sym).get_internals()[...]``) becomes a feature extractor. Every argument of the
+# graph that is not an input becomes a Parameter of the block (auxiliary states with
+# ``grad_req='null'``), of unknown shape until the first call infers it from the inputs.
 
 
-class _ShapeInferringOps:
-    """An ``F`` namespace wrapping ``mx.nd``: an operator that receives pending parameters
-    completes their shapes with its ``infer_args``, initializes them and then runs."""
-
-    def __init__(self, namespace):
-        self._namespace = namespace
-
-    def __getattr__(self, attr):
-        value = getattr(self._namespace, attr)
-        spec = getattr(value, 'spec', None)
-        if spec is not None:
-            return _inferring_op(value, spec)
-        if isinstance(value, types.ModuleType):
-            return _ShapeInferringOps(value)
-        return value
+def _common_prefix(names):
+    """The longest string every name starts with."""
+    if not names:
+        return ''
+    prefix = names[0]
+    for name in names[1:]:
+        i = 0
+        while i < min(len(prefix), len(name)) and prefix[i] == name[i]:
+            i += 1
+        prefix = prefix[:i]
+    return prefix
 
 
-def _inferring_op(op, spec):
-    def call(*args, **kwargs):
-        args, kwargs = list(args), dict(kwargs)
-        pending = _pending_inputs(spec, args, kwargs)
-        if pending:
-            _complete_shapes(spec, args, kwargs, pending)
-        return op(*args, **kwargs)
-    return call
+def _param_dtypes(inputs, outputs):
+    """``{variable name: numpy dtype}`` inferred from the inputs' dtypes (their ``__dtype__``
+    attribute, float32 otherwise); float32 where inference cannot tell."""
+    known = {sym.name: np.float32 if sym.attr('__dtype__') is None else _symbol_dtype(sym)
+             for sym in inputs}
+    arg_types, _, aux_types = outputs.infer_type(**known)
+    names = outputs.list_arguments() + outputs.list_auxiliary_states()
+    if arg_types is None:
+        return {name: np.float32 for name in names}
+    return dict(zip(names, list(arg_types) + list(aux_types)))
 
 
-def _input_slots(spec, args, kwargs):
-    """(container, index or key, input name) of every input given to an op call."""
-    n_in = len(spec.inputs)
-    slots = [(args, i, spec.inputs[i]) for i in range(min(n_in, len(args)))]
-    slots += [(kwargs, k, k) for k in spec.inputs if k in kwargs]
-    return slots
+def _symbol_dtype(variable):
+    """The dtype a variable declares with ``dtype=`` (its ``__dtype__`` type flag)."""
+    from ..base import TORCH_OF_TYPE_FLAG, np_dtype
+    return np_dtype(TORCH_OF_TYPE_FLAG[int(variable.attr('__dtype__'))])
 
 
-def _pending_inputs(spec, args, kwargs):
-    return [slot for slot in _input_slots(spec, args, kwargs)
-            if isinstance(slot[0][slot[1]], _PendingParam)]
+_ROW_SPARSE_FLAG = '1'      # a variable's __storage_type__ attribute for stype='row_sparse'
 
 
-def _complete_shapes(spec, args, kwargs, pending):
-    """Infer, initialize and substitute the pending parameters among an op's inputs."""
-    n_in = len(spec.inputs)
-    attrs = dict(zip(spec.attr_names, args[n_in:]))
-    attrs.update((k, v) for k, v in kwargs.items() if k not in spec.inputs and k not in ('name', 'out'))
-    shapes = {name: (value.shape if isinstance(value, NDArray) else None)
-              for holder, key, name in _input_slots(spec, args, kwargs)
-              for value in (holder[key],)}
-    if spec.infer_args is None:
-        names = ', '.join(holder[key].param.name for holder, key, _ in pending)
-        raise DeferredInitializationError(
-            'Cannot infer the shape of %s: operator %s does not infer argument shapes; give '
-            'the parameter a complete shape (in_units, in_channels...)' % (names, spec.name))
-    inferred = spec.infer_args(shapes, spec.parse_attrs(attrs))
-    for holder, key, name in pending:
-        pending_param = holder[key]
-        param = pending_param.param
-        shape = inferred.get(name)
-        if shape is None:
-            raise DeferredInitializationError(
-                "Operator %s could not infer the shape of input '%s' (Parameter '%s') from input "
-                "shapes %s" % (spec.name, name, param.name, shapes))
-        param.shape = tuple(shape)
-        param._finish_deferred_init()
-        holder[key] = param.data(pending_param.ctx)
+class SymbolBlock(HybridBlock):
+    """A HybridBlock computing ``outputs`` from the variables ``inputs``.
 
+    Parameters
+    ----------
+    outputs : Symbol or list of Symbol
+    inputs : Symbol or list of Symbol
+        Variables of ``outputs``' graph fed by the caller, in call order.
+    params : ParameterDict, optional
+        Parameters to use for the other variables (looked up by full name), e.g. the
+        ``collect_params()`` of the block that built the graph; new ones are created for
+        names it lacks.
 
-# SymbolBlock is defined in its own module on top of HybridBlock, and belongs to this
-# module's namespace as in MXNet (``gluon.block.SymbolBlock``).
-from .symbol_block import SymbolBlock  # noqa: E402  pylint: disable=wrong-import-position
+    Calls always run the compiled graph; called on Symbols, the block returns a copy of
+    its graph with the inputs replaced.
+    """
+
+    def __init__(self, outputs, inputs, params=None):
+        super().__init__(prefix=None, params=None)
+        self._prefix = ''
+        self._params = ParameterDict('', params)
+        if isinstance(inputs, Symbol) and len(inputs) == 1:
+            inputs = [inputs]
+        if isinstance(outputs, (list, tuple)) and len(outputs) == 1:
+            outputs = outputs[0]
+        variables, self._in_format = flatten(inputs)
+        for sym in variables:
+            assert len(sym.get_internals()) == 1, \
+                'Input symbols must be variable, but %s is an output of operators' % str(sym)
+        flat_out, out_fmt = flatten(outputs)
+        graph_out = symbol.Group(flat_out)
+        for node in graph_out.get_internals():
+            # As MXNet: a SymbolBlock's parameters are dense.
+            assert node.attr('__storage_type__') != _ROW_SPARSE_FLAG, \
+                "SymbolBlock doesn't support Parameter '%s' because its storage type is " \
+                "'row_sparse'." % node.name
+        self._create_params(variables, graph_out)
+        # NumPy semantics (set_np(), or mx.sym.np outputs): outputs are mx.np arrays, as in MXNet
+        self._np_mode = is_np_array() or any(isinstance(o, np_symbol_class) for o in flat_out)
+        self._symbol_graph = CachedGraph(self, variables, graph_out, out_fmt, np_mode=self._np_mode)
+        self._clear_cached_graphs()
+        prefix_len = len(_common_prefix(list(self._params.keys())))
+        self._reg_params = {key[prefix_len:]: param for key, param in self._params.items()}
+
+    def _create_params(self, inputs, outputs):
+        """A Parameter (shape inferred at the first call) for every non-input variable."""
+        input_names = {sym.name for sym in inputs}
+        dtypes = _param_dtypes(inputs, outputs)
+        for name in outputs.list_arguments():
+            if name not in input_names:
+                self.params.get(name, allow_deferred_init=True, dtype=dtypes[name])
+        for name in outputs.list_auxiliary_states():
+            if name not in input_names:
+                self.params.get(name, grad_req='null', allow_deferred_init=True,
+                                dtype=dtypes[name])
+
+    @staticmethod
+    def imports(symbol_file, input_names, param_file=None, ctx=None, allow_missing=False,
+                ignore_extra=False):
+        """A SymbolBlock from a ``-symbol.json`` file and, optionally, a ``.params`` file (as
+        written by ``HybridBlock.export`` or ``mx.model.save_checkpoint``).
+
+        Parameters
+        ----------
+        symbol_file : str
+        input_names : str or list of str
+            The variables fed by the caller (``'data'`` for exported blocks).
+        param_file : str, optional
+            Parameters to load; their saved dtypes are kept.
+        ctx : Context or list of Context, optional
+        allow_missing, ignore_extra : bool
+            As in ``ParameterDict.load``.
+        """
+        sym = symbol.load(symbol_file)
+        if isinstance(input_names, str):
+            input_names = [input_names]
+        inputs = [symbol.var(name) for name in input_names]
+        block = SymbolBlock(sym, inputs)
+        if param_file is not None:
+            block.collect_params().load(param_file, ctx, allow_missing, ignore_extra,
+                                        cast_dtype=True, dtype_source='saved')
+        return block
+
+    def _clear_cached_graphs(self):
+        super()._clear_cached_graphs()
+        self._cached_graphs = {self._in_format: self._symbol_graph}  # the graph is the block
+        self._cached_graph = self._symbol_graph
+
+    def _trace(self, flat, fmt):
+        raise ValueError('Invalid input format: the block takes inputs structured as %s, got %s'
+                         % (self._in_format, fmt))
+
+    def forward(self, x, *args):
+        if isinstance(x, NDArray):
+            return self._call_cached_graph((x,) + args)
+        flat, fmt = flatten((x,) + args)
+        assert fmt == self._in_format, 'Invalid input format'
+        graph = self._symbol_graph
+        composed = graph.symbol(**{v.name: sym for v, sym in zip(graph.variables, flat)})
+        outputs = [np_symbol(o) for o in composed] if self._np_mode else list(composed)
+        return graph.regroup(outputs)
+
+    def hybrid_forward(self, F, x, *args, **kwargs):
+        raise NotImplementedError

@@ -293,7 +293,8 @@ class Trainer:
         keys = [i for i, _, _ in trained]
         grads = [p.list_grad() for _, p, _ in trained]
         overlap = self._gradient_overlap(trained)
-        if overlap is not None and overlap.flush():     # pushed from backward (and here)
+        if overlap is not None:         # pushed from backward (and the rest here)
+            overlap.flush()
             if not self._update_on_kvstore:
                 self._kvstore.pull(keys, grads)
             return

@@ -4,14 +4,14 @@ Random choices use Python's ``random`` module (and numpy's global RNG for PCA li
 exactly as MXNet draws them, so seeding those generators reproduces MXNet's augmentations.
 """
 import json
-import random
 
 import numpy as np
 
 from .. import ndarray as nd
 from ..ndarray.ndarray import NDArray
-from ._resize import pick_interp
-from .image import center_crop, color_normalize, imresize, random_crop, random_size_crop, resize_short
+from .._image_resize import pick_interp
+from ._ops import center_crop, color_normalize, imresize, random_crop, random_size_crop, resize_short
+from .._sample_streams import nprandom, pyrandom
 
 __all__ = ['Augmenter', 'SequentialAug', 'ResizeAug', 'ForceResizeAug', 'RandomCropAug',
            'RandomSizedCropAug', 'CenterCropAug', 'RandomOrderAug', 'BrightnessJitterAug',
@@ -24,8 +24,8 @@ _LUMA = (0.299, 0.587, 0.114)
 _RGB_TO_YIQ = np.array([[0.299, 0.587, 0.114], [0.596, -0.274, -0.321], [0.211, -0.523, 0.311]])
 _YIQ_TO_RGB = np.array([[1.0, 0.956, 0.621], [1.0, -0.272, -0.647], [1.0, -1.107, 1.705]])
 # ImageNet's PCA of RGB pixels, used by CreateAugmenter's pca_noise.
-_IMAGENET_EIGVAL = np.array([55.46, 4.794, 1.148])
-_IMAGENET_EIGVEC = np.array([[-0.5675, 0.7192, 0.4009],
+IMAGENET_EIGVAL = np.array([55.46, 4.794, 1.148])
+IMAGENET_EIGVEC = np.array([[-0.5675, 0.7192, 0.4009],
                              [-0.5808, -0.0045, -0.8140],
                              [-0.5836, -0.6948, 0.4203]])
 _IMAGENET_MEAN = (123.68, 116.28, 103.53)
@@ -73,7 +73,7 @@ class RandomOrderAug(SequentialAug):
     """Apply the augmenters ``ts`` in a random order (shuffled in place at every call)."""
 
     def __call__(self, src):
-        random.shuffle(self.ts)
+        pyrandom.shuffle(self.ts)
         return super().__call__(src)
 
 
@@ -131,7 +131,7 @@ class RandomSizedCropAug(Augmenter):
 
 
 def _jitter_factor(spread):
-    return 1.0 + random.uniform(-spread, spread)
+    return 1.0 + pyrandom.uniform(-spread, spread)
 
 
 class BrightnessJitterAug(Augmenter):
@@ -189,7 +189,7 @@ class HueJitterAug(Augmenter):
         self.hue = hue
 
     def __call__(self, src):
-        angle = random.uniform(-self.hue, self.hue) * np.pi
+        angle = pyrandom.uniform(-self.hue, self.hue) * np.pi
         cos, sin = np.cos(angle), np.sin(angle)
         rotate_iq = np.array([[1.0, 0.0, 0.0], [0.0, cos, -sin], [0.0, sin, cos]])
         transform = (_YIQ_TO_RGB @ rotate_iq @ _RGB_TO_YIQ).T
@@ -215,7 +215,7 @@ class LightingAug(Augmenter):
         self.eigvec = eigvec
 
     def __call__(self, src):
-        alpha = np.random.normal(0, self.alphastd, size=(3,))
+        alpha = nprandom.normal(0, self.alphastd, size=(3,))
         src += nd.array(np.dot(self.eigvec * alpha, self.eigval))
         return src
 
@@ -245,7 +245,7 @@ class RandomGrayAug(Augmenter):
         self.mat = nd.array([[0.21] * 3, [0.72] * 3, [0.07] * 3])
 
     def __call__(self, src):
-        if random.random() < self.p:
+        if pyrandom.random() < self.p:
             src = nd.dot(src, self.mat)
         return src
 
@@ -258,7 +258,7 @@ class HorizontalFlipAug(Augmenter):
         self.p = p
 
     def __call__(self, src):
-        if random.random() < self.p:
+        if pyrandom.random() < self.p:
             src = nd.flip(src, axis=1)
         return src
 
@@ -274,10 +274,11 @@ class CastAug(Augmenter):
         return src.astype(self.typ)
 
 
-def _normalize_stat(value, imagenet_default, name):
-    """``True`` means ImageNet's statistics; otherwise None or a 1- or 3-element array."""
+def imagenet_statistic(value, name):
+    """A ``mean`` or ``std`` argument: True means ImageNet's (per RGB channel); otherwise
+    None or an array of 1 or 3 values."""
     if value is True:
-        return nd.array(imagenet_default)
+        return nd.array(_IMAGENET_MEAN if name == 'mean' else _IMAGENET_STD)
     if value is not None:
         assert isinstance(value, (np.ndarray, NDArray)) and value.shape[0] in (1, 3), \
             '%s must be an array of 1 or 3 values' % name
@@ -316,11 +317,11 @@ def CreateAugmenter(data_shape, resize=0, rand_crop=False, rand_resize=False, ra
     if hue:
         augs.append(HueJitterAug(hue))
     if pca_noise > 0:
-        augs.append(LightingAug(pca_noise, _IMAGENET_EIGVAL, _IMAGENET_EIGVEC))
+        augs.append(LightingAug(pca_noise, IMAGENET_EIGVAL, IMAGENET_EIGVEC))
     if rand_gray > 0:
         augs.append(RandomGrayAug(rand_gray))
-    mean = _normalize_stat(mean, _IMAGENET_MEAN, 'mean')
-    std = _normalize_stat(std, _IMAGENET_STD, 'std')
+    mean = imagenet_statistic(mean, 'mean')
+    std = imagenet_statistic(std, 'std')
     if mean is not None or std is not None:
         augs.append(ColorNormalizeAug(mean, std))
     return augs

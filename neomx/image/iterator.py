@@ -1,12 +1,15 @@
 """``ImageIter``: batches of augmented images read from an image list and a root folder."""
+import concurrent.futures
 import os
 import random
 import numbers
+import weakref
 
 from .. import ndarray as nd, recordio
+from .._sample_streams import sample_streams
 from ..io import DataBatch, DataIter
 from .augment import CreateAugmenter
-from .image import imdecode
+from ._ops import imdecode
 
 __all__ = ['ImageIter']
 
@@ -72,6 +75,12 @@ class ImageIter(DataIter):
         Label dtype: int32, float32, int64 or float64.
     last_batch_handle : {'pad', 'discard', 'roll_over'}
         The incomplete last batch is filled from the start, dropped, or completed from the next epoch.
+    preprocess_threads : int, optional (keyword; a neomx addition)
+        Decode and augment each batch's images on this many threads (0: on the caller's
+        thread). Each image then draws its random augmentation from its own streams, seeded
+        in order from Python's ``random``: the batches are the same for any number of threads
+        (but not those of the default, where the augmenters share the global streams, as in
+        MXNet).
 
     Each batch holds data of shape (batch_size, 3, H, W) float32 and the labels; ``pad`` counts
     the samples repeated to fill the last batch.
@@ -82,6 +91,7 @@ class ImageIter(DataIter):
                  aug_list=None, imglist=None, data_name='data', label_name='softmax_label',
                  dtype='float32', last_batch_handle='pad', **kwargs):
         super().__init__(batch_size)
+        preprocess_threads = kwargs.pop('preprocess_threads', None)
         assert path_imgrec or path_imglist or isinstance(imglist, list)
         assert dtype in _LABEL_DTYPES, dtype + ' label not supported'
         self.imgrec, keys, self.imglist = None, None, None
@@ -114,6 +124,8 @@ class ImageIter(DataIter):
         self.num_image = None if keys is None else len(keys)
         self.auglist = CreateAugmenter(data_shape, **kwargs) if aug_list is None else aug_list
         self.last_batch_handle = last_batch_handle
+        self._threads = None if preprocess_threads is None else max(0, int(preprocess_threads))
+        self._pool = None
         self.cur = 0
         self._allow_read = True
         self._clear_cache()
@@ -167,8 +179,45 @@ class ImageIter(DataIter):
         label, fname = self.imglist[key]
         return label, self.read_image(fname)
 
+    def _read_samples(self, count):
+        """Up to ``count`` next (label, encoded, position, seed); seeds from Python's random."""
+        samples = []
+        try:
+            while len(samples) < count:
+                label, encoded = self.next_sample()
+                samples.append((label, encoded, self.cur - 1, random.getrandbits(63)))
+        except StopIteration:
+            if not samples:
+                raise
+        return samples
+
+    def _map_samples(self, function, samples):
+        """``function(sample)`` for each sample, each within its own random streams, on the
+        thread pool (in order)."""
+        def run(sample):
+            with sample_streams(sample[3]):
+                return function(sample)
+        if not self._threads:
+            return [run(sample) for sample in samples]
+        if self._pool is None:
+            self._pool = concurrent.futures.ThreadPoolExecutor(self._threads,
+                                                               thread_name_prefix='ImageIter')
+            weakref.finalize(self, self._pool.shutdown, wait=False, cancel_futures=True)
+        return list(self._pool.map(run, samples))
+
+    def _augmented(self, sample):
+        return self.postprocess_data(self.augmentation_transform(
+            self._decode_at(sample[1], sample[2])))
+
     def _batchify(self, batch_data, batch_label, start=0):
         """Fill the batch from index ``start``; the index reached (StopIteration if none read)."""
+        if self._threads is not None:
+            samples = self._read_samples(self.batch_size - start)
+            for i, (sample, data) in enumerate(zip(samples, self._map_samples(self._augmented, samples)),
+                                               start):
+                batch_data[i] = data
+                batch_label[i] = sample[0]
+            return start + len(samples)
         i = start
         try:
             while i < self.batch_size:
@@ -188,7 +237,7 @@ class ImageIter(DataIter):
             batch_data, batch_label, filled = self._cache_data, self._cache_label, self._cache_idx
         else:
             batch_data = nd.zeros((self.batch_size,) + tuple(self.data_shape))
-            batch_label = nd.empty(self.provide_label[0][1])
+            batch_label = self._new_label_batch()
             filled = self._batchify(batch_data, batch_label)
         pad = self.batch_size - filled
         if pad:
@@ -204,6 +253,15 @@ class ImageIter(DataIter):
                 self._clear_cache()
         return DataBatch([batch_data], [batch_label], pad=pad)
 
+    def _new_label_batch(self):
+        return nd.empty(self.provide_label[0][1])
+
+    @staticmethod
+    def check_valid_image(data):
+        """Require a decoded image with a shape."""
+        if len(data[0].shape) == 0:
+            raise RuntimeError('Data shape is wrong')
+
     @staticmethod
     def check_data_shape(data_shape):
         """Require a (3, H, W) shape."""
@@ -214,13 +272,17 @@ class ImageIter(DataIter):
 
     def imdecode(self, encoded):
         """Decode one image; a RuntimeError names the file when it is broken."""
+        return self._decode_at(encoded, self.cur - 1)
+
+    def _decode_at(self, encoded, position):
+        """Decode the image read at ``position`` of the pass (named when it is broken)."""
         try:
             return imdecode(encoded)
         except Exception as err:  # pylint: disable=broad-except
             if self.imglist is None:
                 raise RuntimeError('Broken image in record %d of the .rec file: %s'
-                                   % (self.cur - 1, err)) from err
-            _, fname = self.imglist[self.seq[(self.cur - 1) % self.num_image]]
+                                   % (position, err)) from err
+            _, fname = self.imglist[self.seq[position % self.num_image]]
             raise RuntimeError('Broken image filename: {}, {}'.format(fname, err)) from err
 
     def read_image(self, fname):

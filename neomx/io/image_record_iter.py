@@ -1,60 +1,81 @@
-"""``mx.io.ImageRecordIter``: batches of decoded, cropped, normalised images from a ``.rec`` file.
+"""``mx.io.ImageRecordIter``: batches of decoded, augmented, normalised images from a ``.rec`` file.
 
-The iterator reproduces MXNet's default augmentation pipeline for the deterministic settings:
-decode (RGB, or gray for one channel), shorter-edge ``resize``, an aspect-keeping resize
-that makes the image cover ``data_shape`` when it is smaller, a centre (or random) crop, an optional mirror, then
-``(pixel - mean) / std * scale`` per channel into NCHW float32. Batching follows MXNet too:
-with ``round_batch`` the last batch of an epoch is completed with the first records of the
-next pass and ``pad`` counts them, and the epoch after that resumes behind them.
+Each image goes through MXNet's default augmentation pipeline, in MXNet's order: decode (RGB,
+or gray for one channel), shorter-edge ``resize``, MXNet's affine warp (shear ``max_shear_ratio``, rotation
+``rotate``/``max_rotate_angle``, scale ``min/max_random_scale``, aspect ratio
+``max_aspect_ratio``, size limits ``min/max_img_size``), a ``pad`` border, then either
+``random_resized_crop`` or: growing an image smaller than ``data_shape`` (rows, then
+columns), a square ``min/max_crop_size`` crop, and the centre (or random) crop; the mirror;
+HLS shifts (``random_h/s/l``), ``brightness``, ``contrast``, ``saturation``, ``pca_noise``;
+then ``((pixel - mean) * contrast + illumination) / std * scale`` per channel into NCHW
+float32, contrast and illumination drawn from ``max_random_contrast`` and
+``max_random_illumination`` (or the pixels, for uint8/int8 outputs). The deterministic settings give MXNet's pixels (tests/data holds batches
+MXNet made). Batching follows MXNet too: with ``round_batch`` the last batch of an epoch is
+completed with the first records of the next pass and ``pad`` counts them, and the epoch
+after that resumes behind them. Not implemented (raising MXNetError when set):
+a fourth channel (``mean_a``, ``std_a``).
 
-Differences from MXNet: images are decoded with Pillow and resized with torch's bilinear
-interpolation, where MXNet uses OpenCV (JPEG pixels and resized pixels may differ by a few
-levels; PNG without resizing is identical). The shuffled order and random augmentations
-are reproducible from ``seed``/``seed_aug`` but are not MXNet's streams. With
+Records are decoded and augmented by ``preprocess_threads`` worker threads, and
+``prefetch_buffer`` batches are prepared ahead of the caller (see ``neomx._batch_workers``):
+the batches are the same whatever the number of threads, because every record draws its
+random choices from its own stream, seeded by (``seed_aug``, pass, record number).
+
+Differences from MXNet: with the ``vision`` extra (OpenCV) decoding and resizing are
+OpenCV's, as in MXNet, and the pixels are identical; without it images are decoded with
+Pillow and resized in torch (JPEG and resized pixels may differ by a few levels). The
+shuffled order and random augmentations are reproducible from ``seed``/``seed_aug`` but are
+not MXNet's streams (MXNet's depend on its number of threads; neomx's do not). With
 ``round_batch=False`` the last batch is zero-filled and ``pad`` counts the filler (MXNet
 leaves stale samples there and reports 0). ``DataBatch.index`` is all zeros, as in MXNet.
 """
+import os
+import random
+import weakref
+
 import numpy as np
 import torch
 
 from .. import _fileio, _recordio_parts, recordio
+from .._batch_workers import BatchPipeline
+from .._image_decode import opencv
+from .._recordio_format import read_record
+from .._image_resize import pick_interp, resize_pixels
+from .._optional import MissingDependencyError
 from ..base import MXNetError, check_batch_size
 from ..context import cpu, cpu_pinned
-from ..ndarray.ndarray import _new as _wrap_tensor
-from .io import DataDesc, DataIter
+from ..ndarray.ndarray import wrap_tensor
+from ._iters import DataDesc, DataIter
 
-__all__ = ['ImageRecordIter']
+__all__ = ['ImageRecordIter', 'ImageRecordUInt8Iter', 'ImageRecordInt8Iter', 'ImageRecordIter_v1',
+           'ImageRecordUInt8Iter_v1']
 
-# Accepted for compatibility; they tune MXNet's C++ threads, buffers and logging.
-_IGNORED = {'preprocess_threads', 'prefetch_buffer', 'verbose', 'ctx', 'shuffle_chunk_size',
-            'shuffle_chunk_seed', 'aug_seq'}
+# Accepted for compatibility; they tune MXNet's C++ buffers and logging.
+_IGNORED = {'verbose', 'ctx', 'shuffle_chunk_size', 'shuffle_chunk_seed', 'aug_seq'}
 # MXNet augmentations neomx does not implement, with the values that switch them off.
-_UNSUPPORTED = {
-    'path_imglist': '', 'mean_img': '', 'random_resized_crop': False, 'max_rotate_angle': 0,
-    'rotate': -1, 'max_aspect_ratio': 0, 'min_aspect_ratio': None, 'max_shear_ratio': 0,
-    'max_crop_size': -1, 'min_crop_size': -1, 'max_random_scale': 1, 'min_random_scale': 1,
-    'max_random_area': 1, 'min_random_area': 1, 'max_img_size': 1e10, 'min_img_size': 0,
-    'brightness': 0, 'contrast': 0, 'saturation': 0, 'pca_noise': 0, 'random_h': 0,
-    'random_s': 0, 'random_l': 0, 'pad': 0, 'fill_value': 255, 'max_random_contrast': 0,
-    'max_random_illumination': 0, 'mean_a': 0, 'std_a': 1,
-}
-# torch interpolation mode by MXNet's inter_method (0 nearest, 1 bilinear).
-_INTERPOLATION = {0: 'nearest', 1: 'bilinear'}
+_UNSUPPORTED = {'mean_a': 0, 'std_a': 1}
+# MXNet's inter_method: OpenCV's codes 0-4, 9 (by direction), 10 (random per image).
+_INTERPOLATION = (0, 1, 2, 3, 4, 9, 10)
 # Pillow decode flag by number of output channels.
 _DECODE_FLAG = {1: 0, 3: 1}
-_OUTPUT_DTYPES = {None: np.float32, 'float32': np.float32, 'uint8': np.uint8}
+_OUTPUT_DTYPES = {None: np.float32, 'float32': np.float32, 'float16': np.float16,
+                  'float64': np.float64, 'int32': np.int32, 'int64': np.int64,
+                  'uint8': np.uint8, 'int8': np.int8}
+# Outputs computed in float32 and cast per batch.
+_TORCH_DTYPES = {np.float16: torch.float16, np.float64: torch.float64, np.int32: torch.int32,
+                 np.int64: torch.int64}
 
 
-def _check_options(options):
-    """Reject unknown arguments and augmentations that are set but not implemented."""
+def check_options(options, unsupported, owner):
+    """Reject unknown arguments and augmentations that are set but not implemented
+    (``unsupported`` maps their names to the defaults that switch them off)."""
     for name, value in options.items():
         if name in _IGNORED:
             continue
-        if name not in _UNSUPPORTED:
-            raise MXNetError('ImageRecordIter: Cannot find argument \'%s\'' % name)
-        if value != _UNSUPPORTED[name]:
-            raise MXNetError('ImageRecordIter: argument %s=%r is not supported by neomx '
-                             '(only its default %r)' % (name, value, _UNSUPPORTED[name]))
+        if name not in unsupported:
+            raise MXNetError('%s: Cannot find argument \'%s\'' % (owner, name))
+        if value != unsupported[name]:
+            raise MXNetError('%s: argument %s=%r is not supported by neomx '
+                             '(only its default %r)' % (owner, name, value, unsupported[name]))
 
 
 def _record_offsets(path_imgrec, path_imgidx, num_parts, part_index):
@@ -79,19 +100,71 @@ def _record_offsets(path_imgrec, path_imgidx, num_parts, part_index):
     return part
 
 
-def _resize(pixels, height, width, interpolation):
-    """Resize an (H, W, C) uint8 array to (height, width, C), rounding like OpenCV."""
-    image = torch.from_numpy(np.ascontiguousarray(pixels)).permute(2, 0, 1)[None].float()
-    align = {} if interpolation == 'nearest' else {'align_corners': False}
-    resized = torch.nn.functional.interpolate(image, size=(height, width), mode=interpolation, **align)
-    return resized[0].permute(1, 2, 0).round_().clamp_(0, 255).to(torch.uint8).numpy()
+def _read_list_labels(path):
+    """{image index: float32 labels} of an .lst file (index, labels..., path; tab separated)."""
+    labels = {}
+    with open(path) as lines:
+        for line in lines:
+            fields = line.strip().split('\t')
+            if len(fields) >= 3:
+                labels[int(float(fields[0]))] = np.array(fields[1:-1], np.float32)
+    return labels
 
 
-def _covering_size(height, width, min_height, min_width):
-    """(height, width) scaled up, aspect kept, until it covers (min_height, min_width)."""
-    if min_height * width >= min_width * height:
-        return min_height, width * min_height // height
-    return height * min_width // width, min_width
+def _grow_rows(height, width, min_height):
+    """(height, width) scaled up, aspect kept, to ``min_height`` rows (integer division as MXNet)."""
+    return min_height, width * min_height // height
+
+
+# MXNet's gray level for contrast and saturation: ITU-R 601 weights applied to the channels
+# in OpenCV's BGR order, as MXNet does (so red weighs 0.114 and blue 0.299).
+_JITTER_GRAY = np.array([0.114, 0.587, 0.299], np.float32)
+# AlexNet's PCA of ImageNet's RGB pixels, for pca_noise.
+_EIGVAL = np.array([55.46, 4.794, 1.148], np.float32)
+_EIGVEC = np.array([[-0.5675, 0.7192, 0.4009], [-0.5808, -0.0045, -0.8140],
+                    [-0.5836, -0.6948, 0.4203]], np.float32)
+
+
+def _hls_jitter(pixels, shifts):
+    """Shift hue, lightness and saturation (OpenCV's 8-bit HLS: hue 0-180) by ``shifts``,
+    clipped, as MXNet's random_h/random_l/random_s."""
+    cv2 = opencv()
+    if pixels.shape[2] != 3:
+        raise MXNetError('ImageRecordIter: random_h/s/l need 3 channels')
+    hls = cv2.cvtColor(np.ascontiguousarray(pixels), cv2.COLOR_RGB2HLS).astype(np.int16)
+    hls += np.array(shifts, np.int16)
+    np.clip(hls, 0, np.array([180, 255, 255], np.int16), out=hls)
+    return cv2.cvtColor(hls.astype(np.uint8), cv2.COLOR_HLS2RGB)
+
+
+def _saturate(values):
+    """float pixels back to uint8 as OpenCV's saturate_cast (round half to even, clip)."""
+    return np.clip(np.rint(values), 0, 255).astype(np.uint8)
+
+
+def _color_jitter(pixels, jitters, pca_noise, rng):
+    """MXNet's colour augmentations of (H, W, 3) uint8 pixels, each rounded back to uint8:
+    brightness scales the pixels, contrast blends them with the mean gray level, saturation
+    with each pixel's gray level (factors 1 + U(-x, x)); pca_noise adds AlexNet's lighting
+    noise (alpha ~ N(0, pca_noise))."""
+    brightness, contrast, saturation = jitters
+    if pixels.shape[2] != 3:
+        raise MXNetError('ImageRecordIter: brightness, contrast, saturation and pca_noise need '
+                         '3 channels')
+    if brightness > 0:
+        pixels = _saturate(pixels * np.float32(1 + rng.uniform(-brightness, brightness)))
+    if contrast > 0:
+        alpha = np.float32(1 + rng.uniform(-contrast, contrast))
+        mean_gray = float((pixels.astype(np.float32) @ _JITTER_GRAY).mean())
+        pixels = _saturate(pixels * alpha + (1 - alpha) * mean_gray)
+    if saturation > 0:
+        alpha = np.float32(1 + rng.uniform(-saturation, saturation))
+        gray = (pixels.astype(np.float32) @ _JITTER_GRAY)[:, :, None]
+        pixels = _saturate(pixels * alpha + (1 - alpha) * gray)
+    if pca_noise > 0:
+        alpha = np.array([rng.gauss(0, pca_noise) for _ in range(3)], np.float32)
+        pixels = _saturate(pixels + _EIGVEC @ (alpha * _EIGVAL))
+    return pixels
 
 
 def _shorter_edge_size(height, width, size):
@@ -99,6 +172,11 @@ def _shorter_edge_size(height, width, size):
     if height > width:
         return size * height // width, size
     return size, size * width // height
+
+
+def _record_seed(seed_aug, pass_number, record):
+    """The seed of one record's augmentation stream in one pass over the data."""
+    return ((seed_aug & 0xFFFFFFFF) << 64) | ((pass_number & 0xFFFFFFFF) << 32) | record
 
 
 class ImageRecordIter(DataIter):
@@ -131,9 +209,11 @@ class ImageRecordIter(DataIter):
     mean_r, mean_g, mean_b, std_r, std_g, std_b, scale : float
         Output ``(pixel - mean) / std * scale`` per channel (float outputs only).
     inter_method : int
-        0 nearest, 1 bilinear.
-    dtype : None, 'float32' or 'uint8'
-        Output dtype; uint8 outputs the cropped pixels without normalisation.
+        OpenCV's interpolation: 0 nearest, 1 bilinear, 2 bicubic, 3 area, 4 Lanczos; 9 by
+        direction (bicubic up, area down); 10 random per image.
+    dtype : None or str
+        Output dtype: float32 (None), float16, float64, int32, int64; uint8 and int8 output
+        the cropped pixels without normalisation (int8 saturated at 127).
     num_parts, part_index : int
         Read only part ``part_index`` of ``num_parts`` contiguous parts of the records, split
         as MXNet splits them: by record count with ``path_imgidx``, by bytes of the file
@@ -143,10 +223,69 @@ class ImageRecordIter(DataIter):
     data_name, label_name : str
     device_id : int
         Output context: ``cpu_pinned(device_id)``, or ``cpu(0)`` for -1.
+    pad, fill_value : int
+        Border of ``pad`` pixels of value ``fill_value`` added after ``resize``, before the
+        crop (CIFAR-style training: ``pad=4, rand_crop=True``).
+    random_resized_crop : bool
+        Crop a window of random area (``[min_random_area, max_random_area]`` of the image)
+        and aspect ratio (``[min_aspect_ratio, max_aspect_ratio]``, or ``1 -/+
+        max_aspect_ratio`` without a minimum), resized to ``data_shape`` (ResNet's ImageNet
+        preprocessing); ten tries, then the centred window.
+    max_shear_ratio, min_random_scale, max_random_scale, max_aspect_ratio, min_img_size,
+    max_img_size : float
+        MXNet's affine warp (needs OpenCV): shear ``(x, y) -> (x + m y, y)`` with ``m`` in
+        ``[-max_shear_ratio, max_shear_ratio]``, scale in ``[min_random_scale,
+        max_random_scale]``, aspect ratio in ``1 -/+ max_aspect_ratio`` (the last two belong to
+        ``random_resized_crop`` when it is set), size limited to ``[min_img_size,
+        max_img_size]``.
+    min_crop_size, max_crop_size : int
+        Crop a square of random side in this range (random with ``rand_crop``, else centred),
+        resized to ``data_shape`` (ignored with ``random_resized_crop``).
+    rotate, max_rotate_angle : int
+        Rotate by ``rotate`` degrees, or by a random whole number of degrees in
+        ``[-max_rotate_angle, max_rotate_angle]``, about the centre, in the affine warp.
+    random_h, random_s, random_l : int
+        Shift hue, saturation and lightness (OpenCV's 8-bit HLS) by random whole amounts in
+        ``[-v, v]`` (needs OpenCV).
+    mean_img : str
+        A mean image file (``nd.save`` of one (C, H, W) array) subtracted instead of
+        ``mean_r/g/b``; computed over the data and saved there when it does not exist.
+    path_imglist : str
+        An .lst file (``index \\t labels... \\t path``) whose labels replace the records',
+        matched by the records' image index (``IRHeader.id``).
+    max_random_contrast, max_random_illumination : float
+        Per image, the normalised pixels are ``(pixel - mean) * c + i`` (before ``/ std *
+        scale``) with ``c`` in ``1 -/+ max_random_contrast`` and ``i`` in ``-/+
+        max_random_illumination`` (float outputs).
+    brightness, contrast, saturation, pca_noise : float
+        Random colour augmentation of the crop, as MXNet's (see ``_color_jitter``).
+    preprocess_threads : int, default 4
+        Threads that decode and augment (0: on the caller's thread, when a batch is asked
+        for). The batches do not depend on it.
+    prefetch_buffer : int, default 4
+        Batches prepared ahead of the caller.
     **options
-        ``preprocess_threads``, ``prefetch_buffer``, ``verbose``, ``ctx``, ``aug_seq``,
-        ``shuffle_chunk_*`` are ignored; MXNet's other augmentations raise MXNetError
-        unless left at their defaults.
+        ``verbose``, ``ctx``, ``aug_seq``, ``shuffle_chunk_*`` are ignored; MXNet's other
+        augmentations raise MXNetError unless left at their defaults.
+
+    Shape
+    -----
+    data: (batch_size, C, H, W); label: (batch_size,) or (batch_size, label_width).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), 'a.rec')
+    >>> writer = mx.recordio.MXRecordIO(path, 'w')
+    >>> for i in range(3):
+    ...     writer.write(mx.recordio.pack_img(mx.recordio.IRHeader(0, i, i, 0),
+    ...                                       np.full((12, 12, 3), 50 * i, np.uint8), img_fmt='.png'))
+    >>> writer.close()
+    >>> it = mx.io.ImageRecordIter(path_imgrec=path, data_shape=(3, 8, 8), batch_size=2,
+    ...                            preprocess_threads=2)
+    >>> [(b.label[0].asnumpy().tolist(), b.pad) for b in it]
+    [([0.0, 1.0], 0), ([2.0, 0.0], 1)]
+    >>> it.close()
     """
 
     def __init__(self, *, path_imgrec, data_shape, batch_size, path_imgidx='', label_width=1,
@@ -154,10 +293,17 @@ class ImageRecordIter(DataIter):
                  rand_mirror=False, mirror=False, mean_r=0., mean_g=0., mean_b=0., std_r=1.,
                  std_g=1., std_b=1., scale=1., inter_method=1, dtype=None, num_parts=1,
                  part_index=0, seed_aug=None, data_name='data', label_name='softmax_label',
-                 device_id=0, **options):
+                 device_id=0, preprocess_threads=4, prefetch_buffer=4, pad=0, fill_value=255,
+                 brightness=0., contrast=0., saturation=0., pca_noise=0.,
+                 random_resized_crop=False, min_random_area=1., max_random_area=1.,
+                 min_aspect_ratio=None, max_aspect_ratio=0., min_random_scale=1.,
+                 max_random_scale=1., min_crop_size=-1, max_crop_size=-1, rotate=-1,
+                 max_rotate_angle=0, random_h=0, random_s=0, random_l=0, max_shear_ratio=0.,
+                 min_img_size=0., max_img_size=1e10, max_random_contrast=0.,
+                 max_random_illumination=0., path_imglist='', mean_img='', **options):
         super().__init__(batch_size)
         check_batch_size(batch_size, 'ImageRecordIter')
-        _check_options(options)
+        check_options(options, _UNSUPPORTED, type(self).__name__)
         self._check_arguments(data_shape, inter_method, dtype)
         self.data_shape = tuple(data_shape)
         self.label_width = label_width
@@ -167,7 +313,31 @@ class ImageRecordIter(DataIter):
         self.rand_crop = rand_crop
         self.rand_mirror = rand_mirror
         self.mirror = mirror
-        self._interpolation = _INTERPOLATION[inter_method]
+        self.pad = pad
+        self.fill_value = fill_value
+        self._jitters = (brightness, contrast, saturation)
+        self._pca_noise = pca_noise
+        self.random_resized_crop = random_resized_crop
+        self._area_range = (min_random_area, max_random_area)
+        self._ratio_range = (1 - max_aspect_ratio, 1 + max_aspect_ratio) \
+            if min_aspect_ratio is None else (min_aspect_ratio, max_aspect_ratio)
+        self._crop_size_range = (min_crop_size, max_crop_size)
+        # MXNet's affine warp; scale and aspect ratio belong to random_resized_crop when set.
+        self._affine = dict(shear=max_shear_ratio, rotate=rotate, max_angle=max_rotate_angle,
+                            scale=(1., 1.) if random_resized_crop else (min_random_scale, max_random_scale),
+                            aspect=0. if random_resized_crop else max_aspect_ratio,
+                            size=(min_img_size, max_img_size))
+        self._warps = (max_rotate_angle > 0 or max_shear_ratio > 0 or rotate > 0
+                       or self._affine['scale'] != (1., 1.) or self._affine['aspect'] != 0
+                       or max_img_size != 1e10 or min_img_size != 0)
+        self._hls_jitter = (random_h, random_l, random_s)
+        self._lighting = (max_random_contrast, max_random_illumination)
+        self._list_labels = _read_list_labels(path_imglist) if path_imglist else None
+        if (self._warps or any(self._hls_jitter)) and opencv() is None:
+            raise MissingDependencyError('ImageRecordIter: rotation, shear, scale, aspect ratio, '
+                                         'image size limits and random_h/s/l need OpenCV '
+                                         '(opencv-python-headless): pip install "neomx[vision]"')
+        self._inter_method = inter_method
         self._dtype = _OUTPUT_DTYPES[dtype]
         channels = self.data_shape[0]
         self._mean = np.array([mean_r, mean_g, mean_b][:channels], np.float32).reshape(-1, 1, 1)
@@ -188,13 +358,38 @@ class ImageRecordIter(DataIter):
         # Records are numbered within this part (the file's numbers when num_parts is 1).
         self._record_number = {offset: i for i, offset in enumerate(self._offsets)}
         self._shuffle_rng = np.random.RandomState(seed)
-        self._aug_rng = np.random.RandomState(seed if seed_aug is None else seed_aug)
+        self._seed_aug = seed if seed_aug is None else seed_aug
         label_shape = (batch_size,) if label_width == 1 else (batch_size, label_width)
         self.provide_data = [DataDesc(data_name, (batch_size,) + self.data_shape, self._dtype)]
         self.provide_label = [DataDesc(label_name, label_shape, np.float32)]
         self._batch = None
-        self._new_pass()
-        self._overflowed = False
+        self._passes = 0
+        self._drawn_pass = None     # a pass drawn to complete a last batch not yet read
+        self._resume = None         # (order, pass, cursor) after a completed last batch
+        self._ended = False
+        self._pipeline = BatchPipeline(self._prepare, self._allocate, preprocess_threads,
+                                       prefetch_buffer, name='ImageRecordIter')
+        if mean_img:
+            self._mean = self._mean_image(mean_img)
+        self._start(*self._draw_pass(), 0)
+
+    def _mean_image(self, path):
+        """The (C, H, W) float32 mean image saved at ``path`` (``nd.save``, as MXNet writes
+        it), or, when there is none, the mean of this iterator's images (one pass, each with
+        the stream of seed 0) saved there first, as MXNet does."""
+        from ..ndarray import utils as nd_utils  # pylint: disable=import-outside-toplevel
+        if os.path.exists(path):
+            saved = nd_utils.load(path)
+            mean = next(iter(saved.values())) if isinstance(saved, dict) else saved[0]
+            return mean.asnumpy().astype(np.float32).reshape(self.data_shape)
+        total = np.zeros(self.data_shape, np.float64)
+        for offset in self._offsets:
+            _, encoded = recordio.unpack(self._read_at(offset))
+            pixels = self._process(encoded, self._record_number[offset], random.Random(0))
+            total += pixels.transpose(2, 0, 1)
+        mean = (total / len(self._offsets)).astype(np.float32)
+        nd_utils.save(path, {'mean_img': wrap_tensor(torch.from_numpy(mean), cpu(0))})
+        return mean
 
     @staticmethod
     def _check_arguments(data_shape, inter_method, dtype):
@@ -202,70 +397,111 @@ class ImageRecordIter(DataIter):
             raise MXNetError('ImageRecordIter: data_shape must be (channels, height, width) with '
                              '1 or 3 channels, got %s' % (data_shape,))
         if inter_method not in _INTERPOLATION:
-            raise MXNetError('ImageRecordIter: inter_method=%r is not supported by neomx '
-                             '(0 nearest or 1 bilinear)' % inter_method)
+            raise MXNetError('ImageRecordIter: inter_method=%r is not one of MXNet\'s codes '
+                             '0-4, 9, 10' % (inter_method,))
         if dtype not in _OUTPUT_DTYPES:
-            raise MXNetError('ImageRecordIter: dtype=%r is not supported by neomx (None, '
-                             '\'float32\' or \'uint8\')' % dtype)
+            raise MXNetError('ImageRecordIter: dtype=%r is not supported by neomx (one of %s)'
+                             % (dtype, sorted(str(k) for k in _OUTPUT_DTYPES)))
 
-    def __del__(self):
+    def close(self):
+        """End the worker threads and close the file (the iterator cannot be used after)."""
+        pipeline = getattr(self, '_pipeline', None)
+        if pipeline is not None:
+            pipeline.close()
         record = getattr(self, '_record', None)
         if record is not None:
             record.close()
 
-    def _new_pass(self):
-        """Start reading the records from the first (reshuffled when ``shuffle``)."""
-        self._order = list(self._offsets)
-        if self.shuffle:
-            self._shuffle_rng.shuffle(self._order)
-        self._cursor = 0
+    def __del__(self):
+        self.close()
 
-    def _take(self, count):
-        """Up to ``count`` next offsets of the current pass."""
-        taken = self._order[self._cursor:self._cursor + count]
-        self._cursor += len(taken)
-        return taken
+    def _draw_pass(self):
+        """(order of the offsets, pass number) of a new pass (reshuffled when ``shuffle``)."""
+        order = list(self._offsets)
+        if self.shuffle:
+            self._shuffle_rng.shuffle(order)
+        self._passes += 1
+        return order, self._passes
+
+    def _start(self, order, pass_number, cursor):
+        self._ended = False
+        # The generator holds a proxy: the pipeline it is handed must not keep us alive.
+        self._pipeline.start(type(self)._batches(weakref.proxy(self), order, pass_number, cursor))
+
+    def _batches(self, order, pass_number, cursor):
+        """(samples, (pad, resume state)) of the batches of a pass, from ``cursor``.
+
+        Runs on the caller's thread, ahead of it: records are read here, in order.
+        """
+        while cursor < len(order):
+            taken = order[cursor:cursor + self.batch_size]
+            cursor += len(taken)
+            samples = [self._sample(offset, pass_number) for offset in taken]
+            pad = self.batch_size - len(taken)
+            resume = None
+            if pad and self.round_batch:
+                # MXNet completes the batch with the next pass's first records.
+                next_order, next_pass = self._drawn_pass = self._draw_pass()
+                samples += [self._sample(offset, next_pass) for offset in next_order[:pad]]
+                if len(samples) < self.batch_size:
+                    raise MXNetError('ImageRecordIter: batch_size %d is more than twice the %d records'
+                                     % (self.batch_size, len(self._offsets)))
+                resume = (next_order, next_pass, pad)
+            yield samples, (pad, resume)
+
+    def _sample(self, offset, pass_number):
+        record = self._record_number[offset]
+        return (self._read_at(offset), record, offset,
+                _record_seed(self._seed_aug, pass_number, record))
 
     def reset(self):
-        # After a wrapped batch MXNet goes on behind the records it borrowed.
-        if self.round_batch and self._overflowed:
-            self._overflowed = False
+        if self.round_batch and self._resume is not None:
+            # After a wrapped batch MXNet goes on behind the records it borrowed.
+            state, self._resume = self._resume, None
+        elif self._drawn_pass is not None:
+            state = self._drawn_pass + (0,)     # drawn ahead already: the same as drawing now
         else:
-            self._new_pass()
+            state = self._draw_pass() + (0,)
+        self._drawn_pass = None
+        self._start(*state)
 
     def iter_next(self):
-        if self._overflowed:
+        if self._ended:
             return False
-        offsets = self._take(self.batch_size)
-        if not offsets:
+        prepared = self._pipeline.next()
+        if prepared is None:
+            self._ended = True
             return False
-        pad = self.batch_size - len(offsets)
-        if pad and self.round_batch:
-            self._new_pass()
-            offsets += self._take(pad)
-            self._overflowed = True
-            if len(offsets) < self.batch_size:
-                raise MXNetError('ImageRecordIter: batch_size %d is more than twice the %d records'
-                                 % (self.batch_size, len(self._offsets)))
-        self._batch = self._load(offsets, pad)
+        (data, label), (pad, resume) = prepared
+        if resume is not None:
+            self._resume, self._drawn_pass = resume, None
+            self._ended = True          # the wrapped batch is the pass's last
+        self._batch = ([wrap_tensor(self._batch_output(data), self._ctx)],
+                       [wrap_tensor(torch.from_numpy(label), self._ctx)], pad)
         return True
 
-    def _load(self, offsets, pad):
-        """Data, label and pad of a batch of the records at ``offsets``, zero-filled to size."""
-        data = np.zeros((self.batch_size,) + self.data_shape, self._dtype)
-        label = np.zeros(self.provide_label[0].shape, np.float32)
-        for slot, offset in enumerate(offsets):
-            header, image = recordio.unpack(self._read_at(offset))
-            label[slot] = self._label_of(header)
-            data[slot] = self._process(image, self._record_number[offset])
-        return [_wrap_tensor(torch.from_numpy(data), self._ctx)], \
-            [_wrap_tensor(torch.from_numpy(label), self._ctx)], pad
+    def _allocate(self):
+        # Zeros: a short last batch without round_batch leaves its filler slots at zero.
+        dtype = self._dtype if self._dtype in (np.uint8, np.int8) else np.float32
+        return (np.zeros((self.batch_size,) + self.data_shape, dtype),
+                np.zeros(self.provide_label[0].shape, np.float32))
+
+    def _prepare(self, sample, slot, buffers):
+        """Decode and augment one record into slot ``slot`` (runs on a worker thread)."""
+        raw, record, offset, seed = sample
+        try:
+            header, image = recordio.unpack(raw)
+            buffers[1][slot] = self._transform(header, image, record, random.Random(seed),
+                                               buffers[0][slot])
+        except MXNetError as err:
+            raise MXNetError('ImageRecordIter: record %d at byte offset %d of %s: %s'
+                             % (record, offset, self._path_imgrec, err)) from None
 
     def _read_at(self, offset):
         """The bytes of the record at byte ``offset``."""
         self._record.seek(offset)
         try:
-            record = recordio._read_record(self._record)
+            record = read_record(self._record)
         except MXNetError as err:
             record, problem = None, str(err)
         else:
@@ -275,40 +511,161 @@ class ImageRecordIter(DataIter):
                              % (self._record_number[offset], offset, self._path_imgrec, problem))
         return record
 
+    def _transform(self, header, encoded, record, rng, out):
+        """Write the record's image into the batch slot ``out``; return its label."""
+        label = self._label_of(header)
+        self._write(self._process(encoded, record, rng), out, rng)
+        return label
+
     def _label_of(self, header):
+        if self._list_labels is not None:
+            if header.id not in self._list_labels:
+                raise MXNetError('image index %d is not in path_imglist' % header.id)
+            label = self._list_labels[header.id]
+            if label.size != self.label_width:
+                raise MXNetError('path_imglist gives %d labels for image %d but label_width is '
+                                 'set to %d' % (label.size, header.id, self.label_width))
+            return label
         num_label = header.flag if header.flag > 0 else 1
         if num_label != self.label_width:
-            raise MXNetError('ImageRecordIter: the record provides %d-dimensional label but '
+            raise MXNetError('the record provides %d-dimensional label but '
                              'label_width is set to %d' % (num_label, self.label_width))
         return header.label
 
-    def _process(self, encoded, record):
-        """Decode, resize, crop, mirror and normalise the image of record number ``record``
-        to (C, H, W)."""
-        channels, height, width = self.data_shape
-        pixels = recordio.decode_record_image(encoded, _DECODE_FLAG[channels], record,
+    def _resized(self, pixels, height, width, rng):
+        sizes = pixels.shape[:2] + (height, width)
+        interp = rng.randint(0, 4) if self._inter_method == 10 else \
+            pick_interp(self._inter_method, sizes)
+        return resize_pixels(pixels, width, height, interp)
+
+    def _decode(self, encoded, record):
+        pixels = recordio.decode_record_image(encoded, _DECODE_FLAG[self.data_shape[0]], record,
                                               self._path_imgrec)
-        if pixels.ndim == 2:
-            pixels = pixels[:, :, None]
+        return pixels[:, :, None] if pixels.ndim == 2 else pixels
+
+    def _process(self, encoded, record, rng):
+        """Decode, resize, crop and mirror the image of record number ``record`` to (H, W, C)
+        uint8 pixels, drawing its random choices from ``rng``."""
+        _, height, width = self.data_shape
+        pixels = self._decode(encoded, record)
         if self.resize > 0:
-            pixels = _resize(pixels, *_shorter_edge_size(*pixels.shape[:2], self.resize),
-                             self._interpolation)
-        if pixels.shape[0] < height or pixels.shape[1] < width:
-            pixels = _resize(pixels, *_covering_size(*pixels.shape[:2], height, width),
-                             self._interpolation)
-        pixels = self._crop(pixels, height, width)
-        if self.mirror or (self.rand_mirror and self._aug_rng.randint(2)):
+            pixels = self._resized(pixels, *_shorter_edge_size(*pixels.shape[:2], self.resize), rng)
+        if self._warps:
+            pixels = self._warped(pixels, rng)
+        if self.pad > 0:
+            pixels = np.pad(pixels, ((self.pad, self.pad), (self.pad, self.pad), (0, 0)),
+                            constant_values=self.fill_value)
+        if self.random_resized_crop:
+            pixels = self._random_resized(pixels, height, width, rng)
+        # Too small an image grows as MXNet grows it: first to enough rows, then (if still
+        # needed) to enough columns, two resizes.
+        if pixels.shape[0] < height:
+            pixels = self._resized(pixels, *_grow_rows(*pixels.shape[:2], height), rng)
+        if pixels.shape[1] < width:
+            pixels = self._resized(pixels, *_grow_rows(*pixels.shape[1::-1], width)[::-1], rng)
+        if self._crop_size_range != (-1, -1) and not self.random_resized_crop:
+            pixels = self._sized_crop(pixels, height, width, rng)
+        pixels = self._crop(pixels, height, width, rng)
+        if self.mirror or (self.rand_mirror and rng.random() < 0.5):
             pixels = pixels[:, ::-1]
+        if any(self._hls_jitter):
+            pixels = _hls_jitter(pixels, [rng.randint(-v, v) for v in self._hls_jitter])
+        if any(self._jitters) or self._pca_noise > 0:
+            pixels = _color_jitter(pixels, self._jitters, self._pca_noise, rng)
+        return pixels
+
+    def _write(self, pixels, out, rng):
+        """Write (H, W, C) uint8 pixels into the batch slot ``out`` (C, H, W): normalised in
+        place for float outputs (numpy releases the GIL, so threads run this in parallel),
+        the pixels for uint8, saturated at 127 for int8."""
         chw = pixels.transpose(2, 0, 1)
         if self._dtype == np.uint8:
-            return chw
-        return (chw - self._mean) * self._inv_std * self._scale
+            out[...] = chw
+        elif self._dtype == np.int8:
+            np.minimum(chw, 127, out=out, casting='unsafe')
+        else:
+            # ((pixel - mean) * contrast + illumination) * (1 / std) * scale, in float32 as
+            # MXNet rounds it.
+            np.subtract(chw, self._mean, out=out)
+            max_contrast, max_illumination = self._lighting
+            if max_contrast > 0:
+                out *= np.float32(1 + rng.uniform(-max_contrast, max_contrast))
+            if max_illumination > 0:
+                out += np.float32(rng.uniform(-max_illumination, max_illumination))
+            out *= self._inv_std
+            if self._scale != 1:
+                out *= self._scale
 
-    def _crop(self, pixels, height, width):
+    def _batch_output(self, data):
+        """The batch tensor: the slots' buffer, cast for outputs other than float32/uint8/int8."""
+        tensor = torch.from_numpy(data)
+        return tensor.to(_TORCH_DTYPES[self._dtype]) if self._dtype in _TORCH_DTYPES else tensor
+
+    def _random_resized(self, pixels, height, width, rng):
+        """A window of random area fraction and aspect ratio (ten tries, else the largest
+        centred window of the output's aspect ratio), resized to (height, width)."""
+        rows, cols = pixels.shape[:2]
+        for _ in range(10):
+            area = rng.uniform(*self._area_range) * rows * cols
+            ratio = rng.uniform(*self._ratio_range)
+            if ratio <= 0:
+                continue
+            new_w, new_h = int(round(np.sqrt(area * ratio))), int(round(np.sqrt(area / ratio)))
+            if 0 < new_w <= cols and 0 < new_h <= rows:
+                y, x = rng.randint(0, rows - new_h), rng.randint(0, cols - new_w)
+                break
+        else:
+            new_w, new_h = min(cols, rows * width // height), min(rows, cols * height // width)
+            y, x = (rows - new_h) // 2, (cols - new_w) // 2
+        return self._resized(pixels[y:y + new_h, x:x + new_w], height, width, rng)
+
+    def _warped(self, pixels, rng):
+        """MXNet's affine augmentation: shear, rotation, scale and aspect ratio drawn in
+        MXNet's order, the image warped about its centre into its scaled size (limited to
+        [min_img_size, max_img_size]) by OpenCV, the corners filled with ``fill_value``."""
+        cv2, settings = opencv(), self._affine
+        rows, cols = pixels.shape[:2]
+        shear = rng.uniform(-settings['shear'], settings['shear'])
+        angle = settings['rotate'] if settings['rotate'] > 0 else \
+            rng.randint(-settings['max_angle'], settings['max_angle'])
+        scale = np.float32(rng.uniform(*settings['scale']))
+        ratio = np.float32(1 + rng.uniform(-settings['aspect'], settings['aspect']))
+        cos, sin = np.float32(np.cos(angle / 180.0 * np.pi)), np.float32(np.sin(angle / 180.0 * np.pi))
+        rows_scale = np.float32(2 * scale / (1 + ratio))
+        cols_scale = ratio * rows_scale
+        low, high = settings['size']
+        new_cols = np.float32(max(low, min(high, scale * cols)))
+        new_rows = np.float32(max(low, min(high, scale * rows)))
+        matrix = np.array([[rows_scale * cos - shear * sin * cols_scale,
+                            rows_scale * sin + shear * cos * cols_scale, 0],
+                           [-sin * cols_scale, cos * cols_scale, 0]], np.float32)
+        matrix[0, 2] = (new_cols - matrix[0, 0] * cols - matrix[0, 1] * rows) / 2
+        matrix[1, 2] = (new_rows - matrix[1, 0] * cols - matrix[1, 1] * rows) / 2
+        size = (int(new_cols), int(new_rows))
+        interp = rng.randint(0, 4) if self._inter_method == 10 else \
+            pick_interp(self._inter_method, (rows, cols, size[1], size[0]))
+        out = cv2.warpAffine(np.ascontiguousarray(pixels), matrix, size, flags=interp,
+                             borderMode=cv2.BORDER_CONSTANT, borderValue=(self.fill_value,) * 4)
+        return out.reshape(size[1], size[0], pixels.shape[2])
+
+    def _sized_crop(self, pixels, height, width, rng):
+        """A square window of random side in [min_crop_size, max_crop_size] (at random with
+        ``rand_crop``, else centred), resized to (height, width)."""
+        low, high = self._crop_size_range
+        low = high if low < 0 else low
+        side = min(rng.randint(low, max(low, high)), *pixels.shape[:2])
+        spare_y, spare_x = pixels.shape[0] - side, pixels.shape[1] - side
+        if self.rand_crop:
+            y, x = rng.randint(0, spare_y), rng.randint(0, spare_x)
+        else:
+            y, x = spare_y // 2, spare_x // 2
+        return self._resized(pixels[y:y + side, x:x + side], height, width, rng)
+
+    def _crop(self, pixels, height, width, rng):
         """The (height, width) window at the centre, or at random with ``rand_crop``."""
         spare_y, spare_x = pixels.shape[0] - height, pixels.shape[1] - width
         if self.rand_crop:
-            y, x = self._aug_rng.randint(spare_y + 1), self._aug_rng.randint(spare_x + 1)
+            y, x = rng.randint(0, spare_y), rng.randint(0, spare_x)
         else:
             y, x = spare_y // 2, spare_x // 2
         return pixels[y:y + height, x:x + width]
@@ -324,3 +681,52 @@ class ImageRecordIter(DataIter):
 
     def getindex(self):
         return np.zeros(self.batch_size, np.uint64)
+
+
+class ImageRecordUInt8Iter(ImageRecordIter):
+    """:class:`ImageRecordIter` with ``dtype='uint8'``: the cropped pixels, not normalised
+    (MXNet deprecates it for ``ImageRecordIter(dtype='uint8')``).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), 'a.rec')
+    >>> writer = mx.recordio.MXRecordIO(path, 'w')
+    >>> writer.write(mx.recordio.pack_img(mx.recordio.IRHeader(0, 1, 0, 0),
+    ...                                   np.full((4, 4, 3), 200, np.uint8), img_fmt='.png'))
+    >>> writer.close()
+    >>> batch = mx.io.ImageRecordUInt8Iter(path_imgrec=path, data_shape=(3, 2, 2), batch_size=1).next()
+    >>> batch.data[0].dtype, int(batch.data[0].asnumpy().max())
+    (<class 'numpy.uint8'>, 200)
+    """
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault('dtype', 'uint8')
+        super().__init__(**kwargs)
+
+
+class ImageRecordInt8Iter(ImageRecordIter):
+    """:class:`ImageRecordIter` with ``dtype='int8'``: the cropped pixels saturated at 127
+    (MXNet deprecates it for ``ImageRecordIter(dtype='int8')``).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), 'a.rec')
+    >>> writer = mx.recordio.MXRecordIO(path, 'w')
+    >>> writer.write(mx.recordio.pack_img(mx.recordio.IRHeader(0, 1, 0, 0),
+    ...                                   np.full((4, 4, 3), 200, np.uint8), img_fmt='.png'))
+    >>> writer.close()
+    >>> batch = mx.io.ImageRecordInt8Iter(path_imgrec=path, data_shape=(3, 2, 2), batch_size=1).next()
+    >>> batch.data[0].dtype, int(batch.data[0].asnumpy().max())
+    (<class 'numpy.int8'>, 127)
+    """
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault('dtype', 'int8')
+        super().__init__(**kwargs)
+
+
+# MXNet's first-generation C++ iterators, kept under their names: the same pipeline here.
+ImageRecordIter_v1 = ImageRecordIter
+ImageRecordUInt8Iter_v1 = ImageRecordUInt8Iter

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..base import MXNetError
 from ..ndarray.ndarray import array
-from .io import DataBatch, DataDesc, DataIter
+from ._iters import DataBatch, DataDesc, DataIter
 
 __all__ = ['CSVIter', 'MNISTIter', 'LibSVMIter']
 

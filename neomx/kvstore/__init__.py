@@ -11,8 +11,14 @@ A process started with ``DMLC_ROLE=server`` or ``DMLC_ROLE=scheduler`` (as MXNet
 """
 import os as _os
 
-from .base import KVStoreBase, TestStore, create
+from .base import KVStoreBase, TestStore
 from .kvstore import KVStore, LocalKVStore, DeviceKVStore, NCCLKVStore
+from . import base as _base
+from .factory import create
+
+# MXNet also offers the factory as mxnet.kvstore.base.create; the base module cannot import the
+# stores built on it, so the name is placed there from above.
+_base.create = create
 
 __all__ = ['KVStore', 'KVStoreBase', 'LocalKVStore', 'DeviceKVStore', 'NCCLKVStore', 'TestStore', 'create']
 

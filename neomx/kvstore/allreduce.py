@@ -10,7 +10,7 @@ import torch
 from .. import autograd
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
-from . import placement
+from . import rendezvous
 from .base import KVStoreBase
 from .collectives import Collectives
 from .group_member import GroupMember
@@ -27,7 +27,7 @@ class AllreduceKVStore(GroupMember, KVStoreBase):
 
     def __init__(self, name='horovod'):
         self._name = name
-        self._group = placement.init_process_group()
+        self._group = rendezvous.init_process_group()
         self._comm = Collectives(self._group)
 
     @property

@@ -17,7 +17,7 @@ import torch
 
 from .. import autograd
 from ..context import cpu
-from ..ndarray.ndarray import _new
+from ..ndarray.ndarray import wrap_tensor
 from ..optimizer import get_updater, state_format
 
 __all__ = ['SERVER']
@@ -68,8 +68,8 @@ class _Shard:
                         slot[0], tuple(self.values[slot].shape), tuple(t.shape))
             for (key, part), t in zip(slots, tensors):
                 target = self._target((key, part))
-                self.updater(key.encode() if isinstance(key, str) else key, _new(t.to(target.dtype), cpu(0)),
-                             _new(target, cpu(0)))
+                self.updater(key.encode() if isinstance(key, str) else key, wrap_tensor(t.to(target.dtype), cpu(0)),
+                             wrap_tensor(target, cpu(0)))
                 if target is not self.values[(key, part)]:
                     self.values[(key, part)].copy_(target)
         return None

@@ -128,38 +128,3 @@ class TestStore(KVStoreBase):
     @property
     def num_workers(self):
         return 1
-
-
-def create(name='local'):
-    """A new key-value store of type ``name``.
-
-    Parameters
-    ----------
-    name : str
-        ``'local'``, ``'device'``, ``'nccl'``, ``'dist_sync'``, ``'dist_device_sync'``
-        (= ``'dist_sync_device'``), ``'dist_async'``, ``'dist'``, ``'horovod'``,
-        ``'byteps'``, or the lower-cased name of a registered class.
-
-    Example
-    -------
-    >>> kv = mx.kv.create('local')
-    >>> kv.type, kv.rank, kv.num_workers
-    ('local', 0, 1)
-    """
-    if not isinstance(name, str):
-        raise TypeError('name must be a string')
-    lowered = name.lower()
-    registered = KVStoreBase.kv_registry.get(lowered)
-    if registered is not None:
-        return registered()
-    if 'dist' in lowered:
-        if '_async' in lowered:
-            from .dist_async import DistAsyncKVStore
-            return DistAsyncKVStore(lowered)
-        from .dist_sync import DistSyncKVStore
-        return DistSyncKVStore(lowered)
-    if lowered in ('horovod', 'byteps'):
-        from .allreduce import AllreduceKVStore
-        return AllreduceKVStore(lowered)
-    from .kvstore import create_local
-    return create_local(lowered)

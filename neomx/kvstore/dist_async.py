@@ -22,8 +22,8 @@ from .. import autograd
 from ..base import MXNetError, atomic_write
 from ..optimizer import state_format
 from ..context import cpu
-from ..ndarray.ndarray import _new
-from . import async_server, placement
+from ..ndarray.ndarray import wrap_tensor
+from . import async_server, rendezvous
 from .collectives import Collectives
 from .group_member import GroupMember
 from .compression import parse_compression
@@ -74,7 +74,7 @@ class DistAsyncKVStore(GroupMember, KVStore):
     def __init__(self, name='dist_async'):
         super().__init__()
         self._name = name
-        self._group = placement.init_process_group()
+        self._group = rendezvous.init_process_group()
         self._comm = Collectives(self._group)
         self._layouts = {}
         _start_rpc(self._group)
@@ -219,7 +219,7 @@ class DistAsyncKVStore(GroupMember, KVStore):
         pairs = self._pairs(key, out, 'row_sparse_pull')
         self._check(pairs, 'row_sparse_pull')
         ids = self._row_ids_per_output(pairs, row_ids)
-        stored = [_new(v, cpu(0)) for v in self._fetch(pairs, 'row_sparse_pull')]
+        stored = [wrap_tensor(v, cpu(0)) for v in self._fetch(pairs, 'row_sparse_pull')]
         with torch.no_grad():
             self._pull_rows(pairs, stored, iter(ids))
 

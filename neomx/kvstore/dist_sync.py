@@ -24,13 +24,14 @@ import torch
 from .. import autograd
 from ..base import MXNetError, atomic_write
 from ..context import cpu
-from ..ndarray.ndarray import _new
+from ..ndarray.ndarray import wrap_tensor
 from ..optimizer import Updater
-from . import placement
+from . import rendezvous
 from .collectives import Collectives
 from .group_member import GroupMember
 from .compression import parse_compression
 from .fusion import FlatBuffers, plan_buckets
+from .bucketed_push import BucketedPush
 from .kvstore import KVStore
 
 __all__ = ['DistSyncKVStore']
@@ -58,7 +59,7 @@ class DistSyncKVStore(GroupMember, KVStore):
         super().__init__()
         self._name = name
         self._on_device = 'device' in name
-        self._group = placement.init_process_group()
+        self._group = rendezvous.init_process_group()
         self._comm = Collectives(self._group)
         self._masters = {}
         self._flats = FlatBuffers()
@@ -107,6 +108,13 @@ class DistSyncKVStore(GroupMember, KVStore):
         stored = self._check_shapes(pairs, 'push')
         self._comm.agree('push', _signature('push', pairs))
         self._push_pairs(pairs, stored)
+
+    def bucketed_push(self, keys, values):
+        """A :class:`~neomx.kvstore.bucketed_push.BucketedPush` of ``keys`` with ``values``
+        (one NDArray per key, read when pushed): rounds of pushes started bucket by bucket as
+        the values are declared ready, the buckets planned by the store (Gluon's Trainer
+        starts gradients' pushes from backward with it)."""
+        return BucketedPush(self, keys, values)
 
     def _agree_push(self, keys, values):
         """Check that every worker is about to push ``keys`` with ``values``' shapes and dtypes
@@ -170,7 +178,7 @@ class DistSyncKVStore(GroupMember, KVStore):
                 if s is not target._t:      # else summed in place (resident buffers)
                     target._t.copy_(s)
             return
-        merged = [_new(s, t.context) for s, t in zip(sums, targets)]
+        merged = [wrap_tensor(s, t.context) for s, t in zip(sums, targets)]
         if isinstance(self._updater, Updater):
             self._updater([k.encode() if isinstance(k, str) else k for k in keys], merged, targets)
         else:

@@ -24,7 +24,7 @@ import torch
 from .. import autograd
 from ..base import MXNetError, atomic_write
 from ..context import cpu, num_gpus
-from ..ndarray.ndarray import NDArray, _new
+from ..ndarray.ndarray import NDArray, wrap_tensor
 from ..optimizer import Updater, get_updater, state_format
 from .base import KVStoreBase
 
@@ -336,7 +336,7 @@ class KVStore(KVStoreBase):
         """A reusable array for the sum handed to the updater, next to the stored value."""
         buf = self._merge_buffers.get(key)
         if buf is None:
-            buf = self._merge_buffers[key] = _new(torch.empty_like(stored._t), stored.context)
+            buf = self._merge_buffers[key] = wrap_tensor(torch.empty_like(stored._t), stored.context)
         return buf
 
     def _reduce_into(self, key, arrays, target):

@@ -1,4 +1,4 @@
-"""Where this process stands in a distributed job, and joining the job.
+"""Where this process stands in a distributed job (joining it is :mod:`neomx.kvstore.rendezvous`'s).
 
 :func:`find_place` reads the environment, first match wins:
 
@@ -15,10 +15,10 @@
    the scheduler's store (``source='dmlc'``);
 4. nothing: a job of one worker (``source='single'``).
 
-:func:`init_process_group` joins the job once per process and returns a :class:`Group`:
-the rendezvous store (a ``torch.distributed.TCPStore``, hosted by rank 0, by torchrun's
-agent, or by the DMLC scheduler), a torch.distributed default process group over the
-workers (gloo for CPU tensors, NCCL for CUDA tensors) and a heartbeat that lets the
+:func:`neomx.kvstore.rendezvous.init_process_group` joins the job once per process and
+returns a ``Group``: the rendezvous store (a ``torch.distributed.TCPStore``, hosted by rank 0,
+by torchrun's agent, or by the DMLC scheduler), a torch.distributed default process group
+over the workers (gloo for CPU tensors, NCCL for CUDA tensors) and a heartbeat that lets the
 others name this worker if it dies.
 
 Environment knobs (seconds):
@@ -41,7 +41,7 @@ import os
 
 from ..base import MXNetError
 
-__all__ = ['Place', 'find_place', 'init_process_group', 'rendezvous_timeout', 'kvstore_timeout']
+__all__ = ['Place', 'find_place', 'rendezvous_timeout', 'kvstore_timeout']
 
 Place = collections.namedtuple('Place', ['rank', 'num_workers', 'local_rank', 'master_addr', 'master_port',
                                          'role', 'num_servers', 'source', 'agent_store'])
@@ -118,21 +118,3 @@ def find_place(env=None):
         raise MXNetError('this worker has rank %s of %d workers (from %s variables): the rank must lie in '
                          '[0, %d)' % (place.rank, place.num_workers, place.source, place.num_workers))
     return place
-
-
-_GROUP = None
-
-
-def init_process_group(timeout=None):
-    """Join the job (once per process; later calls return the same :class:`Group`).
-
-    Parameters
-    ----------
-    timeout : float, optional
-        Seconds a collective may wait for a peer (default :func:`kvstore_timeout`).
-    """
-    global _GROUP
-    if _GROUP is None:
-        from .rendezvous import join
-        _GROUP = join(find_place(), kvstore_timeout() if timeout is None else timeout)
-    return _GROUP

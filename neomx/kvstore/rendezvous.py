@@ -17,20 +17,28 @@ from datetime import timedelta
 import torch
 import torch.distributed as dist
 
+from .. import _listen
 from ..base import MXNetError
+from .placement import find_place, kvstore_timeout, rendezvous_timeout
 
-__all__ = ['Group', 'join', 'connect_store']
+__all__ = ['Group', 'init_process_group', 'join', 'connect_store']
 
 _BEAT = 0.5          # seconds between heartbeats
 _STALE = 3.0         # a heartbeat unchanged for this long means its process is gone
 
 
 def connect_store(place, is_master, timeout):
-    """A TCPStore client (or the server, with ``is_master``) at the place's address."""
+    """A TCPStore client (or the server, with ``is_master``) at the place's address; the server
+    listens on that address only (127.0.0.1 for a job on one host), unless it is not one of
+    this machine's (a Kubernetes service address), where it listens on every interface."""
+    listener = _listen.bound_listener(place.master_addr, place.master_port) if is_master else None
     try:
         return dist.TCPStore(place.master_addr, place.master_port, None, is_master,
-                             timedelta(seconds=timeout), wait_for_workers=False)
+                             timedelta(seconds=timeout), wait_for_workers=False,
+                             master_listen_fd=None if listener is None else listener[0])
     except (RuntimeError, ValueError, OSError) as err:
+        if listener is not None:
+            os.close(listener[0])
         action = 'host' if is_master else 'reach'
         raise MXNetError('rendezvous: could not %s the store at %s:%d within %g s (%s place of %s, %d '
                          'worker(s) expected): %s' % (action, place.master_addr, place.master_port, timeout,
@@ -162,7 +170,6 @@ def _count_in(store, place, rank, timeout):
 
 def join(place, timeout):
     """Rendezvous with the other workers of ``place``'s job and return the :class:`Group`."""
-    from .placement import rendezvous_timeout
     wait = rendezvous_timeout()
     if place.source == 'single':
         store = dist.HashStore()
@@ -221,3 +228,21 @@ def _init_torch_group(store, rank, world_size, timeout, backend=None):
         backend = 'cpu:gloo,cuda:nccl' if torch.cuda.is_available() else 'gloo'
     dist.init_process_group(backend, store=store, rank=rank, world_size=world_size,
                             timeout=timedelta(seconds=timeout))
+
+
+_GROUP = None
+
+
+def init_process_group(timeout=None):
+    """Join the job (once per process; later calls return the same :class:`Group`).
+
+    Parameters
+    ----------
+    timeout : float, optional
+        Seconds a collective may wait for a peer (default
+        :func:`neomx.kvstore.placement.kvstore_timeout`).
+    """
+    global _GROUP
+    if _GROUP is None:
+        _GROUP = join(find_place(), kvstore_timeout() if timeout is None else timeout)
+    return _GROUP

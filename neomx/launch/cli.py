@@ -1,8 +1,8 @@
 """``python -m neomx.launch`` / ``neomx-launch``: pick the launcher and run it."""
-import importlib
 import sys
 
 from ..base import MXNetError
+from . import mxjob
 from .local import run_local, worker_counts
 from .options import parse_args, parse_env_pairs, read_hostfile
 from .ssh import run_ssh
@@ -10,19 +10,6 @@ from .ssh import run_ssh
 __all__ = ['main']
 
 _UNSUPPORTED = ('mpi', 'sge', 'yarn')
-
-
-def _from_mxjob(argv):
-    """Hand ``--from-mxjob`` over to the MXJob converter, when it is installed."""
-    try:
-        mxjob = importlib.import_module(__package__ + '.mxjob')
-    except ModuleNotFoundError as e:
-        if e.name != __package__ + '.mxjob':
-            raise
-        print('neomx.launch: --from-mxjob needs neomx.launch.mxjob, which this neomx does not have',
-              file=sys.stderr)
-        return 2
-    return mxjob.main(argv)
 
 
 def launch(args):
@@ -46,7 +33,7 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parse_args(argv)
     if args.from_mxjob:
-        return _from_mxjob(argv)
+        return mxjob.main(argv)
     try:
         return launch(args)
     except MXNetError as e:

@@ -7,6 +7,13 @@ and ``NEOMX_RENDEZVOUS_TIMEOUT`` (from ``--rdzv-timeout``, unless set), watches 
 restarts them all up to ``--max-restarts`` times after a failure, and on a final failure
 the launcher names the worker that died and how.
 Several hosts meet at a c10d rendezvous on the first one (``--nnodes``/``--node-rank``).
+
+Nothing listens beyond what the job needs: the rendezvous store listens on the address of
+``--rdzv-endpoint`` only (``127.0.0.1`` for a job on one host), the workers' store on their
+``MASTER_ADDR`` only (``127.0.0.1`` on one host, else the address of the host that is rank 0
+of the rendezvous: the endpoint's for the first host), and on one host the workers' gloo and
+``torch.distributed.rpc`` connections use the loopback interface. torch's c10d rendezvous
+would listen on every interface, and its stores trust whoever connects.
 """
 import logging
 import os
@@ -14,7 +21,9 @@ import shutil
 import socket
 import sys
 import uuid
+from datetime import timedelta
 
+from .. import _listen
 from ..base import MXNetError
 from .options import DEFAULT_PORT
 
@@ -54,10 +63,25 @@ def _entrypoint(command):
     return program, command[1:]
 
 
+def _loopback_interface():
+    """The name of the loopback network interface ('lo' on Linux), or None."""
+    names = [name for _, name in socket.if_nameindex()] if hasattr(socket, 'if_nameindex') else []
+    return next((name for name in ('lo', 'lo0') if name in names), None)
+
+
 def _worker_env(args, local_workers, worker_env):
-    """Variables the workers get on top of this process's environment."""
+    """Variables the workers (and the agent, in this process) get on top of this process's
+    environment."""
     env = {'DMLC_ROLE': 'worker', 'DMLC_NUM_WORKER': str(args.num_workers),
-           'DMLC_NUM_SERVER': str(args.num_servers)}
+           'DMLC_NUM_SERVER': str(args.num_servers),
+           # the workers' rank 0 hosts their store, on MASTER_ADDR only (neomx.kvstore.rendezvous),
+           # rather than the agent sharing one that listens on every interface
+           'TORCH_DISABLE_SHARE_RDZV_TCP_STORE': '1'}
+    loopback = _loopback_interface()
+    if args.nnodes == 1 and loopback is not None:      # gloo's and rpc's sockets stay on loopback
+        for name in ('GLOO_SOCKET_IFNAME', 'TP_SOCKET_IFNAME'):
+            if name not in os.environ:
+                env[name] = loopback
     if 'OMP_NUM_THREADS' not in os.environ:
         env['OMP_NUM_THREADS'] = str(_threads_per_worker(local_workers))
     # the store's own wait for the workers (neomx.kvstore.placement) follows --rdzv-timeout
@@ -67,18 +91,51 @@ def _worker_env(args, local_workers, worker_env):
     return env
 
 
+def _bound_c10d_handler(params):
+    """torch's c10d rendezvous, with its store listening on the endpoint's address only (on the
+    first host, the others connect to it)."""
+    from torch.distributed import TCPStore
+    from torch.distributed.elastic.rendezvous.c10d_rendezvous_backend import C10dRendezvousBackend
+    from torch.distributed.elastic.rendezvous.dynamic_rendezvous import create_handler
+    from torch.distributed.elastic.rendezvous.utils import parse_rendezvous_endpoint
+    host, port = parse_rendezvous_endpoint(params.endpoint, default_port=DEFAULT_PORT)
+    is_host = bool(params.get_as_bool('is_host'))
+    # (None when the endpoint is not an address of this host: torch's store on every interface)
+    listener = _listen.bound_listener(host, port) if is_host else None
+    store = TCPStore(host, listener[1] if listener else port, is_master=is_host, multi_tenant=True,
+                     timeout=timedelta(seconds=params.get_as_int('read_timeout', 60)),
+                     master_listen_fd=listener[0] if listener else None)
+
+    class BoundC10dBackend(C10dRendezvousBackend):
+        @property
+        def name(self):             # the handler must carry the name it is registered under
+            return _RDZV_BACKEND
+
+    return create_handler(store, BoundC10dBackend(store, params.run_id), params)
+
+
+def _register_rendezvous():
+    from torch.distributed.elastic.rendezvous import rendezvous_handler_registry
+    rendezvous_handler_registry.register(_RDZV_BACKEND, _bound_c10d_handler)
+
+
+_RDZV_BACKEND = 'neomx-c10d'
+
+
 def _launch_config(args, local_workers, endpoint, timeout):
     from torch.distributed.launcher.api import LaunchConfig
     single = args.nnodes == 1
+    host = endpoint.rsplit(':', 1)[0].strip('[]')
     return LaunchConfig(
         min_nodes=args.nnodes, max_nodes=args.nnodes, nproc_per_node=local_workers,
-        run_id=args.rdzv_id or (uuid.uuid4().hex if single else 'neomx'), rdzv_backend='c10d',
+        run_id=args.rdzv_id or (uuid.uuid4().hex if single else 'neomx'), rdzv_backend=_RDZV_BACKEND,
         rdzv_endpoint=endpoint,
         # The first host serves the rendezvous store; the others connect to it.
         rdzv_configs={'join_timeout': timeout, 'read_timeout': timeout, 'timeout': timeout,
                       'is_host': args.node_rank == 0},
         max_restarts=args.max_restarts, monitor_interval=0.1,
-        local_addr='127.0.0.1' if single else None)
+        # the address the workers' store listens on if this host is rank 0 (MASTER_ADDR)
+        local_addr='127.0.0.1' if single else (host if args.node_rank == 0 else None))
 
 
 def _report_failures(error, max_restarts):
@@ -109,6 +166,7 @@ def run_local(args, local_workers, worker_env):
         raise MXNetError('launch: --nnodes %d needs --rdzv-endpoint HOST:PORT of the first host '
                          '(for example HOST:%d)' % (args.nnodes, DEFAULT_PORT))
     timeout = int(max(1, round(args.rdzv_timeout)))
+    _register_rendezvous()
     config = _launch_config(args, local_workers, endpoint, timeout)
     program, program_args = _entrypoint(args.command)
     # The agent's workers inherit this process's environment: set it for the launch only.

@@ -34,8 +34,9 @@ _KVSTORE_NOTES = {
                  'GPU); the result equals MXNet\'s synchronous parameter servers.',
     'dist_device_sync': 'dist_device_sync: as dist_sync (neomx reduces on the device the arrays '
                         'are on); no servers needed.',
-    'dist_async': 'dist_async: neomx keeps the weights in worker 0\'s process and applies each push '
-                  'as it arrives (torch.distributed.rpc); no server pods.',
+    'dist_async': 'dist_async: neomx shards the weights over all worker processes (a key whole on '
+                  'one worker, a big one cut into a part per worker) and applies each push as it '
+                  'arrives (torch.distributed.rpc); no server pods.',
     'dist_sync_device': 'dist_sync_device: as dist_sync under neomx; no servers needed.',
 }
 _FLAG_NOTES = {

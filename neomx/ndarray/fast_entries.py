@@ -20,7 +20,7 @@ import torch
 from ..base import MXNetError
 from ..context import Context, as_context, current_context
 from .. import _int_grad
-from ..autograd import _STATE as _AUTOGRAD
+from .._autograd_state import STATE as _AUTOGRAD
 from ..operator.registry import owned_results
 from .ndarray import NDArray, constructor
 from .op_results import IMPL_ERRORS, op_error, results

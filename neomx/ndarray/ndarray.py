@@ -10,12 +10,14 @@ import ctypes
 import numpy as np
 import torch
 
+from .._autograd_state import STATE as _AUTOGRAD
 from .. import _int_grad, autograd, upper_layers
 from .._division import divide, divide_, mod, mod_
 from ..async_errors import raise_deferred
 from ..base import MXNetError, np_dtype, numpy_dtype, refuse_numpy_shape, torch_dtype
 from ..context import Context, as_context, current_context
 from ..util import is_np_shape
+from . import params_format
 from .handles import array_of, handle_of
 
 _run_untracked = autograd.run_untracked
@@ -54,6 +56,8 @@ def constructor(array_class):
         arr._grad = None
         return arr
     return new
+# _new under the name the other packages use: an NDArray on ``ctx`` sharing ``tensor``.
+wrap_tensor = _new
 
 
 def from_torch(tensor, ctx=None):
@@ -94,7 +98,7 @@ def _scalar_for(t, scalar):
 def _carried(fn, args):
     """``fn(*args)`` recorded with integer gradients, or None where none is involved (see
     :mod:`neomx._int_grad`); called only while some integer tensor holds a carrier."""
-    if autograd._STATE.recording:
+    if _AUTOGRAD.recording:
         return _int_grad.run(fn, args)
     return None
 
@@ -115,7 +119,7 @@ def _call(fn, *tensors):
 def _check_inplace(arr, value=None):
     """Refuse, while recording, a write into ``arr`` that MXNet would record in place: into
     an array of the recorded graph, or of a ``value`` (NDArray) that requires gradients."""
-    if not autograd._STATE.recording:
+    if not _AUTOGRAD.recording:
         return
     if arr._t.requires_grad or (isinstance(value, NDArray) and (
             value._t.requires_grad or (_INT_LIVE[0] and _int_grad.is_integer(value._t)
@@ -376,13 +380,11 @@ class NDArray:
 
     def __getstate__(self):
         """MXNet's pickled state: {'handle': the array in MXNet's single-array byte layout}."""
-        from .utils import array_to_raw_bytes
-        return {'handle': bytearray(array_to_raw_bytes(self))}
+        return {'handle': bytearray(params_format.tensor_to_raw_bytes(self._t, self._ctx))}
 
     def __setstate__(self, state):
         """Restore from ``__getstate__``'s dict (arrays saved on a GPU load on the CPU)."""
-        from .utils import array_from_raw_bytes
-        self._t = array_from_raw_bytes(state['handle'])
+        self._t = params_format.tensor_from_raw_bytes(state['handle'])
         self._ctx = Context('cpu', 0)
         self._grad = None
 
@@ -486,8 +488,7 @@ class NDArray:
     def tostype(self, stype):
         """A copy with storage type ``stype`` ('default', 'row_sparse', 'csr'); values stay
         stored densely, see ``mx.nd.sparse``."""
-        from .sparse_arrays import with_stype
-        return with_stype(self._t.clone(), self._ctx, stype)
+        return _SPARSE_STORAGE['with_stype'](self._t.clone(), self._ctx, stype)
 
     def wait_to_read(self):
         """Block until the values are computed (torch runs eagerly; GPU work is synchronised);
@@ -819,6 +820,18 @@ def empty(shape, ctx=None, dtype=None):
     return _new(torch.empty(dims, dtype=torch_dtype(dtype, 'empty'), device=ctx.torch_device), ctx)
 
 
+# The sparse storage types live in .sparse_arrays, whose classes derive from NDArray, so this
+# module cannot import it; it registers its constructors here when imported (importing
+# neomx.ndarray imports it).
+_SPARSE_STORAGE = {}
+
+
+def register_sparse_storage(with_stype, zeros):
+    """Offer ``with_stype(tensor, ctx, stype)`` and ``zeros(stype, shape, ctx, dtype)`` to
+    ``NDArray.tostype`` and ``zeros(..., stype=)``."""
+    _SPARSE_STORAGE.update(with_stype=with_stype, zeros=zeros)
+
+
 def _into(arr, out):
     """``arr``, or ``out`` filled with it when an output array is given."""
     if out is None:
@@ -832,8 +845,7 @@ def zeros(shape, ctx=None, dtype=None, out=None, stype=None, **kwargs):
     tdt = torch_dtype(dtype, 'zeros')
     if stype not in (None, 'default'):
         _known_shape(shape, 'zeros')
-        from .sparse_arrays import zeros as sparse_zeros
-        return _into(sparse_zeros(stype, shape, ctx=ctx, dtype=tdt), out)
+        return _into(_SPARSE_STORAGE['zeros'](stype, shape, ctx=ctx, dtype=tdt), out)
     return _into(_new(torch.zeros(_known_shape(shape, 'zeros'), dtype=tdt, device=ctx.torch_device), ctx), out)
 
 

@@ -13,7 +13,8 @@ from ..base import MXNetError
 from ..context import Context, as_context, current_context
 from ..operator import registry
 from .. import _int_grad
-from ..autograd import _STATE as _AUTOGRAD, run_untracked
+from .._autograd_state import STATE as _AUTOGRAD
+from ..autograd import run_untracked
 from .ndarray import NDArray, constructor
 from .op_results import IMPL_ERRORS, check_interface, input_names, op_error, results, write_out
 from . import fast_entries

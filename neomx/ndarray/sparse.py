@@ -6,14 +6,14 @@ operator name resolves to its ``mx.nd`` version, since sparse arrays are stored 
 from .sparse_arrays import (BaseSparseNDArray, CSRNDArray, RowSparseNDArray,  # noqa: F401
                             csr_matrix, empty, row_sparse_array, zeros)
 from .sparse_arrays import sparse_array as array  # noqa: F401
+from .sparse_arrays import with_stype as _with_stype
 from .._op_fallback import fallback_to_op
 
 
 def retain(data, indices):
     """A row_sparse array of the rows ``indices`` of ``data`` (other rows zero)."""
-    from .sparse_arrays import with_stype
     if not isinstance(data, RowSparseNDArray):
-        data = with_stype(data._t, data.context, 'row_sparse')
+        data = _with_stype(data._t, data.context, 'row_sparse')
     return data.retain(indices)
 
 

@@ -11,7 +11,7 @@ import torch
 
 from ..base import MXNetError, torch_dtype
 from ..context import Context, current_context
-from .ndarray import NDArray, _new, array
+from .ndarray import NDArray, _new, array, register_sparse_storage
 
 __all__ = ['BaseSparseNDArray', 'RowSparseNDArray', 'CSRNDArray', 'with_stype', 'row_sparse_array',
            'csr_matrix', 'zeros', 'empty', 'sparse_array']
@@ -202,3 +202,6 @@ def sparse_array(source_array, ctx=None, dtype=None):
         return csr_matrix(source_array, ctx=ctx, dtype=dtype)
     raise ValueError('Unexpected source_array type %s: expected a sparse NDArray or a scipy '
                      'sparse matrix' % type(source_array).__name__)
+
+
+register_sparse_storage(with_stype, zeros)

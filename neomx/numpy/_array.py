@@ -15,7 +15,7 @@ import math
 import numpy as _np
 import torch
 
-from .. import _int_grad, autograd, upper_layers
+from .. import _autograd_state, _int_grad, autograd, upper_layers
 from .._division import mod as _mxnet_mod
 from ..base import MXNetError, np_dtype, numpy_dtype, torch_dtype
 from ..context import Context, as_context, current_context
@@ -27,6 +27,7 @@ _object_new = object.__new__
 _Tensor = torch.Tensor
 _run_untracked = autograd.run_untracked
 _INT_LIVE = _int_grad.LIVE
+_RECORDING = _autograd_state.STATE
 DEFAULT_DTYPE = torch.float32       # of arrays made from Python numbers, arange, ones, random draws
 _SCALARS = (int, float, bool, _np.generic)
 
@@ -56,7 +57,7 @@ def _torch_call(fn, *args):
     for a in args:
         if type(a) is _Tensor and a.requires_grad:
             res = _run_untracked(fn, *args)
-            if autograd._STATE.recording and type(res) is _Tensor and not res.requires_grad:
+            if _RECORDING.recording and type(res) is _Tensor and not res.requires_grad:
                 autograd.mark_constant_result(res)      # a comparison: backward gives zeros
             return res
     return fn(*args)

@@ -11,7 +11,7 @@ import numbers
 import numpy as _np
 import torch
 
-from .. import _int_grad, autograd, upper_layers, util
+from .. import _autograd_state, _int_grad, autograd, upper_layers, util
 from ..base import MXNetError, torch_dtype
 from ..context import current_context
 from ..ndarray import NDArray
@@ -24,7 +24,7 @@ __all__ = ['run', 'direct', 'tensor_of', 'results', 'unary_function', 'binary_fu
 _Tensor = torch.Tensor
 _run_untracked = autograd.run_untracked
 _INT_LIVE = _int_grad.LIVE
-_RECORDING = autograd._STATE  # pylint: disable=protected-access
+_RECORDING = _autograd_state.STATE
 _IMPL_ERRORS = (RuntimeError, ValueError, TypeError)
 
 

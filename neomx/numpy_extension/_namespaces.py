@@ -118,8 +118,8 @@ def _fill_internal():
             continue
         name = op[len('_npi_'):]
         symbol_function = _sym_np.recording_op(sym_register.make_function(spec, op))
-        setattr(_sym_np._internal, name, symbol_function)    # pylint: disable=protected-access
-        setattr(_nd_np._internal, name, make_function(        # pylint: disable=protected-access
+        setattr(_sym_np.internal, name, symbol_function)
+        setattr(_nd_np.internal, name, make_function(
             spec, name, array_class=_np.ndarray, on_symbol=symbol_recorder(symbol_function, spec)))
 
 
@@ -137,7 +137,7 @@ def symbol_recorder(symbol_function, spec):
 def fill(npx_module):
     """Put ``mx.np``'s and ``mx.npx``'s functions into mx.nd.np/npx and mx.sym.np/npx."""
     np_functions = {k: v for k, v in _functions(_np).items() if k not in _NOT_FUNCTIONS}
-    _sym_np._NP_FUNCTIONS.update(np_functions)    # pylint: disable=protected-access
+    _sym_np.NP_FUNCTIONS.update(np_functions)
     _sym_np.use_np_methods(np_functions)
     np_functions = _frontend_functions(np_functions)
     _copy_into(_nd_np, np_functions)

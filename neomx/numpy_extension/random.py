@@ -8,7 +8,7 @@ import numpy as _onp
 
 from .. import random as _mx_random
 from ..numpy import ndarray as _ndarray
-from ..numpy._invoke import run as _run
+from ..numpy.multiarray import run as _run
 
 __all__ = ['seed', 'bernoulli', 'normal_n', 'uniform_n']
 

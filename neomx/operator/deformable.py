@@ -17,7 +17,7 @@ MXNet's sampling rules, kept here:
 import torch
 import torch.nn.functional as F
 
-from .nn_conv import _conv_geometry, _optional_choice, _shape_of, _without_bias
+from .nn_conv import conv_geometry, _optional_choice, _shape_of, _without_bias
 from .registry import BOOL, INT, SHAPE, check, memoized, register
 
 _V1 = '_contrib_DeformableConvolution'
@@ -99,7 +99,7 @@ def _deformable_conv(op, data, offset, mask, weight, bias, kernel, stride, dilat
                      num_deformable_group):
     """The shared computation: deformed sampling (``mask``-scaled for v2), then a grouped
     matrix product with the filters."""
-    stride, dilate, pad = _conv_geometry(op, kernel, stride, dilate, pad)
+    stride, dilate, pad = conv_geometry(op, kernel, stride, dilate, pad)
     out_size = tuple((size + 2 * p - d * (k - 1) - 1) // s + 1
                      for size, k, s, d, p in zip(data.shape[2:], kernel, stride, dilate, pad))
     _check_shapes(op, data, offset, mask, weight, kernel, out_size, num_filter, num_group, num_deformable_group)

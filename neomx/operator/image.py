@@ -9,8 +9,8 @@ import functools
 import math
 
 import torch
-import torch.nn.functional as tF
 
+from .._image_resize import resize_hwc
 from .dtype_rules import DTypeRule
 from .registry import BOOL, FLOAT, FLOATS, INT, SHAPE, check, register
 
@@ -24,7 +24,6 @@ _EIGVEC = ((-0.5675, 0.7192, 0.4009), (-0.5808, -0.0045, -0.8140), (-0.5836, -0.
 _TO_YIQ = torch.tensor(((0.299, 0.587, 0.114), (0.596, -0.274, -0.322), (0.211, -0.523, 0.312)),
                        dtype=torch.float64)
 _FROM_YIQ = torch.linalg.inv(_TO_YIQ)
-_INTERP_MODES = {0: 'nearest', 1: 'bilinear', 2: 'bicubic', 3: 'area'}
 
 
 def _check_image(op, data):
@@ -89,19 +88,16 @@ def _target_size(height, width, size, keep_ratio):
 def resize(data, size, keep_ratio, interp):
     """Resize an HWC (NHWC) image to ``size`` (an int, or (width, height)).
 
-    ``interp``: 0 nearest, 1 bilinear, 2 bicubic, 3 area (OpenCV's codes); the sampling
-    grid is OpenCV's (pixel centres, no antialiasing).
+    ``interp``: OpenCV's codes, 0 nearest, 1 bilinear, 2 bicubic, 3 area, 4 Lanczos. With
+    the ``vision`` extra's OpenCV the pixels are OpenCV's, as MXNet's; otherwise torch
+    computes OpenCV's sampling (see ``neomx._image_resize``).
     """
     _check_image('resize', data)
     check(len(size) in (1, 2), 'resize', 'size must be an int or (width, height), got %s', size)
-    check(interp in _INTERP_MODES, 'resize', 'unsupported interp %d (use 0-3)', interp)
+    check(interp in range(5), 'resize', 'unsupported interp %d (use 0-4)', interp)
     batch = data if data.dim() == 4 else data.unsqueeze(0)
     new_h, new_w = _target_size(batch.shape[1], batch.shape[2], size, keep_ratio)
-    mode = _INTERP_MODES[interp]
-    nchw = _as_float(batch).permute(0, 3, 1, 2)
-    extra = {} if mode in ('nearest', 'area') else {'align_corners': False}
-    out = tF.interpolate(nchw, size=(new_h, new_w), mode=mode, **extra).permute(0, 2, 3, 1)
-    out = _restore(out, data).contiguous()
+    out = torch.stack([resize_hwc(image, new_w, new_h, interp) for image in batch])
     return out if data.dim() == 4 else out[0]
 
 

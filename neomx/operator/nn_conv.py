@@ -12,7 +12,7 @@ import math
 import torch
 import torch.nn.functional as F
 
-from ._layout import as_layout
+from .layout import as_layout
 from .elemwise import _round_half_away
 from .dtype_rules import DTypeRule
 from .registry import (BOOL, DTYPE, FLOAT, INT, OPT_BOOL, OPT_FLOAT, OPT_INT, SHAPE, Attr, check, choice,
@@ -89,7 +89,7 @@ def _per_dim(op, name, value, kernel, default):
 
 
 @memoized(512)
-def _conv_geometry(op, kernel, stride, dilate, pad):
+def conv_geometry(op, kernel, stride, dilate, pad):
     """(stride, dilate, pad) filled in: cached, since a network repeats a few geometries per call."""
     return (_per_dim(op, 'stride', stride, kernel, 1), _per_dim(op, 'dilate', dilate, kernel, 1),
             _per_dim(op, 'pad', pad, kernel, 0))
@@ -176,7 +176,7 @@ def convolution(data, weight, bias, kernel, stride, dilate, pad, num_filter, num
     """
     _check_filter_inputs('Convolution', data, weight,
                          _conv_weight_shape(data.shape, num_filter, num_group, kernel, layout), kernel)
-    stride, dilate, pad = _conv_geometry('Convolution', kernel, stride, dilate, pad)
+    stride, dilate, pad = conv_geometry('Convolution', kernel, stride, dilate, pad)
     pixels = data.shape[2:].numel()
     if pixels <= _FEW_PIXELS and layout not in _CHANNEL_LAST and data.device.type == 'cpu':
         taps = _single_taps(kernel, stride, dilate, pad) if pixels == 1 and num_group == 1 else None
@@ -253,7 +253,7 @@ def deconvolution(data, weight, bias, kernel, stride, dilate, pad, adj, target_s
     """
     _check_filter_inputs('Deconvolution', data, weight,
                          _deconv_weight_shape(data.shape, num_filter, num_group, kernel, layout), kernel)
-    stride, dilate, pad = _conv_geometry('Deconvolution', kernel, stride, dilate, pad)
+    stride, dilate, pad = conv_geometry('Deconvolution', kernel, stride, dilate, pad)
     adj = _per_dim('Deconvolution', 'adj', adj, kernel, 0)
     if target_shape:
         check(len(target_shape) == len(kernel), 'Deconvolution',

@@ -3,7 +3,7 @@
 ``weight += rescale_grad * grad``, and the state holds the new weight: results are exact
 sums, which is what distributed tests compare with equality.
 """
-from ..ndarray.ndarray import _new
+from ..ndarray.ndarray import wrap_tensor
 from .optimizer import Optimizer, register
 
 __all__ = ['Test']
@@ -14,7 +14,7 @@ class Test(Optimizer):
     """``weight += rescale_grad * grad``; the state is a copy of the updated weight."""
 
     def create_state(self, index, weight):
-        return _new(weight._t.new_zeros(weight._t.shape), weight.context)
+        return wrap_tensor(weight._t.new_zeros(weight._t.shape), weight.context)
 
     def _step(self, indices, weights, grads, states, lrs, wds):
         for w, g, s in zip(weights, grads, states):

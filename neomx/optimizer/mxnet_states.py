@@ -14,7 +14,7 @@ import pickle
 import pickletools
 
 from ..base import MXNetError
-from ..ndarray.utils import _read_array, _Reader
+from ..ndarray.params_format import Reader, read_array
 
 __all__ = ['unpickle_states']
 
@@ -42,9 +42,9 @@ class _PickledNDArray:
             raise MXNetError('%s: a pickled NDArray holds %s instead of bytes'
                              % (loader.source, type(handle).__name__))
         loader.charge(len(handle), 'array bytes')
-        reader = _Reader(bytes(handle), '%s (pickled NDArray)' % loader.source)
+        reader = Reader(bytes(handle), '%s (pickled NDArray)' % loader.source)
         reader.budget = loader.budget - loader.spent       # bounds sparse arrays' dense size
-        self.tensor = _read_array(reader, 0)
+        self.tensor = read_array(reader, 0)
         if self.tensor is not None:
             loader.charge(self.tensor.numel() * self.tensor.element_size(), 'an array')
 

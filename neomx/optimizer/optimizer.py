@@ -17,7 +17,7 @@ from .. import autograd
 from .._torch_private import foreach
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
-from . import state_format
+from . import state_check, state_format
 from .lazy_rows import step_lazily
 
 __all__ = ['Optimizer', 'Updater', 'register', 'create', 'get_updater']
@@ -367,6 +367,7 @@ class Optimizer:
 
 register = Optimizer.register
 create = Optimizer.create_optimizer
+state_check.register_optimizer_class(Optimizer)
 
 
 class Updater:

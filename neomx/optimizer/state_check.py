@@ -7,14 +7,27 @@ list, a string, a dict of dicts) is not optimizer states, whatever its format.
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
 
-__all__ = ['check_states']
+__all__ = ['check_states', 'register_optimizer_class', 'optimizer_class']
+
+# ``Optimizer`` (neomx/optimizer/optimizer.py) reads and writes its Updater's states through this
+# module and state_format.py, so they cannot import it; it registers itself here when defined.
+_OPTIMIZER_CLASS = []
+
+
+def register_optimizer_class(cls):
+    """Make ``cls`` the base class of the optimizers that states may hold."""
+    _OPTIMIZER_CLASS[:] = [cls]
+
+
+def optimizer_class():
+    """The registered ``Optimizer`` base class."""
+    return _OPTIMIZER_CLASS[0]
 
 
 def check_states(value, source):
     """``value`` if it has the form of ``Updater.get_states``' content, else MXNetError."""
-    from .optimizer import Optimizer
     states = value
-    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], Optimizer):
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], optimizer_class()):
         states = value[0]
     if not isinstance(states, dict):
         raise MXNetError('%s: not optimizer states: holds a %s where {index: state} (or '

@@ -29,10 +29,10 @@ import torch
 from .. import _fileio
 from ..base import MXNetError
 from ..context import cpu
-from ..ndarray.ndarray import NDArray, _new
+from ..ndarray.ndarray import NDArray, wrap_tensor
 from ..lr_scheduler import LRScheduler
 from .mxnet_states import _PickledNDArray, _PickledObject, unpickle_states
-from .state_check import check_states as _check_states
+from .state_check import check_states as _check_states, optimizer_class
 
 __all__ = ['dumps', 'loads', 'read_file']
 
@@ -42,9 +42,8 @@ _LENGTH = struct.Struct('<Q')
 
 def _rebuildable_classes():
     """'module:qualname' -> class, for every Optimizer and LRScheduler subclass defined so far."""
-    from .optimizer import Optimizer
     found = {}
-    pending = [Optimizer, LRScheduler]
+    pending = [optimizer_class(), LRScheduler]
     while pending:
         cls = pending.pop()
         found['%s:%s' % (cls.__module__, cls.__qualname__)] = cls
@@ -62,7 +61,6 @@ class _Encoder:
         self.arrays = []
 
     def encode(self, value):
-        from .optimizer import Optimizer
         if value is None or isinstance(value, (bool, int, float, str)):
             return value
         if isinstance(value, np.generic):
@@ -76,7 +74,7 @@ class _Encoder:
             return {'l': [self.encode(v) for v in value]}
         if isinstance(value, dict):
             return {'d': [[self.encode(k), self.encode(v)] for k, v in value.items()]}
-        if isinstance(value, (Optimizer, LRScheduler)):
+        if isinstance(value, (optimizer_class(), LRScheduler)):
             cls = type(value)
             attrs = {k: v for k, v in vars(value).items() if k not in self._SKIPPED_ATTRS}
             return {'o': '%s:%s' % (cls.__module__, cls.__qualname__), 's': self.encode(attrs)}
@@ -209,7 +207,7 @@ def _loads_neomx(buf, source):
             if t.dtype is not torch.int16:
                 raise MXNetError('%s: bfloat16 array %d is not stored as int16' % (source, len(arrays)))
             t = t.view(torch.bfloat16)
-        arrays.append(_new(t, ctx))
+        arrays.append(wrap_tensor(t, ctx))
     try:
         return _Decoder(arrays).decode(tree)
     except MXNetError as err:
@@ -277,7 +275,7 @@ class _Converter:
         if known is not None:
             return known[1]
         if isinstance(value, _PickledNDArray):
-            out = None if value.tensor is None else _new(value.tensor, self.ctx)
+            out = None if value.tensor is None else wrap_tensor(value.tensor, self.ctx)
         elif isinstance(value, _PickledObject):
             state = self.convert(getattr(value, 'state', {}))
             if not isinstance(state, dict):

@@ -343,10 +343,10 @@ class LSTMCell(_ProjectionCell):
         in_gate, forget_gate, in_transform, out_gate = [
             symbol.Activation(gates[k], act_type=act, name='%s%s' % (name, gate))
             for k, (gate, act) in enumerate(zip('ifco', ('sigmoid', 'sigmoid', 'tanh', 'sigmoid')))]
-        next_c = symbol._internal._plus(forget_gate * states[1], in_gate * in_transform,
-                                        name='%sstate' % name)
-        next_h = symbol._internal._mul(out_gate, symbol.Activation(next_c, act_type='tanh'),
-                                       name='%sout' % name)
+        next_c = symbol.elemwise_add(forget_gate * states[1], in_gate * in_transform,
+                                     name='%sstate' % name)
+        next_h = symbol.elemwise_mul(out_gate, symbol.Activation(next_c, act_type='tanh'),
+                                     name='%sout' % name)
         return next_h, [next_h, next_c]
 
 
@@ -380,8 +380,8 @@ class GRUCell(_ProjectionCell):
         update_gate = symbol.Activation(i2h_z + h2h_z, act_type='sigmoid', name='%s_z_act' % name)
         candidate = symbol.Activation(i2h + reset_gate * h2h, act_type='tanh',
                                       name='%s_h_act' % name)
-        next_h = symbol._internal._plus((1. - update_gate) * candidate, update_gate * prev_h,
-                                        name='%sout' % name)
+        next_h = symbol.elemwise_add((1. - update_gate) * candidate, update_gate * prev_h,
+                                     name='%sout' % name)
         return next_h, [next_h]
 
 

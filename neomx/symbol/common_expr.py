@@ -11,7 +11,7 @@ given again through a ``_copy``, so that the executor's outputs stay distinct ar
 import os
 
 from ..operator import registry
-from .symbol import Symbol, _Node
+from .nodes import _Node
 
 __all__ = ['elimination_requested', 'eliminate_common_expr']
 
@@ -62,7 +62,7 @@ def _eliminate(sym):
     repeated = len(set(heads)) != len(heads)
     if not merged and not repeated:
         return sym
-    return Symbol(_distinct_outputs(heads))
+    return type(sym)(_distinct_outputs(heads))
 
 
 def _distinct_outputs(heads):

@@ -21,7 +21,8 @@ import collections
 from ..ndarray.contrib_control_flow import flatten, regroup
 from ..operator import registry
 from .attribute import AttrScope
-from .symbol import Symbol, _Node, create_op_node, var
+from .nodes import _Node
+from .symbol import Symbol, create_op_node, var
 
 __all__ = ['foreach', 'while_loop', 'cond']
 

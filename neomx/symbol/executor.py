@@ -10,7 +10,7 @@ import torch
 
 from .. import autograd
 from ..base import MXNetError
-from ..ndarray.ndarray import NDArray, _new, zeros
+from ..ndarray.ndarray import NDArray, wrap_tensor, zeros
 from ..operator.custom import bound_operators
 from .. import _int_grad
 from ..operator.detection import has_zero_gradient
@@ -189,7 +189,7 @@ class Executor:
         ctx = self._ctx
 
         def report(name, op_name, tensor):  # pylint: disable=unused-argument
-            callback(name, _new(tensor, ctx))
+            callback(name, wrap_tensor(tensor, ctx))
         self._monitor = (graph, report)
 
     def backward(self, out_grads=None, is_train=True):

@@ -160,7 +160,7 @@ def invoke(sym, arrays):
     -------
     list of NDArray
     """
-    from ..ndarray.ndarray import _new
+    from ..ndarray.ndarray import wrap_tensor
     missing = [n for n in sym.list_inputs() if n not in arrays]
     if missing:
         raise ValueError('invoke: no value given for %s' % ', '.join(missing))
@@ -170,4 +170,4 @@ def invoke(sym, arrays):
         ctx = current_context()
     graph = compiled(sym, ctx, open_shapes=resolve_open_shapes(sym, {n: a.shape for n, a in arrays.items()}))
     outputs = graph([arrays[n]._t for n in graph.input_names])
-    return [_new(t, ctx) for t in outputs]
+    return [wrap_tensor(t, ctx) for t in outputs]

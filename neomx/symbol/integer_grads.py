@@ -10,7 +10,7 @@ import functools
 import torch
 
 from .. import _int_grad
-from ..autograd import _STATE as _AUTOGRAD
+from .._autograd_state import STATE as _AUTOGRAD
 from .plan import Call, Plan
 
 __all__ = ['carry_integer_gradients', 'needs_integer_gradients']

@@ -17,9 +17,9 @@ from .. import _fileio
 from ..base import MXNetError, TORCH_OF_TYPE_FLAG
 from ..operator import registry
 from ..util import is_np_shape
-from .symbol import Symbol, _Node, _op_params, _variable_node
+from .nodes import _Node, _op_params, _variable_node
 
-__all__ = ['load', 'load_json']
+__all__ = ['read_json', 'read_file']
 
 # Control-flow subgraphs nest; deeper nesting than this is refused before recursion runs out.
 _MAX_SUBGRAPH_DEPTH = 32
@@ -119,8 +119,8 @@ def _output_of(nodes, index, output, what, before):
 class _GraphReader:
     """Reads one graph object (a file's or a node's subgraph); ``where`` prefixes messages."""
 
-    def __init__(self, where, depth=0):
-        self.where, self.depth = where, depth
+    def __init__(self, where, symbol_class, depth=0):
+        self.where, self.symbol_class, self.depth = where, symbol_class, depth
 
     def _fail(self, message):
         raise MXNetError('%s: %s' % (self.where, message))
@@ -145,7 +145,7 @@ class _GraphReader:
                 outputs.append(_output_of(nodes, *_entry_indices(head, 'head %d' % k), 'head %d' % k, None))
             except _Invalid as err:
                 self._fail(str(err))
-        return Symbol(outputs)
+        return self.symbol_class(outputs)
 
     def _node(self, i, entry, nodes):
         if not isinstance(entry, dict):
@@ -177,7 +177,7 @@ class _GraphReader:
         if raw_subgraphs and self.depth >= _MAX_SUBGRAPH_DEPTH:
             raise _Invalid('subgraphs nest deeper than %d levels' % _MAX_SUBGRAPH_DEPTH)
         subgraphs = [_GraphReader('%s: subgraph %d of node %d %s' % (self.where, k, i, _shown(name)),
-                                  self.depth + 1).symbol(sub)
+                                  self.symbol_class, self.depth + 1).symbol(sub)
                      for k, sub in enumerate(raw_subgraphs)]
         try:
             params = _op_params(spec, attrs, subgraphs)
@@ -202,19 +202,9 @@ def _described(entry):
     return '%s%s' % ('' if name is None else ' ' + _shown(name), shown_op)
 
 
-def load_json(json_str):
-    """The Symbol described by MXNet JSON text (as written by :meth:`Symbol.tojson`).
-
-    Raises
-    ------
-    MXNetError
-        For text that is not JSON or not a valid graph, naming the node at fault by index,
-        name and operator.
-    """
-    return _parse(json_str, 'load_json')
-
-
-def _parse(text, where):
+def read_json(text, where, symbol_class):
+    """The graph of JSON ``text`` as a ``symbol_class`` (``Symbol``; its subgraphs too), checked
+    whole; errors start with ``where``."""
     if isinstance(text, (bytes, bytearray)):
         try:
             text = bytes(text).decode('utf-8')
@@ -228,7 +218,7 @@ def _parse(text, where):
         raise MXNetError('%s: not valid JSON: %s' % (where, err)) from None
     except RecursionError:
         raise MXNetError('%s: JSON nested too deeply' % where) from None
-    sym = _GraphReader(where).symbol(graph)
+    sym = _GraphReader(where, symbol_class).symbol(graph)
     if is_np_shape() and not _written_with_np_shape(graph):
         _shapes_to_numpy_semantics(sym)
     return sym
@@ -251,9 +241,9 @@ def _shapes_to_numpy_semantics(sym):
         node.attrs['__shape__'] = ('[%s]' % ','.join(str(-1 if d == 0 else d) for d in shape)) if shape else 'None'
 
 
-def load(fname):
-    """The Symbol saved in JSON file ``fname`` (checked as :func:`load_json` does; errors
+def read_file(fname, symbol_class):
+    """The graph saved in JSON file ``fname`` (checked as :func:`read_json` does; errors
     name the file)."""
     with _fileio.open_for_read(fname) as f:
         data = f.read()
-    return _parse(data, 'symbol file %s' % fname)
+    return read_json(data, 'symbol file %s' % fname, symbol_class)

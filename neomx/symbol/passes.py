@@ -12,7 +12,7 @@ import torch
 
 from .. import autograd
 from .._torch_private import onednn_ops
-from ..operator.nn_conv import _conv_geometry
+from ..operator.nn_conv import conv_geometry
 from .plan import Call, Plan
 
 __all__ = ['InferenceConvolution', 'fuse_convolutions', 'version_stamp', 'INFERENCE_PASSES']
@@ -60,7 +60,7 @@ class InferenceConvolution:
         self._other_first = other_first
         keywords = convolution.keywords
         self._biased_convolution = functools.partial(convolution.func, **dict(keywords, no_bias=False))
-        stride, dilate, pad = _conv_geometry('Convolution', keywords['kernel'], keywords['stride'],
+        stride, dilate, pad = conv_geometry('Convolution', keywords['kernel'], keywords['stride'],
                                              keywords['dilate'], keywords['pad'])
         self._geometry = (list(pad), list(stride), list(dilate), keywords['num_group'])
         self._onednn = len(keywords['kernel']) == 2 and onednn_ops() is not None

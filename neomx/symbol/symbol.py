@@ -9,128 +9,21 @@ once, when the node is created, so nothing is parsed at run time.
 import json
 
 import numpy as np
-import torch
 
 from .. import _fileio
-from ..base import (MXNetError, NotImplementedForSymbol, TYPE_FLAG_OF_TORCH, dtype_name, refuse_numpy_shape,
+from ..base import (MXNetError, NotImplementedForSymbol, TYPE_FLAG_OF_TORCH, refuse_numpy_shape,
                     np_dtype, numeric_types, torch_dtype)
 from ..name import NameManager
 from ..operator import registry
 from ..util import is_np_shape
+from . import executor, loading
 from .attribute import AttrScope
+from .nodes import (_AUX_INIT, _OP_INPUT_INIT, _STORAGE_TYPE_FLAG, _Node, _is_dunder, _listed_attrs, _op_params,
+                    _stored_key, _variable_node, attr_string)
 
-__all__ = ['Symbol', 'var', 'Variable', 'Group', 'load', 'load_json', 'create_op_node']
+__all__ = ['Symbol', 'var', 'Variable', 'Group', 'load', 'load_json', 'create_op_node', 'register_np_symbol']
 
 MXNET_VERSION = 10901
-
-# Attribute keys MXNet stores as ``__key__`` and lists under both spellings.
-_HIDDEN_KEYS = frozenset(('ctx_group', 'lr_mult', 'wd_mult', 'force_mirroring', 'mirror_stage',
-                          'profiler_scope'))
-
-# Initializers MXNet attaches to auto-created auxiliary states, by input name.
-_AUX_INIT = {'moving_mean': '["zero", {}]', 'moving_var': '["one", {}]'}
-# ... and to auto-created inputs of particular operators, by (operator, input name).
-_OP_INPUT_INIT = {('LeakyReLU', 'gamma'): '["Constant", {"value": 0.25}]'}
-
-_STORAGE_TYPE_FLAG = {'default': 0, 'row_sparse': 1, 'csr': 2}
-
-
-def _stored_key(key):
-    return '__%s__' % key if key in _HIDDEN_KEYS else key
-
-
-def _is_dunder(key):
-    return key.startswith('__') and key.endswith('__')
-
-
-def _listed_attrs(attrs):
-    """A node's attributes as ``list_attr`` shows them: hidden keys under both spellings."""
-    listed = {}
-    for key, value in attrs.items():
-        listed[key] = value
-        if _is_dunder(key) and key[2:-2] in _HIDDEN_KEYS:
-            listed[key[2:-2]] = value
-    return listed
-
-
-def attr_string(value):
-    """An attribute value as MXNet writes it into Symbol JSON (``str`` of the user's value)."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, (torch.dtype, np.dtype)) or (isinstance(value, type) and issubclass(value, np.generic)):
-        return dtype_name(value)
-    if isinstance(value, (tuple, list)):
-        # numpy 2 writes np.int64(3) inside containers; MXNet's strings hold plain numbers
-        value = type(value)(v.item() if isinstance(v, np.generic) else v for v in value)
-    return str(value)
-
-
-class _Node:
-    """One graph node: a variable (``spec`` is None) or an operator applied to input entries.
-
-    Attributes
-    ----------
-    op : str
-        MXNet's operator name as written to JSON, ``'null'`` for variables.
-    name : str
-    attrs : dict of str -> str
-        Operator attributes and ``__dunder__`` annotations, as JSON strings.
-    inputs : tuple of (_Node, int)
-        The entries (node, output index) feeding the operator.
-    spec : OpSpec or None
-    params : dict or None
-        The operator's typed attributes, parsed once from ``attrs`` (plus ``subgraphs``,
-        see :func:`_op_params`).
-    subgraphs : tuple of Symbol
-        The graphs a control-flow operator runs (``_foreach``'s body), written to JSON
-        under the node's ``"subgraphs"``; empty for other operators.
-    """
-    __slots__ = ('op', 'name', 'attrs', 'inputs', 'spec', 'params', 'subgraphs')
-
-    def __init__(self, op, name, attrs, inputs=(), spec=None, params=None, subgraphs=()):
-        self.op, self.name, self.attrs = op, name, attrs
-        self.inputs, self.spec, self.params = tuple(inputs), spec, params
-        self.subgraphs = tuple(subgraphs)
-
-    @property
-    def is_variable(self):
-        return self.spec is None
-
-    def num_outputs(self):
-        return 1 if self.spec is None else self.spec.count_outputs(self.params)
-
-    def num_visible(self):
-        return 1 if self.spec is None else self.spec.count_visible(self.params)
-
-    def output_name(self, index):
-        if self.spec is None:
-            return self.name
-        suffix = self.spec.list_outputs(self.params)[index]
-        return '%s_%s' % (self.name, suffix) if self.name else suffix
-
-    def input_names(self):
-        return self.spec.input_names(self.params, len(self.inputs) if self.spec.variadic else None)
-
-    def mutated_inputs(self):
-        """The input entries this operator updates in place (its auxiliary states)."""
-        aux = () if self.spec is None else self.spec.aux_names(self.params)
-        if not aux:
-            return []
-        return [e for e, n in zip(self.inputs, self.input_names()) if n in aux]
-
-
-def _variable_node(name, attrs):
-    return _Node('null', name, attrs)
-
-
-def _op_params(spec, attrs, subgraphs=()):
-    """The typed attributes of a node; an operator carrying subgraphs also receives them,
-    as the keyword ``subgraphs`` of its implementation (see ``neomx/operator/control_flow.py``)."""
-    params = spec.parse_attrs({k: v for k, v in attrs.items() if not _is_dunder(k)})
-    if subgraphs:
-        params['subgraphs'] = tuple(subgraphs)
-    return params
-
 
 _MULT_KEYWORDS = ('lr_mult', 'wd_mult')
 
@@ -542,8 +435,7 @@ class Symbol:
         <NDArray 2 @cpu(0)>
         """
         from ..context import as_context
-        from .executor import Executor
-        return Executor(self, as_context(ctx), args, args_grad, grad_req, aux_states)
+        return executor.Executor(self, as_context(ctx), args, args_grad, grad_req, aux_states)
 
     def simple_bind(self, ctx, grad_req='write', type_dict=None, stype_dict=None, group2ctx=None,
                     shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
@@ -557,8 +449,7 @@ class Symbol:
         [('data', (2, 4)), ('fc_bias', (3,)), ('fc_weight', (3, 4))]
         """
         from ..context import as_context
-        from .executor import simple_bind
-        return simple_bind(self, as_context(ctx), grad_req, type_dict or {}, kwargs)
+        return executor.simple_bind(self, as_context(ctx), grad_req, type_dict or {}, kwargs)
 
     def eval(self, ctx=None, **kwargs):
         """Run the graph once on the named NDArrays; returns the list of outputs."""
@@ -633,12 +524,20 @@ class Symbol:
 
     def as_np_ndarray(self):
         """The NumPy-semantics Symbol (``mx.sym.np._Symbol``) of this graph."""
-        from .numpy import np_symbol
-        return np_symbol(self)
+        return _NP_SYMBOL[0](self)
 
     def as_nd_ndarray(self):
         """This (legacy) Symbol."""
         return self
+
+
+# mx.sym.np's Symbol maker, registered by neomx.symbol.numpy (which sits above this module)
+_NP_SYMBOL = [None]
+
+
+def register_np_symbol(maker):
+    """Give :meth:`Symbol.as_np_ndarray` the maker of NumPy-semantics Symbols."""
+    _NP_SYMBOL[0] = maker
 
 
 def _apply(op_name, inputs, kwargs, hint):
@@ -739,5 +638,20 @@ def _json_join(opening, items, closing, depth, multi_line):
     return opening + inner + (', ' + inner).join(items) + '\n' + '  ' * depth + closing
 
 
-# Reading files checks them whole; it needs the Symbol class above.
-from .loading import load, load_json  # noqa: E402  pylint: disable=wrong-import-position
+
+def load(fname):
+    """The Symbol saved in JSON file ``fname`` (checked as :func:`load_json` does; errors
+    name the file)."""
+    return loading.read_file(fname, Symbol)
+
+
+def load_json(json_str):
+    """The Symbol described by MXNet JSON text (as written by :meth:`Symbol.tojson`).
+
+    Raises
+    ------
+    MXNetError
+        For text that is not JSON or not a valid graph, naming the node at fault by index,
+        name and operator.
+    """
+    return loading.read_json(json_str, 'load_json', Symbol)

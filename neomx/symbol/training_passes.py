@@ -18,7 +18,7 @@ inference rewrites of :mod:`neomx.symbol.passes`. Each rewrite is exact in every
   than the output (checked when it runs); a 1-channel image is channels-last as it is.
 """
 
-from ..operator._layout import as_channels_last
+from ..operator.layout import as_channels_last
 from .passes import _is_bound, _is_relu
 from .plan import Call, Plan
 

@@ -27,10 +27,8 @@ import numpy as np
 import numpy.random as rnd
 import numpy.testing as npt
 
-import neomx as mx
-
 from ..context import Context, current_context
-from ..ndarray.ndarray import NDArray, _STORAGE_TYPE_STR_TO_ID, array
+from ..ndarray.ndarray import NDArray, array
 from ..symbol import Symbol
 from ..util import get_cuda_compute_capability, getenv, setenv
 from .assertions import *
@@ -44,6 +42,10 @@ from .symbolic_checks import *
 from .symbolic_checks import _parse_aux_states, _parse_location
 from .tolerances import (default_atols, default_dtype, default_numeric_eps, default_rtols,
                          effective_dtype, get_atol, get_etol, get_rtol, get_tolerance, get_tols)
+
+# MXNet's module holds the whole package as ``mx`` (which ``import *`` hands on); neomx's
+# __init__, which imports this module, sets it, so that this module imports nothing above it.
+mx = None
 
 
 def __getattr__(name):

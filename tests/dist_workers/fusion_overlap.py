@@ -74,7 +74,7 @@ def train(overlap, update_on_kvstore, steps=6):
             loss.backward()
         if step == 3 and rank == 0:     # another network's parameters appear on one worker only
             gluon.Parameter('other', shape=(2,)).initialize()
-        started_in_backward += bool(trainer._overlap is not None and trainer._overlap._next > 0)
+        started_in_backward += bool(trainer._overlap is not None and trainer._overlap.pushes.started > 0)
         trainer.step(8 * n, ignore_stale_grad=True)
     os.environ.pop('NEOMX_TRAINER_OVERLAP')
     used = trainer._overlap is not None

@@ -2,5 +2,5 @@
 from .dataset import *  # noqa: F401,F403
 from .sampler import *  # noqa: F401,F403
 from .dataloader import *  # noqa: F401,F403
-from .record_dataset import RecordFileDataset  # noqa: F401
+
 from . import vision  # noqa: F401

@@ -32,7 +32,7 @@ from ... import ndarray as nd
 from ...base import MXNetValueError, check_batch_size
 from ...context import Context, cpu_pinned
 from ...util import is_np_array
-from ...ndarray.ndarray import NDArray, _new
+from ...ndarray.ndarray import NDArray, wrap_tensor
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
 __all__ = ['DataLoader', 'default_batchify_fn', 'default_mp_batchify_fn']
@@ -282,7 +282,7 @@ class _WorkerProcess:
             return task_id, structure
         buffer = self._buffers[slot]
         return task_id, _map_leaves(structure, _ArrayPlace,
-                                    lambda place: _new(buffer.copy(place), _SHARED_CTX))
+                                    lambda place: wrap_tensor(buffer.copy(place), _SHARED_CTX))
 
     def _death(self):
         self._process.join(_JOIN_S)

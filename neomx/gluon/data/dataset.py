@@ -1,7 +1,10 @@
 """Datasets: indexable collections of samples, with lazy transforms and views."""
+import os
+
+from ... import recordio
 from ...ndarray.ndarray import NDArray
 
-__all__ = ['Dataset', 'SimpleDataset', 'ArrayDataset']
+__all__ = ['Dataset', 'SimpleDataset', 'ArrayDataset', 'RecordFileDataset']
 
 
 class Dataset:
@@ -160,3 +163,24 @@ class ArrayDataset(Dataset):
 
     def __len__(self):
         return self._length
+
+
+class RecordFileDataset(Dataset):
+    """The records of a ``.rec`` file, as bytes, through its ``.idx`` index (same name).
+
+    Parameters
+    ----------
+    filename : str
+        Path of the ``.rec`` file; ``<name>.idx`` must sit next to it.
+    """
+
+    def __init__(self, filename):
+        self.idx_file = os.path.splitext(filename)[0] + '.idx'
+        self.filename = filename
+        self._record = recordio.MXIndexedRecordIO(self.idx_file, self.filename, 'r')
+
+    def __getitem__(self, idx):
+        return self._record.read_idx(self._record.keys[idx])
+
+    def __len__(self):
+        return len(self._record.keys)

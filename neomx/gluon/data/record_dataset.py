@@ -1,32 +1,10 @@
-"""RecordIO datasets: ``RecordFileDataset`` (raw records) and ``ImageRecordDataset`` (images)."""
-import os
-
+"""``ImageRecordDataset``: the images of a RecordIO file (``RecordFileDataset``, the raw
+records, lives in ``dataset`` as in MXNet)."""
 from ... import recordio
 from ...ndarray.ndarray import array
-from .dataset import Dataset
+from .dataset import RecordFileDataset
 
-__all__ = ['RecordFileDataset', 'ImageRecordDataset']
-
-
-class RecordFileDataset(Dataset):
-    """The records of a ``.rec`` file, as bytes, through its ``.idx`` index (same name).
-
-    Parameters
-    ----------
-    filename : str
-        Path of the ``.rec`` file; ``<name>.idx`` must sit next to it.
-    """
-
-    def __init__(self, filename):
-        self.idx_file = os.path.splitext(filename)[0] + '.idx'
-        self.filename = filename
-        self._record = recordio.MXIndexedRecordIO(self.idx_file, self.filename, 'r')
-
-    def __getitem__(self, idx):
-        return self._record.read_idx(self._record.keys[idx])
-
-    def __len__(self):
-        return len(self._record.keys)
+__all__ = ['ImageRecordDataset']
 
 
 class ImageRecordDataset(RecordFileDataset):
@@ -44,7 +22,8 @@ class ImageRecordDataset(RecordFileDataset):
     Notes
     -----
     The label is the header's float, or its float32 array for multi-label records.
-    Images are decoded with Pillow (MXNet uses OpenCV: JPEG pixels may differ slightly).
+    Images are decoded with OpenCV, as MXNet's, when the ``vision`` extra is installed, else
+    with Pillow (JPEG pixels may then differ slightly).
     """
 
     def __init__(self, filename, flag=1, transform=None):

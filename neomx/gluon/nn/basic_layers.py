@@ -12,6 +12,7 @@ __all__ = ['Sequential', 'HybridSequential', 'Dense', 'Dropout', 'Embedding', 'F
 
 class _SequentialMixin:
     """What Sequential and HybridSequential share: adding, indexing, slicing, repr."""
+    _summary_row = False        # Block.summary shows the children's rows only
 
     def add(self, *blocks):
         """Append blocks; they run in the order added."""

@@ -4,4 +4,5 @@ return ``mx.np`` arrays.
 ``neomx.numpy`` sits above this package, so :mod:`neomx.numpy_extension` puts the functions
 here when it is imported (``import neomx`` does).
 """
-from . import _internal, linalg, random  # noqa: F401
+from . import internal, linalg, random  # noqa: F401
+_internal = internal     # MXNet's name: mx.nd.np._internal

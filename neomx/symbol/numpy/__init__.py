@@ -22,9 +22,9 @@ import numpy as _onp
 
 from ...base import MXNetError
 from ...operator import registry
-from ..symbol import Symbol, create_op_node
+from ..symbol import Symbol, create_op_node, register_np_symbol
 
-__all__ = ['_Symbol', 'symbol_call', 'is_symbol', 'np_symbol', 'records_creation', 'recording_creation', 'recording']
+__all__ = ['_Symbol', 'NumpySymbol', 'NP_FUNCTIONS', 'symbol_call', 'is_symbol', 'np_symbol', 'records_creation', 'recording_creation', 'recording']
 
 _SCALARS = (numbers.Number, _onp.generic)
 
@@ -359,4 +359,9 @@ def symbol_call(op, arrays, attrs=(), out=None):
     return np_symbol(create_op_node(spec, given, named, hint=_hint(op)))
 
 
-from . import _internal, linalg, random  # noqa: E402,F401
+from . import internal, linalg, random  # noqa: E402,F401
+_internal = internal     # MXNet's name: mx.sym.np._internal
+
+register_np_symbol(np_symbol)     # Symbol.as_np_ndarray
+NumpySymbol = _Symbol      # the class by a public name, for the packages above
+NP_FUNCTIONS = _NP_FUNCTIONS

@@ -13,13 +13,15 @@ import tarfile
 import numpy as np
 
 from .... import ndarray as nd
-from ...._optional import require
+from ...._image_decode import decode_bytes
 from ....base import MXNetError, atomic_write, data_dir
 from ....util import is_np_array
 from ...utils import check_sha1, download
 from ..dataset import Dataset
+from ..record_dataset import ImageRecordDataset
 
-__all__ = ['MNIST', 'FashionMNIST', 'CIFAR10', 'CIFAR100', 'ImageFolderDataset', 'read_mnist_arrays']
+__all__ = ['MNIST', 'FashionMNIST', 'CIFAR10', 'CIFAR100', 'ImageRecordDataset', 'ImageFolderDataset',
+           'read_mnist_arrays']
 
 _DEFAULT_REPO = 'https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com/'
 # The MNIST copy carried in this repository (gzip'd differently from the public mirror).
@@ -248,7 +250,8 @@ class CIFAR100(CIFAR10):
 
 
 class ImageFolderDataset(Dataset):
-    """Images in per-class sub-folders of ``root`` (``root/cat/1.jpg``...), read with Pillow.
+    """Images in per-class sub-folders of ``root`` (``root/cat/1.jpg``...), decoded as
+    ``mx.image.imread`` decodes (OpenCV with the ``vision`` extra, else Pillow).
 
     Samples are (image (H, W, 3) uint8 NDArray, or (H, W, 1) for ``flag=0``; int label, the
     index of the folder in sorted order).
@@ -279,11 +282,11 @@ class ImageFolderDataset(Dataset):
                     self.items.append((os.path.join(path, name), label))
 
     def _read(self, path):
-        image_module = require('PIL.Image', 'vision', 'ImageFolderDataset')
+        with open(path, 'rb') as stream:
+            encoded = stream.read()
         try:
-            with image_module.open(path) as img:
-                pixels = np.asarray(img.convert('RGB' if self._flag else 'L'), dtype=np.uint8)
-        except (OSError, ValueError, SyntaxError) as err:     # Pillow's errors for bad data
+            pixels = decode_bytes(encoded, 1 if self._flag else 0, True, path)
+        except MXNetError as err:
             raise MXNetError('ImageFolderDataset: cannot decode image %s: %s' % (path, err)) from None
         if pixels.ndim == 2:
             pixels = pixels[:, :, None]

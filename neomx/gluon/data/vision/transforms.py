@@ -2,17 +2,22 @@
 
 Deterministic per-pixel transforms are HybridBlocks calling ``F.image.*`` operators, so a
 :class:`Compose` of them hybridizes; transforms that choose a region in Python
-(``CenterCrop``, ``RandomResizedCrop``) are plain Blocks, as in MXNet.
+(``CenterCrop``, ``RandomResizedCrop``) or rotate (``Rotate``, ``RandomRotation``) are plain
+Blocks running ``mx.image``'s functions, as in MXNet, with its random streams (Python's
+``random``, numpy's global generator).
 """
-import math
 import random
 
-from .... import ndarray as nd
-from ....base import MXNetError
+import numpy as np
+
+from .... import image
+from ....base import numeric_types  # noqa: F401  (MXNet's module exposes it)
+from ....util import is_np_array  # noqa: F401
 from ...block import Block, HybridBlock
 from ...nn import HybridSequential, Sequential
 
 __all__ = ['Compose', 'Cast', 'ToTensor', 'Normalize', 'Resize', 'CenterCrop', 'RandomResizedCrop',
+           'CropResize', 'Rotate', 'RandomRotation', 'RandomApply',
            'RandomFlipLeftRight', 'RandomFlipTopBottom', 'RandomBrightness', 'RandomContrast',
            'RandomSaturation', 'RandomHue', 'RandomColorJitter', 'RandomLighting']
 
@@ -108,19 +113,49 @@ class Resize(HybridBlock):
 
 
 def _pair(size):
-    return (size, size) if isinstance(size, int) else tuple(size)
+    return (size, size) if isinstance(size, numeric_types) else tuple(size)
 
 
-def _crop_resize(x, x0, y0, width, height, size, interpolation):
-    """The (width, height) region at (x0, y0), resized to ``size`` = (w, h) when it differs."""
-    out = nd.image.crop(x, x0, y0, width, height)
-    if (width, height) != size:
-        out = nd.image.resize(out, size, False, interpolation)
-    return out
+class CropResize(HybridBlock):
+    """Crop the ``width`` x ``height`` region at column ``x``, row ``y`` of an HWC (NHWC)
+    image, then resize it to ``size`` if given.
+
+    Parameters
+    ----------
+    x, y, width, height : int
+    size : int or (width, height), optional
+    interpolation : int, optional
+        OpenCV's code (see ``mx.nd.image.resize``).
+
+    Shape
+    -----
+    (H, W, C) or (N, H, W, C) in; (height, width, C) or the size, batched likewise, out.
+
+    Examples
+    --------
+    >>> crop = mx.gluon.data.vision.transforms.CropResize(x=0, y=0, width=4, height=2)
+    >>> crop(mx.nd.zeros((6, 6, 3), dtype='uint8')).shape
+    (2, 4, 3)
+    """
+
+    def __init__(self, x, y, width, height, size=None, interpolation=None):
+        super().__init__()
+        self._x, self._y, self._width, self._height = x, y, width, height
+        self._size = size
+        self._interpolation = interpolation
+
+    def hybrid_forward(self, F, x):
+        out = F.image.crop(x, self._x, self._y, self._width, self._height)
+        if self._size:
+            interp = 1 if self._interpolation is None else self._interpolation
+            out = F.image.resize(out, self._size, False, interp)
+        return out
 
 
 class CenterCrop(Block):
-    """Crop the centre of an HWC image to ``size`` = (width, height) (an int: a square).
+    """Crop the centre of an HWC image to ``size`` = (width, height) (an int: a square);
+    an image smaller than that is cropped to the largest window of that aspect ratio and
+    resized (``mx.image.center_crop``).
 
     Parameters
     ----------
@@ -131,21 +166,15 @@ class CenterCrop(Block):
 
     def __init__(self, size, interpolation=1):
         super().__init__()
-        self._size = _pair(size)
-        self._interpolation = interpolation
+        self._args = (_pair(size), interpolation)
 
     def forward(self, x):
-        height, width = x.shape[-3], x.shape[-2]
-        new_w, new_h = self._size
-        if new_w > width or new_h > height:
-            raise MXNetError('CenterCrop: crop size (width, height) = %s is larger than the image of shape %s'
-                             % (self._size, x.shape))
-        return _crop_resize(x, (width - new_w) // 2, (height - new_h) // 2, new_w, new_h,
-                            self._size, self._interpolation)
+        return image.center_crop(x, *self._args)[0]
 
 
 class RandomResizedCrop(Block):
-    """Crop a random region (random area fraction and aspect ratio), resized to ``size``.
+    """Crop a random region (random area fraction and aspect ratio), resized to ``size``
+    (``mx.image.random_size_crop``: ten draws, then the centre crop).
 
     Parameters
     ----------
@@ -155,35 +184,109 @@ class RandomResizedCrop(Block):
     ratio : (float, float)
         Range of the region's aspect ratio (width / height), sampled log-uniformly.
     interpolation : int
-
-    Ten draws are tried; if none fits the image, the largest central region with an
-    in-range aspect ratio is used.
     """
 
     def __init__(self, size, scale=(0.08, 1.0), ratio=(3.0 / 4.0, 4.0 / 3.0), interpolation=1):
         super().__init__()
-        self._size = _pair(size)
-        self._scale = scale
-        self._ratio = ratio
-        self._interpolation = interpolation
-
-    def _region(self, height, width):
-        area = height * width
-        log_ratio = (math.log(self._ratio[0]), math.log(self._ratio[1]))
-        for _ in range(10):
-            target = random.uniform(*self._scale) * area
-            aspect = math.exp(random.uniform(*log_ratio))
-            w = int(round(math.sqrt(target * aspect)))
-            h = int(round(math.sqrt(target / aspect)))
-            if 0 < w <= width and 0 < h <= height:
-                return random.randint(0, width - w), random.randint(0, height - h), w, h
-        aspect = min(max(width / height, self._ratio[0]), self._ratio[1])
-        w, h = min(width, int(round(height * aspect))), min(height, int(round(width / aspect)))
-        return (width - w) // 2, (height - h) // 2, w, h
+        self._args = (_pair(size), scale, ratio, interpolation)
 
     def forward(self, x):
-        x0, y0, w, h = self._region(x.shape[-3], x.shape[-2])
-        return _crop_resize(x, x0, y0, w, h, self._size, self._interpolation)
+        return image.random_size_crop(x, *self._args)[0]
+
+
+def _require_float32(x):
+    if x.dtype != np.float32:
+        raise TypeError("This transformation only supports float32. "
+                        "Consider calling it after ToTensor")
+
+
+class Rotate(Block):
+    """Rotate a CHW image or NCHW batch by ``rotation_degrees`` (``mx.image.imrotate``).
+
+    Parameters
+    ----------
+    rotation_degrees : float
+    zoom_in, zoom_out : bool
+        Scale so that no border shows, or so that the whole image stays in view.
+
+    Shape
+    -----
+    (C, H, W) or (N, C, H, W) float32 in and out.
+
+    Examples
+    --------
+    >>> rotate = mx.gluon.data.vision.transforms.Rotate(90)
+    >>> rotate(mx.nd.ones((1, 3, 3))).shape
+    (1, 3, 3)
+    """
+
+    def __init__(self, rotation_degrees, zoom_in=False, zoom_out=False):
+        super().__init__()
+        self._args = (rotation_degrees, zoom_in, zoom_out)
+
+    def forward(self, x):
+        _require_float32(x)
+        return image.imrotate(x, *self._args)
+
+
+class RandomRotation(Block):
+    """With probability ``rotate_with_proba``, rotate by an angle drawn from
+    ``angle_limits`` (degrees; ``mx.image.random_rotate``, numpy's global generator).
+
+    Parameters
+    ----------
+    angle_limits : (float, float)
+    zoom_in, zoom_out : bool
+    rotate_with_proba : float, default 1.0
+
+    Shape
+    -----
+    (C, H, W) or (N, C, H, W) float32 in and out.
+
+    Examples
+    --------
+    >>> rotate = mx.gluon.data.vision.transforms.RandomRotation((-10, 10))
+    >>> rotate(mx.nd.ones((1, 4, 4))).shape
+    (1, 4, 4)
+    """
+
+    def __init__(self, angle_limits, zoom_in=False, zoom_out=False, rotate_with_proba=1.0):
+        super().__init__()
+        lower, upper = angle_limits
+        if lower >= upper:
+            raise ValueError("`angle_limits` must be an ordered tuple")
+        if rotate_with_proba < 0 or rotate_with_proba > 1:
+            raise ValueError("Probability of rotating the image should be between 0 and 1")
+        self._args = (angle_limits, zoom_in, zoom_out)
+        self._rotate_with_proba = rotate_with_proba
+
+    def forward(self, x):
+        if np.random.random() > self._rotate_with_proba:
+            return x
+        _require_float32(x)
+        return image.random_rotate(x, *self._args)
+
+
+class RandomApply(Sequential):
+    """Apply ``transforms`` with probability ``p`` (Python's ``random``).
+
+    Examples
+    --------
+    >>> flip = mx.gluon.data.vision.transforms.RandomApply(
+    ...     mx.gluon.data.vision.transforms.Cast('float16'), p=1.0)
+    >>> flip(mx.nd.ones((2, 2, 3))).dtype
+    <class 'numpy.float16'>
+    """
+
+    def __init__(self, transforms, p=0.5):
+        super().__init__()
+        self.transforms = transforms
+        self.p = p
+
+    def forward(self, x):
+        if self.p < random.random():
+            return x
+        return self.transforms(x)
 
 
 class RandomFlipLeftRight(HybridBlock):
@@ -213,23 +316,35 @@ class _RandomFactor(HybridBlock):
 
 
 class RandomBrightness(_RandomFactor):
-    """Multiply pixel values by a random factor in [1 - brightness, 1 + brightness]."""
+    """Multiply pixel values by a random factor in [max(0, 1 - brightness), 1 + brightness]."""
     _op = 'random_brightness'
+
+    def __init__(self, brightness):
+        super().__init__(brightness)
 
 
 class RandomContrast(_RandomFactor):
     """Blend with the mean gray level by a random factor in [1 - contrast, 1 + contrast]."""
     _op = 'random_contrast'
 
+    def __init__(self, contrast):
+        super().__init__(contrast)
+
 
 class RandomSaturation(_RandomFactor):
     """Blend with each pixel's gray level by a random factor in [1 - saturation, 1 + saturation]."""
     _op = 'random_saturation'
 
+    def __init__(self, saturation):
+        super().__init__(saturation)
+
 
 class RandomHue(_RandomFactor):
     """Rotate the hue by a random factor in [1 - hue, 1 + hue] turns (1 turn: unchanged)."""
     _op = 'random_hue'
+
+    def __init__(self, hue):
+        super().__init__(hue)
 
 
 class RandomColorJitter(HybridBlock):

@@ -1,6 +1,6 @@
 """Run a Kubeflow job manifest on this machine, one process per pod, as its operator would.
 
-    python -m neomx.launch.kubeflow_local JOB.yaml --map /opt/neomx=. --map /data=/tmp/vol [--append ARGS]
+    python tests/kubeflow_local.py JOB.yaml --map /opt/neomx=. --map /data=/tmp/vol [--append ARGS]
 
 Each pod gets the environment its operator gives it (``kubeflow_env``), with the job's
 service host names replaced by 127.0.0.1 and their ports by free local ports; its command
@@ -18,9 +18,9 @@ import sys
 import threading
 import time
 
-from ..base import MXNetError
-from ._kube_yaml import load_manifest
-from .kubeflow_env import pods_of
+from kubeflow_env import pods_of
+from neomx.base import MXNetError
+from neomx.launch._kube_yaml import load_manifest
 
 __all__ = ['local_processes', 'start_job', 'wait_job', 'run_job', 'main']
 
@@ -169,7 +169,7 @@ def run_job(job, mappings=(), append=(), timeout=None, sink=sys.stdout):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog='python -m neomx.launch.kubeflow_local', description=__doc__.split('\n\n')[0])
+    parser = argparse.ArgumentParser(prog='python tests/kubeflow_local.py', description=__doc__.split('\n\n')[0])
     parser.add_argument('manifest')
     parser.add_argument('--map', action='append', default=[], metavar='PREFIX=LOCAL',
                         help='replace this path prefix of the command (image files, volume mounts)')

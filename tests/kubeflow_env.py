@@ -27,7 +27,7 @@ without a cluster (see ``kubeflow_local``). It follows the operators' code:
 import json
 from collections import namedtuple
 
-from ..base import MXNetError
+from neomx.base import MXNetError
 
 __all__ = ['Pod', 'pods_of']
 

@@ -1,15 +1,19 @@
-"""Image resizing with OpenCV's interpolation codes, computed in torch.
+"""Image resizing with OpenCV's interpolation codes: by OpenCV itself when the ``vision``
+extra's ``opencv-python-headless`` is installed (MXNet's own arithmetic, bit for bit, and it
+releases the GIL), otherwise computed in torch.
 
 MXNet resizes with OpenCV. Nearest, bilinear and bicubic (codes 0-2) are exactly torch's
 ``interpolate`` modes (half-pixel centres, no antialiasing, cubic coefficient -0.75). Area (3)
 and Lanczos (4) have no torch twin, so they are written as separable per-axis weight matrices
 that follow OpenCV's definitions: ``out = Wy @ image @ Wx.T`` per channel.
 """
-import random
 
 import numpy as np
 import torch
 import torch.nn.functional as F
+
+from ._image_decode import opencv
+from ._sample_streams import pyrandom
 
 NEAREST, LINEAR, CUBIC, AREA, LANCZOS4 = range(5)
 
@@ -64,11 +68,27 @@ def _axis_weights(interp, shrinks_both):
     return _area_shrink_weights if shrinks_both else _area_linear_weights
 
 
+# The dtypes OpenCV's resize takes (it has no int32/int64 kernels, and float16 is rare).
+_OPENCV_DTYPES = (torch.uint8, torch.float32, torch.float64)
+
+
+def resize_pixels(pixels, w, h, interp):
+    """Resize an (H, W, C) numpy array to (h, w, C) with OpenCV interpolation code ``interp``."""
+    cv2 = opencv()
+    if cv2 is not None and pixels.dtype in (np.uint8, np.float32, np.float64):
+        out = cv2.resize(np.ascontiguousarray(pixels), (w, h), interpolation=interp)
+        return out.reshape(h, w, pixels.shape[2])
+    return resize_hwc(torch.from_numpy(np.require(pixels, requirements=['C', 'W'])), w, h, interp).numpy()
+
+
 def resize_hwc(tensor, w, h, interp):
     """Resize an (H, W, C) tensor to (h, w, C) with OpenCV interpolation code ``interp``.
 
     Integer images are computed in float32 and rounded back with saturation, as OpenCV does.
     """
+    if tensor.device.type == 'cpu' and tensor.dtype in _OPENCV_DTYPES and opencv() is not None \
+            and not tensor.requires_grad:
+        return torch.from_numpy(resize_pixels(tensor.numpy(), w, h, interp))
     src_h, src_w = tensor.shape[:2]
     image = tensor.permute(2, 0, 1).to(torch.float32)
     if interp in _TORCH_MODES:
@@ -101,7 +121,7 @@ def pick_interp(interp, sizes=()):
             return AREA
         return LINEAR
     if interp == 10:
-        return random.randint(0, 4)
+        return pyrandom.randint(0, 4)
     if interp not in range(5):
         raise ValueError('Unknown interp method %d' % interp)
     return interp
