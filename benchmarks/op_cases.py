@@ -51,6 +51,11 @@ def _rnn_params(mode, layers, input_size, hidden):
 
 # Operator -> () returning (inputs, attributes): where generic inputs do not fit.
 OVERRIDES = {
+    # mx.npx's own operators
+    '_npx_reshape': lambda: ([_u(3, 4)], dict(newshape=(-2, 2, -1))),
+    '_npx_constraint_check': lambda: ([_idx([1, 1, 1], 'bool')], dict(msg='bad')),
+    '_npi_normal_n': lambda: ([_u(4), _pos(4)], dict(loc=None, scale=None, size=(2,))),
+    '_npi_uniform_n': lambda: ([_u(4), _pos(4)], dict(low=None, high=None, size=(2,))),
     'Correlation': lambda: ([_u(1, 3, 8, 8), _u(1, 3, 8, 8)], dict(max_displacement=1, pad_size=1)),
     '_histogram': lambda: ([_u(16, low=0.0, high=1.0)], dict(bin_cnt=5, range=(0.0, 1.0))),
     '_contrib_quantize': lambda: ([_u(4, 4), _idx([-1.0]), _idx([1.0])], {}),

@@ -15,6 +15,8 @@ from . import name
 from . import autograd
 from . import ndarray
 from . import ndarray as nd
+from . import numpy
+from . import numpy as np
 from . import random
 from . import test_utils
 test_utils.mx = _sys.modules[__name__]     # MXNet's test_utils.mx (see there)
@@ -51,3 +53,7 @@ from . import engine
 from . import random as rnd
 from .util import is_np_array, is_np_shape, np_array, np_shape, set_np_shape  # noqa: E402
 from .util import use_np, use_np_array, use_np_shape  # noqa: E402
+from . import numpy_extension  # noqa: E402
+from . import numpy_extension as npx  # noqa: E402
+from . import numpy_op_signature  # noqa: E402,F401  (NumPy signatures of mx.np / mx.npx functions)
+from . import numpy_dispatch_protocol  # noqa: E402,F401  (official NumPy functions on mx.np arrays)

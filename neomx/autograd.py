@@ -15,6 +15,7 @@
   into the buffers of the variables it reaches; the others keep their old gradients.
 """
 import functools
+import weakref
 
 import torch
 
@@ -24,7 +25,7 @@ from . import _released_graphs as _released
 from . import _autograd_state, upper_layers
 from .base import MXNetError
 
-__all__ = ['record', 'pause', 'train_mode', 'predict_mode', 'is_recording', 'is_training',
+__all__ = ['mark_constant_result', 'record', 'pause', 'train_mode', 'predict_mode', 'is_recording', 'is_training',
            'set_recording', 'set_training', 'backward', 'grad', 'mark_variables', 'Function',
            'get_symbol']
 
@@ -278,6 +279,25 @@ def _is_ndarray(x):
     return hasattr(x, '_t')
 
 
+# Results of recorded operations that have no gradient (comparisons, integer modulo...):
+# MXNet records them, and a backward pass from one of them gives zero gradients.
+_CONSTANT_RESULTS = {}      # id(tensor) -> weak reference to it (tensors compare element-wise)
+
+
+def mark_constant_result(tensor):
+    """Note that ``tensor``, recorded from inputs that require gradients, has no gradient
+    (a comparison's bool result): ``backward`` from it then does nothing, as MXNet's zero
+    gradients, instead of refusing a head that is not part of a recorded graph."""
+    if type(tensor) is torch.Tensor and not tensor.requires_grad:
+        key = id(tensor)
+        _CONSTANT_RESULTS[key] = weakref.ref(tensor, lambda _, key=key: _CONSTANT_RESULTS.pop(key, None))
+
+
+def _is_constant_result(tensor):
+    ref = _CONSTANT_RESULTS.get(id(tensor))
+    return ref is not None and ref() is tensor
+
+
 def _heads_and_grads(heads, head_grads):
     # a list (what NDArray.backward passes) is known without hasattr, whose failure costs
     if type(heads) is not list and _is_ndarray(heads):
@@ -289,6 +309,8 @@ def _heads_and_grads(heads, head_grads):
         t = h._t
         if not t.requires_grad and _int_grad.is_integer(t):
             t = _grad_target(t)
+        if not t.requires_grad and _is_constant_result(t):
+            continue
         if not t.requires_grad:
             raise MXNetError('backward: head %d (shape %s) is not part of a recorded graph: compute it '
                              'inside autograd.record() from arrays that called attach_grad()'
@@ -332,6 +354,8 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # py
         Whether the backward pass runs in training mode.
     """
     tensors, grads = _heads_and_grads(heads, head_grads)
+    if not tensors:     # only results without gradients (see mark_constant_result)
+        return
     prev_train = set_training(train_mode)
     try:
         _run_backward(tensors, grads, retain_graph)

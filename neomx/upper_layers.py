@@ -13,9 +13,12 @@ from .base import MXNetError
 # name -> the package that registers it
 _OFFERED_BY = {
     'array_from_tensor': 'neomx.ndarray',     # (torch.Tensor, Context) -> NDArray, sharing memory
+    'np_array_from_tensor': 'neomx.numpy',    # (torch.Tensor, Context) -> mx.np.ndarray, sharing memory
     'compiled_graph': 'neomx.symbol',         # (Symbol, Context) -> callable on input tensors
     'custom_symbol': 'neomx.symbol',          # mx.sym.Custom
     'symbol_from_json': 'neomx.symbol',       # mx.sym.load_json, for _CachedOp's subgraph
+    'np_symbol_call': 'neomx.symbol',         # (op, arrays, attrs, out) -> mx.sym.np._Symbol node
+    'np_records_creation': 'neomx.symbol',    # () -> whether array-less operators record nodes
 }
 _REGISTERED = {}
 

@@ -1,152 +1,272 @@
 """``mx.util``: environment, GPU queries and the NumPy-semantics switches.
 
-MXNet 1.9.1 can switch to NumPy shape semantics (zero-dim and zero-size shapes) and NumPy
-array semantics (``mx.np.ndarray`` instead of ``NDArray``). neomx's arrays (torch tensors)
-hold zero-dim and zero-size shapes in either mode, so the NumPy shape switch is a
-per-thread flag (as in MXNet) that :func:`is_np_shape` reports and that graph shape
-inference reads (0 is then a real size, not an unknown one). neomx implements only the
-legacy ``mx.nd`` array interface: NumPy array semantics can be turned OFF (a no-op), and
-asking to turn them ON raises ``NotImplementedError``.
+MXNet 1.9.1 has two per-thread switches. NumPy *shape* semantics make ``()`` the shape of a
+scalar and ``0`` a real size (not an unknown one) in shape inference; neomx's arrays (torch
+tensors) hold such shapes either way, and graph shape inference reads the flag. NumPy *array*
+semantics make Gluon create ``mx.np.ndarray`` parameters and outputs (and ``mx.sym.np``
+symbols when hybridizing) instead of legacy ``NDArray`` objects. ``npx.set_np()`` turns both on.
 """
 import functools
+import inspect
 import os
 import threading
 
+import numpy as _np
 import torch
 
-from .base import MXNetError
+from .base import MXNetError, c_str, check_call, py_str  # noqa: F401  (MXNet's util has them)
 from .context import gpu_memory_info, num_gpus
 
 __all__ = ['is_np_shape', 'is_np_array', 'set_np_shape', 'np_shape', 'np_array',
            'use_np_shape', 'use_np_array', 'use_np', 'set_np', 'reset_np',
            'get_gpu_count', 'get_gpu_memory', 'get_cuda_compute_capability',
-           'set_module', 'getenv', 'setenv']
-
-
-def _refuse_numpy_semantics(semantics, active):
-    """Raise unless ``active`` is false: neomx can only stay in legacy semantics."""
-    if active:
-        raise NotImplementedError(
-            'neomx has no NumPy interface (mx.np / mx.npx): NumPy %s semantics cannot be '
-            'turned on; only the legacy mx.nd semantics are available' % semantics)
+           'set_module', 'getenv', 'setenv', 'np_ufunc_legal_option',
+           'wrap_np_unary_func', 'wrap_np_binary_func']
 
 
 _STATE = threading.local()
 
 
 def is_np_shape():
-    """Whether NumPy shape semantics are on in this thread."""
+    """Whether NumPy shape semantics are on in this thread.
+
+    >>> import neomx as mx
+    >>> mx.util.is_np_shape()
+    False
+    """
     return getattr(_STATE, 'np_shape', False)
 
 
 def is_np_array():
-    """Whether NumPy array semantics are on: always False in neomx."""
-    return False
+    """Whether NumPy array semantics are on in this thread: Gluon then creates
+    ``mx.np.ndarray`` parameters and outputs instead of ``NDArray``.
+
+    >>> import neomx as mx
+    >>> mx.util.is_np_array()
+    False
+    """
+    return getattr(_STATE, 'np_array', False)
 
 
 def set_np_shape(active):
-    """Turn NumPy shape semantics on or off in this thread; returns the previous state."""
+    """Turn NumPy shape semantics on or off in this thread; returns the previous state.
+
+    Raises
+    ------
+    ValueError
+        When turning them off while NumPy array semantics are on (as MXNet).
+    """
+    if not active and is_np_array():
+        raise ValueError('Deactivating NumPy shape semantics while NumPy array semantics is still'
+                         ' active is not allowed. Please consider calling `npx.reset_np()` to'
+                         ' deactivate both of them.')
     previous = is_np_shape()
     _STATE.np_shape = bool(active)
     return previous
 
 
-class _NumpyShapeScope:
-    """``with`` scope that sets NumPy shape semantics and restores the previous state on exit."""
+def _set_np_array(active):
+    """Turn NumPy array semantics on or off in this thread; returns the previous state."""
+    previous = is_np_array()
+    _STATE.np_array = bool(active)
+    return previous
 
-    def __init__(self, active):
-        self._active, self._previous = active, None
+
+class _SemanticsScope:
+    """``with`` scope that sets one of the switches and restores its previous state on exit."""
+
+    def __init__(self, setter, active):
+        self._setter, self._active, self._previous = setter, active, None
 
     def __enter__(self):
-        self._previous = set_np_shape(self._active)
+        self._previous = self._setter(self._active)
         return self
 
     def __exit__(self, exc_type, exc_value, traceback):
-        set_np_shape(self._previous)
+        self._setter(self._previous)
 
 
-class _LegacySemanticsScope:
-    """``with`` scope that keeps (only) the legacy semantics: entering and leaving change nothing."""
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, exc_type, exc_value, traceback):
-        return None
+def _set_np_shape_in_scope(active):
+    # A scope may leave shape semantics while array semantics are on (use_np's order).
+    previous = is_np_shape()
+    _STATE.np_shape = bool(active)
+    return previous
 
 
 def np_shape(active=True):
-    """Scope with NumPy shape semantics ``active``."""
-    return _NumpyShapeScope(active)
+    """Scope (``with``) with NumPy shape semantics ``active``.
+
+    >>> import neomx as mx
+    >>> with mx.util.np_shape(True):
+    ...     mx.util.is_np_shape()
+    True
+    """
+    return _SemanticsScope(_set_np_shape_in_scope, active)
 
 
 def np_array(active=True):
-    """Scope with NumPy array semantics ``active``; only ``active=False`` is supported."""
-    _refuse_numpy_semantics('array', active)
-    return _LegacySemanticsScope()
+    """Scope (``with``) with NumPy array semantics ``active``.
 
-
-def _numpy_decorator(semantics):
-    """A decorator like MXNet's ``use_np_*``: it would run ``func`` with ``semantics`` on.
-
-    Decorating succeeds (so modules that decorate some of their functions still import);
-    calling the decorated function, or creating an instance of the decorated class, raises.
+    >>> import neomx as mx
+    >>> with mx.util.np_array(True):
+    ...     mx.util.is_np_array()
+    True
     """
-    def decorator(func):
-        if isinstance(func, type):
-            def refuse_init(self, *args, **kwargs):
-                _refuse_numpy_semantics(semantics, True)
-            return type(func.__name__, (func,), {'__init__': refuse_init, '__doc__': func.__doc__,
-                                                 '__module__': func.__module__})
+    return _SemanticsScope(_set_np_array, active)
+
+
+def _scoped_decorator(scope, decorator_name):
+    """A decorator running a function -- or every function, method and property of a class --
+    inside ``scope(True)``."""
+    def decorate(func):
+        if inspect.isclass(func):
+            members = inspect.getmembers(
+                func, predicate=lambda f: inspect.isfunction(f) or inspect.ismethod(f)
+                or isinstance(f, property))
+            for name, method in members:
+                if isinstance(method, property):
+                    setattr(func, name, property(decorate(method.__get__), method.__set__,
+                                                 method.__delattr__, method.__doc__))
+                else:
+                    setattr(func, name, decorate(method))
+            return func
+        if not callable(func):
+            raise TypeError('%s can only decorate classes and callable objects, while received a %s'
+                            % (decorator_name, type(func)))
 
         @functools.wraps(func)
-        def refuse(*args, **kwargs):
-            _refuse_numpy_semantics(semantics, True)
-        return refuse
-    decorator.__name__ = 'use_np' if semantics == 'shape and array' else 'use_np_' + semantics
-    decorator.__doc__ = ('Decorator that runs a function or class with NumPy %s semantics: '
-                         'calling what it decorates raises NotImplementedError in neomx.' % semantics)
-    return decorator
+        def scoped(*args, **kwargs):
+            with scope(True):
+                return func(*args, **kwargs)
+        return scoped
+    decorate.__name__ = decorate.__qualname__ = decorator_name
+    return decorate
 
 
-def use_np_shape(func):
-    """Decorator that runs a function (or every method of a class) with NumPy shape semantics."""
-    if isinstance(func, type):
-        for name, method in list(vars(func).items()):
-            if callable(method) and not isinstance(method, type):
-                setattr(func, name, use_np_shape(method))
-        return func
+use_np_shape = _scoped_decorator(np_shape, 'use_np_shape')
+use_np_shape.__doc__ = """Decorator running a function, or every method and property of a class,
+with NumPy shape semantics on.
 
-    @functools.wraps(func)
-    def with_np_shape(*args, **kwargs):
-        with np_shape(True):
-            return func(*args, **kwargs)
-    return with_np_shape
+>>> import neomx as mx
+>>> @mx.util.use_np_shape
+... def f():
+...     return mx.util.is_np_shape()
+>>> f()
+True
+"""
+use_np_array = _scoped_decorator(np_array, 'use_np_array')
+use_np_array.__doc__ = """Decorator running a function, or every method and property of a class
+(a Gluon Block: its parameters and outputs become ``mx.np`` arrays), with NumPy array semantics on.
+
+>>> import neomx as mx
+>>> @mx.util.use_np_array
+... def f():
+...     return mx.util.is_np_array()
+>>> f()
+True
+"""
 
 
-use_np_array = _numpy_decorator('array')
-use_np = _numpy_decorator('shape and array')
+def use_np(func):
+    """Decorator running a function, or every method and property of a class, with NumPy
+    shape and array semantics on (:func:`use_np_shape` of :func:`use_np_array`).
+
+    >>> import neomx as mx
+    >>> @mx.util.use_np
+    ... def f():
+    ...     return mx.util.is_np_shape(), mx.util.is_np_array()
+    >>> f()
+    (True, True)
+    """
+    return use_np_shape(use_np_array(func))
 
 
 def set_np(shape=True, array=True):
-    """Set NumPy shape and array semantics together; array semantics only off.
+    """Set NumPy shape and array semantics together, in this thread.
 
     Raises
     ------
     ValueError
         When array semantics are asked for without shape semantics (as MXNet).
-    NotImplementedError
-        When array semantics are asked for.
+
+    >>> import neomx as mx
+    >>> mx.util.set_np()
+    >>> mx.util.is_np_array(), mx.util.is_np_shape()
+    (True, True)
+    >>> mx.util.reset_np()
     """
     if array and not shape:
         raise ValueError('NumPy Shape semantics is required in using NumPy array semantics.')
-    _refuse_numpy_semantics('array', array)
+    _set_np_array(array)
     set_np_shape(shape)
 
 
 def reset_np():
     """Turn NumPy shape and array semantics off."""
     set_np(shape=False, array=False)
+
+
+# The keywords of NumPy's ufuncs and their defaults: MXNet's np functions accept them only
+# with these values.
+_NP_UFUNC_DEFAULT_KWARGS = {'where': True, 'casting': 'same_kind', 'order': 'K', 'dtype': None,
+                            'subok': True}
+
+
+_NP_UFUNC_DTYPES = {'int8', 'uint8', 'int32', 'int64', 'float16', 'float32', 'float64',
+                    _np.int8, _np.uint8, _np.int32, _np.int64, _np.float16, _np.float32, _np.float64}
+
+
+def np_ufunc_legal_option(key, value):
+    """Whether ``value`` is a value NumPy accepts for the ufunc keyword ``key``.
+
+    >>> import neomx as mx
+    >>> mx.util.np_ufunc_legal_option('casting', 'unsafe'), mx.util.np_ufunc_legal_option('casting', 'bad')
+    (True, False)
+    """
+    if key == 'where':
+        return True
+    if key == 'casting':
+        return value in ('no', 'equiv', 'safe', 'same_kind', 'unsafe')
+    if key == 'order':
+        return isinstance(value, str)
+    if key == 'dtype':
+        return value in _NP_UFUNC_DTYPES
+    if key == 'subok':
+        return isinstance(value, bool)
+    return False
+
+
+def _check_ufunc_kwargs(func_name, kwargs, not_implemented_message):
+    for key, value in kwargs.items():
+        if key not in _NP_UFUNC_DEFAULT_KWARGS:
+            raise TypeError("{} is an invalid keyword to function '{}'".format(key, func_name))
+        if value != _NP_UFUNC_DEFAULT_KWARGS[key]:
+            if np_ufunc_legal_option(key, value):
+                raise NotImplementedError(not_implemented_message.format(key=key, value=value,
+                                                                         name=func_name))
+            raise TypeError('{}={} not understood for operator {}'.format(key, value, func_name))
+
+
+def wrap_np_unary_func(func):
+    """Decorator for an np unary ufunc ``func(x, out=None)``: NumPy's ufunc keywords are
+    accepted with their default values; others raise TypeError, other legal values
+    NotImplementedError (as MXNet's)."""
+    @functools.wraps(func)
+    def wrapped(x, out=None, **kwargs):
+        if kwargs:
+            _check_ufunc_kwargs(func.__name__, kwargs, '{key}={value} is not implemented yet for operator {name}')
+        return func(x, out=out)
+    return wrapped
+
+
+def wrap_np_binary_func(func):
+    """Decorator for an np binary ufunc ``func(x1, x2, out=None)``, as :func:`wrap_np_unary_func`."""
+    @functools.wraps(func)
+    def wrapped(x1, x2, out=None, **kwargs):
+        if kwargs:
+            _check_ufunc_kwargs(func.__name__, kwargs, '{key}={value} is not implemented yet')
+        return func(x1, x2, out=out)
+    return wrapped
 
 
 def get_gpu_count():

@@ -185,19 +185,53 @@ def test_features_names_and_truth():
 
 # ---------------------------------------------------------------------------- util
 
-def test_numpy_array_semantics_stay_off():
+def test_numpy_array_semantics_switch_per_thread_and_in_scopes():
     assert mx.util.is_np_array() is False and mx.util.is_np_shape() is False
     assert mx.util.set_np_shape(False) is False
     with mx.util.np_shape(False), mx.util.np_array(False):
         assert not mx.util.is_np_shape()
-    mx.util.set_np(shape=False, array=False)
-    mx.util.reset_np()
-    for turn_on in (lambda: mx.util.np_array(True), lambda: mx.util.set_np(),
-                    lambda: mx.util.use_np(object)(), lambda: mx.util.use_np_array(len)([])):
-        with pytest.raises(NotImplementedError, match='no NumPy interface'):
-            turn_on()
+    with mx.util.np_array(True):
+        assert mx.util.is_np_array() and not mx.util.is_np_shape()
+    assert not mx.util.is_np_array()
+    mx.util.set_np()
+    try:
+        assert mx.util.is_np_array() and mx.util.is_np_shape()
+        seen = []
+        worker = threading.Thread(target=lambda: seen.append((mx.util.is_np_array(), mx.util.is_np_shape())))
+        worker.start()
+        worker.join()
+        assert seen == [(False, False)]
+        with pytest.raises(ValueError, match='while NumPy array semantics is still active'):
+            mx.util.set_np_shape(False)
+    finally:
+        mx.util.reset_np()
+    assert not mx.util.is_np_array() and not mx.util.is_np_shape()
     with pytest.raises(ValueError, match='NumPy Shape semantics is required'):
         mx.util.set_np(shape=False, array=True)
+
+    @mx.util.use_np
+    class Probe:
+        def method(self):
+            return mx.util.is_np_array(), mx.util.is_np_shape()
+
+        @property
+        def prop(self):
+            return mx.util.is_np_array()
+    assert Probe().method() == (True, True) and Probe().prop is True
+    assert mx.util.use_np_array(len)([1]) == 1 and not mx.util.is_np_array()
+    with pytest.raises(TypeError, match='use_np_array can only decorate'):
+        mx.util.use_np_array(3)
+
+
+def test_numpy_ufunc_keyword_checks():
+    add = mx.util.wrap_np_binary_func(lambda x1, x2, out=None: x1 + x2)
+    assert add(1, 2, casting='same_kind') == 3
+    with pytest.raises(NotImplementedError, match='casting=unsafe is not implemented'):
+        add(1, 2, casting='unsafe')
+    with pytest.raises(TypeError, match="axis is an invalid keyword"):
+        add(1, 2, axis=0)
+    with pytest.raises(TypeError, match='dtype=complex not understood'):
+        add(1, 2, dtype='complex')
 
 
 def test_numpy_shape_semantics_switch_per_thread():

@@ -37,20 +37,24 @@ from typing import Callable, NamedTuple
 import torch
 
 from .._autograd_state import STATE as _AUTOGRAD
-from .. import autograd
+from .. import _int_grad, autograd
 from .._memory import pool_host_memory
 from .._torch_private import inductor_freezing
 from ..base import MXNetError
 from ..ndarray import NDArray
-from ..ndarray.ndarray import wrap_tensor
+from ..ndarray.ndarray import constructor, wrap_tensor
+from .. import numpy as _np
+from ..symbol.numpy import NumpySymbol as _Symbol, np_symbol
+from ..util import is_np_array
 from ..symbol import Group, Symbol, var
 from ..symbol.graph import compiled, open_shape_nodes, resolve_open_shapes
+from ..symbol.integer_grads import carry_integer_gradients, needs_integer_gradients
 from . import parameter as _parameter
 from ..symbol.passes import INFERENCE_PASSES, version_stamp
 from ..symbol.training_passes import TRAINING_PASSES
 from .parameter import shape_is_known
 
-__all__ = ['flatten', 'regroup', 'trace', 'CachedGraph', 'input_kinds', 'cached_for_format']
+__all__ = ['flatten', 'regroup', 'trace', 'CachedGraph', 'input_kinds', 'cached_for_format', 'check_numpy_outputs']
 
 
 def flatten(value, strict=False):
@@ -165,12 +169,14 @@ def regroup(flat, fmt):
     return out, flat
 
 
-def input_variables(flat_args):
+def input_variables(flat_args, np_mode=False):
     """MXNet's names for the inputs of a traced graph: ``data`` when one input is given,
-    else ``data0``, ``data1``...; None inputs get no variable."""
+    else ``data0``, ``data1``...; None inputs get no variable. ``np_mode``: NumPy
+    semantics (``mx.sym.np._Symbol`` variables)."""
     given = sum(a is not None for a in flat_args)
     names = iter(['data'] if given == 1 else ['data%d' % i for i in range(given)])
-    return [None if a is None else var(next(names)) for a in flat_args]
+    make = (lambda name: np_symbol(var(name))) if np_mode else var
+    return [None if a is None else make(next(names)) for a in flat_args]
 
 
 def trace(block, flat_args, in_fmt):
@@ -180,11 +186,41 @@ def trace(block, flat_args, in_fmt):
     -------
     CachedGraph
     """
-    variables = input_variables(flat_args)
+    variables = input_variables(flat_args, is_np_array())
     grouped = regroup(variables, in_fmt)[0]
     outputs = block._forward_symbolic(grouped[0], tuple(grouped[1:]))
     flat_out, out_fmt = flatten(outputs)
-    return CachedGraph(block, variables, Group(flat_out), out_fmt, block._backend, dict(block._flags))
+    return CachedGraph(block, variables, Group(flat_out), out_fmt, block._backend, dict(block._flags),
+                       _numpy_outputs(flat_out))
+
+
+def _numpy_outputs(symbols):
+    """Whether a graph's outputs are NumPy symbols (its results then mx.np arrays), as MXNet
+    decides it; TypeError, MXNet's, for a mix of both kinds."""
+    kinds = {isinstance(s, _Symbol) for s in symbols if s is not None}
+    if len(kinds) > 1:
+        raise TypeError('Found both classic symbol (mx.sym.Symbol) and numpy symbol (mx.sym.np._Symbol) in '
+                        'outputs. This will prevent you from building a computation graph by grouping them '
+                        'since different types of symbols are not allowed to be grouped in Gluon to form a '
+                        'computation graph. You will need to convert them to the same type of symbols, either '
+                        'classic or numpy following this rule: if you want numpy ndarray output(s) from the '
+                        'computation graph, please convert all the classic symbols in the list to numpy '
+                        'symbols by calling `as_np_ndarray()` on each of them; if you want classic ndarray '
+                        'output(s) from the computation graph, please convert all the numpy symbols in the '
+                        'list to classic symbols by calling `as_nd_ndarray()` on each of them.')
+    return kinds == {True}
+
+
+def check_numpy_outputs(out):
+    """TypeError, MXNet's, unless every array or Symbol in ``out`` (nested) is of the NumPy
+    interface: what a block returns under NumPy array semantics."""
+    if isinstance(out, (NDArray, Symbol)):
+        if not (isinstance(out, _Symbol) or (isinstance(out, NDArray) and out._is_np_array)):
+            raise TypeError("Block's output ndarrays/symbols must be of type `mxnet.numpy.ndarray` or "
+                            "`mxnet.symbol.numpy._Symbol`, while got output type %s" % type(out))
+    elif isinstance(out, (list, tuple)):
+        for item in out:
+            check_numpy_outputs(item)
 
 
 class CachedGraph:
@@ -217,9 +253,11 @@ class CachedGraph:
         flags, replaceable before the first call.
     """
 
-    def __init__(self, block, variables, symbol, out_fmt, backend=None, flags=None):
+    def __init__(self, block, variables, symbol, out_fmt, backend=None, flags=None, np_mode=False):
         flags = flags or {}
         self.symbol = symbol
+        # traced under NumPy array semantics: outputs are mx.np arrays
+        self._new = constructor(_np.ndarray) if np_mode else wrap_tensor
         self.out_fmt = out_fmt
         self._static_alloc = bool(flags.get('static_alloc'))
         self._mirror = flags.get('mirror')
@@ -256,11 +294,17 @@ class CachedGraph:
             bound = self._bind(ctx, key, flat_args)
         tensors = [flat_args[i]._t for i in self._data_positions]
         tensors.extend(bound.param_tensors or [a._t for a in bound.arrays])
+        new = self._new
         if _AUTOGRAD.recording:
-            return [wrap_tensor(t, ctx) for t in autograd.run_recorded(bound.run, tensors)]
+            outputs = autograd.run_recorded(bound.run, tensors)
+            if _int_grad.LIVE[0] or any(t.requires_grad for t in tensors):
+                for t in outputs:       # outputs without gradients (comparisons): backward gives zeros
+                    if not t.requires_grad and _int_grad.carrier_of(t) is None:
+                        autograd.mark_constant_result(t)
+            return [new(t, ctx) for t in outputs]
         run = bound.run if autograd.is_training() else bound.infer
         # No graph outside record(), whatever torch's grad mode of the thread.
-        return [wrap_tensor(t, ctx) for t in autograd.run_without_graph(run, tensors)]
+        return [new(t, ctx) for t in autograd.run_without_graph(run, tensors)]
 
     def prepare(self, flat_args, ctx):
         """Compile and bind the graph for inputs like ``flat_args`` on ``ctx`` now, as
@@ -324,6 +368,9 @@ class CachedGraph:
         open_shapes = self._open_shapes(flat_args, arrays)
         # compiled backends make their own rewrites; these are for torch's CPU kernels
         passes = TRAINING_PASSES if self._backend is None and ctx.device_type == 'cpu' else ()
+        inputs = [flat_args[i]._t for i in self._data_positions] + [a._t for a in arrays]
+        if needs_integer_gradients(self.symbol, inputs):     # integer arrays or casts to integers
+            passes = tuple(passes) + (carry_integer_gradients,)
         graph = compiled(self.symbol, ctx, self._input_names, passes=passes, mirror=self._mirror,
                          open_shapes=open_shapes)
         run = infer = self.runner(graph, ctx, num_data)

@@ -23,11 +23,16 @@ import torch
 
 from .._autograd_state import STATE as _AUTOGRAD
 from .. import autograd, initializer, name as _name, ndarray, symbol
+from .. import numpy_extension as _npx
+from ..util import is_np_array
+from ..symbol.numpy import NumpySymbol as np_symbol_class, np_symbol, recording_creation
 from ..base import MXNetError, NotImplementedForSymbol, torch_dtype
 from ..ndarray import NDArray
 from ..symbol import Symbol
 from . import lazy
-from ._cached_graph import CachedGraph, cached_for_format, first_context, flatten, input_kinds, regroup, trace
+from ._cached_graph import (CachedGraph, cached_for_format, check_numpy_outputs, first_context, flatten, input_kinds,
+                            regroup, trace)
+from . import parameter as _parameter
 from .parameter import (DeferredInitializationError, Parameter, ParameterDict, _brief_print_list,
                         load_named_arrays)
 
@@ -396,10 +401,14 @@ class Block:
     def __call__(self, *args):
         if _AUTOGRAD.recording or not torch.is_grad_enabled():
             if self._forward_pre_hooks or self._forward_hooks:
-                return self._call_with_hooks(args)
-            return self.forward(*args)      # no hooks, as nearly always: one frame less
-        # Outside record() a forward pass builds no graph, in every thread.
-        return autograd.run_without_graph(self._call_with_hooks, args)
+                out = self._call_with_hooks(args)
+            else:
+                out = self.forward(*args)      # no hooks, as nearly always: one frame less
+        else:   # outside record() a forward pass builds no graph, in every thread
+            out = autograd.run_without_graph(self._call_with_hooks, args)
+        if is_np_array():
+            check_numpy_outputs(out)
+        return out
 
     def _call_with_hooks(self, args):
         if self._forward_pre_hooks:
@@ -577,6 +586,7 @@ class HybridBlock(Block):
             self._flags.append(('backward_bulk_size', backward_bulk_size))
         if clear:
             self._clear_cached_graphs()
+        self._route_written_forward(active)
         super().hybridize(active, backend=backend, clear=clear, static_alloc=static_alloc,
                           static_shape=static_shape, inline_limit=inline_limit,
                           forward_bulk_size=forward_bulk_size,
@@ -645,6 +655,39 @@ class HybridBlock(Block):
         self._op_hook = (callback, monitor_all)
         super().register_op_hook(callback, monitor_all)
 
+    # ------------------------------------------- blocks written as forward(self, x) (MXNet 2.0)
+    def _writes_forward(self):
+        """Whether the block is written MXNet 2.0's way: ``forward(self, x)`` with mx.np/npx
+        (no ``hybrid_forward``)."""
+        cls = type(self)
+        return cls.forward is not HybridBlock.forward and cls.hybrid_forward is HybridBlock.hybrid_forward
+
+    def _route_written_forward(self, active):
+        """Make calls of a block written as ``forward`` run its traced graph while hybridized
+        (MXNet 1.9.1 ran such blocks eagerly; 2.0 hybridizes them): the instance's
+        ``forward`` becomes :meth:`_hybridized_forward`, which ``Block.__call__`` calls."""
+        if not self._writes_forward():
+            return
+        if active:
+            self.forward = self._hybridized_forward
+        else:
+            self.__dict__.pop('forward', None)
+
+    def _hybridized_forward(self, *args):
+        """``forward`` of a hybridized block written as ``forward``: the graph traced from it
+        under NumPy array semantics; the block's own code for Symbols (a parent tracing),
+        outside NumPy semantics (as 1.9.1) or while an imperative run is forced."""
+        written = type(self).forward
+        if _IMPERATIVE_ONLY.active or not is_np_array():
+            return written(self, *args)
+        has_symbol, contexts = input_kinds(args)
+        if has_symbol:
+            return self._forward_symbolic(args[0], args[1:])
+        if len(contexts) > 1:
+            raise ValueError('Find multiple contexts in the input, After hybridized, the HybridBlock only '
+                             'supports one input context. Find all contexts = %s' % (contexts,))
+        return self._call_cached_graph(args)
+
     def _graph_for(self, args):
         """The traced CachedGraph for inputs like ``args`` (tracing it now if needed) and
         the flat inputs."""
@@ -705,7 +748,7 @@ class HybridBlock(Block):
                 params = {key: p.data(ctx) for key, p in self._reg_params.items()}
             except DeferredInitializationError:
                 return self._forward_deferred(x, args)
-        return self._call_hybrid_forward(ndarray, x, args, params)
+        return self._call_hybrid_forward(_npx.EAGER_OPERATORS if is_np_array() else ndarray, x, args, params)
 
     def _call_hybrid_forward(self, F, x, args, params):
         try:
@@ -733,7 +776,8 @@ class HybridBlock(Block):
         ctx = x.context if isinstance(x, NDArray) else first_context(flatten((x,) + args)[0])
         params = lazy.call_params(self._reg_params, ctx)
         try:
-            return self._call_hybrid_forward(lazy.ShapeInferringOps(ndarray), x, args, params)
+            namespace = _npx.EAGER_OPERATORS if is_np_array() else ndarray
+            return self._call_hybrid_forward(lazy.ShapeInferringOps(namespace), x, args, params)
         except DeferredInitializationError:
             flat, fmt = flatten((x,) + args)
             if not trace(self, flat, fmt).complete_deferred(flat):
@@ -741,10 +785,26 @@ class HybridBlock(Block):
             return self._forward_imperative(x, args)
 
     def _forward_symbolic(self, x, args):
+        if self._writes_forward():      # its code, on Symbols; parameters' data() are variables
+            try:
+                with self.name_scope(), _parameter.symbolic_data(), recording_creation():
+                    return type(self).forward(self, x, *args)
+            except (MXNetError, AttributeError, TypeError) as err:
+                if not _needs_values(err):
+                    raise
+                raise HybridizationError(
+                    "Block '%s' (%s) cannot be hybridized: its forward needs concrete values (%s: %s). "
+                    "A hybridized block runs forward once on Symbols: compute with mx.np/mx.npx "
+                    "functions only, or do not hybridize this block."
+                    % (self.name, type(self).__name__, type(err).__name__, err)) from err
         params = {key: p.var() for key, p in self._reg_params.items()}
+        F = symbol
+        if is_np_array():
+            F = _npx.SYMBOLIC_OPERATORS
+            params = {key: v.as_np_ndarray() for key, v in params.items()}
         try:
             with self.name_scope():
-                return self.hybrid_forward(symbol, x, *args, **params)
+                return self.hybrid_forward(F, x, *args, **params)
         except (MXNetError, AttributeError, TypeError) as err:
             if not _needs_values(err):
                 raise
@@ -790,6 +850,8 @@ class HybridBlock(Block):
         parameter shapes only imperative execution can complete)."""
         previous, _IMPERATIVE_ONLY.active = _IMPERATIVE_ONLY.active, True
         try:
+            if self._writes_forward():
+                return type(self).forward(self, *args)
             return self._forward_imperative(args[0], args[1:])
         finally:
             _IMPERATIVE_ONLY.active = previous
@@ -904,7 +966,9 @@ class SymbolBlock(HybridBlock):
                 "SymbolBlock doesn't support Parameter '%s' because its storage type is " \
                 "'row_sparse'." % node.name
         self._create_params(variables, graph_out)
-        self._symbol_graph = CachedGraph(self, variables, graph_out, out_fmt)
+        # NumPy semantics (set_np(), or mx.sym.np outputs): outputs are mx.np arrays, as in MXNet
+        self._np_mode = is_np_array() or any(isinstance(o, np_symbol_class) for o in flat_out)
+        self._symbol_graph = CachedGraph(self, variables, graph_out, out_fmt, np_mode=self._np_mode)
         self._clear_cached_graphs()
         prefix_len = len(_common_prefix(list(self._params.keys())))
         self._reg_params = {key[prefix_len:]: param for key, param in self._params.items()}
@@ -964,7 +1028,8 @@ class SymbolBlock(HybridBlock):
         assert fmt == self._in_format, 'Invalid input format'
         graph = self._symbol_graph
         composed = graph.symbol(**{v.name: sym for v, sym in zip(graph.variables, flat)})
-        return graph.regroup(list(composed))
+        outputs = [np_symbol(o) for o in composed] if self._np_mode else list(composed)
+        return graph.regroup(outputs)
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         raise NotImplementedError

@@ -17,6 +17,7 @@ from ..base import MXNetError, torch_dtype
 from ..context import as_context, as_context_list, cpu, current_context
 from ..ndarray.sparse_arrays import with_stype
 from ..ndarray.utils import load_named
+from ..util import is_np_array, is_np_shape
 
 __all__ = ['DeferredInitializationError', 'Parameter', 'Constant', 'ParameterDict',
            'tensor_types']
@@ -42,6 +43,35 @@ def _layout_changed():
 
 class DeferredInitializationError(MXNetError):
     """A parameter whose initialization is deferred was used before its shape was known."""
+
+
+class _SymbolicData(threading.local):
+    """Set while a block written as ``forward`` is traced: ``Parameter.data()`` is then the
+    parameter's variable (an ``mx.sym.np._Symbol``), as MXNet 2.0's deferred compute gives."""
+    active = False
+
+
+_SYMBOLIC_DATA = _SymbolicData()
+
+
+class symbolic_data:  # pylint: disable=invalid-name
+    """``with`` scope in which :meth:`Parameter.data` returns the parameter's variable.
+
+    Example
+    -------
+    >>> p = mx.gluon.Parameter('w', shape=(2,))
+    >>> p.initialize()
+    >>> with mx.gluon.parameter.symbolic_data():
+    ...     type(p.data()).__name__, p.data().name
+    ('_Symbol', 'w')
+    """
+
+    def __enter__(self):
+        self._previous, _SYMBOLIC_DATA.active = _SYMBOLIC_DATA.active, True
+        return self
+
+    def __exit__(self, *exc):
+        _SYMBOLIC_DATA.active = self._previous
 
 
 def shape_is_known(shape):
@@ -164,12 +194,15 @@ class Parameter:
 
     @property
     def shape(self):
-        """The shape; unknown dimensions are 0."""
+        """The shape; unknown dimensions are 0, or -1 under NumPy shape semantics (where 0 is
+        a size), as in MXNet."""
+        if self._shape is not None and is_np_shape() and 0 in self._shape:
+            return tuple(-1 if d == 0 else d for d in self._shape)
         return self._shape
 
     @shape.setter
     def shape(self, new_shape):
-        new_shape = tuple(new_shape)
+        new_shape = tuple(0 if d == -1 else d for d in new_shape)     # -1: NumPy semantics' unknown
         if self._shape is not None:
             assert len(self._shape) == len(new_shape) and all(
                 old in (0, new) for new, old in zip(new_shape, self._shape)), \
@@ -238,8 +271,12 @@ class Parameter:
             self._deferred_init = ()
 
     def _init_impl(self, data, ctx_list):
-        """Copy ``data`` onto every context of ``ctx_list`` and attach gradients."""
-        self._set_arrays([data.copyto(ctx) for ctx in ctx_list])
+        """Copy ``data`` onto every context of ``ctx_list`` and attach gradients: ``mx.np``
+        arrays under NumPy array semantics, as MXNet creates them."""
+        arrays = [data.copyto(ctx) for ctx in ctx_list]
+        if is_np_array():
+            arrays = [a.as_np_ndarray() for a in arrays]
+        self._set_arrays(arrays)
 
     def _set_arrays(self, arrays):
         """Install per-context arrays (or ``None``) and attach their gradient buffers."""
@@ -321,6 +358,8 @@ class Parameter:
         RuntimeError
             Before :meth:`initialize`, or for a context it was not initialized on.
         """
+        if _SYMBOLIC_DATA.active:       # a block written as forward, being traced
+            return self.var().as_np_ndarray()
         self._check_dense_access('data')
         return self._array_on(ctx)
 

@@ -9,6 +9,7 @@ import numpy as np
 from .. import ndarray as nd
 from ..base import AtomicFile
 from ..ndarray.ndarray import NDArray
+from ..util import is_np_array
 
 __all__ = ['split_data', 'split_and_load', 'clip_global_norm', 'check_sha1', 'download']
 
@@ -64,6 +65,8 @@ def split_and_load(data, ctx_list, batch_axis=0, even_split=True):
     """
     if not isinstance(data, NDArray):
         data = nd.array(data, ctx=ctx_list[0])
+        if is_np_array():
+            data = data.as_np_ndarray()
     if len(ctx_list) == 1:
         return [data.as_in_context(ctx_list[0])]
     parts = split_data(data, len(ctx_list), batch_axis, even_split)
@@ -90,6 +93,7 @@ def clip_global_norm(arrays, max_norm, check_isfinite=True):
     """
     assert len(arrays) > 0, 'clip_global_norm needs at least one array'
     ctx = arrays[0].context
+    arrays = [a.as_nd_ndarray() if a._is_np_array else a for a in arrays]     # same memory
     squares = [(a * a).sum().as_in_context(ctx).reshape((1,)) for a in arrays]
     total_norm = nd.add_n(*squares).sqrt()
     if check_isfinite and not np.isfinite(total_norm.asscalar()):

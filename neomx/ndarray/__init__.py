@@ -39,3 +39,7 @@ from . import random  # noqa: E402,F401
 from .utils import save, load, load_frombuffer  # noqa: E402,F401
 
 zeros_like, ones_like = op.zeros_like, op.ones_like
+from . import numpy  # noqa: E402,F401  (mx.nd.np, filled by neomx.numpy_extension)
+from . import numpy as np  # noqa: E402,F401
+from . import numpy_extension  # noqa: E402,F401
+from . import numpy_extension as npx  # noqa: E402,F401

@@ -22,7 +22,7 @@ from ..context import Context, as_context, current_context
 from .. import _int_grad
 from .._autograd_state import STATE as _AUTOGRAD
 from ..operator.registry import owned_results
-from .ndarray import NDArray, _new
+from .ndarray import NDArray, constructor
 from .op_results import IMPL_ERRORS, op_error, results
 
 __all__ = ['entry']
@@ -108,10 +108,11 @@ def may_cast(spec):
     return 'dtype' in spec.attrs and not spec.ctx_attrs
 
 
-def one_input_entry(spec, general):
+def one_input_entry(spec, general, array_class=NDArray):
     """The entry for calls passing one array positionally (the operator's first input; any
     other inputs absent for the keywords given) and attributes by keyword."""
     impl = spec.impl
+    new = constructor(array_class)
     shares = spec.nd_impl is not impl       # results in the input's memory are copied here
     input_set = frozenset(spec.inputs)
     absent = (None,) * (len(spec.inputs) - 1)
@@ -144,9 +145,9 @@ def one_input_entry(spec, general):
                     call = seen[1] if seen[0] == kwargs else calls.get(kwargs)
                 except Exception:       # pylint: disable=broad-except  # see _KeywordCalls
                     call = None
-            try:
+            if type(first) is array_class:
                 t = first._t
-            except AttributeError:      # not an NDArray: the general function explains
+            else:       # another type (a sparse array, the other interface's): the general function
                 call = None
             if call is not None and not (_INT_LIVE[0] or t.requires_grad or (casts and _AUTOGRAD.recording)):
                 try:        # impl(t, *()) costs more than the test
@@ -159,24 +160,25 @@ def one_input_entry(spec, general):
                     # registry.owned_results for the one input, inlined: a view or t itself
                     if shares and (res._base is not None or res.data_ptr() == t.data_ptr()):
                         res = res.clone()
-                    arr = _object_new(NDArray)      # ndarray._new, inlined: the call's result
+                    arr = _object_new(array_class)      # ndarray._new, inlined: the call's result
                     arr._t = res
                     arr._ctx = first._ctx
                     arr._grad = None
                     return arr
                 if shares:
                     res = owned_results(res, (t,))
-                return results(res, None, first._ctx, call[1])
+                return results(res, None, first._ctx, call[1], new)
         if first is _ABSENT:
             return general(*rest, out=out, name=name, **kwargs)
         return general(first, *rest, out=out, name=name, **kwargs)
     return nd_function
 
 
-def creation_entry(spec, general):
+def creation_entry(spec, general, array_class=NDArray):
     """The entry for calls of operators creating arrays (no inputs; on the ``ctx`` attribute
     where they have one, else on the current context) passing keywords only."""
     impl = spec.nd_impl
+    new = constructor(array_class)
 
     def arguments(kwargs):
         """[the context given or None, attributes, visible outputs, (context,
@@ -212,8 +214,8 @@ def creation_entry(spec, general):
                 except IMPL_ERRORS as err:
                     raise op_error(spec, (), err) from None
                 if type(res) is _Tensor:
-                    return _new(res, ctx)
-                return results(res, None, ctx, call[2])
+                    return new(res, ctx)
+                return results(res, None, ctx, call[2], new)
         return general(*args, out=out, name=name, **kwargs)
     return nd_function
 
@@ -240,26 +242,30 @@ class _ByCount(dict):
         return call
 
 
-def _graph_free_tensors(arrays):
-    """The tensors of ``arrays``, or None where one is not an NDArray or requires gradients
-    (such calls go to the general function). Unrolled for two arrays, the common count."""
-    try:
-        if len(arrays) == 2:
-            a, b = arrays[0]._t, arrays[1]._t
-            return None if a.requires_grad or b.requires_grad else (a, b)
-        tensors = [x._t for x in arrays]
-    except AttributeError:
-        return None
+def _graph_free_tensors(arrays, array_class):
+    """The tensors of ``arrays``, or None where one is not an ``array_class`` or requires
+    gradients (such calls go to the general function). Unrolled for two arrays, the common count."""
+    if len(arrays) == 2:
+        x, y = arrays
+        if type(x) is not array_class or type(y) is not array_class:
+            return None
+        a, b = x._t, y._t
+        return None if a.requires_grad or b.requires_grad else (a, b)
+    for x in arrays:
+        if type(x) is not array_class:
+            return None
+    tensors = [x._t for x in arrays]
     for t in tensors:
         if t.requires_grad:
             return None
     return tensors
 
 
-def variadic_entry(spec, general):
+def variadic_entry(spec, general, array_class=NDArray):
     """The entry for calls of variadic operators (``add_n``, ``stack``...) passing their
     arrays positionally and attributes by keyword."""
     impl = spec.nd_impl
+    new = constructor(array_class)
     calls = _KeywordCalls(lambda kwargs: _ByCount(spec, kwargs))
     last = [(None, 0, None)]    # as _KeywordCalls.last, with the number of arrays
 
@@ -277,7 +283,7 @@ def variadic_entry(spec, general):
                         last[0] = (kwargs, n, call)
             except Exception:       # pylint: disable=broad-except  # see _KeywordCalls
                 call = None
-            tensors = _graph_free_tensors(args) if call is not None else None
+            tensors = _graph_free_tensors(args, array_class) if call is not None else None
             if tensors is not None:
                 try:
                     res = impl(*tensors, **call[0])
@@ -286,13 +292,13 @@ def variadic_entry(spec, general):
                 except IMPL_ERRORS as err:
                     raise op_error(spec, args, err) from None
                 if type(res) is _Tensor:
-                    return _new(res, args[0]._ctx)
-                return results(res, None, args[0]._ctx, call[1]) if call[1] else []    # none: reset_arrays
+                    return new(res, args[0]._ctx)
+                return results(res, None, args[0]._ctx, call[1], new) if call[1] else []    # none: reset_arrays
         return general(*args, out=out, name=name, **kwargs)
     return nd_function
 
 
-def entry(spec, general, cacheable):
+def entry(spec, general, cacheable, array_class=NDArray):
     """The function ``mx.nd`` gets for ``spec``: a lean entry in front of ``general`` where
     the operator has one, else ``general`` itself. ``cacheable``: whether equal keyword
     values give equal attributes (see register._cacheable), which comparing keywords needs."""
@@ -301,15 +307,15 @@ def entry(spec, general, cacheable):
     if may_cast(spec) and (spec.variadic or not spec.inputs):
         return general      # none such: the entries below do not test for recording
     if isinstance(spec.variadic, str):
-        return variadic_entry(spec, general)
+        return variadic_entry(spec, general, array_class)
     if spec.variadic or not _takes_attrs_positionally(spec):
         return general      # the operators left are slow enough for the general path
     if not spec.inputs:
-        return creation_entry(spec, general)
+        return creation_entry(spec, general, array_class)
     if spec.ctx_attrs:
         return general
     if len(spec.inputs) == 1 or _one_input_by_default(spec):
-        return one_input_entry(spec, general)
+        return one_input_entry(spec, general, array_class)
     return general
 
 

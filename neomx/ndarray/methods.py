@@ -3,6 +3,7 @@ import numpy as np
 
 from . import op
 from .ndarray import NDArray
+from .register import make_function
 
 # method name -> nd function name (MXNet 1.9.1's NDArray methods)
 METHODS = {name: name for name in (
@@ -19,7 +20,15 @@ METHODS = {name: name for name in (
 
 
 def _forwarder(fn_name):
+    by_class = {}       # an NDArray subclass with its own interface (mx.np.ndarray) -> its function
+
     def method(self, *args, **kwargs):
+        if self._is_np_array:       # the operator with the subclass's arrays in and out
+            function = by_class.get(type(self))
+            if function is None:
+                legacy = getattr(op, fn_name)
+                function = by_class[type(self)] = make_function(legacy.spec, fn_name, array_class=type(self))
+            return function(self, *args, **kwargs)
         return getattr(op, fn_name)(self, *args, **kwargs)
     method.__name__ = fn_name
     method.__doc__ = 'Same as ``mx.nd.%s(self, ...)``.' % fn_name

@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from .._autograd_state import STATE as _AUTOGRAD
-from .. import _int_grad, autograd
+from .. import _int_grad, autograd, upper_layers
 from .._division import divide as _divide, divide_, mod, mod_
 from ..async_errors import raise_deferred
 from ..base import MXNetError, np_dtype, numpy_dtype, refuse_numpy_shape, torch_dtype
@@ -130,6 +130,18 @@ def _new(tensor, ctx):
     return arr
 
 
+def constructor(array_class):
+    """``_new`` for ``array_class`` (NDArray or a subclass with the same slots)."""
+    if array_class is NDArray:
+        return _new
+
+    def new(tensor, ctx):
+        arr = _object_new(array_class)
+        arr._t = tensor
+        arr._ctx = ctx
+        arr._grad = None
+        return arr
+    return new
 # _new under the name the other packages use: an NDArray on ``ctx`` sharing ``tensor``.
 wrap_tensor = _new
 
@@ -350,6 +362,9 @@ class NDArray:
     """
     __slots__ = ('_t', '_ctx', '_grad', '__weakref__')
     __array_priority__ = 1000.0
+    # True for ``mx.np.ndarray``: the generated operator functions of each interface refuse
+    # the other's arrays, as MXNet does.
+    _is_np_array = False
 
     def __init__(self, handle, ctx=None, writable=True):  # pylint: disable=unused-argument
         # ``handle`` is the torch.Tensor to wrap, or as in MXNet an array handle (monitor
@@ -503,6 +518,14 @@ class NDArray:
 
     def to_dlpack_for_write(self):
         return to_dlpack_for_write(self)
+
+    def as_np_ndarray(self):
+        """An ``mx.np.ndarray`` sharing this array's memory."""
+        return upper_layers.get('np_array_from_tensor')(self._t, self._ctx)
+
+    def as_nd_ndarray(self):
+        """This array (it is already a legacy NDArray)."""
+        return self
 
     def as_torch(self):
         """The torch tensor behind this array (shares memory and autograd history)."""

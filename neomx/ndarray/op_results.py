@@ -40,11 +40,32 @@ def write_out(out, results):
     return out
 
 
-def results(res, out, ctx, nvis):
+def results(res, out, ctx, nvis, new=_new):
     """The call's value for an implementation's sequence of results ``res`` of which the
-    first ``nvis`` are visible: one array, a list of them, or ``out`` written."""
+    first ``nvis`` are visible: one array, a list of them, or ``out`` written. ``new``
+    wraps a tensor (``ndarray.constructor`` of the interface's array class)."""
     if out is not None:
         return write_out(out, res[:nvis])
     if nvis == 1:
-        return _new(res[0], ctx)
-    return [_new(r, ctx) for r in res[:nvis]] if nvis else []
+        return new(res[0], ctx)
+    return [new(r, ctx) for r in res[:nvis]] if nvis else []
+
+
+_LEGACY_OPERATOR = ('Operator `%s` registered in backend is known as `%s` in Python. This is a legacy '
+                    'operator which can only accept legacy ndarrays, while received an MXNet numpy '
+                    'ndarray. Please call `as_nd_ndarray()` upon the numpy ndarray to convert it to a '
+                    'legacy ndarray, and then feed the converted array to this operator.')
+_NUMPY_OPERATOR = ('Operator `%s` registered in backend is known as `%s` in Python. This is a numpy '
+                   'operator which can only accept MXNet numpy ndarrays, while received a legacy '
+                   'ndarray. Please ensure that you have activated numpy semantics by calling '
+                   '`npx.set_np()` in your code. If you still see this error with numpy semantics '
+                   'activated, please call `as_np_ndarray()` upon the legacy ndarray to convert it '
+                   'to an MXNet numpy ndarray, and then feed the converted array to this operator.')
+
+
+def check_interface(spec, func_name, arrays, np_arrays):
+    """TypeError, MXNet's, where ``arrays`` hold an array of the other interface than the
+    function's (``np_arrays``: the function is ``mx.np``/``mx.npx``'s)."""
+    for a in arrays:
+        if a is not None and a._is_np_array is not np_arrays and isinstance(a, NDArray):
+            raise TypeError((_NUMPY_OPERATOR if np_arrays else _LEGACY_OPERATOR) % (spec.name, func_name))

@@ -16,9 +16,9 @@ from ..operator import registry
 from .. import _int_grad
 from .._autograd_state import STATE as _AUTOGRAD
 from ..autograd import run_untracked
-from .ndarray import NDArray
+from .ndarray import NDArray, constructor
 NDArrayBase = NDArray       # MXNet's base class of NDArray, which its generated functions check for
-from .op_results import IMPL_ERRORS, input_names, op_error, results, write_out
+from .op_results import IMPL_ERRORS, check_interface, input_names, op_error, results, write_out
 from . import fast_entries
 from .fast_entries import tensors_of
 
@@ -83,8 +83,17 @@ def _unwrap(spec, arrays):
     return tensors, ctx
 
 
-def make_function(spec, func_name):
-    """Build the nd function for ``spec`` under the public name ``func_name``."""
+def make_function(spec, func_name, array_class=NDArray, on_symbol=None):
+    """Build the nd function for ``spec`` under the public name ``func_name``.
+
+    ``array_class`` is the interface's array type: ``NDArray`` for ``mx.nd``, ``mx.np.ndarray``
+    for ``mx.npx``; the function takes arrays of that interface only (MXNet's TypeError for
+    the other's) and returns that type. ``on_symbol(arrays, kwargs, name)``, where given,
+    takes calls whose inputs are Symbols (``arrays`` by input position, ``kwargs`` the
+    attributes as given): how ``mx.npx``'s functions record graph nodes in a traced ``forward``.
+    """
+    new = constructor(array_class)
+    np_arrays = array_class._is_np_array
     inputs = spec.inputs
     n_in = len(inputs)
     input_pos = {n: i for i, n in enumerate(inputs)}
@@ -187,9 +196,14 @@ def make_function(spec, func_name):
                 tensors = tensors_of(arrays)
                 ctx = arrays[0]._ctx if arrays else None
             except AttributeError:      # absent inputs (None), or a wrong type
+                if on_symbol is not None and any(hasattr(a, '_heads') for a in arrays):
+                    return on_symbol(arrays, kwargs, name)
                 if has_optional_inputs:
                     arrays = _to_present_inputs(spec, attrs, arrays)
                 tensors, ctx = _unwrap(spec, arrays)
+        for a in arrays:
+            if a is not None and a._is_np_array is not np_arrays:
+                check_interface(spec, func_name, arrays, np_arrays)
         if ctx_attrs:
             c = attrs.get('ctx')
             if not isinstance(c, Context):
@@ -219,7 +233,7 @@ def make_function(spec, func_name):
             raise op_error(spec, arrays, err) from None
         if type(res) is _Tensor:
             if out is None:
-                arr = _object_new(NDArray)      # _new, inlined: this is every call's result
+                arr = _object_new(array_class)      # _new, inlined: this is every call's result
                 arr._t = res
                 arr._ctx = ctx
                 arr._grad = None
@@ -228,9 +242,9 @@ def make_function(spec, func_name):
         nvis = fixed_visible if fixed_visible is not None else (
             fixed_outputs if spec.num_visible_outputs is None and fixed_outputs is not None
             else count_visible(attrs))
-        return results(res, out, ctx, nvis)
+        return results(res, out, ctx, nvis, new)
 
-    nd_function = fast_entries.entry(spec, general, remember)     # general itself where no entry fits
+    nd_function = fast_entries.entry(spec, general, remember, array_class)     # general itself where no entry fits
     nd_function.__name__ = func_name
     nd_function.__qualname__ = func_name
     nd_function.__doc__ = _docstring(spec, arg_names)

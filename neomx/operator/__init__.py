@@ -9,7 +9,8 @@ from . import registry
 from . import (creation, elemwise, reduce, linalg, shape, indexing, random, random_pdf, optimizer_ops,  # noqa: F401
                nn_conv, nn_activation, nn_norm, nn_output, sequence, rnn, image, contrib_misc,
                detection, multibox, hawkes, spectral, spatial, custom, control_flow, deformable, correlation,
-               histogram, quantization, quantized_ops, psroi_pooling, rroi_align, proposal)
+               histogram, quantization, quantized_ops, psroi_pooling, rroi_align, proposal,
+               np_elemwise, np_reduce, np_shape, np_creation, np_misc, np_random, np_linalg, npx)
 # Older operator names (MXNet 0.x graphs), registered last: aliases of the operators above.
 from . import legacy  # noqa: F401
 from .custom import *  # noqa: F401,F403  pylint: disable=wildcard-import

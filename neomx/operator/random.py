@@ -19,6 +19,7 @@ import torch
 from torch.distributions import Gamma
 
 from ..base import dtype_name, torch_dtype
+from ..util import is_np_shape
 from .dtype_rules import DTypeRule
 from .registry import BOOL, CTX, FLOAT, INT, OPT_SHAPE, SHAPE, Attr, check, register
 
@@ -173,7 +174,9 @@ def _register_scalar_form(name, dist):
     op = '_random_' + name
 
     def random_scalar(shape, ctx, dtype, **values):
-        check(shape is not None and len(shape) > 0, op, 'shape must be given and non-empty, got %s', shape)
+        # () is a scalar's shape under NumPy shape semantics, an unknown one outside them
+        check(shape is not None and (len(shape) > 0 or is_np_shape()), op,
+              'shape must be given and non-empty, got %s', shape)
         return _draw(op, dist, [values[n] for n in dist.names], shape, dtype, _device(ctx))
     random_scalar.__doc__ = ('Samples of the %s distribution with scalar parameters (%s); output of '
                              'shape ``shape`` on ``ctx``, float32 unless ``dtype`` says otherwise.'

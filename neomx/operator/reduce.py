@@ -204,7 +204,17 @@ def cumsum(a, axis, dtype):
     if axis is None:
         a, axis = a.reshape(-1), 0
     axis = _check_axis('cumsum', a.shape, axis)
+    if a.dtype is torch.float16 and dtype in (None, torch.float16) and 0 < a.shape[axis] <= _HALF_STEPWISE:
+        # each partial sum rounded to float16, as NumPy's (and MXNet's) float16 accumulation
+        parts = a.unbind(axis)
+        sums = [parts[0]]
+        for p in parts[1:]:
+            sums.append(sums[-1] + p)
+        return torch.stack(sums, axis)
     return torch.cumsum(a, axis, dtype=dtype or a.dtype)
+
+
+_HALF_STEPWISE = 4096       # longer float16 axes accumulate in torch's kernel
 
 
 # ----------------------------------------------------------- arg-reductions

@@ -352,9 +352,11 @@ def split_v2(data, indices, axis, squeeze_axis, sections):
 
 # ---------------------------------------------------------------- slicing
 @register('slice', inputs=('data',),
-          attrs=[('begin', SHAPE), ('end', SHAPE), ('step', SHAPE, ())], aliases=('crop',))
+          attrs=[('begin', SHAPE), ('end', SHAPE), ('step', OPT_SHAPE, ())], aliases=('crop',))
 def slice_op(data, begin, end, step):
-    """``data[b0:e0:s0, b1:e1:s1, ...]`` for the leading dims; None entries take the defaults."""
+    """``data[b0:e0:s0, b1:e1:s1, ...]`` for the leading dims; None entries take the defaults
+    (``step=None`` too, as MXNet reads it)."""
+    step = step or ()
     check(len(begin) == len(end) and len(begin) <= data.dim() and len(step) in (0, len(begin)),
           'slice', 'begin %s, end %s and step %s must have one entry per sliced dim (input shape %s)',
           begin, end, step, data.shape)

@@ -23,6 +23,12 @@ from .. import upper_layers as _upper_layers  # noqa: E402
 _upper_layers.register('compiled_graph', _compiled)
 _upper_layers.register('custom_symbol', op.Custom)
 _upper_layers.register('symbol_from_json', load_json)
+from . import numpy  # noqa: E402  (mx.sym.np; its functions are put there by neomx.numpy_extension)
+from . import numpy as np  # noqa: E402
+from . import numpy_extension  # noqa: E402
+from . import numpy_extension as npx  # noqa: E402
+_upper_layers.register('np_symbol_call', numpy.symbol_call)
+_upper_layers.register('np_records_creation', numpy.records_creation)
 
 from . import random  # noqa: E402,F401
 from .executor import Executor  # noqa: E402,F401

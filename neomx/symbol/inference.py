@@ -76,7 +76,10 @@ def _has_open_shape(node):
         return False
     if node.op == '_arange':
         return bool(node.params.get('infer_range'))
-    return 'shape' in node.spec.attrs and not _is_known(node.params['shape'])
+    shape = node.params.get('shape')
+    if not isinstance(shape, (tuple, list)):    # None, or not a shape (``_npi_gamma``'s shape parameter)
+        return False
+    return 'shape' in node.spec.attrs and not _is_known(shape)
 
 
 def _open_template(node):

@@ -138,9 +138,13 @@ class InferenceConvolution:
             pad, stride, dilate, groups, 'add', 1.0, None if unary == 'none' else unary, [], '')
 
 
+# relu's operators: the legacy one and mx.npx's (npx.relu records _npx_relu)
+_RELU_OPS = ('relu', '_npx_relu')
+
+
 def _is_relu(call):
-    return call.node.op == 'relu' or (call.node.op == 'Activation'
-                                      and call.node.params['act_type'] == 'relu')
+    return call.node.op in _RELU_OPS or (call.node.op == 'Activation'
+                                         and call.node.params['act_type'] == 'relu')
 
 
 def _is_bound(*calls):

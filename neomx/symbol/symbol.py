@@ -21,7 +21,7 @@ from .attribute import AttrScope
 from .nodes import (_AUX_INIT, _OP_INPUT_INIT, _STORAGE_TYPE_FLAG, _Node, _is_dunder, _listed_attrs, _op_params,
                     _stored_key, _variable_node, attr_string)
 
-__all__ = ['Symbol', 'var', 'Variable', 'Group', 'load', 'load_json', 'create_op_node']
+__all__ = ['Symbol', 'var', 'Variable', 'Group', 'load', 'load_json', 'create_op_node', 'register_np_symbol']
 
 MXNET_VERSION = 10901
 
@@ -522,6 +522,23 @@ class Symbol:
     def astype(self, dtype):
         """Cast to ``dtype`` (the ``Cast`` operator)."""
         return _apply('Cast', [self], {'dtype': dtype}, 'cast')
+
+    def as_np_ndarray(self):
+        """The NumPy-semantics Symbol (``mx.sym.np._Symbol``) of this graph."""
+        return _NP_SYMBOL[0](self)
+
+    def as_nd_ndarray(self):
+        """This (legacy) Symbol."""
+        return self
+
+
+# mx.sym.np's Symbol maker, registered by neomx.symbol.numpy (which sits above this module)
+_NP_SYMBOL = [None]
+
+
+def register_np_symbol(maker):
+    """Give :meth:`Symbol.as_np_ndarray` the maker of NumPy-semantics Symbols."""
+    _NP_SYMBOL[0] = maker
 
 
 def _apply(op_name, inputs, kwargs, hint):

@@ -31,6 +31,7 @@ import torch
 from ... import ndarray as nd
 from ...base import MXNetValueError, check_batch_size
 from ...context import Context, cpu_pinned
+from ...util import is_np_array
 from ...ndarray.ndarray import NDArray, wrap_tensor
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
@@ -45,11 +46,14 @@ def default_batchify_fn(data):
     """
     first = data[0]
     if isinstance(first, NDArray):
+        if first._is_np_array:      # mx.np samples: an mx.np batch
+            return nd.stack(*[d.as_nd_ndarray() for d in data]).as_np_ndarray()
         return nd.stack(*data)
     if isinstance(first, tuple):
         return [default_batchify_fn(list(field)) for field in zip(*data)]
     data = np.asarray(data)
-    return nd.array(data, dtype=data.dtype)
+    batch = nd.array(data, dtype=data.dtype)
+    return batch.as_np_ndarray() if is_np_array() else batch
 
 
 default_mp_batchify_fn = default_batchify_fn
@@ -402,6 +406,7 @@ class _MultiWorkerIter:
         self._pin_device_id = pin_device_id
         self._timeout = timeout
         self._iter = iter(batch_sampler)
+        self._np_arrays = is_np_array()
         self._pending = collections.deque()
         for _ in range(prefetch):
             self._push_next()
@@ -424,6 +429,8 @@ class _MultiWorkerIter:
             raise multiprocessing.TimeoutError(
                 'DataLoader worker timed out after %s seconds: the dataset or its transform is too slow '
                 'for this timeout (raise DataLoader(timeout=...))' % self._timeout) from None
+        if self._np_arrays:     # workers build legacy arrays; the loader was made under set_np()
+            batch = _map_leaves(batch, NDArray, lambda a: a if a._is_np_array else a.as_np_ndarray())
         return batch if self._pin_device_id is None else _pin(batch, self._pin_device_id)
 
     next = __next__

@@ -15,6 +15,7 @@ import numbers
 from ... import ndarray
 from ...ndarray import NDArray
 from ...symbol import Symbol
+from ...util import is_np_array
 from ..block import Block, HybridBlock, _indent
 from ..nn.activations import LeakyReLU
 
@@ -24,6 +25,14 @@ __all__ = ['RecurrentCell', 'HybridRecurrentCell', 'RNNCell', 'LSTMCell', 'GRUCe
 
 # Activations that MXNet's cells apply with their own operators (F.tanh...), not Activation.
 _OWN_OPERATOR_ACTIVATIONS = ('tanh', 'relu', 'sigmoid', 'softsign')
+
+
+def numpy_interface(states):
+    """``states`` (arrays or Symbols) as ``mx.np`` arrays / ``mx.sym.np`` Symbols under NumPy
+    array semantics, where MXNet's ``begin_state`` makes them with ``mx.np.zeros``."""
+    if not is_np_array():
+        return states
+    return [s.as_np_ndarray() for s in states]
 
 
 # ------------------------------------------------------------ sequence helpers
@@ -191,7 +200,8 @@ class RecurrentCell(Block):
             self._init_counter += 1
             name = '%sbegin_state_%d' % (self._prefix, self._init_counter)
             states.append(func(name=name, **dict(info, **kwargs)))
-        return states
+        return numpy_interface(states)
+
 
     def unroll(self, length, inputs, begin_state=None, layout='NTC', merge_outputs=None,
                valid_length=None):

@@ -11,6 +11,7 @@ from ...base import MXNetError
 from ...ndarray import NDArray
 from ..block import HybridBlock
 from ..parameter import shape_is_known
+from .rnn_cell import numpy_interface
 
 __all__ = ['RNN', 'LSTM', 'GRU']
 
@@ -167,8 +168,8 @@ class _RNNLayer(HybridBlock):
         -------
         list of NDArray, shaped as :meth:`state_info` says
         """
-        return [func(name='%sh0_%d' % (self._prefix, i), **dict(info, **kwargs))
-                for i, info in enumerate(self.state_info(batch_size))]
+        return numpy_interface([func(name='%sh0_%d' % (self._prefix, i), **dict(info, **kwargs))
+                                for i, info in enumerate(self.state_info(batch_size))])
 
     # ----------------------------------------------------------------- calling
     def __call__(self, inputs, states=None, sequence_length=None):

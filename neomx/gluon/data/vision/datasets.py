@@ -15,6 +15,7 @@ import numpy as np
 from .... import ndarray as nd
 from ...._image_decode import decode_bytes
 from ....base import MXNetError, atomic_write, data_dir
+from ....util import is_np_array
 from ...utils import check_sha1, download
 from ..dataset import Dataset
 from ..record_dataset import ImageRecordDataset
@@ -81,6 +82,12 @@ class _DownloadedDataset(Dataset):
         raise NotImplementedError
 
 
+def _array(images):
+    """The images as an NDArray, or an mx.np array under NumPy array semantics (as MXNet)."""
+    data = nd.array(images, dtype=images.dtype)
+    return data.as_np_ndarray() if is_np_array() else data
+
+
 def _read_idx(path, header):
     """The payload of a gzip'd IDX file as uint8, after a big-endian header of ``header`` ints."""
     with gzip.open(path, 'rb') as f:
@@ -138,7 +145,7 @@ class MNIST(_DownloadedDataset):
         files = [self._files[split + '_data'], self._files[split + '_label']]
         image_path, label_path = _fetch_missing(self._root, self._namespace, files)
         images, self._label = _read_mnist_pair(image_path, label_path)
-        self._data = nd.array(images, dtype=images.dtype)
+        self._data = _array(images)
 
 
 class FashionMNIST(MNIST):
@@ -209,7 +216,7 @@ class CIFAR10(_DownloadedDataset):
             self._extract_archive()
         batches = [self._read_batch(os.path.join(self._root, name)) for name, _ in files]
         images = np.concatenate([b[0] for b in batches])
-        self._data = nd.array(images, dtype=images.dtype)
+        self._data = _array(images)
         self._label = np.concatenate([b[1] for b in batches])
 
     def _extract_archive(self):
@@ -281,7 +288,9 @@ class ImageFolderDataset(Dataset):
             pixels = decode_bytes(encoded, 1 if self._flag else 0, True, path)
         except MXNetError as err:
             raise MXNetError('ImageFolderDataset: cannot decode image %s: %s' % (path, err)) from None
-        return nd.array(pixels, dtype=np.uint8)
+        if pixels.ndim == 2:
+            pixels = pixels[:, :, None]
+        return _array(pixels.astype(np.uint8, copy=False))
 
     def __getitem__(self, idx):
         path, label = self.items[idx]

@@ -1,0 +1,1 @@
+"""``mx.nd.npx.image``: ``mx.npx.image``'s functions (filled by ``neomx.numpy_extension``)."""

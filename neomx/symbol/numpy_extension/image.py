@@ -1,0 +1,1 @@
+"""``mx.sym.npx.image``: the Symbol forms of ``mx.npx.image``'s operators (filled by the package)."""
