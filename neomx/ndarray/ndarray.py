@@ -14,7 +14,7 @@ from .._autograd_state import STATE as _AUTOGRAD
 from .. import _int_grad, autograd
 from .._division import divide, divide_, mod, mod_
 from ..async_errors import raise_deferred
-from ..base import MXNetError, np_dtype, numpy_dtype, refuse_numpy_shape, torch_dtype
+from ..base import MXNetError, claim_dlpack_tensor, np_dtype, numpy_dtype, refuse_numpy_shape, torch_dtype
 from ..context import Context, as_context, current_context
 from ..util import is_np_shape
 from . import params_format
@@ -265,14 +265,21 @@ class NDArray:
     __slots__ = ('_t', '_ctx', '_grad', '__weakref__')
     __array_priority__ = 1000.0
 
-    def __init__(self, tensor, ctx=None, writable=True):  # pylint: disable=unused-argument
+    def __init__(self, handle, ctx=None, writable=True):  # pylint: disable=unused-argument
+        # ``handle`` is MXNet's parameter name: here a torch.Tensor, or a ctypes handle
+        tensor = handle
         if not isinstance(tensor, torch.Tensor):
             if not isinstance(tensor, ctypes.c_void_p):
                 raise TypeError('NDArray wraps a torch.Tensor; use mx.nd.array() to create arrays from data')
-            # MXNet's NDArray(handle, writable=False) in monitor callbacks (see .handles);
-            # writable is accepted, not enforced
-            source = array_of(tensor)
-            tensor, ctx = source._t, source._ctx
+            dlpack_tensor = claim_dlpack_tensor(tensor)
+            if dlpack_tensor is not None:
+                from ..context import context_of_device  # pylint: disable=import-outside-toplevel
+                tensor, ctx = dlpack_tensor, context_of_device(dlpack_tensor.device)
+            else:
+                # MXNet's NDArray(handle, writable=False) in monitor callbacks (see .handles);
+                # writable is accepted, not enforced
+                source = array_of(tensor)
+                tensor, ctx = source._t, source._ctx
         self._t = tensor
         self._ctx = ctx if ctx is not None else current_context()
         self._grad = None
@@ -859,14 +866,37 @@ def waitall():
 
 
 def from_dlpack(dlpack):
-    """An NDArray sharing memory with a DLPack capsule or a ``__dlpack__`` producer."""
+    """An NDArray sharing memory with a DLPack capsule or a ``__dlpack__`` producer.
+
+    A capsule can be consumed once (as in MXNet); a producer such as a torch tensor or a
+    NumPy array is read again on each call.
+
+    >>> import numpy as np
+    >>> a = np.arange(3, dtype='float32')
+    >>> x = mx.nd.from_dlpack(a)
+    >>> a[0] = 7
+    >>> x
+    <BLANKLINE>
+    [7. 1. 2.]
+    <NDArray 3 @cpu(0)>
+    """
     t = torch.from_dlpack(dlpack)
     return from_torch(t)
 
 
 def to_dlpack_for_read(data):
+    """A DLPack capsule (a DLManagedTensor) viewing ``data`` without a copy, for reading.
+
+    >>> cap = mx.nd.to_dlpack_for_read(mx.nd.ones((2,)))
+    >>> mx.nd.from_dlpack(cap)
+    <BLANKLINE>
+    [1. 1.]
+    <NDArray 2 @cpu(0)>
+    """
     return torch.utils.dlpack.to_dlpack(data._t.detach())
 
 
 def to_dlpack_for_write(data):
+    """A DLPack capsule viewing ``data`` without a copy; writes through it change ``data``
+    (torch runs every write eagerly, so there is nothing to wait for first)."""
     return torch.utils.dlpack.to_dlpack(data._t.detach())
