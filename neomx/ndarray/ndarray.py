@@ -428,6 +428,28 @@ class NDArray:
         """The torch tensor behind this array (shares memory and autograd history)."""
         return self._t
 
+    def set_torch(self, tensor):
+        """Make this array stand for ``tensor`` (the inverse of :meth:`as_torch`); returns the
+        tensor it stood for. Shape, dtype and device must match: everything holding this
+        array (a Parameter, a cached graph) then reads ``tensor``.
+
+        >>> x = mx.nd.zeros((2,))
+        >>> old = x.set_torch(torch.ones(2))
+        >>> x
+        <BLANKLINE>
+        [1. 1.]
+        <NDArray 2 @cpu(0)>
+        """
+        old = self._t
+        if not isinstance(tensor, torch.Tensor):
+            raise TypeError('set_torch: expected a torch.Tensor, got %s' % type(tensor).__name__)
+        if tensor.shape != old.shape or tensor.dtype != old.dtype or tensor.device != old.device:
+            raise MXNetError('set_torch: the tensor (%s, %s, %s) does not match the array (%s, %s, %s)'
+                             % (tuple(tensor.shape), tensor.dtype, tensor.device,
+                                tuple(old.shape), old.dtype, old.device))
+        self._t = tensor
+        return old
+
     # -------------------------------------------------------- copies/devices
     def copy(self):
         return _new(_call(torch.clone, self._t), self._ctx)
