@@ -52,3 +52,4 @@ from . import random as rnd
 from .util import is_np_array, is_np_shape, np_array, np_shape, set_np_shape  # noqa: E402
 from .util import use_np, use_np_array, use_np_shape  # noqa: E402
 from . import bridge
+from . import onnx

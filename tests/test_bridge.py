@@ -166,3 +166,15 @@ def test_from_torch_buffers_and_training_mode():
 def test_from_torch_refuses_non_modules():
     with pytest.raises(mx.MXNetError, match='torch.nn.Module'):
         from_torch(mx.gluon.nn.Dense(2))
+
+
+@pytest.mark.slow
+def test_to_torch_under_torch_compile():
+    net = _mlp()
+    module = to_torch(net)
+    x = torch.randn(2, 4)
+    compiled = torch.compile(module)
+    out = compiled(x)
+    torch.testing.assert_close(out, module(x))
+    out.sum().backward()
+    assert next(module.parameters()).grad is not None
