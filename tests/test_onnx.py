@@ -94,3 +94,50 @@ def test_get_operator_support():
         assert op in ops
     assert ops == sorted(ops)
     assert mx.onnx.get_operator_support(11) == []
+
+
+def _small_net():
+    net = mx.gluon.nn.HybridSequential()
+    net.add(mx.gluon.nn.Conv2D(4, 3, padding=1, in_channels=3), mx.gluon.nn.BatchNorm(in_channels=4),
+            mx.gluon.nn.Activation('relu'), mx.gluon.nn.AvgPool2D(), mx.gluon.nn.GlobalMaxPool2D(),
+            mx.gluon.nn.Flatten(), mx.gluon.nn.Dense(3, in_units=4))
+    net.initialize(mx.init.Xavier())
+    net.hybridize()
+    return net
+
+
+def test_export_then_import_gives_the_same_outputs(tmp_path):
+    net = _small_net()
+    x = mx.nd.random.uniform(shape=(2, 3, 8, 8))
+    ref = net(x).asnumpy()
+    net.export(str(tmp_path / 'm'))
+    path = mx.onnx.export_model(str(tmp_path / 'm-symbol.json'), str(tmp_path / 'm-0000.params'),
+                                [(2, 3, 8, 8)], np.float32, str(tmp_path / 'm.onnx'))
+    sym, arg_params, aux_params = mx.contrib.onnx.import_model(path)
+    assert sorted(aux_params) == sorted(k for k in net.collect_params() if 'running' in k)
+    args = dict(arg_params, data=x)
+    out = sym.bind(mx.cpu(), args=args, aux_states=aux_params).forward()[0]
+    np.testing.assert_allclose(out.asnumpy(), ref, rtol=1e-5, atol=1e-6)
+    meta = mx.contrib.onnx.get_model_metadata(path)
+    assert meta['input_tensor_data'] == [('data', (2, 3, 8, 8))]
+    assert meta['output_tensor_data'][0][1] == (2, 3)
+    block = mx.contrib.onnx.import_to_gluon(path, mx.cpu())
+    np.testing.assert_allclose(block(x).asnumpy(), ref, rtol=1e-5, atol=1e-6)
+
+
+def test_import_of_a_corrupt_file_is_an_error(tmp_path):
+    bad = tmp_path / 'bad.onnx'
+    bad.write_bytes(b'\x08\x07not an onnx model at all\xff\xff')
+    with pytest.raises(mx.MXNetError, match='not a readable ONNX file'):
+        mx.contrib.onnx.import_model(str(bad))
+
+
+def test_import_refuses_an_operator_without_equivalent(tmp_path):
+    from onnx import helper, TensorProto
+    node = helper.make_node('Hardmax', ['x'], ['y'], name='hm')
+    graph = helper.make_graph([node], 'g', [helper.make_tensor_value_info('x', TensorProto.FLOAT, [2, 3])],
+                              [helper.make_tensor_value_info('y', TensorProto.FLOAT, [2, 3])])
+    path = str(tmp_path / 'h.onnx')
+    onnx.save(helper.make_model(graph), path)
+    with pytest.raises(mx.MXNetError, match="'Hardmax'"):
+        mx.contrib.onnx.import_model(path)

@@ -6,6 +6,8 @@ Its operator namespaces are those of ``mx.nd.contrib`` and ``mx.sym.contrib``
 from ..ndarray import contrib as ndarray
 from ..symbol import contrib as symbol
 
+from . import onnx
+
 nd, sym = ndarray, symbol
 
-__all__ = ['ndarray', 'symbol', 'nd', 'sym']
+__all__ = ['ndarray', 'symbol', 'nd', 'sym', 'onnx']

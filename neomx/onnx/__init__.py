@@ -31,6 +31,10 @@ def get_operator_support(opset_version=None):
 def _load_params(params):
     if isinstance(params, string_types):
         params = nd.load(params)
+        if isinstance(params, list):
+            if params:
+                raise MXNetError('export_model: the params file holds unnamed arrays; save them by name')
+            params = {}
     if isinstance(params, (list, tuple)) and len(params) == 2:
         merged = dict(params[0])
         merged.update(params[1])
