@@ -44,6 +44,22 @@ def _load_params(params):
     return {k.split(':', 1)[1] if k.startswith(('arg:', 'aux:')) else k: v for k, v in params.items()}
 
 
+def _node_dtypes(sym, input_types, params):
+    """The NumPy dtype of each node's (first) output, by node name, where type inference knows it."""
+    internals = sym.get_internals()
+    known = {k: np.dtype(v) for k, v in input_types.items()}
+    known.update({k: np.dtype(_as_numpy(v).dtype) for k, v in params.items()})
+    try:
+        _, out_types, _ = internals.infer_type_partial(
+            **{k: v for k, v in known.items() if k in internals.list_arguments() + internals.list_auxiliary_states()})
+    except Exception:  # pylint: disable=broad-except
+        return known
+    for name, dtype in zip(internals.list_outputs(), out_types):
+        if dtype is not None:
+            known[name[:-len('_output')] if name.endswith('_output') else name] = np.dtype(dtype)
+    return known
+
+
 def _as_numpy(value):
     return value.asnumpy() if isinstance(value, nd.NDArray) else np.asarray(value)
 
@@ -92,6 +108,7 @@ def export_model(sym, params, in_shapes=None, in_types=np.float32, onnx_file_pat
             shape = (dynamic_input_shapes[i] if dynamic_input_shapes is not None else [None] * len(shape))
         value_infos.append(helper.make_tensor_value_info(
             name, helper.np_dtype_to_tensor_dtype(np.dtype(dtype)), list(shape)))
+    ctx.dtypes = _node_dtypes(sym, dict(zip(inputs, in_types)), params)
     names = []       # ONNX name of each node's outputs
     used_params = set()
     for node in nodes:

@@ -53,7 +53,7 @@ class GraphBuilder:
         self.numpy_helper = numpy_helper
         self.nodes = []
         self.initializers = []
-        self.params = {}        # name -> numpy array of the model's parameters
+        self.dtypes = {}        # node or input name -> numpy dtype of its output, where known
         self._count = 0
 
     def fresh(self, base):
@@ -64,6 +64,9 @@ class GraphBuilder:
         outputs = outputs or [name]
         self.nodes.append(self.helper.make_node(op_type, list(inputs), list(outputs), name=name, **attrs))
         return outputs
+
+    def dtype_of(self, name, default=np.float32):
+        return self.dtypes.get(name, np.dtype(default))
 
     def const(self, base, value, dtype=np.int64):
         name = self.fresh(base)
@@ -212,29 +215,57 @@ _BINARY = {'elemwise_add': 'Add', 'broadcast_add': 'Add', '_plus': 'Add', '_Plus
            'broadcast_power': 'Pow', '_power': 'Pow', '_Power': 'Pow',
            'broadcast_maximum': 'Max', '_maximum': 'Max', '_Maximum': 'Max',
            'broadcast_minimum': 'Min', '_minimum': 'Min', '_Minimum': 'Min',
-           'broadcast_equal': 'Equal', 'broadcast_greater': 'Greater', 'broadcast_lesser': 'Less'}
+           'broadcast_equal': 'Equal', 'broadcast_greater': 'Greater', 'broadcast_lesser': 'Less',
+           'broadcast_not_equal': 'NotEqual', 'broadcast_greater_equal': 'GreaterOrEqual',
+           'broadcast_lesser_equal': 'LessOrEqual', 'broadcast_logical_and': 'And',
+           'broadcast_logical_or': 'Or', 'broadcast_logical_xor': 'Xor', 'broadcast_mod': 'Mod'}
+_COMPARISONS = ('Equal', 'Greater', 'Less', 'NotEqual', 'GreaterOrEqual', 'LessOrEqual', 'And', 'Or', 'Xor')
+
+
+def _tensor_type(dtype):
+    from onnx import helper  # pylint: disable=import-outside-toplevel
+    return helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+
+
+def _compare(op_type, inputs, node, ctx):
+    dtype = ctx.dtype_of(inputs[0])
+    if op_type in ('And', 'Or', 'Xor'):       # on truth values
+        inputs = [ctx.add('Cast', [i], ctx.fresh(_out(node) + '_b'), to=9)[0] for i in inputs]
+    elif op_type == 'NotEqual':
+        eq = ctx.add('Equal', inputs, ctx.fresh(_out(node) + '_eq'))[0]
+        b = ctx.add('Not', [eq], ctx.fresh(_out(node)))[0]
+        return ctx.add('Cast', [b], _out(node), to=_tensor_type(dtype))
+    b = ctx.add(op_type, inputs, ctx.fresh(_out(node)))[0]
+    return ctx.add('Cast', [b], _out(node), to=_tensor_type(dtype))
 
 
 @converts(*_BINARY)
 def _binary(node, inputs, ctx):
     op_type = _BINARY[node['op']]
-    if op_type in ('Equal', 'Greater', 'Less'):     # MXNet returns the compared values' dtype
-        b = ctx.add(op_type, inputs[:2], ctx.fresh(_out(node)))[0]
-        return ctx.add('Cast', [b], _out(node), to=1)
+    if op_type == 'Mod':
+        return ctx.add('Mod', inputs[:2], _out(node), fmod=int(np.issubdtype(ctx.dtype_of(inputs[0]), np.floating)))
+    if op_type in _COMPARISONS:     # MXNet returns 0/1 in the compared values' dtype
+        return _compare(op_type, inputs[:2], node, ctx)
     return ctx.add(op_type, inputs[:2], _out(node))
 
 
 _SCALAR = {'_plus_scalar': ('Add', False), '_minus_scalar': ('Sub', False), '_rminus_scalar': ('Sub', True),
            '_mul_scalar': ('Mul', False), '_div_scalar': ('Div', False), '_rdiv_scalar': ('Div', True),
            '_power_scalar': ('Pow', False), '_rpower_scalar': ('Pow', True),
-           '_maximum_scalar': ('Max', False), '_minimum_scalar': ('Min', False)}
+           '_maximum_scalar': ('Max', False), '_minimum_scalar': ('Min', False),
+           '_equal_scalar': ('Equal', False), '_not_equal_scalar': ('NotEqual', False),
+           '_greater_scalar': ('Greater', False), '_greater_equal_scalar': ('GreaterOrEqual', False),
+           '_lesser_scalar': ('Less', False), '_lesser_equal_scalar': ('LessOrEqual', False)}
 
 
 @converts(*_SCALAR)
 def _scalar(node, inputs, ctx):
     op_type, reverse = _SCALAR[node['op']]
-    scalar = ctx.const(_out(node) + '_scalar', _float(node['attrs'], 'scalar', 0.0), np.float32)
+    dtype = ctx.dtype_of(inputs[0])
+    scalar = ctx.const(_out(node) + '_scalar', _float(node['attrs'], 'scalar', 0.0), dtype)
     ins = [scalar, inputs[0]] if reverse else [inputs[0], scalar]
+    if op_type in _COMPARISONS:
+        return _compare(op_type, ins, node, ctx)
     return ctx.add(op_type, ins, _out(node))
 
 
@@ -290,8 +321,9 @@ def _transpose(node, inputs, ctx):
 @converts('clip')
 def _clip(node, inputs, ctx):
     a = node['attrs']
-    lo = ctx.const(_out(node) + '_min', _float(a, 'a_min'), np.float32)
-    hi = ctx.const(_out(node) + '_max', _float(a, 'a_max'), np.float32)
+    dtype = ctx.dtype_of(inputs[0])
+    lo = ctx.const(_out(node) + '_min', _float(a, 'a_min'), dtype)
+    hi = ctx.const(_out(node) + '_max', _float(a, 'a_max'), dtype)
     return ctx.add('Clip', [inputs[0], lo, hi], _out(node))
 
 
@@ -378,3 +410,84 @@ def _batch_dot(node, inputs, ctx):
         if _bool(a, key):
             ins[i] = ctx.add('Transpose', [ins[i]], ctx.fresh(_out(node) + '_T'), perm=[0, 2, 1])[0]
     return ctx.add('MatMul', ins, _out(node))
+
+
+@converts('square')
+def _square(node, inputs, ctx):
+    return ctx.add('Mul', [inputs[0], inputs[0]], _out(node))
+
+
+@converts('log2')
+def _log2(node, inputs, ctx):
+    ln = ctx.add('Log', inputs[:1], ctx.fresh(_out(node)))[0]
+    return ctx.add('Div', [ln, ctx.const(_out(node) + '_ln2', np.log(2), ctx.dtype_of(inputs[0]))], _out(node))
+
+
+@converts('logical_not')
+def _logical_not(node, inputs, ctx):
+    b = ctx.add('Cast', inputs[:1], ctx.fresh(_out(node)), to=9)[0]
+    b = ctx.add('Not', [b], ctx.fresh(_out(node)))[0]
+    return ctx.add('Cast', [b], _out(node), to=_tensor_type(ctx.dtype_of(inputs[0])))
+
+
+@converts('zeros_like', 'ones_like')
+def _fill_like(node, inputs, ctx):
+    value = 0 if node['op'] == 'zeros_like' else 1
+    shape = ctx.add('Shape', inputs[:1], ctx.fresh(_out(node) + '_shape'))[0]
+    from onnx import numpy_helper  # pylint: disable=import-outside-toplevel
+    return ctx.add('ConstantOfShape', [shape], _out(node),
+                   value=numpy_helper.from_array(np.array([value], dtype=ctx.dtype_of(inputs[0]))))
+
+
+@converts('where')
+def _where(node, inputs, ctx):
+    cond = ctx.add('Cast', inputs[:1], ctx.fresh(_out(node) + '_c'), to=9)[0]
+    return ctx.add('Where', [cond, inputs[1], inputs[2]], _out(node))
+
+
+@converts('tile')
+def _tile(node, inputs, ctx):
+    reps = _tuple(node['attrs'], 'reps')
+    # MXNet prepends ones to the shorter of reps and the shape; here reps covers the rank
+    return ctx.add('Tile', [inputs[0], ctx.const(_out(node) + '_reps', list(reps))], _out(node))
+
+
+@converts('stack')
+def _stack(node, inputs, ctx):
+    axis = _int(node['attrs'], 'axis', 0)
+    axes = ctx.const(_out(node) + '_axis', [axis])
+    parts = [ctx.add('Unsqueeze', [i, axes], ctx.fresh(_out(node) + '_u'))[0] for i in inputs]
+    return ctx.add('Concat', parts, _out(node), axis=axis)
+
+
+@converts('hard_sigmoid')
+def _hard_sigmoid(node, inputs, ctx):
+    a = node['attrs']
+    return ctx.add('HardSigmoid', inputs[:1], _out(node), alpha=_float(a, 'alpha', 0.2), beta=_float(a, 'beta', 0.5))
+
+
+@converts('depth_to_space', 'space_to_depth')
+def _depth_space(node, inputs, ctx):
+    op_type = 'DepthToSpace' if node['op'] == 'depth_to_space' else 'SpaceToDepth'
+    extra = {'mode': 'DCR'} if op_type == 'DepthToSpace' else {}
+    return ctx.add(op_type, inputs[:1], _out(node), blocksize=_int(node['attrs'], 'block_size'), **extra)
+
+
+@converts('broadcast_to')
+def _broadcast_to(node, inputs, ctx):
+    shape = _tuple(node['attrs'], 'shape')
+    if 0 in shape:
+        raise MXNetError('export_model: broadcast_to shape=%s (node %s): 0 (keep) needs the input shape'
+                         % (shape, node['name']))
+    return ctx.add('Expand', [inputs[0], ctx.const(_out(node) + '_shape', list(shape))], _out(node))
+
+
+@converts('argmax', 'argmin')
+def _arg_reduce(node, inputs, ctx):
+    a = node['attrs']
+    axis = _int(a, 'axis')
+    if axis is None:
+        raise MXNetError('export_model: %s with axis=None (node %s) has no ONNX converter' % (node['op'], node['name']))
+    i = ctx.add('ArgMax' if node['op'] == 'argmax' else 'ArgMin', inputs[:1], ctx.fresh(_out(node)),
+                axis=axis, keepdims=int(_bool(a, 'keepdims')))[0]
+    return ctx.add('Cast', [i], _out(node), to=_tensor_type(ctx.dtype_of(inputs[0])))
