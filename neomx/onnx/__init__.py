@@ -117,6 +117,7 @@ def export_model(sym, params, in_shapes=None, in_types=np.float32, onnx_file_pat
             if node['name'] in params:
                 used_params.add(node['name'])
             continue
+        node.setdefault('attrs', {})     # MXNet JSON leaves out an empty attrs
         converter = CONVERTERS.get(node['op'])
         if converter is None:
             raise MXNetError("export_model: operator '%s' (node '%s') has no ONNX converter; "

@@ -491,3 +491,41 @@ def _arg_reduce(node, inputs, ctx):
     i = ctx.add('ArgMax' if node['op'] == 'argmax' else 'ArgMin', inputs[:1], ctx.fresh(_out(node)),
                 axis=axis, keepdims=int(_bool(a, 'keepdims')))[0]
     return ctx.add('Cast', [i], _out(node), to=_tensor_type(ctx.dtype_of(inputs[0])))
+
+
+@converts('shape_array', 'size_array')
+def _shape_array(node, inputs, ctx):
+    shape = ctx.add('Shape', inputs[:1], ctx.fresh(_out(node)) if node['op'] == 'size_array' else _out(node))[0]
+    if node['op'] == 'shape_array':
+        return [shape]
+    size = ctx.add('ReduceProd', [shape], ctx.fresh(_out(node)), keepdims=1)[0]
+    return ctx.add('Identity', [size], _out(node))
+
+
+@converts('_zeros', '_ones')
+def _fill(node, inputs, ctx):  # pylint: disable=unused-argument
+    from onnx import numpy_helper  # pylint: disable=import-outside-toplevel
+    a = node['attrs']
+    dtype = np.dtype(a.get('dtype', 'float32'))
+    value = numpy_helper.from_array(np.array([0 if node['op'] == '_zeros' else 1], dtype=dtype))
+    shape = ctx.const(_out(node) + '_shape', list(_tuple(a, 'shape')))
+    return ctx.add('ConstantOfShape', [shape], _out(node), value=value)
+
+
+@converts('broadcast_like', 'reshape_like')
+def _like(node, inputs, ctx):
+    a = node['attrs']
+    if any(k in a for k in ('lhs_axes', 'rhs_axes', 'lhs_begin', 'rhs_begin')) and \
+            any(a[k] not in ('None', '()') for k in a if k.endswith(('axes', 'begin', 'end'))):
+        raise MXNetError('export_model: %s with axes (node %s) has no ONNX converter' % (node['op'], node['name']))
+    shape = ctx.add('Shape', [inputs[1]], ctx.fresh(_out(node) + '_shape'))[0]
+    return ctx.add('Expand' if node['op'] == 'broadcast_like' else 'Reshape', [inputs[0], shape], _out(node))
+
+
+@converts('_contrib_div_sqrt_dim')
+def _div_sqrt_dim(node, inputs, ctx):
+    shape = ctx.add('Shape', inputs[:1], ctx.fresh(_out(node) + '_shape'))[0]
+    last = ctx.add('Gather', [shape, ctx.const(_out(node) + '_last', -1)], ctx.fresh(_out(node) + '_d'))[0]
+    last = ctx.add('Cast', [last], ctx.fresh(_out(node) + '_df'), to=_tensor_type(ctx.dtype_of(inputs[0])))[0]
+    root = ctx.add('Sqrt', [last], ctx.fresh(_out(node) + '_sqrt'))[0]
+    return ctx.add('Div', [inputs[0], root], _out(node))
