@@ -284,6 +284,53 @@ def atomic_write(fname, chunks):
             f.write(chunk)
 
 
+def c_str(string):
+    """A ``ctypes.c_char_p`` of ``string`` (UTF-8), as MXNet passes strings to its C API.
+
+    >>> c_str("Hello").value
+    b'Hello'
+    """
+    return ctypes.c_char_p(string.encode('utf-8'))
+
+
+# As MXNet's base module does at import: code written for MXNet reads DLPack capsule
+# pointers with ctypes.pythonapi.PyCapsule_GetPointer, whose default int result would cut a
+# 64-bit pointer in half (ctypes' own state, not torch's or numpy's).
+ctypes.pythonapi.PyCapsule_New.restype = ctypes.py_object
+ctypes.pythonapi.PyCapsule_GetPointer.restype = ctypes.c_void_p
+
+
+class _DLPackCApi:
+    """The one entry of MXNet's C library (``mxnet.base._LIB``) that user code calls through
+    ctypes: ``MXNDArrayFromDLPack(dlpack_handle, ctypes.byref(handle))``, as in MXNet's own
+    ``from_dlpack`` of 1.x. The DLManagedTensor pointer becomes a torch tensor (torch takes
+    ownership and runs its deleter), held under the handle's value until
+    ``NDArray(handle=handle)`` claims it (:func:`claim_dlpack_tensor`)."""
+
+    def MXNDArrayFromDLPack(self, dlpack_handle, out):  # pylint: disable=invalid-name
+        pointer = dlpack_handle.value if isinstance(dlpack_handle, ctypes.c_void_p) else dlpack_handle
+        if not pointer:
+            raise MXNetError('MXNDArrayFromDLPack: the DLPack handle is NULL')
+        new_capsule = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)(
+            ('PyCapsule_New', ctypes.pythonapi))
+        import torch.utils.dlpack  # pylint: disable=import-outside-toplevel
+        tensor = torch.utils.dlpack.from_dlpack(new_capsule(pointer, b'dltensor', None))
+        handle = getattr(out, '_obj', out)
+        _DLPACK_TENSORS[id(tensor)] = tensor
+        handle.value = id(tensor)
+        return 0
+
+
+_DLPACK_TENSORS = {}
+_LIB = _DLPackCApi()
+
+
+def claim_dlpack_tensor(handle):
+    """The tensor that ``_LIB.MXNDArrayFromDLPack`` made for ``handle`` (a ``ctypes.c_void_p``),
+    or None when the handle is not one of those; each is claimed once."""
+    return _DLPACK_TENSORS.pop(handle.value, None)
+
+
 def check_call(ret):
     """Compatibility shim: MXNet's C API wrapper. neomx has no C API, so this is a no-op."""
     return ret

@@ -6,6 +6,8 @@ operators of ``mx.nd.contrib`` and ``mx.sym.contrib`` (``mx.contrib.ndarray.CTCL
 """
 from . import ndarray, symbol
 
+from . import onnx
+
 nd, sym = ndarray, symbol
 
-__all__ = ['ndarray', 'symbol', 'nd', 'sym']
+__all__ = ['ndarray', 'symbol', 'nd', 'sym', 'onnx']

@@ -14,7 +14,7 @@ from .._autograd_state import STATE as _AUTOGRAD
 from .. import _int_grad, autograd, upper_layers
 from .._division import divide as _divide, divide_, mod, mod_
 from ..async_errors import raise_deferred
-from ..base import MXNetError, np_dtype, numpy_dtype, refuse_numpy_shape, torch_dtype
+from ..base import MXNetError, claim_dlpack_tensor, np_dtype, numpy_dtype, refuse_numpy_shape, torch_dtype
 from ..context import Context, as_context, current_context
 from ..util import is_np_array, is_np_shape
 from . import params_format
@@ -367,15 +367,21 @@ class NDArray:
     _is_np_array = False
 
     def __init__(self, handle, ctx=None, writable=True):  # pylint: disable=unused-argument
-        # ``handle`` is the torch.Tensor to wrap, or as in MXNet an array handle (monitor
-        # callbacks' NDArray(handle, writable=False), see .handles); writable is accepted,
-        # not enforced
-        if not isinstance(handle, torch.Tensor):
-            if not isinstance(handle, ctypes.c_void_p):
+        # ``handle`` is MXNet's parameter name: here a torch.Tensor, or a ctypes handle
+        tensor = handle
+        if not isinstance(tensor, torch.Tensor):
+            if not isinstance(tensor, ctypes.c_void_p):
                 raise TypeError('NDArray wraps a torch.Tensor; use mx.nd.array() to create arrays from data')
-            source = array_of(handle)
-            handle, ctx = source._t, source._ctx
-        self._t = handle
+            dlpack_tensor = claim_dlpack_tensor(tensor)
+            if dlpack_tensor is not None:
+                from ..context import context_of_device  # pylint: disable=import-outside-toplevel
+                tensor, ctx = dlpack_tensor, context_of_device(dlpack_tensor.device)
+            else:
+                # MXNet's NDArray(handle, writable=False) in monitor callbacks (see .handles);
+                # writable is accepted, not enforced
+                source = array_of(tensor)
+                tensor, ctx = source._t, source._ctx
+        self._t = tensor
         self._ctx = ctx if ctx is not None else current_context()
         self._grad = None
 
@@ -530,6 +536,28 @@ class NDArray:
     def as_torch(self):
         """The torch tensor behind this array (shares memory and autograd history)."""
         return self._t
+
+    def set_torch(self, tensor):
+        """Make this array stand for ``tensor`` (the inverse of :meth:`as_torch`); returns the
+        tensor it stood for. Shape, dtype and device must match: everything holding this
+        array (a Parameter, a cached graph) then reads ``tensor``.
+
+        >>> x = mx.nd.zeros((2,))
+        >>> old = x.set_torch(torch.ones(2))
+        >>> x
+        <BLANKLINE>
+        [1. 1.]
+        <NDArray 2 @cpu(0)>
+        """
+        old = self._t
+        if not isinstance(tensor, torch.Tensor):
+            raise TypeError('set_torch: expected a torch.Tensor, got %s' % type(tensor).__name__)
+        if tensor.shape != old.shape or tensor.dtype != old.dtype or tensor.device != old.device:
+            raise MXNetError('set_torch: the tensor (%s, %s, %s) does not match the array (%s, %s, %s)'
+                             % (tuple(tensor.shape), tensor.dtype, tensor.device,
+                                tuple(old.shape), old.dtype, old.device))
+        self._t = tensor
+        return old
 
     # -------------------------------------------------------- copies/devices
     def copy(self):
@@ -975,14 +1003,37 @@ def waitall():
 
 
 def from_dlpack(dlpack):
-    """An NDArray sharing memory with a DLPack capsule or a ``__dlpack__`` producer."""
+    """An NDArray sharing memory with a DLPack capsule or a ``__dlpack__`` producer.
+
+    A capsule can be consumed once (as in MXNet); a producer such as a torch tensor or a
+    NumPy array is read again on each call.
+
+    >>> import numpy as np
+    >>> a = np.arange(3, dtype='float32')
+    >>> x = mx.nd.from_dlpack(a)
+    >>> a[0] = 7
+    >>> x
+    <BLANKLINE>
+    [7. 1. 2.]
+    <NDArray 3 @cpu(0)>
+    """
     t = torch.from_dlpack(dlpack)
     return from_torch(t)
 
 
 def to_dlpack_for_read(data):
+    """A DLPack capsule (a DLManagedTensor) viewing ``data`` without a copy, for reading.
+
+    >>> cap = mx.nd.to_dlpack_for_read(mx.nd.ones((2,)))
+    >>> mx.nd.from_dlpack(cap)
+    <BLANKLINE>
+    [1. 1.]
+    <NDArray 2 @cpu(0)>
+    """
     return torch.utils.dlpack.to_dlpack(data._t.detach())
 
 
 def to_dlpack_for_write(data):
+    """A DLPack capsule viewing ``data`` without a copy; writes through it change ``data``
+    (torch runs every write eagerly, so there is nothing to wait for first)."""
     return torch.utils.dlpack.to_dlpack(data._t.detach())

@@ -1,0 +1,188 @@
+"""Gluon blocks as ``torch.nn.Module``s and torch modules as Gluon blocks, sharing memory.
+
+neomx computes with torch, so a bridge needs no conversion of weights: :func:`to_torch`
+gives a module whose parameters are views of the block's own parameter arrays, and
+:func:`from_torch` gives a block whose parameters are views of the module's.
+"""
+import contextlib
+
+import torch
+
+from ..base import MXNetError
+from .. import autograd
+from .. import ndarray as nd
+from ..gluon.block import Block, HybridBlock
+from ..gluon.parameter import DeferredInitializationError
+
+__all__ = ['to_torch', 'from_torch', 'GluonModule', 'TorchBlock']
+
+
+def _torch_name(gluon_name):
+    # torch refuses '.' in parameter names (it separates submodules); Gluon names use '_'
+    return gluon_name.replace('.', '_')
+
+
+def _to_nd(value):
+    if isinstance(value, torch.Tensor):
+        return nd.from_torch(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_to_nd(v) for v in value)
+    return value
+
+
+def _to_tensor(value):
+    if isinstance(value, nd.NDArray):
+        return value.as_torch()
+    if isinstance(value, (list, tuple)):
+        return type(value)(_to_tensor(v) for v in value)
+    return value
+
+
+class GluonModule(torch.nn.Module):
+    """A Gluon :class:`~neomx.gluon.Block` as a ``torch.nn.Module`` (made by :func:`to_torch`).
+
+    Its parameters (``named_parameters()``) are the block's parameters under their Gluon
+    names, as ``torch.nn.Parameter``s sharing memory with the block's arrays: an update by a
+    torch optimizer is an update of the block. ``forward`` takes and returns torch tensors;
+    ``module.train()``/``eval()`` select Gluon's training mode (dropout, batch norm).
+
+    Shape
+    -----
+    As the block's: inputs and outputs are the block's arrays, as torch tensors.
+
+    Example
+    -------
+    >>> net = mx.gluon.nn.Dense(2, in_units=3)
+    >>> net.initialize(mx.init.One())
+    >>> m = mx.bridge.to_torch(net)
+    >>> sorted(n for n, _ in m.named_parameters())
+    ['dense0_bias', 'dense0_weight']
+    >>> m(torch.ones(1, 3))
+    tensor([[3., 3.]], grad_fn=<...>)
+    """
+
+    def __init__(self, block):
+        super().__init__()
+        self.block = None   # set below, outside torch's submodule bookkeeping
+        object.__setattr__(self, 'block', block)
+        self._bridged = []  # (gluon array, torch Parameter)
+        for name, param in block.collect_params().items():
+            try:
+                array = param.data()
+            except DeferredInitializationError as err:
+                raise MXNetError("to_torch: parameter '%s' of %s has a deferred shape; run the block "
+                                 "once (or give in_units/in_channels) before bridging" % (name, block.name)) from err
+            except RuntimeError as err:
+                raise MXNetError("to_torch: parameter '%s' of %s is not initialized: %s"
+                                 % (name, block.name, err)) from err
+            if len(param.list_ctx()) > 1:
+                raise MXNetError("to_torch: parameter '%s' lives on several contexts %s; bridge a "
+                                 "block initialized on one" % (name, param.list_ctx()))
+            # a new leaf on the same memory: torch's .grad stays on it, Gluon's own
+            # gradient buffers are not touched
+            tensor = torch.nn.Parameter(array.as_torch().detach(), requires_grad=param.grad_req != 'null')
+            self.register_parameter(_torch_name(name), tensor)
+            self._bridged.append((array, tensor))
+
+    @contextlib.contextmanager
+    def _reading_torch_parameters(self):
+        """While the block runs, its arrays stand for the torch Parameters (same memory), so
+        that torch records the Parameters as the leaves of the graph."""
+        old = [array.set_torch(tensor) for array, tensor in self._bridged]
+        try:
+            yield
+        finally:
+            for (array, _), tensor in zip(self._bridged, old):
+                array.set_torch(tensor)
+
+    def forward(self, *args):  # pylint: disable=arguments-differ
+        inputs = [_to_nd(a) for a in args]
+        with self._reading_torch_parameters():
+            if torch.is_grad_enabled():
+                with autograd.record(train_mode=self.training):
+                    out = self.block(*inputs)
+            else:
+                with autograd.predict_mode() if not self.training else autograd.train_mode():
+                    out = self.block(*inputs)
+        return _to_tensor(out)
+
+    def extra_repr(self):
+        return 'block=%s' % self.block.name
+
+
+def to_torch(block):
+    """A ``torch.nn.Module`` running Gluon ``block``, whose parameters share its memory.
+
+    ``block`` must be initialized with known shapes (run it once if its shapes are deferred)
+    and live on one context. See :class:`GluonModule`.
+    """
+    if not isinstance(block, Block):
+        raise MXNetError('to_torch: expected a gluon Block, got %s' % type(block).__name__)
+    return GluonModule(block)
+
+
+class TorchBlock(HybridBlock):
+    """A ``torch.nn.Module`` as a Gluon block (made by :func:`from_torch`).
+
+    Each torch parameter is a Gluon Parameter named ``<prefix><torch name with '.' -> '_'>``
+    sharing memory with it, so ``collect_params()`` lists it and ``Trainer`` updates it;
+    buffers (batch-norm statistics) are Parameters with ``grad_req='null'``. The module runs
+    with neomx's autograd (``record()``/``backward()``); Gluon's training mode selects the
+    module's ``train()``/``eval()``. It runs imperatively: ``hybridize()`` is accepted and
+    ignored, since a torch module has no MXNet graph to export.
+
+    Shape
+    -----
+    As the module's: inputs and outputs are the module's tensors, as NDArrays.
+
+    Example
+    -------
+    >>> lin = torch.nn.Linear(3, 2)
+    >>> blk = mx.bridge.from_torch(lin)
+    >>> sorted(blk.collect_params().keys())
+    ['torchblock0_bias', 'torchblock0_weight']
+    >>> blk(mx.nd.ones((1, 3))).shape
+    (1, 2)
+    """
+
+    def __init__(self, module, prefix=None, params=None):
+        super().__init__(prefix=prefix, params=params)
+        if not isinstance(module, torch.nn.Module):
+            raise MXNetError('from_torch: expected a torch.nn.Module, got %s' % type(module).__name__)
+        self.module = module
+        self._names = []    # (torch name, gluon Parameter)
+        with self.name_scope():
+            named = [(n, t, 'write' if t.requires_grad else 'null') for n, t in module.named_parameters()]
+            named += [(n, t, 'null') for n, t in module.named_buffers() if t.is_floating_point()]
+            for torch_name, tensor, grad_req in named:
+                param = self.params.get(_torch_name(torch_name), shape=tuple(tensor.shape),
+                                        dtype=str(tensor.dtype).replace('torch.', ''),
+                                        grad_req=grad_req, allow_deferred_init=False,
+                                        init='zeros')
+                param.initialize(ctx=_context_of(tensor))
+                array = param.data()
+                array.set_torch(tensor.detach())
+                # the leaf Gluon's autograd fills is now the shared tensor
+                array.attach_grad(grad_req)
+                self._names.append((torch_name, param))
+
+    def hybridize(self, active=True, **kwargs):
+        """Accepted and ignored: the torch module runs imperatively."""
+
+    def forward(self, x, *args):  # pylint: disable=arguments-differ
+        self.module.train(autograd.is_training())
+        state = {name: param.data().as_torch() for name, param in self._names}
+        tensors = [_to_tensor(a) for a in (x,) + args]
+        with torch.set_grad_enabled(autograd.is_recording()):
+            out = torch.func.functional_call(self.module, state, tuple(tensors), strict=False)
+        return _to_nd(out)
+
+
+def _context_of(tensor):
+    from ..context import context_of_device  # pylint: disable=import-outside-toplevel
+    return context_of_device(tensor.device)
+
+
+def from_torch(module):
+    """A Gluon :class:`TorchBlock` running ``module``, whose parameters share its memory."""
+    return TorchBlock(module)
