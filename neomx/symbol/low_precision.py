@@ -207,13 +207,6 @@ class _Rewrite:
         return out
 
 
-def _canonical(names):
-    """Operator names as the registry names the operators (aliases resolved); names neomx
-    has no operator for are kept: they match no node."""
-    ops = registry.all_ops()
-    return {ops[n].name if n in ops else n for n in names}
-
-
 def reduce_precision(sym, target_dtype, target_dtype_ops, fp32_ops, widest_dtype_ops, conditional_fp32_ops,
                      excluded_sym_names, data_names, model_param_names, cast_optional_params):
     """The float32 graph ``sym`` with casts for mixed precision (see the module documentation).
@@ -242,9 +235,10 @@ def reduce_precision(sym, target_dtype, target_dtype_ops, fp32_ops, widest_dtype
     target = torch_dtype(target_dtype)
     conditional = {}
     for op_name, attr, values in conditional_fp32_ops:
-        for name in _canonical([op_name]):
-            conditional.setdefault(name, {}).setdefault(attr, []).extend(values)
-    rewrite = _Rewrite(target, _canonical(target_dtype_ops), _canonical(fp32_ops), _canonical(widest_dtype_ops),
+        conditional.setdefault(op_name, {}).setdefault(attr, []).extend(values)
+    # nodes are matched by their operator's name as MXNet writes it (an alias in a list,
+    # like '_sparse_FullyConnected', matches no node, as in MXNet)
+    rewrite = _Rewrite(target, set(target_dtype_ops), set(fp32_ops), set(widest_dtype_ops),
                        conditional, set(excluded_sym_names), set(data_names), cast_optional_params)
     for node in _topo_order(sym._heads):
         rewrite.visit(node)
