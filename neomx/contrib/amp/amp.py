@@ -50,6 +50,10 @@ _FLOAT32 = np.dtype('float32')
 _CASTABLE = {'cpu': (bfloat16, _FLOAT32), 'gpu': (_FLOAT16, _FLOAT32)}
 _OP_NAME_PREFIXES = ('_contrib_', '_linalg_', '_sparse_', '_image_', '_random_')
 
+# neomx's own operators that Gluon calls where MXNet calls operators of FP32_FUNCS: the
+# losses' fused log_softmax and pick (MXNet: log_softmax, then pick) run in float32 too.
+_NEOMX_FP32_FUNCS = ['_softmax_cross_entropy_per_position']
+
 _amp_initialized = False
 _amp_loss_scale_initialized = False
 _loss_scaler = None
@@ -237,8 +241,12 @@ def _wrap_names(module, names, make, known):
             continue
         f = getattr(owner, fun_name)
         _replace(owner, fun_name, make(entry, f))
-        if owner is module and hasattr(module.op, fun_name):
-            _replace(module.op, fun_name, make(entry, f))
+        owners = [module, module.op] if owner is module else []
+        if owner is module._internal:    # neomx also has mx.nd._X: the same function
+            owners = [o for o in (module, module.op) if getattr(o, fun_name, None) is f]
+        for other in owners[1 if owner is module else 0:]:
+            if hasattr(other, fun_name):
+                _replace(other, fun_name, make(entry, f))
 
 
 def _wrap_functions(module, target_dtype, target_precision_ops, conditional_fp32_ops, fp32_ops, known):
@@ -246,7 +254,7 @@ def _wrap_functions(module, target_dtype, target_precision_ops, conditional_fp32
     fp32_params = list_lp16_use_fp32_params(target_dtype) or {}
     lp16 = target_precision_ops if target_precision_ops is not None else list_lp16_ops(target_dtype)
     _wrap_names(module, lp16, lambda name, f: wrapper(f, target_dtype, fp32_param=fp32_params.get(name)), known)
-    fp32 = fp32_ops if fp32_ops is not None else list_fp32_ops(target_dtype)
+    fp32 = fp32_ops if fp32_ops is not None else list_fp32_ops(target_dtype) + _NEOMX_FP32_FUNCS
     _wrap_names(module, fp32, lambda name, f: wrapper(f, _FLOAT32), known)
     conditional = (conditional_fp32_ops if conditional_fp32_ops is not None
                    else list_conditional_fp32_ops(target_dtype))
@@ -378,7 +386,7 @@ def init(target_dtype='float16', target_precision_ops=None,
     _amp_initialized = True
     logging.info('Using AMP')
     target_dtype = bfloat16 if target_dtype in ('bfloat16', bfloat16) else np.dtype(target_dtype)
-    known = _mxnet_op_names()
+    known = _mxnet_op_names() | set(_NEOMX_FP32_FUNCS)
     for module in (symbol, ndarray):
         _wrap_functions(module, target_dtype, target_precision_ops, conditional_fp32_ops, fp32_ops, known)
     _wrap_arithmetic(_Policy(target_dtype, target_precision_ops, conditional_fp32_ops, fp32_ops))

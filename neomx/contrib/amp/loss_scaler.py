@@ -2,7 +2,7 @@
 import logging
 
 from ... import autograd
-from ...ndarray import multi_all_finite, ones
+from ...ndarray import multi_all_finite
 
 __all__ = ['LossScaler']
 
@@ -42,11 +42,11 @@ class LossScaler:
         scale for the next step (see the class documentation)."""
         with autograd.pause():
             grads = [g for p in params if p.grad_req != 'null' for g in p.list_grad()[:1]]
-            flag = ones((1,), ctx=grads[0].context)
+            finite = True
             for start in range(0, len(grads), _CHUNK):
                 chunk = grads[start:start + _CHUNK]
-                multi_all_finite(*chunk, num_arrays=len(chunk), init_output=False, out=flag)
-        overflow = not bool(flag.asscalar())
+                finite = finite and bool(multi_all_finite(*chunk, num_arrays=len(chunk)).asscalar())
+        overflow = not finite
         self._loss_scale = self._next_loss_scale
         if overflow:
             self._next_loss_scale = self._loss_scale / 2.
