@@ -299,8 +299,16 @@ def _amp_cast_dtype(dtypes, attrs):
           dtypes=DTypeRule(output=_amp_cast_dtype))
 def amp_cast(data, dtype):
     """Cast used by automatic mixed precision: float16, bfloat16 and float32 inputs become
-    ``dtype``; others (float64, integers) pass unchanged, as in MXNet."""
-    return data.to(dtype) if data.dtype in _AMP_CASTABLE else data
+    ``dtype``; others (float64, integers) pass unchanged, as in MXNet.
+
+    On CPUs a 4-D array cast to bfloat16 comes channels-last (the values are the same): the
+    copy is made anyway, and oneDNN's bfloat16 convolutions run several times faster on
+    that layout, which their outputs, and the BatchNorm, relu and pooling after them, keep."""
+    if data.dtype not in _AMP_CASTABLE:
+        return data
+    if dtype is torch.bfloat16 and data.dim() == 4 and data.dtype is not dtype and data.device.type == 'cpu':
+        return data.to(dtype, memory_format=torch.channels_last)
+    return data.to(dtype)
 
 
 @register('_copy', inputs=('data',), aliases=('identity',), same_shape=True)
