@@ -220,3 +220,46 @@ def test_c_api_lists_operator_names():
     assert mx.base._LIB.MXListAllOpNames(ctypes.byref(size), ctypes.byref(names)) == 0
     listed = {names[i].decode() for i in range(size.value)}
     assert {'Convolution', 'amp_cast', 'amp_multicast'} <= listed
+
+
+def test_bfloat16_work_reaches_onednn_kernels(amp_bf16):
+    torch = pytest.importorskip('torch')
+    from torch.profiler import ProfilerActivity, profile
+    if not torch.backends.mkldnn.is_available():
+        pytest.skip('torch without oneDNN')
+    x, w = mx.nd.ones((2, 4, 6, 6)), mx.nd.ones((4, 4, 3, 3))
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        y = mx.nd.Convolution(x, w, kernel=(3, 3), num_filter=4, no_bias=True)
+    assert y.dtype == bfloat16 and np.allclose(y.asnumpy(), 36)
+    assert 'aten::mkldnn_convolution' in {e.key for e in prof.key_averages()}
+
+
+_MXREF = __import__('os').path.expanduser('~/mxref/bin/python')
+
+
+@pytest.mark.skipif(not __import__('os').path.exists(_MXREF), reason='needs MXNet 1.9.1 in ~/mxref')
+def test_converted_json_is_mxnets(tmp_path):
+    import subprocess
+    import textwrap
+    script = textwrap.dedent('''
+        import sys
+        mx = __import__(sys.argv[1])
+        amp = __import__(sys.argv[1] + '.contrib.amp', fromlist=['amp'])
+        data = mx.sym.var('data')
+        net = mx.sym.Convolution(data, num_filter=4, kernel=(3, 3), name='conv')
+        net = mx.sym.BatchNorm(net, name='bn')
+        net = mx.sym.Activation(net, act_type='relu', name='relu')
+        net = mx.sym.Pooling(net, kernel=(2, 2), pool_type='max', stride=(2, 2), name='pool')
+        net = mx.sym.FullyConnected(mx.sym.Flatten(net, name='flat'), num_hidden=3, name='fc')
+        net = mx.sym.SoftmaxOutput(net, name='softmax') + 1
+        print(amp.convert_symbol(net, target_dtype='bfloat16', cast_optional_params=True).tojson(False))
+    ''')
+    path = tmp_path / 'convert.py'
+    path.write_text(script)
+    import sys
+    ours = subprocess.run([sys.executable, str(path), 'neomx'], capture_output=True, text=True, check=True).stdout
+    theirs = subprocess.run([_MXREF, str(path), 'mxnet'], capture_output=True, text=True, check=True).stdout
+    assert json.loads(ours) == json.loads(theirs)
+    loaded = mx.sym.load_json(theirs)
+    exe = loaded.simple_bind(mx.cpu(), data=(2, 1, 8, 8), grad_req='null')
+    assert exe.forward(is_train=False)[0].dtype == np.float32
