@@ -263,3 +263,21 @@ def test_converted_json_is_mxnets(tmp_path):
     loaded = mx.sym.load_json(theirs)
     exe = loaded.simple_bind(mx.cpu(), data=(2, 1, 8, 8), grad_req='null')
     assert exe.forward(is_train=False)[0].dtype == np.float32
+
+
+def test_bf16_inference_fuses_convolution_and_batchnorm(amp_bf16):
+    net = gluon.nn.HybridSequential()
+    with net.name_scope():
+        net.add(gluon.nn.Conv2D(8, 3, padding=1, use_bias=False), gluon.nn.BatchNorm(), gluon.nn.Activation('relu'),
+                gluon.nn.Conv2D(8, 3, padding=1), gluon.nn.GlobalAvgPool2D(), gluon.nn.Dense(4))
+    net.initialize(mx.init.Xavier())
+    net.hybridize()
+    x = mx.nd.random.uniform(shape=(2, 3, 10, 10))
+    net(x)
+    for p in net.collect_params('.*running.*|.*gamma|.*beta').values():
+        p.set_data(mx.nd.random.uniform(0.5, 1.5, shape=p.shape))
+    fused = net(x)                      # predict mode, not recording: the inference rewrite
+    with autograd.record(train_mode=False):
+        plain = net(x)                  # the operators one by one
+    assert fused.dtype == plain.dtype == bfloat16
+    np.testing.assert_allclose(fused.asnumpy(), plain.asnumpy(), rtol=0.05, atol=0.05)

@@ -72,14 +72,25 @@ class InferenceConvolution:
     def __call__(self, data, *args):
         """The last operator's output (BatchNorm's as a tuple)."""
         arrays, other = args[:self._split[0] - 1], args[self._split[0] - 1:self._split[1] - 1]
-        if (torch.is_grad_enabled() or autograd.is_training() or data.dtype not in _FOLDABLE_DTYPES
-                or arrays[0].dtype != data.dtype):
+        if torch.is_grad_enabled() or autograd.is_training() or arrays[0].dtype != data.dtype:
+            return self._unfused(data, arrays, other)
+        # mixed precision: bfloat16 data and filters (amp_cast), float32 BatchNorm statistics;
+        # folded in float32, run by oneDNN in bfloat16
+        half = data.dtype is torch.bfloat16 and self._onednn and data.device.type == 'cpu'
+        if data.dtype not in _FOLDABLE_DTYPES and not half:
             return self._unfused(data, arrays, other)
         stamp = version_stamp([a for a in arrays if a is not None])
         if stamp != self._stamp:
-            self._filters, self._stamp = self._fold(*arrays), stamp
+            if half:
+                folded = self._fold(*[None if a is None else a.float() for a in arrays])
+                self._filters = tuple(None if f is None else f.to(torch.bfloat16) for f in folded)
+            else:
+                self._filters = self._fold(*arrays)
+            self._stamp = stamp
             self._packed.clear()
-        if self._onednn and data.device.type == 'cpu' and data.dtype == torch.float32:
+        if half and self._filters[1] is None:
+            self._filters = (self._filters[0], data.new_zeros(self._filters[0].shape[0]))
+        if self._onednn and data.device.type == 'cpu' and data.dtype in (torch.float32, torch.bfloat16):
             out = self._run_onednn(data, other)
         else:
             out = self._biased_convolution(data, *self._filters)
