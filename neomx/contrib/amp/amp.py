@@ -375,7 +375,8 @@ def init(target_dtype='float16', target_precision_ops=None,
 
     Example
     -------
-    >>> amp.list_lp16_ops('bfloat16')
+    >>> from neomx.contrib import amp
+    >>> amp.list_lp16_ops('bfloat16')      # what init('bfloat16') runs in bfloat16
     ['Convolution', 'FullyConnected']
     """
     global _amp_initialized, _loss_scaler
