@@ -4,7 +4,8 @@ Rows (each figure the first time divided by the second, lower is better):
 
 * hybridized training steps, ``amp.init('bfloat16')`` vs float32: LeNet (batch 64) and
   ResNet-18 for CIFAR (batch 32), the workloads of ``train_workloads.py``; target 0.5;
-* ResNet-50 v1 inference, batch 32 of 224x224, bf16 vs float32; target 0.4 (2.5x throughput);
+* ResNet-50 v1 inference, batch 32 of 224x224, bf16 (``convert_hybrid_block``, MXNet's way to
+  convert a model for inference) vs float32; target 0.4 (2.5x throughput);
 * each bf16 workload, neomx vs MXNet 1.9.1 with its bf16 AMP (``~/mxref``, oneDNN) where it runs.
 
 ``amp.init`` changes the process for good, so every measurement runs in a fresh interpreter:
@@ -24,11 +25,17 @@ MXREF = os.path.expanduser('~/mxref/bin/python')
 _NOTE = 'bf16 / float32, each in a fresh interpreter'
 
 
-def _inference_step(mx, shape=(32, 3, 224, 224)):
+def _inference_step(mx, shape=(32, 3, 224, 224), amp=None):
+    """ResNet-50 inference; with ``amp``, converted as MXNet converts models for bf16
+    inference (``convert_hybrid_block`` with ``cast_optional_params``: bf16 filters)."""
     net = mx.gluon.model_zoo.vision.resnet50_v1()
     net.initialize(mx.init.Xavier())
     net.hybridize(static_alloc=True, static_shape=True)
     x = mx.nd.random.uniform(shape=shape)
+    if amp is not None:
+        net(x)
+        net = amp.convert_hybrid_block(net, target_dtype='bfloat16', ctx=mx.cpu(), cast_optional_params=True)
+        net.hybridize(static_alloc=True, static_shape=True)
 
     def step():
         net(x).wait_to_read()
@@ -38,13 +45,14 @@ def _inference_step(mx, shape=(32, 3, 224, 224)):
 def worker(framework, workload, precision, steps):
     """Seconds per step of one workload, in this interpreter."""
     import train_workloads
+    from importlib import import_module
     mx = __import__(framework)
-    if precision == 'bf16':
-        from importlib import import_module
-        import_module(framework + '.contrib.amp').init('bfloat16')
+    amp = import_module(framework + '.contrib.amp') if precision == 'bf16' else None
     if workload == 'resnet50-inference':
-        step = _inference_step(mx)
+        step = _inference_step(mx, amp=amp)
     else:
+        if amp is not None:
+            amp.init('bfloat16')
         step = train_workloads.train_step(mx, workload, hybrid=True)
     return train_workloads.seconds_per_step(mx, step, steps, rounds=3)
 

@@ -281,3 +281,30 @@ def test_bf16_inference_fuses_convolution_and_batchnorm(amp_bf16):
         plain = net(x)                  # the operators one by one
     assert fused.dtype == plain.dtype == bfloat16
     np.testing.assert_allclose(fused.asnumpy(), plain.asnumpy(), rtol=0.05, atol=0.05)
+
+
+class _Residual(gluon.HybridBlock):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        with self.name_scope():
+            self.conv = gluon.nn.Conv2D(3, 3, padding=1, in_channels=3)
+            self.bn = gluon.nn.BatchNorm(in_channels=3)
+
+    def hybrid_forward(self, F, x):
+        return F.relu(self.bn(self.conv(x)) + x)
+
+
+@pytest.mark.parametrize('cast_input', [False, True])
+def test_bf16_inference_fuses_the_residual_addition(amp_bf16, cast_input):
+    net = _Residual()
+    net.initialize(mx.init.Xavier())
+    net.hybridize()
+    x = mx.nd.random.uniform(shape=(2, 3, 6, 6))
+    if cast_input:      # the addition then mixes bfloat16 and float32: amp_multicast widens
+        x = mx.nd.amp_cast(x, dtype='bfloat16')
+    fused = net(x)
+    with autograd.record(train_mode=False):
+        plain = net(x)
+    ops = [n[0] for n in _nodes(net._cached_graph.symbol)]
+    assert 'amp_multicast' in ops and fused.dtype == plain.dtype
+    np.testing.assert_allclose(fused.asnumpy(), plain.asnumpy(), rtol=0.05, atol=0.05)
