@@ -31,8 +31,6 @@ from . import symbol
 from . import symbol as sym
 nd.CachedOp = symbol.cached_op.CachedOp     # mx.nd.CachedOp runs a Symbol: defined with it
 from . import contrib
-from . import _c_api
-base._LIB = _c_api.CLibrary()     # mx.base._LIB: the C API entries neomx answers
 from .symbol.attribute import AttrScope
 from . import model
 from . import module
