@@ -39,7 +39,8 @@ def test_lists_are_mxnets():
 
 def test_convert_symbol_inserts_casts_as_mxnet():
     x, y = mx.sym.var('x'), mx.sym.var('y')
-    res = mx.sym.FullyConnected(x, y, num_hidden=10, no_bias=True) + mx.sym.sin(y)
+    with mx.name.NameManager():     # automatic names counted from 0
+        res = mx.sym.FullyConnected(x, y, num_hidden=10, no_bias=True) + mx.sym.sin(y)
     conv = amp.convert_symbol(res, target_dtype='bfloat16', target_dtype_ops=['FullyConnected'], fp32_ops=['sin'])
     # as MXNet 1.9.1 writes it: the FullyConnected output goes back to float32 for the sum
     assert _nodes(conv) == [
@@ -99,7 +100,8 @@ def test_init_casts_ndarray_calls(amp_bf16):
 
 
 def test_init_casts_symbols_as_mxnet(amp_bf16):
-    fc = mx.sym.FullyConnected(mx.sym.var('d'), num_hidden=3, name='fc')
+    with mx.name.NameManager():     # automatic names counted from 0
+        fc = mx.sym.FullyConnected(mx.sym.var('d'), num_hidden=3, name='fc')
     assert [n[:3] for n in _nodes(fc)] == [
         ('null', 'd', None), ('amp_cast', 'amp_cast0', 'bfloat16'), ('null', 'fc_weight', None),
         ('amp_cast', 'amp_cast1', 'bfloat16'), ('null', 'fc_bias', None), ('amp_cast', 'amp_cast2', 'bfloat16'),
