@@ -6,6 +6,7 @@
     python -m neomx.launch -n 2 python examples/train_mnist.py --kvstore dist_sync   # 2 workers
     python examples/train_mnist.py --checkpoint-dir ckpt --resume   # go on from the last checkpoint
     python examples/train_mnist.py --rec data/mnist_train.rec      # training images from RecordIO
+    python examples/train_mnist.py --amp bfloat16 --hybridize   # mixed precision (float16 on GPUs)
 
 The code is the tutorial's, with ``import neomx as mx``: a Sequential of two
 convolution/pooling stages and two dense layers, Xavier(magnitude=2.24) initialisation,
@@ -64,6 +65,8 @@ def parse_args(argv=None):
     p.add_argument('--resume', action='store_true', help='continue from the newest checkpoint')
     p.add_argument('--rec', default=None, help='read the training images from this RecordIO file '
                                                '(made from the MNIST files when missing)')
+    p.add_argument('--amp', choices=['bfloat16', 'float16'], default=None,
+                   help='mixed precision with mx.contrib.amp (bfloat16 on CPUs, float16 on GPUs)')
     return p.parse_args(argv)
 
 
@@ -150,6 +153,9 @@ def main(argv=None):
     mx.random.seed(args.seed)
     np.random.seed(args.seed)     # mx.random.seed leaves numpy's generator alone, as in MXNet
     ctxs = contexts(args)
+    if args.amp:
+        from neomx.contrib import amp
+        amp.init(args.amp)      # before the network is built, as MXNet asks
     mnist = mx.test_utils.get_mnist(args.data_dir)
     test_data = mx.io.NDArrayIter(mnist['test_data'], mnist['test_label'], args.batch_size)
 
@@ -163,6 +169,8 @@ def main(argv=None):
     workers, rank = (kv.num_workers, kv.rank) if distributed else (1, 0)
     batch_size = args.batch_size // workers                 # this worker's part of the global batch
     trainer = gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': args.lr}, kvstore=kv)
+    if args.amp:
+        amp.init_trainer(trainer)       # dynamic loss scaling
     # dist_sync sums the workers' gradients: normalise by the global batch
     scale = workers if args.kvstore in ('dist_sync', 'dist_device_sync') else 1
     shards = EpochShards(mnist['train_data'].shape[0], seed=args.seed)
@@ -197,7 +205,11 @@ def main(argv=None):
             labels = gluon.utils.split_and_load(nd.array(targets), ctxs)
             with autograd.record():
                 losses = [loss(net(x), y) for x, y in zip(datas, labels)]
-            autograd.backward(losses)
+                if args.amp:
+                    with amp.scale_loss(losses, trainer) as scaled:
+                        autograd.backward(scaled)
+            if not args.amp:
+                autograd.backward(losses)
             trainer.step(len(images) * scale)
             moving_loss = .99 * moving_loss + .01 * sum(nd.mean(l).asscalar() for l in losses) / len(losses)
             if ckpt and args.checkpoint_every and (done + b + 1) % args.checkpoint_every == 0:

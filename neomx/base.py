@@ -334,3 +334,47 @@ def claim_dlpack_tensor(handle):
 def check_call(ret):
     """Compatibility shim: MXNet's C API wrapper. neomx has no C API, so this is a no-op."""
     return ret
+
+
+class CLibrary:
+    """The object at ``mx.base._LIB``: the entries of MXNet's C library that Python code calls
+    through ctypes, answered from neomx's own state (user code and MXNet's tests list the
+    registered operators with ``_LIB.MXListAllOpNames``). Called with ctypes arguments as
+    MXNet's library is; each returns 0 (success).
+
+    Example
+    -------
+    >>> import ctypes
+    >>> size, names = ctypes.c_uint(), ctypes.POINTER(ctypes.c_char_p)()
+    >>> mx.base._LIB.MXListAllOpNames(ctypes.byref(size), ctypes.byref(names))
+    0
+    >>> b'FullyConnected' in [names[i] for i in range(size.value)]
+    True
+    """
+
+    def __init__(self):
+        self._operator_names = list
+        self._kept = None       # the last returned array: the caller reads it after the call
+
+    def provide_operator_names(self, names):
+        """Have :meth:`MXListAllOpNames` list ``names()`` (the operator registry does so
+        as it is imported)."""
+        self._operator_names = names
+
+    def MXListAllOpNames(self, out_size, out_array):    # pylint: disable=invalid-name
+        """The names of all registered operators (aliases included)."""
+        names = sorted(self._operator_names())
+        self._kept = (ctypes.c_char_p * len(names))(*[n.encode('utf-8') for n in names])
+        _referent(out_size).value = len(names)
+        address = ctypes.c_void_p(ctypes.addressof(self._kept))
+        ctypes.memmove(ctypes.addressof(_referent(out_array)), ctypes.byref(address), ctypes.sizeof(address))
+        return 0
+
+
+def _referent(arg):
+    """The ctypes object a ``ctypes.byref(obj)`` argument refers to (or ``arg`` itself)."""
+    return getattr(arg, '_obj', arg)
+
+
+C_LIBRARY = CLibrary()
+_LIB = C_LIBRARY        # MXNet's name

@@ -307,7 +307,7 @@ class Parameter:
                 "Failed loading Parameter '%s' from saved params: shape incompatible expected %s " \
                 "vs saved %s" % (self.name, str(self._shape), str(data.shape))
             self._shape = tuple(data.shape)
-        if np.dtype(self._dtype).type != data.dtype:
+        if np.dtype(self._dtype) != np.dtype(data.dtype):     # (bfloat16 is a structured dtype)
             assert cast_dtype, (
                 "Failed loading Parameter '%s' from saved params: dtype incompatible expected %s "
                 "vs saved %s. Set cast_dtype=True to cast the dtype of saved params."

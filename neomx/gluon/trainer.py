@@ -307,6 +307,11 @@ class Trainer:
                 self._kvstore.pushpull(key, grad, priority=-key)
 
     def _update(self, ignore_stale_grad):
+        # mx.contrib.amp's loss scaler (init_trainer): a step whose gradients overflowed
+        # changes no weight
+        loss_scaler = getattr(self, '_amp_loss_scaler', None)
+        if loss_scaler is not None and loss_scaler.has_overflow(self._params):
+            return
         layout = self._layout()
         slots = layout.grad_slots()
         if self._update_on_kvstore or not layout.per_context or not all(map(_is_fresh, slots)):

@@ -69,11 +69,11 @@ def reset_arrays(*arrays, num_arrays):
     return ()
 
 
-_AMP_FLOATS = (torch.float16, torch.float32)    # float64 and integer inputs are left alone
+_AMP_FLOATS = (torch.float16, torch.bfloat16, torch.float32)    # float64 and integer inputs are left alone
 
 
 def _amp_target(dtypes, cast_narrow):
-    """The dtype ``amp_multicast`` casts its float16/float32 inputs to (None: there are none)."""
+    """The dtype ``amp_multicast`` casts its float16/bfloat16/float32 inputs to (None: there are none)."""
     amp = [d for d in dtypes if d in _AMP_FLOATS]
     if not amp:
         return None
@@ -94,7 +94,7 @@ def _amp_output_dtype(dtypes, attrs):
           num_outputs=lambda a: a['num_outputs'],
           dtypes=DTypeRule(free=lambda a: _all_inputs(a, 'num_outputs'), output=_amp_output_dtype))
 def amp_multicast(*arrays, num_outputs, cast_narrow):
-    """Cast the float16/float32 inputs to the widest of their dtypes (narrowest with
+    """Cast the float16/bfloat16/float32 inputs to the widest of their dtypes (narrowest with
     ``cast_narrow``); other inputs come back unchanged. One output per input."""
     target = _amp_target([a.dtype for a in arrays], cast_narrow)
     if target is None:

@@ -182,7 +182,7 @@ def convolution(data, weight, bias, kernel, stride, dilate, pad, num_filter, num
         taps = _single_taps(kernel, stride, dilate, pad) if pixels == 1 and num_group == 1 else None
         if taps is not None:
             return _single_tap_convolution(data, weight, None if no_bias else bias, taps)
-        if data.dim() == 4:
+        if data.dim() == 4 and data.dtype is not torch.bfloat16:
             data = as_layout(data, torch.contiguous_format)
     return _run_filter(_CONV[len(kernel)], layout, data, weight, None if no_bias else bias, stride, pad,
                        dilate, num_group)
@@ -191,7 +191,8 @@ def convolution(data, weight, bias, kernel, stride, dilate, pad, num_filter, num
 # Up to this many pixels per channel, oneDNN's channels-first convolutions (backward most)
 # beat its channels-last ones on CPUs (measured on ResNet-18's layers: 10-40% at 2x2), and
 # their filter gradients need no copy into the parameters' layout: channels-last inputs
-# (from max pooling) are copied back first.
+# (from max pooling) are copied back first. Not for bfloat16 (mixed precision casts to it
+# channels-last, see amp_cast): its backward is several times slower on mixed layouts.
 _FEW_PIXELS = 16
 
 

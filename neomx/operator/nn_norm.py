@@ -117,7 +117,9 @@ def _moving_stats_norm_as_if_batch(data, gamma, beta, moving_mean, moving_var, e
     out = (data - mean) * torch.rsqrt(var + eps)
     if gamma is not None:
         out = out * gamma.view(shape)
-    return out + beta.view(shape)
+    # float32 statistics of bfloat16/float16 data (mixed precision): the data's dtype, as
+    # torch's batch_norm gives it
+    return (out + beta.view(shape)).to(data.dtype)
 
 
 def _infer_batch_norm(shapes, attrs):

@@ -23,7 +23,7 @@ import functools
 import numpy as np
 import torch
 
-from ..base import MXNetError, MXNetTypeError, invalid_dtype, refuse_numpy_shape, torch_dtype
+from ..base import C_LIBRARY, MXNetError, MXNetTypeError, invalid_dtype, refuse_numpy_shape, torch_dtype
 from .dtype_rules import SAME_DTYPE
 
 __all__ = ['Attr', 'OpSpec', 'register', 'variadic_name', 'get', 'all_ops', 'REQUIRED', 'check',
@@ -557,3 +557,6 @@ def all_ops():
     for a, target in _ALIASES.items():
         out.setdefault(a, _REGISTRY[target])
     return out
+
+
+C_LIBRARY.provide_operator_names(lambda: list(all_ops()))    # mx.base._LIB.MXListAllOpNames

@@ -53,11 +53,20 @@ class InferenceConvolution:
         The following operators, each reading the previous one's output.
     other_first : bool
         Whether the other addend is ``add``'s first argument.
+    multicast : functools.partial or None
+        Mixed precision's ``amp_multicast`` of the BatchNorm's (or convolution's) output and
+        the other addend before ``add``: run when their dtypes differ (the operators one by
+        one then), a no-op otherwise.
+    multicast_order : (int, (int, int)) or None
+        The position of the convolution's value among the multicast's inputs, and the
+        multicast outputs ``add`` reads, in order.
     """
 
-    def __init__(self, convolution, batch_norm=None, add=None, relu=None, other_first=False):
+    def __init__(self, convolution, batch_norm=None, add=None, relu=None, other_first=False, multicast=None,
+                 multicast_order=None):
         self._convolution, self._batch_norm, self._add, self._relu = convolution, batch_norm, add, relu
         self._other_first = other_first
+        self._multicast, self._multicast_order = multicast, multicast_order
         keywords = convolution.keywords
         self._biased_convolution = functools.partial(convolution.func, **dict(keywords, no_bias=False))
         stride, dilate, pad = conv_geometry('Convolution', keywords['kernel'], keywords['stride'],
@@ -72,14 +81,26 @@ class InferenceConvolution:
     def __call__(self, data, *args):
         """The last operator's output (BatchNorm's as a tuple)."""
         arrays, other = args[:self._split[0] - 1], args[self._split[0] - 1:self._split[1] - 1]
-        if (torch.is_grad_enabled() or autograd.is_training() or data.dtype not in _FOLDABLE_DTYPES
-                or arrays[0].dtype != data.dtype):
+        if (torch.is_grad_enabled() or autograd.is_training() or arrays[0].dtype != data.dtype
+                or (other and other[0].dtype != data.dtype)):
+            return self._unfused(data, arrays, other)
+        # mixed precision: bfloat16 data and filters (amp_cast), float32 BatchNorm statistics;
+        # folded in float32, run by oneDNN in bfloat16
+        half = data.dtype is torch.bfloat16 and self._onednn and data.device.type == 'cpu'
+        if data.dtype not in _FOLDABLE_DTYPES and not half:
             return self._unfused(data, arrays, other)
         stamp = version_stamp([a for a in arrays if a is not None])
         if stamp != self._stamp:
-            self._filters, self._stamp = self._fold(*arrays), stamp
+            if half:
+                folded = self._fold(*[None if a is None else a.float() for a in arrays])
+                self._filters = tuple(None if f is None else f.to(torch.bfloat16) for f in folded)
+            else:
+                self._filters = self._fold(*arrays)
+            self._stamp = stamp
             self._packed.clear()
-        if self._onednn and data.device.type == 'cpu' and data.dtype == torch.float32:
+        if half and self._filters[1] is None:
+            self._filters = (self._filters[0], data.new_zeros(self._filters[0].shape[0]))
+        if self._onednn and data.device.type == 'cpu' and data.dtype in (torch.float32, torch.bfloat16):
             out = self._run_onednn(data, other)
         else:
             out = self._biased_convolution(data, *self._filters)
@@ -100,7 +121,13 @@ class InferenceConvolution:
             if self._returns_tuple:
                 return out
             out = out[0]
-        if other:
+        if other and self._multicast is not None:     # mixed precision: the widest type
+            mine, order = self._multicast_order
+            inputs = [other[0], other[0]]
+            inputs[mine] = out
+            casted = self._multicast(*inputs)
+            out = self._add(casted[order[0]], casted[order[1]])
+        elif other:
             out = self._add(other[0], out) if self._other_first else self._add(out, other[0])
         return out if self._relu is None else self._relu(out)
 
@@ -147,6 +174,14 @@ def _is_relu(call):
                                          and call.node.params['act_type'] == 'relu')
 
 
+def _position_of(value, args):
+    """The position among ``args`` of the (first) output of ``value``, or None."""
+    for i, arg in enumerate(args):
+        if arg is not None and arg[0] == value and arg[1] in (None, 0):
+            return i
+    return None
+
+
 def _is_bound(*calls):
     return all(isinstance(c.fn, functools.partial) for c in calls)
 
@@ -165,6 +200,7 @@ class _Chains:
                              [a for a in c.args if a is not None] + plan.heads if index}
 
         self.claimed = set()        # outputs of calls already in a chain
+        self.heads = plan.heads
 
     def sole_reader(self, call):
         """The unclaimed call that alone reads ``call``'s output once (through output 0), or None."""
@@ -180,6 +216,20 @@ class _Chains:
         self.claimed.update(c.out for c in calls)
         return calls
 
+    def _add_after_multicast(self, multicast, previous):
+        """[multicast, addition] where mixed precision's ``amp_multicast`` of ``previous``'s
+        output and one other value feeds an ``elemwise_add`` of its two outputs alone, else None."""
+        readers = self.readers.get(multicast.out, ())
+        if (len(multicast.args) != 2 or _position_of(previous.out, multicast.args) is None
+                or multicast.args[0] == multicast.args[1] or len(readers) != 2 or readers[0] is not readers[1]
+                or self.uses.get(multicast.out) != 2 or multicast.out in {h for h, _ in self.heads}):
+            return None
+        add = readers[0]
+        if add.node.op != 'elemwise_add' or add.args[0] == add.args[1] or not _is_bound(add) \
+                or add.out in self.claimed:
+            return None
+        return [multicast, add]
+
     def _links(self, conv):
         calls = [conv]
         reader = self.sole_reader(conv)
@@ -187,7 +237,12 @@ class _Chains:
                 and reader.args[0] == (conv.out, None) and reader.out not in self.side_outputs):
             calls.append(reader)
             reader = self.sole_reader(reader)
-        if reader is not None and reader.node.op == 'elemwise_add' and reader.args[0] != reader.args[1]:
+        if reader is not None and reader.node.op == 'amp_multicast':
+            reader = self._add_after_multicast(reader, calls[-1])
+            if reader is not None:
+                calls.extend(reader)
+                reader = self.sole_reader(reader[-1])
+        elif reader is not None and reader.node.op == 'elemwise_add' and reader.args[0] != reader.args[1]:
             calls.append(reader)
             reader = self.sole_reader(reader)
         if reader is not None and _is_relu(reader):
@@ -216,21 +271,30 @@ def fuse_convolutions(plan):
                 or call.node.params['layout'] not in _CHANNELS_FIRST):
             continue
         calls = chains.chain(call)
-        parts = {'BatchNorm': None, 'elemwise_add': None, 'relu': None}
+        parts = {'BatchNorm': None, 'elemwise_add': None, 'relu': None, 'amp_multicast': None}
         args = list(call.args)
-        previous, other_first = call.out, False
+        previous, other_first, multicast_order = call.out, False, None
         for link in calls[1:]:
             kind = 'relu' if _is_relu(link) else link.node.op
             parts[kind] = link.fn
             if kind == 'BatchNorm':
                 args.extend(link.args[1:])
+            elif kind == 'amp_multicast':
+                mine = _position_of(previous, link.args)
+                args.append(link.args[1 - mine])
+            elif kind == 'elemwise_add' and parts['amp_multicast'] is not None:
+                # the addition reads the multicast's outputs: (which is the convolution's, order)
+                order = (link.args[0][1], link.args[1][1])
+                other_first = order[0] == 1 - mine
+                multicast_order = (mine, order)
             elif kind == 'elemwise_add':
                 other_first = link.args[0][0] != previous
                 args.append(link.args[0] if other_first else link.args[1])
             previous = link.out
         last = calls[-1]
         fused[last.out] = Call(InferenceConvolution(call.fn, parts['BatchNorm'], parts['elemwise_add'],
-                                                    parts['relu'], other_first), args, last.out, last.node)
+                                                    parts['relu'], other_first, parts['amp_multicast'],
+                                                    multicast_order), args, last.out, last.node)
         dropped.update(c.out for c in calls[:-1])
     if not fused:
         return plan

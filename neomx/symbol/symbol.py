@@ -355,13 +355,16 @@ class Symbol:
                                   mxnet_version=['int', MXNET_VERSION])
         return graph
 
-    def tojson(self):
-        """The graph as MXNet 1.9.1's JSON text (same layout, byte for byte)."""
-        return _json_value(self._graph_dict(), 0, top=True)
+    def tojson(self, remove_amp_cast=True):
+        """The graph as MXNet 1.9.1's JSON text (same layout, byte for byte); with
+        ``remove_amp_cast``, without the casts mixed precision inserted (``amp_cast``,
+        ``amp_multicast``), as MXNet writes it."""
+        sym = remove_amp_cast_nodes(self) if remove_amp_cast else self
+        return _json_value(sym._graph_dict(), 0, top=True)
 
     def save(self, fname, remove_amp_cast=True):
         """Write :meth:`tojson` to ``fname`` (atomically: a partial file never replaces it)."""
-        _fileio.write_atomic(fname, [self.tojson().encode('utf-8')])
+        _fileio.write_atomic(fname, [self.tojson(remove_amp_cast).encode('utf-8')])
 
     # ------------------------------------------------------ inference, execution
     def infer_shape(self, *args, **kwargs):
@@ -541,9 +544,46 @@ def register_np_symbol(maker):
     _NP_SYMBOL[0] = maker
 
 
+_AMP_CAST_OPS = ('amp_cast', 'amp_multicast')
+
+
+def remove_amp_cast_nodes(sym):
+    """``sym`` without its ``amp_cast`` and ``amp_multicast`` nodes: each reader reads what
+    the cast read (MXNet's ``RemoveAmpCast``); ``sym`` itself when it has none."""
+    nodes = sym._nodes()
+    if not any(n.op in _AMP_CAST_OPS for n in nodes):
+        return sym
+    copies = {}
+
+    def source(entry):
+        node, index = entry
+        while node.op in _AMP_CAST_OPS:
+            node, index = node.inputs[0 if node.op == 'amp_cast' else index]
+        return (copies[node], index)
+    for node in nodes:
+        if node.op not in _AMP_CAST_OPS:
+            copies[node] = _Node(node.op, node.name, dict(node.attrs), [source(e) for e in node.inputs],
+                                 node.spec, node.params, node.subgraphs)
+    return Symbol([source(e) for e in sym._heads])
+
+
+# What mixed precision (``mx.contrib.amp.init``) does to the nodes Symbol arithmetic makes:
+# ``hook(op_name, symbol) -> symbol``, or None (nothing, the default).
+_ARITHMETIC_HOOK = [None]
+
+
+def set_arithmetic_hook(hook):
+    """Have ``hook(op_name, symbol)`` rewrite each node Symbol arithmetic makes (``a + b``,
+    ``a * 2``, ``astype``) and return the Symbol to use; None removes it. MXNet routes that
+    arithmetic through the ``mx.sym`` functions, which ``mx.contrib.amp`` wraps."""
+    _ARITHMETIC_HOOK[0] = hook
+
+
 def _apply(op_name, inputs, kwargs, hint):
     spec = registry.get(op_name)
-    return create_op_node(spec, dict(zip(spec.inputs, inputs)), kwargs, hint=hint)
+    sym = create_op_node(spec, dict(zip(spec.inputs, inputs)), kwargs, hint=hint)
+    hook = _ARITHMETIC_HOOK[0]
+    return sym if hook is None else hook(op_name, sym)
 
 
 def _arith(sym, other, symbol_op, scalar_op):
