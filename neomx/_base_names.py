@@ -81,3 +81,8 @@ class _NullType:
 
 
 _Null = _NullType()
+
+
+def c_handle_array(objs):
+    """A C array of the handles of ``objs`` (what ctypes passes for each: ``_as_parameter_``)."""
+    return (ctypes.c_void_p * len(objs))(*[getattr(o, '_as_parameter_', o) for o in objs])

@@ -318,6 +318,11 @@ def _run_backward(tensors, grads, retain_graph):
                          allow_unreachable=True, accumulate_grad=True)
 
 
+_TWICE = ('backward: Cannot differentiate node because it is not in a computational graph: a backward '
+          'pass already freed it (backward through the graph a second time). If you want to differentiate the same graph twice, you need to pass '
+          'retain_graph=True to backward.')
+
+
 def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # pylint: disable=redefined-outer-name
     """Compute the gradients of ``heads`` with respect to the marked variables.
 
@@ -332,6 +337,8 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # py
         Whether the backward pass runs in training mode.
     """
     tensors, grads = _heads_and_grads(heads, head_grads)
+    if _released.already_freed(tensors):
+        raise MXNetError(_TWICE)
     prev_train = set_training(train_mode)
     try:
         _run_backward(tensors, grads, retain_graph)
@@ -356,6 +363,8 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     list of NDArray
     """
     tensors, grads = _heads_and_grads(heads, head_grads)
+    if _released.already_freed(tensors):
+        raise MXNetError(_TWICE.replace('backward', 'grad', 1))
     single = _is_ndarray(variables)
     if single:
         variables = [variables]

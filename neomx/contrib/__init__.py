@@ -8,4 +8,6 @@ from ..symbol import contrib as symbol
 
 nd, sym = ndarray, symbol
 
-__all__ = ['ndarray', 'symbol', 'nd', 'sym']
+from . import autograd
+
+__all__ = ['ndarray', 'symbol', 'nd', 'sym', 'autograd']

@@ -315,6 +315,17 @@ class NDArray:
         return None if slot is None else slot.buf
 
     @property
+    def _fresh_grad(self):
+        """Whether a backward pass wrote this variable's gradient since the flag was reset."""
+        slot = self._grad
+        return False if slot is None else slot.fresh
+
+    @_fresh_grad.setter
+    def _fresh_grad(self, state):
+        if self._grad is not None:
+            self._grad.fresh = bool(state)
+
+    @property
     def T(self):
         if self._t.dim() < 2:
             return self
