@@ -9,5 +9,7 @@ from ..symbol import contrib as symbol
 nd, sym = ndarray, symbol
 
 from . import autograd
+from . import io
+from . import text
 
-__all__ = ['ndarray', 'symbol', 'nd', 'sym', 'autograd']
+__all__ = ['ndarray', 'symbol', 'nd', 'sym', 'autograd', 'io', 'text']
