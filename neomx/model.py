@@ -5,12 +5,52 @@
 ``load_checkpoint`` and ``SymbolBlock.imports`` read, and reads them back.
 """
 import logging
+import os
+from collections import namedtuple
 
+import numpy as np
+
+from . import kvstore as kvs
 from . import ndarray as nd
 from . import symbol as sym
+from .context import Context, cpu
+from .initializer import Uniform
+from .io import DataDesc
 from .ndarray.utils import load_named
+from .optimizer import get_updater
 
-__all__ = ['save_checkpoint', 'load_checkpoint', 'load_params']
+# (MXNet's mx.model also re-exports callback.LogValidationMetricsCallback; here mx.callback
+# imports this module for save_checkpoint, and the two must not import each other.)
+__all__ = ['save_checkpoint', 'load_checkpoint', 'load_params', 'BatchEndParam', 'Context', 'DataDesc',
+           'Uniform', 'cpu', 'get_updater']
+
+BatchEndParam = namedtuple('BatchEndParams', ['epoch', 'nbatch', 'eval_metric', 'locals'])
+BatchEndParam.__doc__ = """What batch-end and score-end callbacks receive: the epoch, the batch
+number (or the number of batches scored), the metric and the caller's local variables."""
+
+# A 'local' store updates on the host unless a parameter is bigger than this (elements):
+# such parameters are then updated on each device instead (MXNet's rule).
+_LOCAL_UPDATE_MAX_SIZE = 16 * 1024 * 1024
+
+
+def _create_kvstore(kvstore, num_device, arg_params):
+    """``(store or None, update_on_kvstore)`` for a kvstore argument.
+
+    A single device needs no store (unless distributed); the optimizer runs in the store
+    (``update_on_kvstore``) unless ``MXNET_UPDATE_ON_KVSTORE=0`` or parameters are huge.
+    """
+    update_on_kvstore = bool(int(os.getenv('MXNET_UPDATE_ON_KVSTORE', '1')))
+    if kvstore is None or isinstance(kvstore, kvs.KVStoreBase):
+        store = kvstore
+    elif isinstance(kvstore, str):
+        store = None if num_device == 1 and 'dist' not in kvstore else kvs.create(kvstore)
+        if kvstore == 'local' and arg_params:
+            largest = max(int(np.prod(p.shape)) for p in arg_params.values())
+            update_on_kvstore = update_on_kvstore and largest <= _LOCAL_UPDATE_MAX_SIZE
+    else:
+        raise TypeError('kvstore must be a KVStore, a str or None, got %s' % type(kvstore).__name__)
+    return store, update_on_kvstore and store is not None and store.is_capable(kvs.KVStoreBase.OPTIMIZER)
+
 
 
 def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_cast=True):

@@ -11,5 +11,6 @@ nd, sym = ndarray, symbol
 from . import autograd
 from . import io
 from . import text
+from . import svrg_optimization
 
-__all__ = ['ndarray', 'symbol', 'nd', 'sym', 'autograd', 'io', 'text']
+__all__ = ['ndarray', 'symbol', 'nd', 'sym', 'autograd', 'io', 'text', 'svrg_optimization']

@@ -9,7 +9,6 @@ import abc
 import logging
 import time
 import warnings
-from collections import namedtuple
 
 import numpy as np
 
@@ -22,9 +21,7 @@ from ..ndarray.utils import load_named
 
 __all__ = ['BaseModule', 'BatchEndParam']
 
-BatchEndParam = namedtuple('BatchEndParams', ['epoch', 'nbatch', 'eval_metric', 'locals'])
-BatchEndParam.__doc__ = """What batch-end and score-end callbacks receive: the epoch, the batch
-number (or the number of batches scored), the metric and the caller's local variables."""
+from ..model import BatchEndParam  # noqa: E402  (MXNet's home of it is mx.model)
 
 _WEIGHT_SUFFIXES = ('_weight', '_bias', '_gamma', '_beta')
 

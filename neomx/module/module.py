@@ -6,10 +6,7 @@ does all of it. With several contexts each batch is split between them (see
 ``executor_group.py``) and the gradients are summed through a KVStore before the update.
 """
 import logging
-import os
 import warnings
-
-import numpy as np
 
 from .. import kvstore as kvs
 from .. import model
@@ -23,30 +20,6 @@ from .base_module import BaseModule, check_input_names, parse_data_desc
 from .executor_group import DataParallelExecutorGroup
 
 __all__ = ['Module']
-
-# A 'local' store updates on the host unless a parameter is bigger than this (elements):
-# such parameters are then updated on each device instead (MXNet's rule).
-_LOCAL_UPDATE_MAX_SIZE = 16 * 1024 * 1024
-
-
-def _create_kvstore(kvstore, num_device, arg_params):
-    """``(store or None, update_on_kvstore)`` for a kvstore argument.
-
-    A single device needs no store (unless distributed); the optimizer runs in the store
-    (``update_on_kvstore``) unless ``MXNET_UPDATE_ON_KVSTORE=0`` or parameters are huge.
-    """
-    update_on_kvstore = bool(int(os.getenv('MXNET_UPDATE_ON_KVSTORE', '1')))
-    if kvstore is None or isinstance(kvstore, kvs.KVStoreBase):
-        store = kvstore
-    elif isinstance(kvstore, str):
-        store = None if num_device == 1 and 'dist' not in kvstore else kvs.create(kvstore)
-        if kvstore == 'local' and arg_params:
-            largest = max(int(np.prod(p.shape)) for p in arg_params.values())
-            update_on_kvstore = update_on_kvstore and largest <= _LOCAL_UPDATE_MAX_SIZE
-    else:
-        raise TypeError('kvstore must be a KVStore, a str or None, got %s' % type(kvstore).__name__)
-    return store, update_on_kvstore and store is not None and store.is_capable(kvs.KVStoreBase.OPTIMIZER)
-
 
 class Module(BaseModule):
     """A Symbol bound to contexts, with its parameters and optimizer.
@@ -67,6 +40,8 @@ class Module(BaseModule):
         Parameters that are not learned.
     state_names : list of str, optional
         Arguments that hold states set with :meth:`set_states`.
+    group2ctxs : dict of str -> list of Context, or list of dict, optional
+        Model parallelism: where the operators of each ``ctx_group`` attribute run, per device.
     compression_params : dict, optional
         Passed to the KVStore's ``set_gradient_compression``.
 
@@ -90,8 +65,9 @@ class Module(BaseModule):
 
     def __init__(self, symbol, data_names=('data',), label_names=('softmax_label',), logger=logging,
                  context=cpu(), work_load_list=None, fixed_param_names=None, state_names=None,
-                 compression_params=None):
+                 group2ctxs=None, compression_params=None):
         super().__init__(logger=logger)
+        self._group2ctxs = group2ctxs
         self._context = as_context_list(context, 'context')
         self._work_load_list = list(work_load_list) if work_load_list is not None else [1] * len(self._context)
         if len(self._work_load_list) != len(self._context):
@@ -311,7 +287,8 @@ class Module(BaseModule):
         self._exec_group = DataParallelExecutorGroup(
             self._symbol, self._context, self._work_load_list, self._data_shapes, self._label_shapes,
             self._param_names, for_training, inputs_need_grad, shared_group,
-            fixed_param_names=self._fixed_param_names, grad_req=grad_req, state_names=self._state_names)
+            logger=self.logger, fixed_param_names=self._fixed_param_names, grad_req=grad_req,
+            state_names=self._state_names, group2ctxs=self._group2ctxs)
         self.binded = True
         if self.params_initialized:
             # Rebinding (or loaded from a checkpoint): the executors take the known values.
@@ -363,7 +340,7 @@ class Module(BaseModule):
             return
         if self._params_dirty:
             self._sync_params_from_devices()
-        store, update_on_kvstore = _create_kvstore(kvstore, len(self._context), self._arg_params)
+        store, update_on_kvstore = model._create_kvstore(kvstore, len(self._context), self._arg_params)
         batch_size = self._exec_group.batch_size
         if store is not None and 'dist' in store.type and '_sync' in store.type:
             batch_size *= store.num_workers
