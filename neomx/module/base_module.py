@@ -16,12 +16,11 @@ from .. import metric as _metric
 from .. import ndarray as nd
 from ..initializer import Uniform
 from ..io import DataBatch, DataDesc, DataIter
+from ..model import BatchEndParam
 from ..ndarray.ndarray import NDArray
 from ..ndarray.utils import load_named
 
 __all__ = ['BaseModule', 'BatchEndParam']
-
-from ..model import BatchEndParam  # noqa: E402  (MXNet's home of it is mx.model)
 
 _WEIGHT_SUFFIXES = ('_weight', '_bias', '_gamma', '_beta')
 
@@ -174,6 +173,12 @@ class BaseModule(abc.ABC):
         """A training forward pass then the backward pass."""
         self.forward(data_batch, is_train=True)
         self.backward()
+
+    def prepare(self, data_batch, sparse_row_id_fn=None):
+        """Get ready to process ``data_batch``: a Module pulls the rows of its row_sparse
+        parameters that ``sparse_row_id_fn(data_batch)`` ({name: row ids}) names."""
+        if sparse_row_id_fn is not None:
+            warnings.warn(UserWarning('sparse_row_id_fn is not invoked for BaseModule.'))
 
     def install_monitor(self, monitor):
         """Let a monitor (an object with ``install(executor)``) watch the executors."""

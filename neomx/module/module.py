@@ -486,6 +486,22 @@ class Module(BaseModule):
             if indices:
                 self._updater(indices, [g[k] for _, _, g in learned], [w[k] for _, w, _ in learned])
 
+    def prepare(self, data_batch, sparse_row_id_fn=None):
+        """Pull from the KVStore the rows of the parameters that ``sparse_row_id_fn(data_batch)``
+        returns ({parameter name: row ids}) before the batch is processed (row_sparse
+        parameters updated in the store); nothing to do without ``sparse_row_id_fn``."""
+        assert self.binded
+        if sparse_row_id_fn is None:
+            return
+        if not self._kvstore or not self._update_on_kvstore:
+            warnings.warn(UserWarning('Parameters are not updated in the KVStore. '
+                                      'No need to call sparse_row_id_fn.'))
+            return
+        for name, row_ids in sparse_row_id_fn(data_batch).items():
+            index = self._exec_group.param_names.index(name)
+            self._kvstore.row_sparse_pull(name, self._exec_group.param_arrays[index], row_ids=row_ids,
+                                          priority=-index)
+
     def update_metric(self, eval_metric, labels, pre_sliced=False):
         """Accumulate the last outputs against ``labels`` into ``eval_metric``."""
         self._exec_group.update_metric(eval_metric, labels, pre_sliced)
