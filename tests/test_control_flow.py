@@ -1,4 +1,5 @@
 """Control flow: mx.nd/mx.sym.contrib.foreach, while_loop, cond and the _foreach/_while_loop/_cond nodes."""
+import collections
 import numpy as np
 import pytest
 
@@ -39,8 +40,7 @@ def _cond_sym():
 @pytest.fixture
 def fresh_names(monkeypatch):
     """Name counters as in a fresh process, so node names match the recorded JSON."""
-    from neomx.symbol import contrib_control_flow
-    monkeypatch.setattr(contrib_control_flow, '_SUBGRAPH_NAMES', type(contrib_control_flow._SUBGRAPH_NAMES)())
+    monkeypatch.setattr(mx.AttrScope, '_subgraph_names', collections.defaultdict(int))
     with mx.name.NameManager():
         yield
 
