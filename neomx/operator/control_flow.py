@@ -47,14 +47,41 @@ def _count(attrs):
     return attrs['num_outputs']
 
 
-def _control_flow_op(name, attrs):
+def _control_flow_op(name, attrs, infer_args=None):
     """Register the decorated implementation as control-flow operator ``name``."""
     return registry.register(name, variadic=True, spec_class=_ControlFlowSpec, num_outputs=_count,
-                             attrs=[('num_args', INT), ('num_outputs', INT)] + attrs)
+                             attrs=[('num_args', INT), ('num_outputs', INT)] + attrs, infer_args=infer_args)
+
+
+def _foreach_args(shapes, attrs):
+    """Shapes of a foreach's unknown states and captured inputs, from shape inference inside
+    its body given what is known (each data input gives one step's slice): an LSTM's cell
+    state from its hidden state, as MXNet's shape inference finds it."""
+    body, = attrs['subgraphs']
+    body_inputs = body.list_inputs()
+    n_data = len(attrs['in_data_locs'])
+    locs = list(attrs['in_data_locs']) + list(attrs['in_state_locs']) + list(attrs['remain_locs'])
+    names = ['data%d' % i for i in range(len(locs))]
+    known = {}
+    for i, (name, loc) in enumerate(zip(names, locs)):
+        shape = shapes.get(name)
+        if shape is not None:
+            known[body_inputs[loc]] = tuple(shape[1:]) if i < n_data else tuple(shape)
+    if len(known) == len(locs):
+        return {}
+    arg_shapes, _, aux_shapes = body.infer_shape_partial(**known)
+    inferred = dict(zip(body.list_arguments(), arg_shapes or ()))
+    inferred.update(zip(body.list_auxiliary_states(), aux_shapes or ()))
+    found = {}
+    for i, (name, loc) in enumerate(zip(names, locs)):
+        shape = inferred.get(body_inputs[loc])
+        if i >= n_data and shapes.get(name) is None and shape and all(d > 0 for d in shape):
+            found[name] = tuple(shape)
+    return found
 
 
 @_control_flow_op('_foreach', [('num_out_data', INT), ('in_state_locs', ANY), ('in_data_locs', ANY),
-                               ('remain_locs', ANY)])
+                               ('remain_locs', ANY)], infer_args=_foreach_args)
 def foreach(*tensors, subgraphs, num_args, num_outputs, num_out_data, in_state_locs, in_data_locs,
             remain_locs):
     """Run the body subgraph on each slice along axis 0 of the data inputs, threading states.
