@@ -294,11 +294,15 @@ def _heads_and_grads(heads, head_grads):
                              'inside autograd.record() from arrays that called attach_grad()'
                              % (i, tuple(t.shape)))
         hg = None if head_grads is None else head_grads[i]
-        if hg is not None and hg._t.shape != t.shape:
-            raise MXNetError('backward: head gradient %d has shape %s, but its head has shape %s'
-                             % (i, tuple(hg._t.shape), tuple(t.shape)))
+        g = None if hg is None else hg._t
+        if g is not None and g.shape != t.shape:
+            # MXNet reads a larger head gradient's leading elements as the head's shape
+            if g.numel() < t.numel():
+                raise MXNetError('backward: head gradient %d has shape %s, but its head has shape %s'
+                                 % (i, tuple(g.shape), tuple(t.shape)))
+            g = g.reshape(-1)[:t.numel()].reshape(t.shape)
         tensors.append(t)
-        grads.append(torch.ones_like(t) if hg is None else hg._t.to(t.dtype))
+        grads.append(torch.ones_like(t) if g is None else g.to(t.dtype))
     return tensors, grads
 
 

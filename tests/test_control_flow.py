@@ -181,3 +181,27 @@ def test_hybridized_foreach_rnn_matches_imperative():
     for t in range(5):
         h = np.tanh(x.asnumpy()[t] @ w.T + h @ u.T)
     np.testing.assert_allclose(imperative[1], h, rtol=1e-5)
+
+
+def test_foreach_mixed_dtypes_1d_data_and_inferred_states():
+    # as MXNet: inputs keep their own dtypes, 1-D data steps are (1,), and an LSTM-like
+    # state that only the body types gets its shape from the body
+    def step(data, states):
+        h, c = states
+        return data * mx.sym.cast(h, 'float32'), [h + 1, c + data]
+    data, h, c = mx.sym.var('data'), mx.sym.var('h', dtype='float64'), mx.sym.var('c')
+    outs, states = mx.sym.contrib.foreach(step, data, [h, c])
+    group = mx.sym.Group([outs] + states)
+    args, out_shapes, _ = group.infer_shape(data=(3,), h=(1,))
+    assert dict(zip(group.list_arguments(), args)) == {'data': (3,), 'h': (1,), 'c': (1,)}
+    assert out_shapes == [(3, 1), (1,), (1,)]
+    exe = group.bind(mx.cpu(), {'data': mx.nd.arange(3), 'h': mx.nd.ones((1,), dtype='float64'),
+                                'c': mx.nd.zeros((1,))})
+    out, h_end, c_end = exe.forward()
+    assert out.asnumpy().ravel().tolist() == [0.0, 2.0, 6.0]
+    assert h_end.dtype == np.float64 and h_end.asnumpy().tolist() == [4.0] and c_end.asnumpy().tolist() == [3.0]
+
+
+def test_foreach_unused_state_is_an_assertion_error_as_mxnet():
+    with pytest.raises(AssertionError, match='state arrays have to be used'):
+        mx.sym.contrib.foreach(lambda d, s: (d, [d]), mx.sym.var('d'), [mx.sym.var('s')])

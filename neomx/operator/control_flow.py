@@ -16,8 +16,10 @@ made: ``_while_loop`` runs its body once and gives outputs of ``max_iterations``
 import torch
 
 from ..context import context_of_device
+from ..util import is_np_shape
 from .. import upper_layers
 from . import registry
+from .dtype_rules import DTypeRule
 from .registry import ANY, INT
 
 _SUBGRAPH_COUNTS = {'_foreach': 1, '_while_loop': 2, '_cond': 3}
@@ -49,8 +51,14 @@ def _count(attrs):
 
 def _control_flow_op(name, attrs, infer_args=None):
     """Register the decorated implementation as control-flow operator ``name``."""
+    # Inputs and outputs of a loop or branch may each have their own dtype (the subgraphs
+    # decide): no input types another; the outputs' dtypes come from running the subgraphs.
+    def every_input(attrs):
+        return tuple('data%d' % i for i in range(attrs['num_args'] - _SUBGRAPH_COUNTS[name]))
+    free_dtypes = DTypeRule(free=every_input, output=lambda dtypes, attrs: None)
     return registry.register(name, variadic=True, spec_class=_ControlFlowSpec, num_outputs=_count,
-                             attrs=[('num_args', INT), ('num_outputs', INT)] + attrs, infer_args=infer_args)
+                             attrs=[('num_args', INT), ('num_outputs', INT)] + attrs, infer_args=infer_args,
+                             dtypes=free_dtypes)
 
 
 def _foreach_args(shapes, attrs):
@@ -66,7 +74,8 @@ def _foreach_args(shapes, attrs):
     for i, (name, loc) in enumerate(zip(names, locs)):
         shape = shapes.get(name)
         if shape is not None:
-            known[body_inputs[loc]] = tuple(shape[1:]) if i < n_data else tuple(shape)
+            step = tuple(shape[1:]) or (() if is_np_shape() else (1,))     # as the steps foreach runs
+            known[body_inputs[loc]] = step if i < n_data else tuple(shape)
     if len(known) == len(locs):
         return {}
     arg_shapes, _, aux_shapes = body.infer_shape_partial(**known)
@@ -97,9 +106,11 @@ def foreach(*tensors, subgraphs, num_args, num_outputs, num_out_data, in_state_l
     for loc, tensor in zip(remain_locs, remain):
         inputs[loc] = tensor
     steps = []
+    # MXNet's legacy shapes have no 0-d arrays: a step of 1-D data is (1,)
+    step = (lambda a, t: a[t]) if is_np_shape() else (lambda a, t: a[t] if a.dim() > 1 else a[t:t + 1])
     for t in range(data[0].shape[0]):
         for loc, array in zip(in_data_locs, data):
-            inputs[loc] = array[t]
+            inputs[loc] = step(array, t)
         for loc, state in zip(in_state_locs, states):
             inputs[loc] = state
         outputs = _run(body, inputs)

@@ -156,7 +156,7 @@ def foreach(body, data, init_states, name='foreach'):
     data_names, state_names = [_entry_name(s) for s in flat_data], [_entry_name(s) for s in flat_states]
     for kind, loop_names in (('data', data_names), ('state', state_names)):
         if any(n not in names for n in loop_names):
-            raise ValueError('the %s arrays have to be used in the loop body' % kind)
+            raise AssertionError('the %s arrays have to be used in the loop body' % kind)    # as MXNet
     remain = [n for n in names if n not in data_names and n not in state_names]
     outputs = _create('_foreach', [graph], flat_data + flat_states + [graph.outer_input(n) for n in remain],
                       {'num_out_data': len(outs), 'in_data_locs': [names.index(n) for n in data_names],
