@@ -15,6 +15,7 @@ _OFFERED_BY = {
     'array_from_tensor': 'neomx.ndarray',     # (torch.Tensor, Context) -> NDArray, sharing memory
     'compiled_graph': 'neomx.symbol',         # (Symbol, Context) -> callable on input tensors
     'custom_symbol': 'neomx.symbol',          # mx.sym.Custom
+    'symbol_from_json': 'neomx.symbol',       # mx.sym.load_json
     'profile_operator_names': 'neomx.ndarray',  # (bool) -> None: MXNet's names on the profiler's timeline
 }
 _REGISTERED = {}

@@ -205,3 +205,28 @@ def test_foreach_mixed_dtypes_1d_data_and_inferred_states():
 def test_foreach_unused_state_is_an_assertion_error_as_mxnet():
     with pytest.raises(AssertionError, match='state arrays have to be used'):
         mx.sym.contrib.foreach(lambda d, s: (d, [d]), mx.sym.var('d'), [mx.sym.var('s')])
+
+
+def test_cached_op_runs_a_json_subgraph_with_its_aux_states_as_mxnet():
+    data = mx.sym.var('data')
+    orig = mx.sym.BatchNorm(data, fix_gamma=False, output_mean_var=True, name='bn')
+    inputs = [mx.sym.var(n) for n in orig.list_inputs()]
+    node = mx.sym._internal._CachedOp(*inputs, subgraph=orig.tojson())
+    assert node.list_arguments() == orig.list_arguments()
+    assert node.list_auxiliary_states() == orig.list_auxiliary_states()
+    assert node.infer_shape(data=(4, 3)) == orig.infer_shape(data=(4, 3))
+    rng = np.random.RandomState(0)
+    arrays = {'data': rng.rand(4, 3), 'bn_gamma': rng.rand(3), 'bn_beta': rng.rand(3),
+              'bn_moving_mean': np.zeros(3), 'bn_moving_var': np.ones(3)}
+    outs = []
+    for sym in (orig, node):
+        args = {k: mx.nd.array(v) for k, v in arrays.items()}
+        grads = {k: mx.nd.zeros(v.shape) for k, v in arrays.items() if not k.startswith('bn_moving')}
+        exe = sym.bind(mx.cpu(), args=args, args_grad=grads, aux_states=args)
+        res = [o.asnumpy() for o in exe.forward(is_train=True)]
+        exe.backward([mx.nd.ones((4, 3)), mx.nd.zeros(3), mx.nd.zeros(3)])
+        outs.append((res, {k: g.asnumpy() for k, g in exe.grad_dict.items() if g is not None}))
+    for a, b in zip(outs[0][0], outs[1][0]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    for name, grad in outs[0][1].items():
+        np.testing.assert_allclose(grad, outs[1][1][name], rtol=1e-5, atol=1e-6)

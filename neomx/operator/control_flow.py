@@ -78,15 +78,18 @@ def _foreach_args(shapes, attrs):
             known[body_inputs[loc]] = step if i < n_data else tuple(shape)
     if len(known) == len(locs):
         return {}
-    arg_shapes, _, aux_shapes = body.infer_shape_partial(**known)
-    inferred = dict(zip(body.list_arguments(), arg_shapes or ()))
-    inferred.update(zip(body.list_auxiliary_states(), aux_shapes or ()))
-    found = {}
-    for i, (name, loc) in enumerate(zip(names, locs)):
-        shape = inferred.get(body_inputs[loc])
-        if i >= n_data and shapes.get(name) is None and shape and all(d > 0 for d in shape):
-            found[name] = tuple(shape)
-    return found
+    inferred = _shapes_inside(body, known)
+    return {name: inferred[body_inputs[loc]] for i, (name, loc) in enumerate(zip(names, locs))
+            if i >= n_data and shapes.get(name) is None and body_inputs[loc] in inferred}
+
+
+def _shapes_inside(graph, known):
+    """The complete shapes of ``graph``'s inputs (by name) that its shape inference finds
+    from the ``known`` ones."""
+    arg_shapes, _, aux_shapes = graph.infer_shape_partial(**known)
+    inferred = dict(zip(graph.list_arguments(), arg_shapes or ()))
+    inferred.update(zip(graph.list_auxiliary_states(), aux_shapes or ()))
+    return {name: tuple(shape) for name, shape in inferred.items() if shape and all(d > 0 for d in shape)}
 
 
 @_control_flow_op('_foreach', [('num_out_data', INT), ('in_state_locs', ANY), ('in_data_locs', ANY),
@@ -173,3 +176,55 @@ def cond(*tensors, subgraphs, num_args, num_outputs, cond_input_locs, then_input
     else:
         branch, locs = else_graph, else_input_locs
     return _single_or_tuple(list(_run(branch, [tensors[i] for i in locs])))
+
+
+# ------------------------------------------------------------------ _CachedOp
+_SUBGRAPHS = {}             # JSON text -> Symbol, parsed once
+_SUBGRAPHS_KEPT = 64        # subgraphs remembered; parsing again is only slower
+
+
+def _subgraph_of(json_text):
+    graph = _SUBGRAPHS.get(json_text)
+    if graph is None:
+        if len(_SUBGRAPHS) >= _SUBGRAPHS_KEPT:
+            _SUBGRAPHS.clear()
+        graph = _SUBGRAPHS[json_text] = upper_layers.get('symbol_from_json')(json_text)
+    return graph
+
+
+def _cached_op_outputs(attrs):
+    return len(_subgraph_of(attrs['subgraph']).list_outputs())
+
+
+def _every_input(attrs):
+    return tuple('arg%d' % i for i in range(len(_subgraph_of(attrs['subgraph']).list_inputs())))
+
+
+def _aux_inputs(attrs):
+    """The inputs feeding the subgraph's auxiliary states: the node's auxiliary states too."""
+    graph = _subgraph_of(attrs['subgraph'])
+    aux = set(graph.list_auxiliary_states())
+    return tuple('arg%d' % i for i, name in enumerate(graph.list_inputs()) if name in aux)
+
+
+def _cached_op_args(shapes, attrs):
+    """Shapes of unknown inputs from shape inference inside the subgraph."""
+    graph = _subgraph_of(attrs['subgraph'])
+    inputs = graph.list_inputs()
+    known = {name: tuple(shapes['arg%d' % i]) for i, name in enumerate(inputs) if shapes.get('arg%d' % i)}
+    if len(known) == len(inputs):
+        return {}
+    inferred = _shapes_inside(graph, known)
+    return {'arg%d' % i: inferred[name] for i, name in enumerate(inputs) if name not in known and name in inferred}
+
+
+@registry.register('_CachedOp', variadic=True, attrs=[('subgraph', registry.STR)], num_outputs=_cached_op_outputs,
+                   aux=_aux_inputs, infer_args=_cached_op_args, dtypes=DTypeRule(free=_every_input, output=lambda dtypes, attrs: None))
+def cached_op(*tensors, subgraph):
+    """Run the Symbol ``subgraph`` (its JSON text) on the inputs, given in the order of its
+    ``list_inputs()``; its outputs are the node's (MXNet's node for a graph partitioned
+    into subgraphs)."""
+    graph = _subgraph_of(subgraph)
+    registry.check(len(tensors) == len(graph.list_inputs()), '_CachedOp', 'the subgraph has %d inputs %s, '
+                   'but %d were given', len(graph.list_inputs()), graph.list_inputs(), len(tensors))
+    return _single_or_tuple(_run(graph, list(tensors)))
