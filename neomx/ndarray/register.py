@@ -12,7 +12,7 @@ import torch
 from ..base import MXNetError
 from ..context import Context, as_context, current_context
 from ..operator import registry
-from .. import _int_grad
+from .. import _int_grad, async_errors
 from .._autograd_state import STATE as _AUTOGRAD
 from ..autograd import run_untracked
 from .ndarray import NDArray
@@ -99,6 +99,7 @@ def make_function(spec, func_name):
     has_optional_inputs = spec.optional_inputs is not None and not variadic
     casts = fast_entries.may_cast(spec)
     int_live = _int_grad.LIVE
+    errors_live = async_errors.LIVE
     # A call passing its inputs positionally as NDArrays, the common case, skips the argument
     # handling of ``arguments``: ``positional`` maps the keywords of such calls, as given, to
     # (parsed attributes, number of inputs passed, the absent inputs' Nones or None, and for
@@ -215,6 +216,8 @@ def make_function(spec, func_name):
             raise
         except IMPL_ERRORS as err:
             raise op_error(spec, arrays, err) from None
+        if errors_live[0]:
+            async_errors.carry(tensors, res)
         if type(res) is _Tensor:
             if out is None:
                 arr = _object_new(NDArray)      # _new, inlined: this is every call's result
