@@ -86,3 +86,11 @@ _Null = _NullType()
 def c_handle_array(objs):
     """A C array of the handles of ``objs`` (what ctypes passes for each: ``_as_parameter_``)."""
     return (ctypes.c_void_p * len(objs))(*[getattr(o, '_as_parameter_', o) for o in objs])
+
+
+class MXCallbackList(ctypes.Structure):
+    """MXNet's C structure of callbacks (custom operators, autograd functions): a count,
+    the function pointers and their contexts."""
+    _fields_ = [('num_callbacks', ctypes.c_int),
+                ('callbacks', ctypes.POINTER(ctypes.CFUNCTYPE(ctypes.c_int))),
+                ('contexts', ctypes.POINTER(ctypes.c_void_p))]

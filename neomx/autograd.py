@@ -28,6 +28,12 @@ __all__ = ['record', 'pause', 'train_mode', 'predict_mode', 'is_recording', 'is_
            'set_recording', 'set_training', 'backward', 'grad', 'mark_variables', 'Function',
            'get_symbol']
 
+# names MXNet's module also holds (imported from its base module)
+from ctypes import POINTER  # noqa: E402,F401
+from threading import Lock  # noqa: E402,F401
+from .base import (MXCallbackList, c_array, c_array_buf, c_handle_array, check_call,  # noqa: E402,F401
+                   string_types)
+
 
 _STATE = _autograd_state.STATE
 _RELEASED = _released.STATE

@@ -38,6 +38,9 @@ __all__ = ['set_config', 'set_state', 'pause', 'resume', 'dump', 'dumps', 'dump_
            'profiler_set_config', 'profiler_set_state', 'Domain', 'Task', 'Frame', 'Event',
            'Counter', 'Marker']
 
+# names MXNet's module also holds (imported from its base module)
+from .base import c_str, c_str_array, check_call, py_str  # noqa: E402,F401
+
 
 # ---------------------------------------------------------------------------------------
 # Configuration

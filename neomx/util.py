@@ -22,6 +22,9 @@ __all__ = ['is_np_shape', 'is_np_array', 'set_np_shape', 'np_shape', 'np_array',
            'get_gpu_count', 'get_gpu_memory', 'get_cuda_compute_capability',
            'set_module', 'getenv', 'setenv']
 
+# names MXNet's module also holds (imported from its base module)
+from .base import c_str, check_call, py_str  # noqa: E402,F401
+
 
 def _refuse_numpy_semantics(semantics, active):
     """Raise unless ``active`` is false: neomx can only stay in legacy semantics."""

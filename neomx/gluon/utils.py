@@ -171,3 +171,8 @@ def download(url, path=None, overwrite=False, sha1_hash=None, retries=5, verify_
                                    'file there by hand)' % (url, fname, retries + 1, err)) from err
             print('download failed due to {}, retrying, {} attempt{} left'.format(
                 repr(err), retries - attempt, 's' if retries - attempt > 1 else ''))
+
+
+def replace_file(src, dst):
+    """Move file ``src`` onto ``dst`` atomically (``os.replace``), replacing ``dst``."""
+    os.replace(src, dst)
