@@ -37,6 +37,7 @@ nd.CachedOp = symbol.cached_op.CachedOp     # mx.nd.CachedOp runs a Symbol: defi
 from . import contrib
 from . import attribute
 from .attribute import AttrScope
+from . import executor
 from . import model
 from . import module
 from . import module as mod
