@@ -38,6 +38,8 @@ from . import contrib
 from . import attribute
 from .attribute import AttrScope
 from . import executor
+from . import symbol_doc
+from . import ndarray_doc
 from . import model
 from . import module
 from . import module as mod
