@@ -93,3 +93,71 @@ def load_checkpoint(prefix, epoch):
     symbol = sym.load('%s-symbol.json' % prefix)
     arg_params, aux_params = load_params(prefix, epoch)
     return symbol, arg_params, aux_params
+
+
+def _create_sparse_kvstore(kvstore):
+    """``(store, True)`` for row_sparse parameters, which are always updated in the store."""
+    if isinstance(kvstore, kvs.KVStoreBase):
+        store = kvstore
+    elif isinstance(kvstore, str):
+        store = kvs.create(kvstore)
+    else:
+        raise TypeError("Cannot create '%s' KVStore with row_sparse parameters. The type must be KVStore or str."
+                        % (kvstore,))
+    assert store.is_capable(kvs.KVStoreBase.OPTIMIZER), \
+        'KVStore with sparse weight requires optimizer support. However, type(kv) does not support optimizer.'
+    return store, True
+
+
+def _initialize_kvstore(kvstore, param_arrays, arg_params, param_names, update_on_kvstore):
+    """Put every parameter into ``kvstore`` (and, when it updates them, onto the devices)."""
+    for idx, param_on_devs in enumerate(param_arrays):
+        name = param_names[idx]
+        if not update_on_kvstore or arg_params[name].stype != 'default':
+            kvstore.init(name, arg_params[name])
+        else:
+            kvstore.broadcast(name, arg_params[name], out=param_on_devs)
+
+
+def _update_params_on_kvstore(param_arrays, grad_arrays, kvstore, param_names):
+    """Push each parameter's gradients (one per device) and pull the updated weights."""
+    for index, (arg_list, grad_list) in enumerate(zip(param_arrays, grad_arrays)):
+        if grad_list[0] is None:
+            continue
+        name = param_names[index]
+        if grad_list[0].stype == 'default' and arg_list[0].stype == 'default':
+            kvstore.pushpull(name, grad_list, out=arg_list, priority=-index)
+        else:
+            kvstore.push(name, grad_list, priority=-index)
+            kvstore.pull(name, out=arg_list, priority=-index)
+
+
+def _update_params(param_arrays, grad_arrays, updater, num_device, kvstore=None, param_names=None):
+    """Sum the gradients through ``kvstore`` (if any), then apply ``updater`` on each device;
+    the updater sees index ``i * num_device + k`` for parameter ``i`` on device ``k``."""
+    updates = [[] for _ in range(num_device)]
+    for index, (arg_list, grad_list) in enumerate(zip(param_arrays, grad_arrays)):
+        if grad_list[0] is None:
+            continue
+        if kvstore:
+            name = param_names[index]
+            if grad_list[0].stype == 'default' and arg_list[0].stype == 'default':
+                kvstore.pushpull(name, grad_list, priority=-index)
+            else:
+                kvstore.push(name, grad_list, priority=-index)
+                kvstore.pull(name, out=grad_list, priority=-index)
+        for k, (w, g) in enumerate(zip(arg_list, grad_list)):
+            updates[k].append((index * num_device + k, g, w))
+    for dev_updates in updates:
+        if dev_updates:
+            indices, grads, weights = zip(*dev_updates)
+            updater(list(indices), list(grads), list(weights))
+
+
+def _multiple_callbacks(callbacks, *args, **kwargs):
+    """Call ``callbacks`` (one or a list) with the arguments."""
+    if isinstance(callbacks, list):
+        for cb in callbacks:
+            cb(*args, **kwargs)
+    elif callbacks:
+        callbacks(*args, **kwargs)

@@ -432,6 +432,11 @@ def get_updater(optimizer):
     return Updater(optimizer)
 
 
+def _flatten_list(nested_list):
+    """The items of a list of lists, in order."""
+    return [item for sublist in nested_list for item in sublist]
+
+
 # MXNet defines every optimizer in this module; here each family has its own module of the
 # package (which imports this one), so the names are looked up in the package when asked
 # for here (``from mxnet.optimizer.optimizer import SGD``).
