@@ -21,6 +21,9 @@ from .executor_group import DataParallelExecutorGroup
 
 __all__ = ['Module']
 
+# a variable's __storage_type__ attribute (MXNet's storage type ids) -> stype
+_STYPE_OF_FLAG = {'0': 'default', '1': 'row_sparse', '2': 'csr'}
+
 class Module(BaseModule):
     """A Symbol bound to contexts, with its parameters and optimizer.
 
@@ -297,14 +300,18 @@ class Module(BaseModule):
             self._arg_params, self._aux_params = shared_module.get_params()
             self.params_initialized = True
         else:
-            self._arg_params = self._host_copies(self._param_names, self._exec_group.param_arrays)
-            self._aux_params = self._host_copies(self._aux_names, self._exec_group.aux_arrays)
+            stypes = {name: _STYPE_OF_FLAG.get(attrs.get('__storage_type__'), 'default')
+                      for name, attrs in self._symbol.attr_dict().items()}
+            self._arg_params = self._host_copies(self._param_names, self._exec_group.param_arrays, stypes)
+            self._aux_params = self._host_copies(self._aux_names, self._exec_group.aux_arrays, stypes)
         if shared_module is not None and shared_module.optimizer_initialized:
             self.borrow_optimizer(shared_module)
 
     @staticmethod
-    def _host_copies(names, arrays):
-        return {n: nd.zeros(copies[0].shape, dtype=copies[0].dtype) for n, copies in zip(names, arrays)}
+    def _host_copies(names, arrays, stypes):
+        # a variable declared row_sparse (stype=) has a row_sparse host copy, as in MXNet
+        return {n: nd.zeros(copies[0].shape, dtype=copies[0].dtype, stype=stypes.get(n, 'default'))
+                for n, copies in zip(names, arrays)}
 
     def _reset_bind(self):
         self.binded = False
