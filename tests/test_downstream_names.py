@@ -73,3 +73,25 @@ def test_attribute_scope_is_per_thread():
         t.join()
         seen['main'] = mx.sym.var('a').attr('group')
     assert seen == {'main': 'main', 'other': None}
+
+
+def test_tensorboard_callback_writes_scalars_or_names_the_extra(monkeypatch):
+    from neomx.contrib import tensorboard
+    try:
+        import tensorboard as _  # noqa: F401
+    except ImportError:
+        with pytest.raises(mx.MXNetError, match=r'neomx\[tensorboard\]'):
+            tensorboard.LogMetricsCallback('unused')
+
+    class Writer:
+        def __init__(self, logdir):
+            self.logdir, self.scalars = logdir, []
+
+        def add_scalar(self, name, value, global_step):
+            self.scalars.append((name, value, global_step))
+    monkeypatch.setattr(tensorboard, '_summary_writer', Writer)
+    cb = tensorboard.LogMetricsCallback('logs', prefix='train')
+    metric = mx.metric.Accuracy()
+    metric.update([mx.nd.array([1, 0])], [mx.nd.array([[0.1, 0.9], [0.2, 0.8]])])
+    cb(mx.model.BatchEndParam(epoch=3, nbatch=0, eval_metric=metric, locals=None))
+    assert cb.summary_writer.scalars == [('train-accuracy', 0.5, 3)]

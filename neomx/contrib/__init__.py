@@ -12,5 +12,6 @@ from . import autograd
 from . import io
 from . import text
 from . import svrg_optimization
+from . import tensorboard
 
-__all__ = ['ndarray', 'symbol', 'nd', 'sym', 'autograd', 'io', 'text', 'svrg_optimization']
+__all__ = ['ndarray', 'symbol', 'nd', 'sym', 'autograd', 'io', 'text', 'svrg_optimization', 'tensorboard']
