@@ -4,6 +4,7 @@
 ``prefix-%04d.params`` (arrays named ``arg:<name>`` and ``aux:<name>``), which MXNet 1.9.1's
 ``load_checkpoint`` and ``SymbolBlock.imports`` read, and reads them back.
 """
+import importlib.util
 import logging
 import os
 from collections import namedtuple
@@ -161,3 +162,8 @@ def _multiple_callbacks(callbacks, *args, **kwargs):
             cb(*args, **kwargs)
     elif callbacks:
         callbacks(*args, **kwargs)
+
+
+# MXNet's flag of scikit-learn's presence (found, not imported: neomx imports optional
+# packages only where they are used)
+SKLEARN_INSTALLED = importlib.util.find_spec('sklearn') is not None
