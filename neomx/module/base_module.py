@@ -22,6 +22,9 @@ from ..ndarray.utils import load_named
 
 __all__ = ['BaseModule', 'BatchEndParam']
 
+# names MXNet's module also holds
+from ..context import cpu  # noqa: E402,F401
+
 _WEIGHT_SUFFIXES = ('_weight', '_bias', '_gamma', '_beta')
 
 

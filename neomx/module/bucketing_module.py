@@ -18,6 +18,10 @@ from .module import Module
 
 __all__ = ['BucketingModule']
 
+# names MXNet's module also holds
+from ..model import load_params  # noqa: E402,F401
+from ..name import NameManager  # noqa: E402,F401
+
 
 def _required(value, message):
     """Raise AssertionError (MXNet's check for these arguments) with ``message`` when

@@ -21,6 +21,10 @@ from .executor_group import DataParallelExecutorGroup
 
 __all__ = ['Module']
 
+# names MXNet's module also holds
+from ..model import load_checkpoint  # noqa: E402,F401
+from ..ndarray import zeros  # noqa: E402,F401
+
 # a variable's __storage_type__ attribute (MXNet's storage type ids) -> stype
 _STYPE_OF_FLAG = {'0': 'default', '1': 'row_sparse', '2': 'csr'}
 

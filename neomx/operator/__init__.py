@@ -16,6 +16,12 @@ from .custom import *  # noqa: F401,F403  pylint: disable=wildcard-import
 from .python_op import PythonOp, NumpyOp, NDArrayOp  # noqa: F401
 import ctypes  # noqa: E402,F401  pylint: disable=wrong-import-order
 from ..base import NDArrayHandle  # noqa: F401
+# names MXNet's mx.operator also holds
+from ctypes import POINTER, pointer  # noqa: E402,F401  pylint: disable=wrong-import-order
+from threading import Lock  # noqa: E402,F401  pylint: disable=wrong-import-order
+from ..base import (MXCallbackList, c_array, c_array_buf, c_str, check_call, ctypes2numpy_shared,  # noqa: E402,F401
+                    py_str)
+from ..util import is_np_array  # noqa: E402,F401
 
 # ``from mxnet.operator import *`` gives MXNet's custom-operator API, not this package's
 # submodules (``random`` would shadow Python's own module in the importing namespace); as
