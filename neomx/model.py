@@ -34,7 +34,7 @@ number (or the number of batches scored), the metric and the caller's local vari
 _LOCAL_UPDATE_MAX_SIZE = 16 * 1024 * 1024
 
 
-def _create_kvstore(kvstore, num_device, arg_params):
+def create_kvstore(kvstore, num_device, arg_params):
     """``(store or None, update_on_kvstore)`` for a kvstore argument.
 
     A single device needs no store (unless distributed); the optimizer runs in the store
@@ -94,6 +94,9 @@ def load_checkpoint(prefix, epoch):
     symbol = sym.load('%s-symbol.json' % prefix)
     arg_params, aux_params = load_params(prefix, epoch)
     return symbol, arg_params, aux_params
+
+
+_create_kvstore = create_kvstore      # MXNet's name
 
 
 def _create_sparse_kvstore(kvstore):

@@ -10,7 +10,6 @@ from .. import autograd
 from .. import kvstore as kvs
 from .. import optimizer as opt
 from .. import _fileio
-from ..model import _create_kvstore, _create_sparse_kvstore  # noqa: F401  (MXNet's trainer module holds them)
 from ..base import MXNetError
 from ..optimizer import state_format
 from . import parameter

@@ -351,7 +351,7 @@ class Module(BaseModule):
             return
         if self._params_dirty:
             self._sync_params_from_devices()
-        store, update_on_kvstore = model._create_kvstore(kvstore, len(self._context), self._arg_params)
+        store, update_on_kvstore = model.create_kvstore(kvstore, len(self._context), self._arg_params)
         batch_size = self._exec_group.batch_size
         if store is not None and 'dist' in store.type and '_sync' in store.type:
             batch_size *= store.num_workers

@@ -977,9 +977,9 @@ class ConvLSTMCell(BaseConvRNNCell):
         forget_gate = symbol.Activation(gates[1], act_type='sigmoid', name='%sf' % name)
         in_transform = self._get_activation(gates[2], self._activation, name='%sc' % name)
         out_gate = symbol.Activation(gates[3], act_type='sigmoid', name='%so' % name)
-        next_c = symbol._internal._plus(forget_gate * states[1], in_gate * in_transform, name='%sstate' % name)
-        next_h = symbol._internal._mul(out_gate, self._get_activation(next_c, self._activation),
-                                       name='%sout' % name)
+        next_c = symbol.elemwise_add(forget_gate * states[1], in_gate * in_transform, name='%sstate' % name)
+        next_h = symbol.elemwise_mul(out_gate, self._get_activation(next_c, self._activation),
+                                     name='%sout' % name)
         return next_h, [next_h, next_c]
 
 
@@ -1021,8 +1021,8 @@ class ConvGRUCell(BaseConvRNNCell):
         reset_gate = symbol.Activation(i2h_r + h2h_r, act_type='sigmoid', name='%s_r_act' % name)
         update_gate = symbol.Activation(i2h_z + h2h_z, act_type='sigmoid', name='%s_z_act' % name)
         next_h_tmp = self._get_activation(i2h + reset_gate * h2h, self._activation, name='%s_h_act' % name)
-        next_h = symbol._internal._plus((1. - update_gate) * next_h_tmp, update_gate * states[0],
-                                        name='%sout' % name)
+        next_h = symbol.elemwise_add((1. - update_gate) * next_h_tmp, update_gate * states[0],
+                                     name='%sout' % name)
         return next_h, [next_h]
 
 

@@ -22,7 +22,7 @@ from .. import upper_layers as _upper_layers  # noqa: E402
 # control-flow operators run Symbol subgraphs; PythonOp builds Custom Symbols (lower layers)
 _upper_layers.register('compiled_graph', _compiled)
 _upper_layers.register('custom_symbol', op.Custom)
-from .loading import load_json as _load_json  # noqa: E402
+from .symbol import load_json as _load_json  # noqa: E402
 _upper_layers.register('symbol_from_json', _load_json)     # _CachedOp runs a subgraph given as JSON
 
 from . import random  # noqa: E402,F401

@@ -11,13 +11,16 @@ from ... import metric as _metric
 from ... import model as _model
 from ... import ndarray as nd
 from ... import optimizer as opt
-from ...base import _as_list
 from ...context import cpu
 from ...initializer import Uniform
 from ...module import Module
 from .svrg_optimizer import _SVRGOptimizer
 
 __all__ = ['SVRGModule', 'Module']
+
+
+def _callbacks(given):
+    return given if isinstance(given, (list, tuple)) else [given]
 
 
 class SVRGModule(Module):
@@ -87,7 +90,7 @@ class SVRGModule(Module):
     def _create_optimizer(self, optimizer, default_opt, kvstore, optimizer_params):
         """The SVRG optimizer, its index-to-name map covering the ``<name>_full`` keys too."""
         batch_size = self._exec_group.batch_size
-        kv_store, update_on_kvstore = _model._create_kvstore(kvstore, self._ctx_len, self._arg_params)
+        kv_store, update_on_kvstore = _model.create_kvstore(kvstore, self._ctx_len, self._arg_params)
         if kv_store and 'dist' in kv_store.type and '_sync' in kv_store.type:
             batch_size *= kv_store.num_workers
         idx2name = {}
@@ -231,7 +234,7 @@ class SVRGModule(Module):
                 if batch_end_callback is not None:
                     params = _model.BatchEndParam(epoch=epoch, nbatch=nbatch, eval_metric=eval_metric,
                                                   locals=locals())
-                    for callback in _as_list(batch_end_callback):
+                    for callback in _callbacks(batch_end_callback):
                         callback(params)
                 nbatch += 1
             for name, val in eval_name_vals:
@@ -240,7 +243,7 @@ class SVRGModule(Module):
             arg_params, aux_params = self.get_params()
             self.set_params(arg_params, aux_params)
             if epoch_end_callback is not None:
-                for callback in _as_list(epoch_end_callback):
+                for callback in _callbacks(epoch_end_callback):
                     callback(epoch, self.symbol, arg_params, aux_params)
             if eval_data:
                 res = self.score(eval_data, validation_metric, score_end_callback=eval_end_callback,
