@@ -12,6 +12,10 @@ from .base import MXNetError
 from . import context
 from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus
 from . import name
+from . import error
+from . import log
+from . import registry
+from . import misc
 from . import autograd
 from . import ndarray
 from . import ndarray as nd
@@ -33,7 +37,11 @@ from . import symbol
 from . import symbol as sym
 nd.CachedOp = symbol.cached_op.CachedOp     # mx.nd.CachedOp runs a Symbol: defined with it
 from . import contrib
-from .symbol.attribute import AttrScope
+from . import attribute
+from .attribute import AttrScope
+from . import executor
+from . import symbol_doc
+from . import ndarray_doc
 from . import model
 from . import module
 from . import module as mod

@@ -105,3 +105,26 @@ class _NullType:
 
 
 _Null = _NullType()
+
+
+def c_handle_array(objs):
+    """A C array of the handles of ``objs`` (what ctypes passes for each: ``_as_parameter_``)."""
+    return (ctypes.c_void_p * len(objs))(*[getattr(o, '_as_parameter_', o) for o in objs])
+
+
+class MXCallbackList(ctypes.Structure):
+    """MXNet's C structure of callbacks (custom operators, autograd functions): a count,
+    the function pointers and their contexts."""
+    _fields_ = [('num_callbacks', ctypes.c_int),
+                ('callbacks', ctypes.POINTER(ctypes.CFUNCTYPE(ctypes.c_int))),
+                ('contexts', ctypes.POINTER(ctypes.c_void_p))]
+
+
+def ctypes2numpy_shared(cptr, shape):
+    """A float32 numpy array of ``shape`` over the memory ``cptr`` (a ``POINTER(c_float)``)
+    points to, sharing it."""
+    if not isinstance(cptr, ctypes.POINTER(mx_float)):
+        raise RuntimeError('expected float pointer')
+    size = int(np.prod(shape)) if len(shape) else 1
+    buf = (mx_float * size).from_address(ctypes.addressof(cptr.contents))
+    return np.frombuffer(buf, dtype=np.float32).reshape(shape)

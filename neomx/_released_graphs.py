@@ -32,10 +32,11 @@ MAX_FRESH = 1 << 16        # results remembered per thread between two backward 
 
 class _FreedGraph:
     """The graph one backward pass freed, known by its heads' nodes."""
-    __slots__ = ('newest', 'heads', 'nodes')
+    __slots__ = ('newest', 'heads', 'nodes', 'head_nodes')
 
     def __init__(self, newest, heads):
         self.newest, self.heads, self.nodes = newest, heads, None
+        self.head_nodes = tuple(heads)
 
     def contains(self, node):
         if self.nodes is None:
@@ -94,6 +95,19 @@ def mark_released(tensors):
         state.fresh = set()
     else:
         fresh.clear()
+
+
+def already_freed(tensors):
+    """Whether one of ``tensors`` is the head of a graph a remembered backward pass freed
+    (differentiating it again is an error in MXNet, even where torch kept what it needs)."""
+    freed = STATE.freed
+    if not freed:
+        return False
+    for t in tensors:
+        node = t.grad_fn
+        if node is not None and any(node in g.head_nodes for g in freed):
+            return True
+    return False
 
 
 def note_recorded(result, fresh):

@@ -29,6 +29,12 @@ __all__ = ['mark_constant_result', 'record', 'pause', 'train_mode', 'predict_mod
            'set_recording', 'set_training', 'backward', 'grad', 'mark_variables', 'Function',
            'get_symbol']
 
+# names MXNet's module also holds (imported from its base module)
+from ctypes import POINTER  # noqa: E402,F401
+from threading import Lock  # noqa: E402,F401
+from .base import (MXCallbackList, c_array, c_array_buf, c_handle_array, check_call,  # noqa: E402,F401
+                   string_types)
+
 
 _STATE = _autograd_state.STATE
 _RELEASED = _released.STATE
@@ -316,11 +322,15 @@ def _heads_and_grads(heads, head_grads):
                              'inside autograd.record() from arrays that called attach_grad()'
                              % (i, tuple(t.shape)))
         hg = None if head_grads is None else head_grads[i]
-        if hg is not None and hg._t.shape != t.shape:
-            raise MXNetError('backward: head gradient %d has shape %s, but its head has shape %s'
-                             % (i, tuple(hg._t.shape), tuple(t.shape)))
+        g = None if hg is None else hg._t
+        if g is not None and g.shape != t.shape:
+            # MXNet reads a larger head gradient's leading elements as the head's shape
+            if g.numel() < t.numel():
+                raise MXNetError('backward: head gradient %d has shape %s, but its head has shape %s'
+                                 % (i, tuple(g.shape), tuple(t.shape)))
+            g = g.reshape(-1)[:t.numel()].reshape(t.shape)
         tensors.append(t)
-        grads.append(torch.ones_like(t) if hg is None else hg._t.to(t.dtype))
+        grads.append(torch.ones_like(t) if g is None else g.to(t.dtype))
     return tensors, grads
 
 
@@ -340,6 +350,11 @@ def _run_backward(tensors, grads, retain_graph):
                          allow_unreachable=True, accumulate_grad=True)
 
 
+_TWICE = ('backward: Cannot differentiate node because it is not in a computational graph: a backward '
+          'pass already freed it (backward through the graph a second time). If you want to differentiate the same graph twice, you need to pass '
+          'retain_graph=True to backward.')
+
+
 def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # pylint: disable=redefined-outer-name
     """Compute the gradients of ``heads`` with respect to the marked variables.
 
@@ -356,6 +371,8 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # py
     tensors, grads = _heads_and_grads(heads, head_grads)
     if not tensors:     # only results without gradients (see mark_constant_result)
         return
+    if _released.already_freed(tensors):
+        raise MXNetError(_TWICE)
     prev_train = set_training(train_mode)
     try:
         _run_backward(tensors, grads, retain_graph)
@@ -380,6 +397,8 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     list of NDArray
     """
     tensors, grads = _heads_and_grads(heads, head_grads)
+    if _released.already_freed(tensors):
+        raise MXNetError(_TWICE.replace('backward', 'grad', 1))
     single = _is_ndarray(variables)
     if single:
         variables = [variables]

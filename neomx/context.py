@@ -14,6 +14,9 @@ from .base import MXNetError
 
 __all__ = ['Context', 'cpu', 'gpu', 'cpu_pinned', 'current_context', 'num_gpus', 'gpu_memory_info']
 
+# names MXNet's module also holds (imported from its base module)
+from .base import check_call, classproperty, with_metaclass  # noqa: E402,F401
+
 # MXNet's string form of a context, as its creation operators parse it: 'cpu(0)', 'gpu(1)'.
 _CONTEXT_STRING = re.compile(r'(cpu|gpu|cpu_pinned|cpu_shared)\((\d+)\)')
 

@@ -10,6 +10,9 @@ import threading
 
 __all__ = ['set_bulk_size', 'bulk']
 
+# names MXNet's module also holds (imported from its base module)
+from .base import check_call  # noqa: E402,F401
+
 _bulk = threading.local()       # MXNet's bulk size is a per-thread engine setting
 
 

@@ -26,6 +26,11 @@ __all__ = ['InitDesc', 'Initializer', 'register', 'alias', 'create', 'Load', 'Mi
            'Constant', 'Uniform', 'Normal', 'Orthogonal', 'Xavier', 'MSRAPrelu', 'Bilinear',
            'LSTMBias']
 
+# names MXNet's module also holds
+from math import sqrt  # noqa: E402,F401
+from .ndarray import NDArray, load  # noqa: E402,F401
+from .util import is_np_array  # noqa: E402,F401
+
 
 class InitDesc(str):
     """A parameter name with the attributes that steer its initialization.

@@ -19,6 +19,9 @@ __all__ = ['EvalMetric', 'CompositeEvalMetric', 'Accuracy', 'TopKAccuracy', 'F1'
            'PearsonCorrelation', 'Loss', 'Torch', 'Caffe', 'CustomMetric', 'np', 'create',
            'register', 'alias', 'check_label_shapes']
 
+# names MXNet's module also holds (imported from its base module)
+from .base import numeric_types, string_types  # noqa: E402,F401
+
 _REGISTRY = {}
 
 

@@ -14,6 +14,10 @@ from .ndarray import NDArray
 
 __all__ = ['Monitor']
 
+# names MXNet's module also holds (imported from its base module)
+from math import sqrt  # noqa: E402,F401
+from .base import py_str  # noqa: E402,F401
+
 
 def _root_mean_square(array):
     """MXNet's default statistic: ``norm(x) / sqrt(size(x))``."""

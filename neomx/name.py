@@ -3,6 +3,9 @@ import threading
 
 __all__ = ['NameManager', 'Prefix']
 
+# names MXNet's module also holds (imported from its base module)
+from .base import classproperty, with_metaclass  # noqa: E402,F401
+
 
 class NameManager:
     """Hands out names ``<hint><counter>`` with one counter per hint.

@@ -1,12 +1,16 @@
 """``mx.profiler``: MXNet's profiler API on top of ``torch.profiler``.
 
 While the profiler runs (``set_state('run')`` and not paused), a ``torch.profiler`` session
-records every torch operator neomx executes (``aten::add``, ``aten::convolution``...; the
-names are torch's, since neomx's operators run as torch calls). User annotations (``Task``,
-``Frame``, ``Event``, ``Counter``, ``Marker``) are timed by this module on the same wall
+records every torch operator neomx executes, and the calls of ``mx.nd`` operators and of
+NDArray arithmetic are ranges named as MXNet names its operators (``dot``, ``_plus_scalar``;
+see :mod:`neomx.ndarray.profiled`): the statistics count those, not the torch operators
+inside them (``aten::mm``...). Torch calls outside such ranges (compiled graphs of
+hybridized blocks and executors) keep torch's names. Python custom operators appear in
+MXNet's ``Custom Operator`` category (``MyOp::pure_python``, ``MyOp::_zeros``). User
+annotations (``Task``, ``Frame``, ``Event``, ``Counter``, ``Marker``) are timed by this module on the same wall
 clock as torch's events, so each keeps its domain as its category and may overlap others
 freely (a torch ``record_function`` range must close in LIFO order). Nothing is hooked into
-neomx's operators: with the profiler off, the cost is zero.
+neomx's operators while the profiler is off: the cost is then zero.
 
 ``dump()`` writes everything recorded to ``filename`` as a Chrome trace (open it in
 chrome://tracing or https://ui.perfetto.dev), and ``dumps()`` returns aggregate statistics
@@ -27,11 +31,15 @@ import torch
 from torch.autograd import DeviceType
 from torch.profiler import ProfilerActivity
 
+from . import _op_profile, upper_layers
 from .base import MXNetError, atomic_write
 
 __all__ = ['set_config', 'set_state', 'pause', 'resume', 'dump', 'dumps', 'dump_profile',
            'profiler_set_config', 'profiler_set_state', 'Domain', 'Task', 'Frame', 'Event',
            'Counter', 'Marker']
+
+# names MXNet's module also holds (imported from its base module)
+from .base import c_str, c_str_array, check_call, py_str  # noqa: E402,F401
 
 
 # ---------------------------------------------------------------------------------------
@@ -115,6 +123,7 @@ def _check_process(profile_process):
 _SORT_KEYS = ('total', 'avg', 'min', 'max', 'count')
 _FORMATS = ('table', 'json')
 _MEMORY_CATEGORY = 'Device Storage'
+_CUSTOM_CATEGORY = 'Custom Operator'      # MXNet's category of Python custom operators
 _NAME_WIDTH, _COUNT_WIDTH, _VALUE_WIDTH = 30, 11, 17
 # (column title, _Stat field) of the dumps() tables, as MXNet titles them
 _TIME_COLUMNS = (('Time (ms)', 'total'), ('Min Time (ms)', 'min'), ('Max Time (ms)', 'max'),
@@ -272,12 +281,14 @@ class _Profiler:
         memory = self.config['profile_all'] or self.config['profile_memory']
         self.session = torch.profiler.profile(activities=activities, profile_memory=memory)
         self.session.start()
+        upper_layers.get('profile_operator_names')(True)
 
     def _stop_session(self):
         """Stop the torch session and move its events into the trace and statistics."""
         session, self.session = self.session, None
         if session is None:
             return
+        upper_layers.get('profile_operator_names')(False)
         session.stop()
         start_ns = session.profiler.kineto_results.trace_start_ns()
         for event in session.events():
@@ -287,14 +298,24 @@ class _Profiler:
     def _add_torch_event(self, event, trace_start_ns):
         device = _DEVICE_LANES.get(event.device_type, 'gpu')
         lane = '%s/%d' % (device, 0 if device == 'cpu' else event.device_index)
-        category = ('user_annotation' if event.is_user_annotation
-                    else 'operator' if device == 'cpu' else 'kernel')
         begin_ns = trace_start_ns + event.time_range.start * _NS_PER_US
         end_ns = trace_start_ns + event.time_range.end * _NS_PER_US
-        self.trace.append(self._complete_event(lane, category, event.name, begin_ns, end_ns, event.thread))
-        if category == 'operator' and not _inside_operator(event):
-            # Nested aten calls are part of their caller's time: count each call once.
-            self._add_stat('operator', event.name, (end_ns - begin_ns) / _NS_PER_MS)
+        name = event.name
+        if event.is_user_annotation and name.startswith(_op_profile.PREFIX):
+            # an MXNet operator's range (see neomx._op_profile): its torch calls are inside it
+            name = name[len(_op_profile.PREFIX):]
+            category = _CUSTOM_CATEGORY if '::' in name else 'operator'
+            self.trace.append(self._complete_event(lane, category, name, begin_ns, end_ns, event.thread))
+            self._add_stat(category, name, (end_ns - begin_ns) / _NS_PER_MS)
+            return
+        category = ('user_annotation' if event.is_user_annotation
+                    else 'operator' if device == 'cpu' else 'kernel')
+        self.trace.append(self._complete_event(lane, category, name, begin_ns, end_ns, event.thread))
+        if category == 'operator' and not _inside_operator(event, mxnet_ranges=False):
+            # Nested aten calls are part of their caller's time: count each call once; torch
+            # calls outside MXNet operators' ranges (graph code) keep torch's names.
+            if not _inside_operator(event):
+                self._add_stat('operator', event.name, (end_ns - begin_ns) / _NS_PER_MS)
             if event.cpu_memory_usage > 0 and (self.config['profile_memory'] or self.config['profile_all']):
                 self._add_stat(_MEMORY_CATEGORY, 'Memory: cpu/0', event.cpu_memory_usage / 1024.0)
 
@@ -364,11 +385,12 @@ class _Profiler:
             return text
 
 
-def _inside_operator(event):
-    """Whether a torch operator event runs inside another operator (not just an annotation)."""
+def _inside_operator(event, mxnet_ranges=True):
+    """Whether a torch operator event runs inside another operator: a torch one, or (with
+    ``mxnet_ranges``) an MXNet one's range; other annotations do not count."""
     parent = event.cpu_parent
     while parent is not None:
-        if not parent.is_user_annotation:
+        if not parent.is_user_annotation or (mxnet_ranges and parent.name.startswith(_op_profile.PREFIX)):
             return True
         parent = parent.cpu_parent
     return False

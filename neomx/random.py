@@ -2,6 +2,9 @@
 import torch
 
 from .ndarray.random import *  # noqa: F401,F403
+# names MXNet's module also holds
+from .base import check_call, integer_types  # noqa: E402,F401
+from .context import Context  # noqa: E402,F401
 
 
 def seed(seed_state, ctx='all'):

@@ -30,6 +30,10 @@ from .base import MXNetError, c_str, check_call  # noqa: F401  (MXNet's module e
 
 __all__ = ['MXRecordIO', 'MXIndexedRecordIO', 'IRHeader', 'pack', 'unpack', 'pack_img', 'unpack_img']
 
+# names MXNet's module also holds (imported from its base module)
+from .base import c_str, check_call  # noqa: E402,F401
+
+
 class MXRecordIO:
     """Sequential reader or writer of a RecordIO file.
 

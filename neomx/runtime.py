@@ -16,6 +16,9 @@ from ._torch_private import has_lapack
 
 __all__ = ['Feature', 'Features', 'feature_list']
 
+# names MXNet's module also holds (imported from its base module)
+from .base import check_call  # noqa: E402,F401
+
 
 class Feature:
     """One compile-time feature: ``name`` and whether it is ``enabled``."""

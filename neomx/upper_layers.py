@@ -19,6 +19,7 @@ _OFFERED_BY = {
     'symbol_from_json': 'neomx.symbol',       # mx.sym.load_json, for _CachedOp's subgraph
     'np_symbol_call': 'neomx.symbol',         # (op, arrays, attrs, out) -> mx.sym.np._Symbol node
     'np_records_creation': 'neomx.symbol',    # () -> whether array-less operators record nodes
+    'profile_operator_names': 'neomx.ndarray',  # (bool) -> None: MXNet's names on the profiler's timeline
 }
 _REGISTERED = {}
 

@@ -239,3 +239,27 @@ def test_rnn_state_carried_across_batches_without_detach(hybridize):
         loss.backward()
         np.testing.assert_array_equal(layer.l0_i2h_weight.grad().asnumpy(), grad)
         trainer.step(2)
+
+
+def test_backward_reads_a_larger_head_gradient_leading_elements_as_mxnet():
+    x = mx.nd.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    x.attach_grad()
+    with autograd.record():
+        y = x * 2
+    y.backward(mx.nd.arange(8).reshape((4, 2)))
+    assert x.grad.asnumpy().tolist() == [[0, 2], [4, 6], [8, 10]]
+    with autograd.record():
+        y = x * 2
+    with pytest.raises(mx.base.MXNetError, match='head gradient 0 has shape'):
+        y.backward(mx.nd.ones((2, 2)))
+
+
+def test_differentiating_a_freed_graph_again_raises_as_mxnet():
+    x = _var()
+    with autograd.record():
+        y = x + 1       # torch would keep nothing to free here
+    y.backward()
+    with pytest.raises(mx.base.MXNetError, match='retain_graph=True'):
+        y.backward()
+    with pytest.raises(mx.base.MXNetError, match='retain_graph=True'):
+        autograd.grad(y, [x])

@@ -106,8 +106,9 @@ def test_misuse_before_bind_raises():
         mod.switch_bucket(3, [('data', (2, 3, FEATURES))])
     with pytest.raises(AssertionError, match='Empty BucketingModule cannot be saved'):
         mod.save_checkpoint('unused', 1)
-    with pytest.raises(NotImplementedError):
-        mx.mod.BucketingModule(sym_gen, default_bucket_key=4, group2ctxs={'a': mx.cpu()})
+    with pytest.raises(ValueError, match='group2ctxs'):     # one context per device, as MXNet
+        mx.mod.BucketingModule(sym_gen, default_bucket_key=4, group2ctxs={'a': [mx.cpu(), mx.cpu(1)]}).bind(
+            [('data', (2, 4, FEATURES))], [('softmax_label', (2,))])
 
 
 def test_misuse_after_bind_raises():

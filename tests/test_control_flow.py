@@ -1,4 +1,5 @@
 """Control flow: mx.nd/mx.sym.contrib.foreach, while_loop, cond and the _foreach/_while_loop/_cond nodes."""
+import collections
 import numpy as np
 import pytest
 
@@ -39,8 +40,7 @@ def _cond_sym():
 @pytest.fixture
 def fresh_names(monkeypatch):
     """Name counters as in a fresh process, so node names match the recorded JSON."""
-    from neomx.symbol import contrib_control_flow
-    monkeypatch.setattr(contrib_control_flow, '_SUBGRAPH_NAMES', type(contrib_control_flow._SUBGRAPH_NAMES)())
+    monkeypatch.setattr(mx.AttrScope, '_subgraph_names', collections.defaultdict(int))
     with mx.name.NameManager():
         yield
 
@@ -181,3 +181,52 @@ def test_hybridized_foreach_rnn_matches_imperative():
     for t in range(5):
         h = np.tanh(x.asnumpy()[t] @ w.T + h @ u.T)
     np.testing.assert_allclose(imperative[1], h, rtol=1e-5)
+
+
+def test_foreach_mixed_dtypes_1d_data_and_inferred_states():
+    # as MXNet: inputs keep their own dtypes, 1-D data steps are (1,), and an LSTM-like
+    # state that only the body types gets its shape from the body
+    def step(data, states):
+        h, c = states
+        return data * mx.sym.cast(h, 'float32'), [h + 1, c + data]
+    data, h, c = mx.sym.var('data'), mx.sym.var('h', dtype='float64'), mx.sym.var('c')
+    outs, states = mx.sym.contrib.foreach(step, data, [h, c])
+    group = mx.sym.Group([outs] + states)
+    args, out_shapes, _ = group.infer_shape(data=(3,), h=(1,))
+    assert dict(zip(group.list_arguments(), args)) == {'data': (3,), 'h': (1,), 'c': (1,)}
+    assert out_shapes == [(3, 1), (1,), (1,)]
+    exe = group.bind(mx.cpu(), {'data': mx.nd.arange(3), 'h': mx.nd.ones((1,), dtype='float64'),
+                                'c': mx.nd.zeros((1,))})
+    out, h_end, c_end = exe.forward()
+    assert out.asnumpy().ravel().tolist() == [0.0, 2.0, 6.0]
+    assert h_end.dtype == np.float64 and h_end.asnumpy().tolist() == [4.0] and c_end.asnumpy().tolist() == [3.0]
+
+
+def test_foreach_unused_state_is_an_assertion_error_as_mxnet():
+    with pytest.raises(AssertionError, match='state arrays have to be used'):
+        mx.sym.contrib.foreach(lambda d, s: (d, [d]), mx.sym.var('d'), [mx.sym.var('s')])
+
+
+def test_cached_op_runs_a_json_subgraph_with_its_aux_states_as_mxnet():
+    data = mx.sym.var('data')
+    orig = mx.sym.BatchNorm(data, fix_gamma=False, output_mean_var=True, name='bn')
+    inputs = [mx.sym.var(n) for n in orig.list_inputs()]
+    node = mx.sym._internal._CachedOp(*inputs, subgraph=orig.tojson())
+    assert node.list_arguments() == orig.list_arguments()
+    assert node.list_auxiliary_states() == orig.list_auxiliary_states()
+    assert node.infer_shape(data=(4, 3)) == orig.infer_shape(data=(4, 3))
+    rng = np.random.RandomState(0)
+    arrays = {'data': rng.rand(4, 3), 'bn_gamma': rng.rand(3), 'bn_beta': rng.rand(3),
+              'bn_moving_mean': np.zeros(3), 'bn_moving_var': np.ones(3)}
+    outs = []
+    for sym in (orig, node):
+        args = {k: mx.nd.array(v) for k, v in arrays.items()}
+        grads = {k: mx.nd.zeros(v.shape) for k, v in arrays.items() if not k.startswith('bn_moving')}
+        exe = sym.bind(mx.cpu(), args=args, args_grad=grads, aux_states=args)
+        res = [o.asnumpy() for o in exe.forward(is_train=True)]
+        exe.backward([mx.nd.ones((4, 3)), mx.nd.zeros(3), mx.nd.zeros(3)])
+        outs.append((res, {k: g.asnumpy() for k, g in exe.grad_dict.items() if g is not None}))
+    for a, b in zip(outs[0][0], outs[1][0]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    for name, grad in outs[0][1].items():
+        np.testing.assert_allclose(grad, outs[1][1][name], rtol=1e-5, atol=1e-6)

@@ -294,3 +294,24 @@ def test_summary_table():
     assert lines[10:13] == ['   Total params: 42', '   Trainable params: 34',
                             '   Non-trainable params: 8']
     assert not net[0]._forward_hooks          # the summary hooks are removed again
+
+
+def test_block_save_load_restores_names_parameters_and_hybridization(tmp_path):
+    def build():
+        net = mx.gluon.nn.HybridSequential()
+        with net.name_scope():
+            net.add(mx.gluon.nn.Dense(3, activation='relu'), mx.gluon.nn.Dense(2))
+        return net
+    net = build()
+    net.initialize(mx.init.Xavier())
+    net.hybridize()
+    x = mx.nd.random.uniform(shape=(4, 5))
+    want = net(x).asnumpy()
+    prefix = str(tmp_path / 'model')
+    net.save(prefix)
+    other = build()             # built later: other automatic names
+    assert other.name != net.name
+    other.load(prefix)
+    assert other.name == net.name and sorted(other.collect_params()) == sorted(net.collect_params())
+    assert other._active
+    np.testing.assert_allclose(other(x).asnumpy(), want, rtol=1e-6)

@@ -345,3 +345,18 @@ def test_resumes_mxnet_training_from_its_pickled_optimizer_states():
     # Without the momentum of the first two steps the third lands elsewhere.
     fresh = _resumed_after_one_step(False)
     assert not np.allclose(fresh['fc1_weight'], want['fc1_weight'], rtol=1e-4, atol=1e-5)
+
+
+def test_python_loss_module_trains_after_a_symbolic_module():
+    # MXNet's pattern: a symbolic net whose loss gradient a Python function gives
+    net = mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=1, name='fc')
+    seq = mx.mod.SequentialModule()
+    seq.add(mx.mod.Module(net, label_names=[]))
+    seq.add(mx.mod.PythonLossModule(grad_func=lambda scores, labels: scores - labels.reshape(scores.shape)),
+            take_labels=True, auto_wiring=True)
+    x = np.random.RandomState(0).rand(8, 3).astype('float32')
+    y = x.sum(axis=1)
+    it = mx.io.NDArrayIter(x, y, batch_size=4)
+    seq.fit(it, num_epoch=40, optimizer_params=(('learning_rate', 0.5),), eval_metric='mse')
+    pred = seq.predict(mx.io.NDArrayIter(x, batch_size=4)).asnumpy().ravel()
+    assert np.abs(pred - y).max() < 0.1

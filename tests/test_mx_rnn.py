@@ -261,3 +261,31 @@ def test_embedding_weight_takes_the_dtype_attribute():
 def test_dropout_records_its_mask_output_like_mxnet():
     graph = json.loads(mx.sym.Dropout(mx.sym.var('x'), p=0.5).tojson())
     assert graph['node_row_ptr'] == [0, 1, 3]           # recorded from MXNet 1.9.1
+
+
+def test_zoneout_first_step_zeros_take_their_shape_from_where():
+    # MXNet's zoneout reads zeros((0, 0)) as the output before the first step; the shape
+    # comes from ``where`` at inference, and binding runs it
+    cell = mx.rnn.ZoneoutCell(mx.rnn.RNNCell(6, prefix='rnn_'), zoneout_outputs=0.5, zoneout_states=0.5)
+    outputs, _ = cell.unroll(2, [mx.sym.var('x0'), mx.sym.var('x1')])
+    group = mx.sym.Group(outputs)
+    assert group.infer_shape(x0=(3, 4), x1=(3, 4))[1] == [(3, 6), (3, 6)]
+    exe = group.simple_bind(mx.cpu(), x0=(3, 4), x1=(3, 4))
+    assert [o.shape for o in exe.forward(is_train=True)] == [(3, 6), (3, 6)]
+
+
+@pytest.mark.parametrize('cls, states', [('ConvRNNCell', 1), ('ConvLSTMCell', 2), ('ConvGRUCell', 1)])
+def test_conv_cells_names_shapes_and_run(cls, states):
+    cell = getattr(mx.rnn, cls)(input_shape=(2, 3, 6, 5), num_hidden=4, i2h_stride=(2, 1), prefix='c_')
+    outs, last = cell.unroll(2, [mx.sym.var('c_t0_data'), mx.sym.var('c_t1_data')])
+    group = mx.sym.Group(outs)
+    assert len(last) == states and group.list_outputs() == ['c_t0_out_output', 'c_t1_out_output']
+    assert sorted(cell.params._params) == ['c_h2h_bias', 'c_h2h_weight', 'c_i2h_bias', 'c_i2h_weight']
+    shapes = dict(c_t0_data=(2, 3, 6, 5), c_t1_data=(2, 3, 6, 5))
+    assert group.infer_shape(**shapes)[1] == [(2, 4, 3, 5)] * 2       # the i2h stride halves H
+    exe = group.simple_bind(mx.cpu(), **shapes)
+    for arr in exe.arg_arrays:
+        arr[:] = 0.1
+    assert np.isfinite(exe.forward()[1].asnumpy()).all()
+    with pytest.raises(AssertionError, match='odd'):
+        getattr(mx.rnn, cls)(input_shape=(2, 3, 6, 5), num_hidden=4, h2h_kernel=(2, 3))

@@ -195,12 +195,12 @@ def test_no_gradient_flows_into_distribution_parameters():
 
 
 @pytest.mark.parametrize('call, error, message', [
-    (lambda: rnd.uniform(2, 1, shape=(2,)), mx.base.MXNetError, 'low must be less or equal to high'),
-    (lambda: rnd.normal(0, -1, shape=(2,)), mx.base.MXNetError, 'scale must be positive'),
-    (lambda: rnd.gamma(0, 1, shape=(2,)), mx.base.MXNetError, 'alpha must be positive'),
-    (lambda: rnd.poisson(-1, shape=(2,)), mx.base.MXNetError, 'lam must be non-negative'),
+    (lambda: rnd.uniform(2, 1, shape=(2,)).asnumpy(), mx.base.MXNetError, 'low must be less or equal to high'),
+    (lambda: rnd.normal(0, -1, shape=(2,)).asnumpy(), mx.base.MXNetError, 'scale must be positive'),
+    (lambda: rnd.gamma(0, 1, shape=(2,)).asnumpy(), mx.base.MXNetError, 'alpha must be positive'),
+    (lambda: rnd.poisson(-1, shape=(2,)).asnumpy(), mx.base.MXNetError, 'lam must be non-negative'),
     (lambda: rnd.negative_binomial(1.5, 0.5, shape=(2,)), mx.base.MXNetError, "argument 'k'"),
-    (lambda: rnd.generalized_negative_binomial(1, -1, shape=(2,)), mx.base.MXNetError,
+    (lambda: rnd.generalized_negative_binomial(1, -1, shape=(2,)).asnumpy(), mx.base.MXNetError,
      'alpha must be non-negative'),
     (lambda: rnd.uniform(shape=(2,), dtype='int32'), mx.base.MXNetError, "'float16', 'float32', 'float64'"),
     (lambda: rnd.randint(0, 5, dtype='float32'), mx.base.MXNetError, "'int32', 'int64'"),
@@ -216,3 +216,23 @@ def test_no_gradient_flows_into_distribution_parameters():
 def test_bad_arguments(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+def test_bad_parameter_values_are_reported_at_the_read_as_mxnet():
+    # MXNet checks them in the sampling kernel: the call returns, the first read (of the
+    # result or of what is computed from it) or waitall raises, once
+    a = rnd.normal(0, -1, shape=(2, 2))
+    b = mx.nd.dot(a, a)
+    with pytest.raises(mx.base.MXNetError, match='scale must be positive'):
+        b.asnumpy()
+    a.asnumpy()         # spent
+    c = rnd.uniform(2, 1, shape=(2,))
+    with pytest.raises(mx.base.MXNetError, match='low must be less or equal to high'):
+        mx.nd.waitall()
+    mx.nd.waitall()
+    c.asnumpy()
+    out = mx.sym.dot(mx.sym.var('x'), mx.sym.random.normal(0, -1, shape=(2, 2)))
+    exe = out.bind(mx.cpu(), {'x': mx.nd.ones((2, 2))})
+    res, = exe.forward()
+    with pytest.raises(mx.base.MXNetError, match='scale must be positive'):
+        res.asnumpy()

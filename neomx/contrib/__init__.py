@@ -10,4 +10,10 @@ from . import onnx
 
 nd, sym = ndarray, symbol
 
-__all__ = ['ndarray', 'symbol', 'nd', 'sym', 'onnx']
+from . import autograd
+from . import io
+from . import text
+from . import svrg_optimization
+from . import tensorboard
+
+__all__ = ['ndarray', 'symbol', 'nd', 'sym', 'onnx', 'autograd', 'io', 'text', 'svrg_optimization', 'tensorboard']

@@ -11,6 +11,7 @@ a block created inside ``parent.name_scope()`` takes the parent's prefix and the
 own counters (``hybridsequential0_dense0_``).
 """
 import functools
+import json
 import itertools
 import re
 import threading
@@ -321,6 +322,81 @@ class Block:
         :meth:`HybridBlock.register_op_hook`)."""
         for child in self._children.values():
             child.register_op_hook(callback, monitor_all)
+
+    def save(self, prefix):
+        """Save the architecture's names and the parameters: ``<prefix>-model.json`` (per
+        block, in traversal order: its name, whether it is hybridized -- with the graph
+        traced last -- and its children's names) and ``<prefix>-model.params``.
+
+        :meth:`load` restores them into a model built the same way (the same blocks
+        created in the same order), whatever names its blocks got this time.
+
+        Example
+        -------
+        >>> import os, tempfile
+        >>> net = mx.gluon.nn.HybridSequential()
+        >>> net.add(mx.gluon.nn.Dense(2))
+        >>> net.initialize(mx.init.One())
+        >>> net.hybridize()
+        >>> y = net(mx.nd.ones((1, 3)))
+        >>> prefix = os.path.join(tempfile.mkdtemp(), 'net')
+        >>> net.save(prefix)
+        >>> again = mx.gluon.nn.HybridSequential()
+        >>> again.add(mx.gluon.nn.Dense(2))
+        >>> again.load(prefix)
+        >>> again(mx.nd.ones((1, 3))).asnumpy().tolist(), again.name == net.name
+        ([[3.0, 3.0]], True)
+        """
+        model = {}
+        counter = [0]
+
+        def describe(block, structure):
+            entry = {'orig_name': block.name}
+            structure[type(block).__name__.lower() + str(counter[0])] = entry
+            if isinstance(block, HybridBlock):
+                graph = block._cached_graph
+                entry['hybridized'] = graph is not None
+                if graph is not None:
+                    entry['symbol'] = graph.symbol.tojson()
+            children = {}
+            entry['children'] = children
+            for child_name, child in block._children.items():
+                counter[0] += 1
+                children[child.name] = child_name
+                describe(child, entry)
+        describe(self, model)
+        with open(prefix + '-model.json', 'w') as f:
+            json.dump(model, f)
+        self.save_parameters(prefix + '-model.params')
+
+    def load(self, prefix):
+        """Load what :meth:`save` wrote under ``prefix``: the blocks take their saved names
+        (and their parameters the matching names), the blocks that were hybridized are
+        hybridized again (their graph is traced at the next call), and the parameters are
+        loaded."""
+        with open(prefix + '-model.json') as f:
+            model = json.load(f)
+        counter = [0]
+
+        def restore(block, structure):
+            entry = structure[type(block).__name__.lower() + str(counter[0])]
+            block._name = entry['orig_name']
+            if isinstance(block, HybridBlock) and entry.get('hybridized'):
+                block._active = True
+            params = block.params._params
+            for key in list(params):
+                param = params.pop(key)
+                param.name = block.name + '_' + key[len(block.params._prefix):]
+                params[param.name] = param
+            for child in list(block._children.values()):
+                counter[0] += 1
+                restore(child, entry)
+            saved_names = entry['children']
+            for child_name in list(block._children):
+                child = block._children.pop(child_name)
+                block._children[saved_names[child.name]] = child
+        restore(self, model)
+        self.load_parameters(prefix + '-model.params')
 
     def save_parameters(self, filename, deduplicate=False):
         """Save the parameters under their structural names (``0.weight``), MXNet's format.

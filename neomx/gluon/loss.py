@@ -24,6 +24,11 @@ __all__ = ['Loss', 'L2Loss', 'L1Loss', 'SigmoidBinaryCrossEntropyLoss', 'Sigmoid
            'CosineEmbeddingLoss', 'SDMLLoss']
 
 
+def _reshape_like(F, x, y):
+    """``x`` reshaped to ``y``'s shape (GluonCV's losses import this, as from MXNet)."""
+    return x.reshape(y.shape) if isinstance(x, NDArray) else F.reshape_like(x, y)
+
+
 def _apply_weighting(F, loss, weight=None, sample_weight=None):
     """``loss * sample_weight * weight`` (either factor optional)."""
     if sample_weight is not None:

@@ -10,6 +10,8 @@ from .. import ndarray as nd
 from ..base import AtomicFile
 from ..ndarray.ndarray import NDArray
 from ..util import is_np_array
+from .block import _indent  # noqa: F401  (downstream code imports these from here, as in MXNet)
+from .parameter import _brief_print_list, shape_is_known  # noqa: F401
 
 __all__ = ['split_data', 'split_and_load', 'clip_global_norm', 'check_sha1', 'download']
 
@@ -175,3 +177,23 @@ def download(url, path=None, overwrite=False, sha1_hash=None, retries=5, verify_
                                    'file there by hand)' % (url, fname, retries + 1, err)) from err
             print('download failed due to {}, retrying, {} attempt{} left'.format(
                 repr(err), retries - attempt, 's' if retries - attempt > 1 else ''))
+
+
+def replace_file(src, dst):
+    """Move file ``src`` onto ``dst`` atomically (``os.replace``), replacing ``dst``."""
+    os.replace(src, dst)
+
+
+_DEFAULT_REPO = 'https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com/'
+
+
+def _get_repo_url():
+    """The base URL of Gluon's dataset and model repository (``$MXNET_GLUON_REPO`` or
+    MXNet's), ending with '/'."""
+    repo_url = os.environ.get('MXNET_GLUON_REPO', _DEFAULT_REPO)
+    return repo_url if repo_url.endswith('/') else repo_url + '/'
+
+
+def _get_repo_file_url(namespace, filename):
+    """The URL of ``filename`` under ``namespace`` in Gluon's repository."""
+    return '{}{}/{}'.format(_get_repo_url(), namespace, filename)

@@ -9,7 +9,6 @@ import abc
 import logging
 import time
 import warnings
-from collections import namedtuple
 
 import numpy as np
 
@@ -17,14 +16,14 @@ from .. import metric as _metric
 from .. import ndarray as nd
 from ..initializer import Uniform
 from ..io import DataBatch, DataDesc, DataIter
+from ..model import BatchEndParam
 from ..ndarray.ndarray import NDArray
 from ..ndarray.utils import load_named
 
 __all__ = ['BaseModule', 'BatchEndParam']
 
-BatchEndParam = namedtuple('BatchEndParams', ['epoch', 'nbatch', 'eval_metric', 'locals'])
-BatchEndParam.__doc__ = """What batch-end and score-end callbacks receive: the epoch, the batch
-number (or the number of batches scored), the metric and the caller's local variables."""
+# names MXNet's module also holds
+from ..context import cpu  # noqa: E402,F401
 
 _WEIGHT_SUFFIXES = ('_weight', '_bias', '_gamma', '_beta')
 
@@ -177,6 +176,12 @@ class BaseModule(abc.ABC):
         """A training forward pass then the backward pass."""
         self.forward(data_batch, is_train=True)
         self.backward()
+
+    def prepare(self, data_batch, sparse_row_id_fn=None):
+        """Get ready to process ``data_batch``: a Module pulls the rows of its row_sparse
+        parameters that ``sparse_row_id_fn(data_batch)`` ({name: row ids}) names."""
+        if sparse_row_id_fn is not None:
+            warnings.warn(UserWarning('sparse_row_id_fn is not invoked for BaseModule.'))
 
     def install_monitor(self, monitor):
         """Let a monitor (an object with ``install(executor)``) watch the executors."""

@@ -18,6 +18,10 @@ from .module import Module
 
 __all__ = ['BucketingModule']
 
+# names MXNet's module also holds
+from ..model import load_params  # noqa: E402,F401
+from ..name import NameManager  # noqa: E402,F401
+
 
 def _required(value, message):
     """Raise AssertionError (MXNet's check for these arguments) with ``message`` when
@@ -42,8 +46,8 @@ class BucketingModule(BaseModule):
     work_load_list : list of float, optional
     fixed_param_names : list of str, optional
     state_names : list of str, optional
-    group2ctxs : None
-        Model parallelism (``ctx_group`` attributes) is not supported; must be None.
+    group2ctxs : dict of str -> list of Context, or list of dict, optional
+        See :class:`Module`.
     compression_params : dict, optional
         See :class:`Module`.
 
@@ -59,13 +63,11 @@ class BucketingModule(BaseModule):
                  fixed_param_names=None, state_names=None, group2ctxs=None, compression_params=None):
         super().__init__(logger=logger)
         _required(default_bucket_key, 'BucketingModule: default_bucket_key is required')
-        if group2ctxs is not None:
-            raise NotImplementedError('BucketingModule: group2ctxs (model parallelism) is not supported')
         self._sym_gen = sym_gen
         self._default_bucket_key = default_bucket_key
         self._module_kwargs = dict(logger=logger, context=context, work_load_list=work_load_list,
                                    fixed_param_names=fixed_param_names, state_names=state_names,
-                                   compression_params=compression_params)
+                                   group2ctxs=group2ctxs, compression_params=compression_params)
         symbol, data_names, label_names = sym_gen(default_bucket_key)
         check_input_names(symbol, data_names or [], 'data', True)
         check_input_names(symbol, label_names or [], 'label', False)

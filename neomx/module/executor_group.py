@@ -6,6 +6,7 @@ Outputs are concatenated back on the first context; gradients stay per context a
 summed by the Module's update (through a KVStore).
 """
 import itertools
+import logging
 from collections import OrderedDict
 
 from ..base import MXNetError
@@ -59,6 +60,25 @@ def _reused(arrays, name, shape, dtype):
     return None
 
 
+def _group2ctx_per_device(group2ctxs, num_device):
+    """MXNet's ``group2ctxs`` (None, a list of one dict per device, or a dict of group -> one
+    context per device) as one ``group2ctx`` dict (or None) per device."""
+    if group2ctxs is None:
+        return [None] * num_device
+    if isinstance(group2ctxs, list):
+        if len(group2ctxs) != num_device:
+            raise ValueError('group2ctxs has %d entries for %d contexts' % (len(group2ctxs), num_device))
+        return group2ctxs
+    per_device = [{} for _ in range(num_device)]
+    for group, ctxs in group2ctxs.items():
+        ctxs = ctxs if isinstance(ctxs, (list, tuple)) else [ctxs]
+        if len(ctxs) != num_device:
+            raise ValueError('group2ctxs: group %r has %d contexts for %d devices' % (group, len(ctxs), num_device))
+        for i, ctx in enumerate(ctxs):
+            per_device[i][group] = ctx
+    return per_device
+
+
 class DataParallelExecutorGroup:
     """Executors of one symbol on several contexts, fed slices of each batch.
 
@@ -81,12 +101,16 @@ class DataParallelExecutorGroup:
         ``'write'``, ``'add'`` or ``'null'`` for all, per argument in order, or by name.
     state_names : list of str, optional
         Arguments holding recurrent states (set by the user, not learned).
+    group2ctxs : dict of str -> list of Context, or list of dict of str -> Context, optional
+        Model parallelism: the context of each ``ctx_group`` attribute value, per device.
     """
 
     def __init__(self, symbol, contexts, workload, data_shapes, label_shapes, param_names, for_training,
-                 inputs_need_grad, shared_group=None, fixed_param_names=None, grad_req='write',
-                 state_names=None):
+                 inputs_need_grad, shared_group=None, logger=logging, fixed_param_names=None, grad_req='write',
+                 state_names=None, group2ctxs=None):
         self.symbol = symbol
+        self.logger = logger
+        self.group2ctxs = _group2ctx_per_device(group2ctxs, len(contexts))
         self.contexts = contexts
         self.workload = workload
         self.param_names = param_names
@@ -178,7 +202,7 @@ class DataParallelExecutorGroup:
                  for n, s, t in zip(self.arg_names, arg_shapes, arg_types)]
         aux = [array(reusable, n, s, t) for n, s, t in zip(self.aux_names, aux_shapes, aux_types)]
         return self.symbol.bind(ctx, args, args_grad=grads, grad_req=[self.grad_req[n] for n in self.arg_names],
-                                aux_states=aux)
+                                aux_states=aux, group2ctx=self.group2ctxs[index])
 
     def reshape(self, data_shapes, label_shapes):
         """Rebind for new input shapes, keeping the parameter arrays."""

@@ -6,10 +6,7 @@ does all of it. With several contexts each batch is split between them (see
 ``executor_group.py``) and the gradients are summed through a KVStore before the update.
 """
 import logging
-import os
 import warnings
-
-import numpy as np
 
 from .. import kvstore as kvs
 from .. import model
@@ -24,29 +21,12 @@ from .executor_group import DataParallelExecutorGroup
 
 __all__ = ['Module']
 
-# A 'local' store updates on the host unless a parameter is bigger than this (elements):
-# such parameters are then updated on each device instead (MXNet's rule).
-_LOCAL_UPDATE_MAX_SIZE = 16 * 1024 * 1024
+# names MXNet's module also holds
+from ..model import load_checkpoint  # noqa: E402,F401
+from ..ndarray import zeros  # noqa: E402,F401
 
-
-def _create_kvstore(kvstore, num_device, arg_params):
-    """``(store or None, update_on_kvstore)`` for a kvstore argument.
-
-    A single device needs no store (unless distributed); the optimizer runs in the store
-    (``update_on_kvstore``) unless ``MXNET_UPDATE_ON_KVSTORE=0`` or parameters are huge.
-    """
-    update_on_kvstore = bool(int(os.getenv('MXNET_UPDATE_ON_KVSTORE', '1')))
-    if kvstore is None or isinstance(kvstore, kvs.KVStoreBase):
-        store = kvstore
-    elif isinstance(kvstore, str):
-        store = None if num_device == 1 and 'dist' not in kvstore else kvs.create(kvstore)
-        if kvstore == 'local' and arg_params:
-            largest = max(int(np.prod(p.shape)) for p in arg_params.values())
-            update_on_kvstore = update_on_kvstore and largest <= _LOCAL_UPDATE_MAX_SIZE
-    else:
-        raise TypeError('kvstore must be a KVStore, a str or None, got %s' % type(kvstore).__name__)
-    return store, update_on_kvstore and store is not None and store.is_capable(kvs.KVStoreBase.OPTIMIZER)
-
+# a variable's __storage_type__ attribute (MXNet's storage type ids) -> stype
+_STYPE_OF_FLAG = {'0': 'default', '1': 'row_sparse', '2': 'csr'}
 
 class Module(BaseModule):
     """A Symbol bound to contexts, with its parameters and optimizer.
@@ -67,6 +47,8 @@ class Module(BaseModule):
         Parameters that are not learned.
     state_names : list of str, optional
         Arguments that hold states set with :meth:`set_states`.
+    group2ctxs : dict of str -> list of Context, or list of dict, optional
+        Model parallelism: where the operators of each ``ctx_group`` attribute run, per device.
     compression_params : dict, optional
         Passed to the KVStore's ``set_gradient_compression``.
 
@@ -90,8 +72,9 @@ class Module(BaseModule):
 
     def __init__(self, symbol, data_names=('data',), label_names=('softmax_label',), logger=logging,
                  context=cpu(), work_load_list=None, fixed_param_names=None, state_names=None,
-                 compression_params=None):
+                 group2ctxs=None, compression_params=None):
         super().__init__(logger=logger)
+        self._group2ctxs = group2ctxs
         self._context = as_context_list(context, 'context')
         self._work_load_list = list(work_load_list) if work_load_list is not None else [1] * len(self._context)
         if len(self._work_load_list) != len(self._context):
@@ -311,7 +294,8 @@ class Module(BaseModule):
         self._exec_group = DataParallelExecutorGroup(
             self._symbol, self._context, self._work_load_list, self._data_shapes, self._label_shapes,
             self._param_names, for_training, inputs_need_grad, shared_group,
-            fixed_param_names=self._fixed_param_names, grad_req=grad_req, state_names=self._state_names)
+            logger=self.logger, fixed_param_names=self._fixed_param_names, grad_req=grad_req,
+            state_names=self._state_names, group2ctxs=self._group2ctxs)
         self.binded = True
         if self.params_initialized:
             # Rebinding (or loaded from a checkpoint): the executors take the known values.
@@ -320,14 +304,18 @@ class Module(BaseModule):
             self._arg_params, self._aux_params = shared_module.get_params()
             self.params_initialized = True
         else:
-            self._arg_params = self._host_copies(self._param_names, self._exec_group.param_arrays)
-            self._aux_params = self._host_copies(self._aux_names, self._exec_group.aux_arrays)
+            stypes = {name: _STYPE_OF_FLAG.get(attrs.get('__storage_type__'), 'default')
+                      for name, attrs in self._symbol.attr_dict().items()}
+            self._arg_params = self._host_copies(self._param_names, self._exec_group.param_arrays, stypes)
+            self._aux_params = self._host_copies(self._aux_names, self._exec_group.aux_arrays, stypes)
         if shared_module is not None and shared_module.optimizer_initialized:
             self.borrow_optimizer(shared_module)
 
     @staticmethod
-    def _host_copies(names, arrays):
-        return {n: nd.zeros(copies[0].shape, dtype=copies[0].dtype) for n, copies in zip(names, arrays)}
+    def _host_copies(names, arrays, stypes):
+        # a variable declared row_sparse (stype=) has a row_sparse host copy, as in MXNet
+        return {n: nd.zeros(copies[0].shape, dtype=copies[0].dtype, stype=stypes.get(n, 'default'))
+                for n, copies in zip(names, arrays)}
 
     def _reset_bind(self):
         self.binded = False
@@ -363,7 +351,7 @@ class Module(BaseModule):
             return
         if self._params_dirty:
             self._sync_params_from_devices()
-        store, update_on_kvstore = _create_kvstore(kvstore, len(self._context), self._arg_params)
+        store, update_on_kvstore = model.create_kvstore(kvstore, len(self._context), self._arg_params)
         batch_size = self._exec_group.batch_size
         if store is not None and 'dist' in store.type and '_sync' in store.type:
             batch_size *= store.num_workers
@@ -508,6 +496,22 @@ class Module(BaseModule):
             indices = [position[name] * num_device + k for name, _, _ in learned]
             if indices:
                 self._updater(indices, [g[k] for _, _, g in learned], [w[k] for _, w, _ in learned])
+
+    def prepare(self, data_batch, sparse_row_id_fn=None):
+        """Pull from the KVStore the rows of the parameters that ``sparse_row_id_fn(data_batch)``
+        returns ({parameter name: row ids}) before the batch is processed (row_sparse
+        parameters updated in the store); nothing to do without ``sparse_row_id_fn``."""
+        assert self.binded
+        if sparse_row_id_fn is None:
+            return
+        if not self._kvstore or not self._update_on_kvstore:
+            warnings.warn(UserWarning('Parameters are not updated in the KVStore. '
+                                      'No need to call sparse_row_id_fn.'))
+            return
+        for name, row_ids in sparse_row_id_fn(data_batch).items():
+            index = self._exec_group.param_names.index(name)
+            self._kvstore.row_sparse_pull(name, self._exec_group.param_arrays[index], row_ids=row_ids,
+                                          priority=-index)
 
     def update_metric(self, eval_metric, labels, pre_sliced=False):
         """Accumulate the last outputs against ``labels`` into ``eval_metric``."""

@@ -15,6 +15,9 @@ from .. import upper_layers as _upper_layers
 # custom operators and autograd's Function (lower layers) hand their user code NDArrays
 _upper_layers.register('array_from_tensor', _array_from_tensor)
 _operator.NDArray = NDArray     # as MXNet's mx.operator has it
+from . import profiled as _profiled  # noqa: E402
+# the profiler names operators as MXNet while it records them
+_upper_layers.register('profile_operator_names', _profiled.set_profiled)
 
 _contrib_helpers = {_name: getattr(contrib, _name) for _name in contrib.PYTHON_HELPERS}
 _register.populate({'op': op, '_internal': _internal, 'contrib': contrib, 'linalg': linalg,

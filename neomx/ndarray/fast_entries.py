@@ -19,7 +19,7 @@ import torch
 
 from ..base import MXNetError
 from ..context import Context, as_context, current_context
-from .. import _int_grad
+from .. import _int_grad, async_errors
 from .._autograd_state import STATE as _AUTOGRAD
 from ..operator.registry import owned_results
 from .ndarray import NDArray, constructor
@@ -31,6 +31,7 @@ _Tensor = torch.Tensor
 _object_new = object.__new__
 _ABSENT = object()          # the positional input of a call passing none
 _INT_LIVE = _int_grad.LIVE
+_ERRORS_LIVE = async_errors.LIVE     # deferred errors go to the general function, which carries them
 _KNOWN_KEYWORD_SETS = 256   # keyword sets remembered per operator
 
 
@@ -149,7 +150,8 @@ def one_input_entry(spec, general, array_class=NDArray):
                 t = first._t
             else:       # another type (a sparse array, the other interface's): the general function
                 call = None
-            if call is not None and not (_INT_LIVE[0] or t.requires_grad or (casts and _AUTOGRAD.recording)):
+            if call is not None and not (_INT_LIVE[0] or _ERRORS_LIVE[0] or t.requires_grad or
+                                         (casts and _AUTOGRAD.recording)):
                 try:        # impl(t, *()) costs more than the test
                     res = impl(t, *call[0]) if call[0] else impl(t)
                 except MXNetError:
@@ -270,7 +272,7 @@ def variadic_entry(spec, general, array_class=NDArray):
     last = [(None, 0, None)]    # as _KeywordCalls.last, with the number of arrays
 
     def nd_function(*args, out=None, name=None, **kwargs):
-        if args and out is None and not _INT_LIVE[0]:
+        if args and out is None and not (_INT_LIVE[0] or _ERRORS_LIVE[0]):
             seen = last[0]
             n = len(args)
             try:

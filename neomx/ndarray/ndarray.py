@@ -13,6 +13,7 @@ import torch
 from .._autograd_state import STATE as _AUTOGRAD
 from .. import _int_grad, autograd, upper_layers
 from .._division import divide as _divide, divide_, mod, mod_
+from .. import async_errors
 from ..async_errors import raise_deferred
 from ..base import MXNetError, claim_dlpack_tensor, np_dtype, numpy_dtype, refuse_numpy_shape, torch_dtype
 from ..context import Context, as_context, current_context
@@ -22,6 +23,7 @@ from .handles import array_of, handle_of
 
 _run_untracked = autograd.run_untracked
 _INT_LIVE = _int_grad.LIVE
+_ERRORS_LIVE = async_errors.LIVE
 
 __all__ = ['NDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange', 'from_torch',
            'waitall', 'from_numpy', 'from_dlpack', 'to_dlpack_for_read', 'to_dlpack_for_write']
@@ -191,15 +193,21 @@ def _carried(fn, args):
 
 def _call(fn, *tensors):
     """``fn(*tensors)`` as a neomx operation: straight to torch unless an input requires
-    gradients (see :func:`neomx.autograd.run_untracked`) or carries an integer gradient."""
-    if _INT_LIVE[0]:
-        res = _carried(fn, tensors)
-        if res is not None:
-            return res
+    gradients (see :func:`neomx.autograd.run_untracked`), carries an integer gradient or a
+    deferred error."""
+    if _INT_LIVE[0] or _ERRORS_LIVE[0]:
+        return _call_carrying(fn, tensors)
     for t in tensors:
         if t.requires_grad:
             return _run_untracked(fn, *tensors)
     return fn(*tensors)
+
+
+def _call_carrying(fn, tensors):
+    res = _carried(fn, tensors) if _INT_LIVE[0] else None
+    if res is None:
+        res = _run_untracked(fn, *tensors) if any(t.requires_grad for t in tensors) else fn(*tensors)
+    return async_errors.carry(tensors, res) if _ERRORS_LIVE[0] else res
 
 
 def _check_inplace(arr, value=None):
@@ -421,6 +429,17 @@ class NDArray:
     def grad(self):
         slot = self._grad
         return None if slot is None else slot.buf
+
+    @property
+    def _fresh_grad(self):
+        """Whether a backward pass wrote this variable's gradient since the flag was reset."""
+        slot = self._grad
+        return False if slot is None else slot.fresh
+
+    @_fresh_grad.setter
+    def _fresh_grad(self, state):
+        if self._grad is not None:
+            self._grad.fresh = bool(state)
 
     @property
     def T(self):
@@ -653,9 +672,10 @@ class NDArray:
             res = _carried(_getitem, (t, key))
             if res is not None:
                 return _new(res, self._ctx)
-        if t.requires_grad:
-            return _new(_run_untracked(_getitem, t, key), self._ctx)
-        return _new(_getitem(t, key), self._ctx)
+        res = _run_untracked(_getitem, t, key) if t.requires_grad else _getitem(t, key)
+        if _ERRORS_LIVE[0]:
+            async_errors.carry((t,), res)
+        return _new(res, self._ctx)
 
     @staticmethod
     def _basic_indexing_slice_is_contiguous(slc_key, shape):
@@ -1000,6 +1020,7 @@ def waitall():
     """Wait for all pending work (GPU streams); CPU work in torch is already done."""
     if torch.cuda.is_available() and torch.cuda.is_initialized():
         torch.cuda.synchronize()
+    async_errors.raise_pending()     # an operator's deferred error, as MXNet's engine rethrows it
 
 
 def from_dlpack(dlpack):

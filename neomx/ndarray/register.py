@@ -13,7 +13,7 @@ from ..base import MXNetError, check_call, py_str  # noqa: F401  (MXNet's regist
 from ..util import use_np_shape  # noqa: F401
 from ..context import Context, as_context, current_context
 from ..operator import registry
-from .. import _int_grad
+from .. import _int_grad, async_errors
 from .._autograd_state import STATE as _AUTOGRAD
 from ..autograd import run_untracked
 from .ndarray import NDArray, constructor
@@ -110,6 +110,7 @@ def make_function(spec, func_name, array_class=NDArray, on_symbol=None):
     has_optional_inputs = spec.optional_inputs is not None and not variadic
     casts = fast_entries.may_cast(spec)
     int_live = _int_grad.LIVE
+    errors_live = async_errors.LIVE
     # A call passing its inputs positionally as NDArrays, the common case, skips the argument
     # handling of ``arguments``: ``positional`` maps the keywords of such calls, as given, to
     # (parsed attributes, number of inputs passed, the absent inputs' Nones or None, and for
@@ -231,6 +232,8 @@ def make_function(spec, func_name, array_class=NDArray, on_symbol=None):
             raise
         except IMPL_ERRORS as err:
             raise op_error(spec, arrays, err) from None
+        if errors_live[0]:
+            async_errors.carry(tensors, res)
         if type(res) is _Tensor:
             if out is None:
                 arr = _object_new(array_class)      # _new, inlined: this is every call's result

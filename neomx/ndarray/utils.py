@@ -10,6 +10,9 @@ from .ndarray import NDArray, _new, array, empty, zeros  # noqa: F401  (MXNet's 
 
 __all__ = ['zeros', 'empty', 'array', 'save', 'load', 'load_frombuffer']
 
+# MXNet's module also holds these creation functions
+from .ndarray import array, empty, zeros  # noqa: E402,F401
+
 
 def _entries(data):
     """``data`` as (names, arrays); names is empty for a list. Checks types as MXNet does."""

@@ -17,8 +17,10 @@ made: ``_while_loop`` runs its body once and gives outputs of ``max_iterations``
 import torch
 
 from ..context import context_of_device
+from ..util import is_np_shape
 from .. import upper_layers
 from . import registry
+from .dtype_rules import DTypeRule
 from .registry import ANY, INT, STR, memoized
 
 _SUBGRAPH_COUNTS = {'_foreach': 1, '_while_loop': 2, '_cond': 3}
@@ -48,14 +50,51 @@ def _count(attrs):
     return attrs['num_outputs']
 
 
-def _control_flow_op(name, attrs):
+def _control_flow_op(name, attrs, infer_args=None):
     """Register the decorated implementation as control-flow operator ``name``."""
+    # Inputs and outputs of a loop or branch may each have their own dtype (the subgraphs
+    # decide): no input types another; the outputs' dtypes come from running the subgraphs.
+    def every_input(attrs):
+        return tuple('data%d' % i for i in range(attrs['num_args'] - _SUBGRAPH_COUNTS[name]))
+    free_dtypes = DTypeRule(free=every_input, output=lambda dtypes, attrs: None)
     return registry.register(name, variadic=True, spec_class=_ControlFlowSpec, num_outputs=_count,
-                             attrs=[('num_args', INT), ('num_outputs', INT)] + attrs)
+                             attrs=[('num_args', INT), ('num_outputs', INT)] + attrs, infer_args=infer_args,
+                             dtypes=free_dtypes)
+
+
+def _foreach_args(shapes, attrs):
+    """Shapes of a foreach's unknown states and captured inputs, from shape inference inside
+    its body given what is known (each data input gives one step's slice): an LSTM's cell
+    state from its hidden state, as MXNet's shape inference finds it."""
+    body, = attrs['subgraphs']
+    body_inputs = body.list_inputs()
+    n_data = len(attrs['in_data_locs'])
+    locs = list(attrs['in_data_locs']) + list(attrs['in_state_locs']) + list(attrs['remain_locs'])
+    names = ['data%d' % i for i in range(len(locs))]
+    known = {}
+    for i, (name, loc) in enumerate(zip(names, locs)):
+        shape = shapes.get(name)
+        if shape is not None:
+            step = tuple(shape[1:]) or (() if is_np_shape() else (1,))     # as the steps foreach runs
+            known[body_inputs[loc]] = step if i < n_data else tuple(shape)
+    if len(known) == len(locs):
+        return {}
+    inferred = _shapes_inside(body, known)
+    return {name: inferred[body_inputs[loc]] for i, (name, loc) in enumerate(zip(names, locs))
+            if i >= n_data and shapes.get(name) is None and body_inputs[loc] in inferred}
+
+
+def _shapes_inside(graph, known):
+    """The complete shapes of ``graph``'s inputs (by name) that its shape inference finds
+    from the ``known`` ones."""
+    arg_shapes, _, aux_shapes = graph.infer_shape_partial(**known)
+    inferred = dict(zip(graph.list_arguments(), arg_shapes or ()))
+    inferred.update(zip(graph.list_auxiliary_states(), aux_shapes or ()))
+    return {name: tuple(shape) for name, shape in inferred.items() if shape and all(d > 0 for d in shape)}
 
 
 @_control_flow_op('_foreach', [('num_out_data', INT), ('in_state_locs', ANY), ('in_data_locs', ANY),
-                               ('remain_locs', ANY)])
+                               ('remain_locs', ANY)], infer_args=_foreach_args)
 def foreach(*tensors, subgraphs, num_args, num_outputs, num_out_data, in_state_locs, in_data_locs,
             remain_locs):
     """Run the body subgraph on each slice along axis 0 of the data inputs, threading states.
@@ -71,9 +110,11 @@ def foreach(*tensors, subgraphs, num_args, num_outputs, num_out_data, in_state_l
     for loc, tensor in zip(remain_locs, remain):
         inputs[loc] = tensor
     steps = []
+    # MXNet's legacy shapes have no 0-d arrays: a step of 1-D data is (1,)
+    step = (lambda a, t: a[t]) if is_np_shape() else (lambda a, t: a[t] if a.dim() > 1 else a[t:t + 1])
     for t in range(data[0].shape[0]):
         for loc, array in zip(in_data_locs, data):
-            inputs[loc] = array[t]
+            inputs[loc] = step(array, t)
         for loc, state in zip(in_state_locs, states):
             inputs[loc] = state
         outputs = _run(body, inputs)

@@ -26,7 +26,7 @@ import warnings
 
 import torch
 
-from .. import autograd
+from .. import _op_profile, autograd
 from ..base import MXNetError, TYPE_FLAG_OF_TORCH, np_dtype, torch_dtype
 from ..context import context_of_device, current_context
 from .. import upper_layers
@@ -325,10 +325,10 @@ def _operator_for(prop, ctx, shapes, type_flags):
 
 class _Invocation:
     """One run of a user's :class:`CustomOp`: what its forward and backward calls share."""
-    __slots__ = ('op', 'ctx', 'aux', 'out_shapes', 'out_dtypes')
+    __slots__ = ('op', 'ctx', 'aux', 'out_shapes', 'out_dtypes', 'op_type')
 
-    def __init__(self, op, ctx, aux, out_shapes, out_dtypes):
-        self.op, self.ctx, self.aux = op, ctx, aux
+    def __init__(self, op, ctx, aux, out_shapes, out_dtypes, op_type=None):
+        self.op, self.ctx, self.aux, self.op_type = op, ctx, aux, op_type
         self.out_shapes, self.out_dtypes = out_shapes, out_dtypes
 
     def wrap(self, tensors):
@@ -339,17 +339,19 @@ class _Invocation:
         device = args[0].device if args else self.ctx.torch_device
         outputs = self.wrap([torch.zeros(s, dtype=d, device=device)
                              for s, d in zip(self.out_shapes, self.out_dtypes)])
-        _run_user_code(self.op.forward, 'forward', is_train=int(autograd.is_training()),
-                       req=['write'] * len(outputs), in_data=self.wrap(args), out_data=outputs,
-                       aux=self.wrap(self.aux))
+        with _op_profile.custom_scope(self.op_type):
+            _run_user_code(self.op.forward, 'forward', is_train=int(autograd.is_training()),
+                           req=['write'] * len(outputs), in_data=self.wrap(args), out_data=outputs,
+                           aux=self.wrap(self.aux))
         return tuple(o._t for o in outputs)
 
     def backward(self, out_grads, args, outputs, needs_grad):
         in_grads = self.wrap([torch.zeros_like(t) for t in args])
-        _run_user_code(self.op.backward, 'backward',
-                       req=['write' if needed else 'null' for needed in needs_grad],
-                       out_grad=self.wrap(out_grads), in_data=self.wrap(args),
-                       out_data=self.wrap(outputs), in_grad=in_grads, aux=self.wrap(self.aux))
+        with _op_profile.custom_scope(self.op_type, backward=True):
+            _run_user_code(self.op.backward, 'backward',
+                           req=['write' if needed else 'null' for needed in needs_grad],
+                           out_grad=self.wrap(out_grads), in_data=self.wrap(args),
+                           out_data=self.wrap(outputs), in_grad=in_grads, aux=self.wrap(self.aux))
         return tuple(g._t if needed else None for g, needed in zip(in_grads, needs_grad))
 
 
@@ -406,7 +408,7 @@ def custom(*tensors, op_type, **kwargs):
         return _single_or_tuple(tuple(torch.empty(s, dtype=d, device='meta') for s, d in zip(out_shapes, out_dtypes)))
     ctx = context_of_device(tensors[0].device) if tensors else current_context()
     op = _operator_for(prop, ctx, tuple(given), tuple(TYPE_FLAG_OF_TORCH[t.dtype] for t in tensors))
-    outputs = _CustomFunction.apply(_Invocation(op, ctx, aux, out_shapes, out_dtypes), *args)
+    outputs = _CustomFunction.apply(_Invocation(op, ctx, aux, out_shapes, out_dtypes, op_type), *args)
     return _single_or_tuple(outputs)
 
 

@@ -152,7 +152,18 @@ def one_hot(indices, depth, on_value, off_value, dtype):
     return torch.where(hit, on, off)
 
 
-@register('where', inputs=('condition', 'x', 'y'), dtypes=DTypeRule(free=('condition',)))
+def _where_args(shapes, attrs):
+    """x and y share one shape: an unknown one (an open ``zeros((0, 0))``, as zoneout's first
+    previous output) takes the other's, as MXNet's shape inference gives it."""
+    x, y = shapes.get('x'), shapes.get('y')
+    if x is not None and y is None:
+        return {'y': x}
+    if y is not None and x is None:
+        return {'x': y}
+    return {}
+
+
+@register('where', inputs=('condition', 'x', 'y'), dtypes=DTypeRule(free=('condition',)), infer_args=_where_args)
 def where(condition, x, y):
     """``x`` where ``condition`` is non-zero, else ``y``.
 

@@ -18,7 +18,8 @@ import math
 import torch
 from torch.distributions import Gamma
 
-from ..base import dtype_name, torch_dtype
+from ..async_errors import defer_error
+from ..base import MXNetError, dtype_name, torch_dtype
 from ..util import is_np_shape
 from .dtype_rules import DTypeRule
 from .registry import BOOL, CTX, FLOAT, INT, OPT_SHAPE, SHAPE, Attr, check, register
@@ -165,7 +166,10 @@ DISTRIBUTIONS = {
 def _draw(op, dist, values, shape, dtype, device):
     """Samples of ``shape`` in ``dtype`` (None: float32) from scalar parameters ``values``."""
     message = dist.validate(*values)
-    check(message is None, op, message)
+    if message is not None:
+        # MXNet checks the parameters in the sampling kernel: the error comes with the result
+        out = torch.zeros(shape, dtype=dtype or torch.float32, device=device)
+        return defer_error(out, MXNetError('%s: %s' % (op, message)))
     out = torch.empty(shape, dtype=_compute_dtype(dtype), device=device)
     return dist.sampler(out, *values).to(dtype or torch.float32)
 

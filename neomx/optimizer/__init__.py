@@ -9,6 +9,7 @@ from .optimizer import Optimizer, Updater, register, create, get_updater
 from .sgd import SGD, NAG, Signum, LARS, DCASGD, SGLD, ccSGD
 from .checking import Test
 from .adaptive import Adam, AdamW, Adamax, Nadam, LAMB, AdaGrad, AdaDelta, RMSProp, Ftrl, FTML
+from . import contrib
 
 __all__ = ['Optimizer', 'Updater', 'register', 'create', 'get_updater', 'SGD', 'NAG', 'Signum', 'LARS',
            'DCASGD', 'SGLD', 'ccSGD', 'Adam', 'AdamW', 'Adamax', 'Nadam', 'LAMB', 'AdaGrad', 'AdaDelta',

@@ -9,6 +9,7 @@ in one fused call, which Gluon's Trainer uses) run the same code.
 Subclasses written MXNet-style, which override ``update`` with NDArray code instead of
 defining ``_step``, keep working: they are called one parameter at a time.
 """
+import sys
 import warnings
 
 import torch
@@ -429,3 +430,21 @@ class Updater:
 def get_updater(optimizer):
     """An :class:`Updater` for ``optimizer`` (what KVStore and Trainer call)."""
     return Updater(optimizer)
+
+
+def _flatten_list(nested_list):
+    """The items of a list of lists, in order."""
+    return [item for sublist in nested_list for item in sublist]
+
+
+# MXNet defines every optimizer in this module; here each family has its own module of the
+# package (which imports this one), so the names are looked up in the package when asked
+# for here (``from mxnet.optimizer.optimizer import SGD``).
+_DEFINED_ELSEWHERE = ('SGD', 'NAG', 'Signum', 'LARS', 'DCASGD', 'SGLD', 'ccSGD', 'Test', 'Adam', 'Adamax',
+                      'Nadam', 'LAMB', 'AdaGrad', 'AdaDelta', 'RMSProp', 'Ftrl', 'FTML')
+
+
+def __getattr__(name):
+    if name in _DEFINED_ELSEWHERE:
+        return getattr(sys.modules[__package__], name)
+    raise AttributeError('module %r has no attribute %r' % (__name__, name))

@@ -4,6 +4,7 @@ Unrolling a cell over ``length`` steps makes one graph whose node and parameter 
 MXNet's (``lstm_t0_i2h``, ``lstm_i2h_weight``...), so checkpoints and ``tojson()`` move between
 the two libraries unchanged.  Gate orders follow MXNet: LSTM ``i, f, c, o``, GRU ``r, z, o``.
 """
+import functools
 import warnings
 
 from .. import initializer, ndarray, symbol
@@ -11,7 +12,7 @@ from ..base import numeric_types, string_types
 
 __all__ = ['RNNParams', 'BaseRNNCell', 'RNNCell', 'LSTMCell', 'GRUCell', 'FusedRNNCell',
            'SequentialRNNCell', 'DropoutCell', 'ModifierCell', 'ZoneoutCell', 'ResidualCell',
-           'BidirectionalCell']
+           'BidirectionalCell', 'BaseConvRNNCell', 'ConvRNNCell', 'ConvLSTMCell', 'ConvGRUCell']
 
 # Gate suffixes of the packed weights, per mode of the fused ``RNN`` operator.
 _GATE_NAMES = {'rnn_relu': ('',), 'rnn_tanh': ('',), 'lstm': ('_i', '_f', '_c', '_o'),
@@ -819,6 +820,210 @@ class ResidualCell(ModifierCell):
 
 def _add_residual(output, inputs):
     return symbol.elemwise_add(output, inputs, name='%s_plus_residual' % output.name)
+
+
+class BaseConvRNNCell(BaseRNNCell):
+    """What the convolutional cells share: i2h and h2h are convolutions (Shi et al., 2015),
+    ``num_gates * num_hidden`` filters each; the state has the i2h convolution's output shape.
+
+    Parameters
+    ----------
+    input_shape : tuple of int
+        The shape of one step's input, e.g. (N, C, H, W); the state shape follows from it.
+    num_hidden : int
+        Channels of the output and state.
+    h2h_kernel : tuple of int
+        Odd sizes (the h2h convolution keeps the state's spatial shape).
+    h2h_dilate, i2h_kernel, i2h_stride, i2h_pad, i2h_dilate : tuple of int
+    i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer, h2h_bias_initializer
+        Initializers of the four parameters (``<prefix>i2h_weight``...).
+    activation : str or callable
+        An ``act_type`` of ``Activation`` or a symbol function.
+    prefix : str
+    params : RNNParams, optional
+    conv_layout : str, default 'NCHW'
+    """
+    _num_states = 2     # MXNet's base state_info: [h, c]; the RNN and GRU cells have one
+
+    def __init__(self, input_shape, num_hidden, h2h_kernel, h2h_dilate, i2h_kernel, i2h_stride, i2h_pad,
+                 i2h_dilate, i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
+                 h2h_bias_initializer, activation, prefix='', params=None, conv_layout='NCHW'):
+        super().__init__(prefix=prefix, params=params)
+        assert h2h_kernel[0] % 2 == 1 and h2h_kernel[1] % 2 == 1, \
+            'Only support odd number, get h2h_kernel= %s' % str(h2h_kernel)
+        self._h2h_kernel = h2h_kernel
+        self._h2h_pad = (h2h_dilate[0] * (h2h_kernel[0] - 1) // 2, h2h_dilate[1] * (h2h_kernel[1] - 1) // 2)
+        self._h2h_dilate = h2h_dilate
+        self._i2h_kernel, self._i2h_stride = i2h_kernel, i2h_stride
+        self._i2h_pad, self._i2h_dilate = i2h_pad, i2h_dilate
+        self._num_hidden = num_hidden
+        self._input_shape = input_shape
+        self._conv_layout = conv_layout
+        self._activation = activation
+        probe = symbol.Convolution(data=symbol.Variable('data'), num_filter=num_hidden, kernel=i2h_kernel,
+                                   stride=i2h_stride, pad=i2h_pad, dilate=i2h_dilate, layout=conv_layout)
+        self._state_shape = (0,) + tuple(probe.infer_shape(data=input_shape)[1][0][1:])
+        self._iW = self.params.get('i2h_weight', init=i2h_weight_initializer)
+        self._hW = self.params.get('h2h_weight', init=h2h_weight_initializer)
+        self._iB = self.params.get('i2h_bias', init=i2h_bias_initializer)
+        self._hB = self.params.get('h2h_bias', init=h2h_bias_initializer)
+
+    @property
+    def _num_gates(self):
+        return len(self._gate_names)
+
+    @property
+    def state_info(self):
+        return [{'shape': self._state_shape, '__layout__': self._conv_layout}
+                for _ in range(self._num_states)]
+
+    def _step_name(self):
+        self._counter += 1
+        return '%st%d_' % (self._prefix, self._counter)
+
+    def _conv_forward(self, inputs, states, name):
+        """The i2h and h2h convolutions of one step, named ``<name>i2h`` and ``<name>h2h``."""
+        width = self._num_hidden * self._num_gates
+        i2h = symbol.Convolution(name='%si2h' % name, data=inputs, num_filter=width, kernel=self._i2h_kernel,
+                                 stride=self._i2h_stride, pad=self._i2h_pad, dilate=self._i2h_dilate,
+                                 weight=self._iW, bias=self._iB, layout=self._conv_layout)
+        h2h = symbol.Convolution(name='%sh2h' % name, data=states[0], num_filter=width, kernel=self._h2h_kernel,
+                                 dilate=self._h2h_dilate, pad=self._h2h_pad, stride=(1, 1),
+                                 weight=self._hW, bias=self._hB, layout=self._conv_layout)
+        return i2h, h2h
+
+    def __call__(self, inputs, states):
+        raise NotImplementedError('BaseConvRNNCell is abstract class for convolutional RNN')
+
+
+_LEAKY = functools.partial(symbol.LeakyReLU, act_type='leaky', slope=0.2)
+
+
+class ConvRNNCell(BaseConvRNNCell):
+    """Convolutional Elman cell: ``h' = activation(conv_i(x) + conv_h(h))``.
+
+    Parameters are those of :class:`BaseConvRNNCell`, with MXNet's defaults: 3x3 kernels,
+    i2h stride 1 and pad 1, zero biases, leaky ReLU (slope 0.2) activation, prefix 'ConvRNN_'.
+
+    Shape
+    -----
+    Input (N, C, H, W) per step; output and state (N, num_hidden, H', W') (the i2h
+    convolution's output shape).
+
+    Example
+    -------
+    >>> cell = mx.rnn.ConvRNNCell(input_shape=(1, 3, 8, 8), num_hidden=4, prefix='c_')
+    >>> outputs, _ = cell.unroll(2, [mx.sym.var('x0'), mx.sym.var('x1')])
+    >>> mx.sym.Group(outputs).infer_shape(x0=(1, 3, 8, 8), x1=(1, 3, 8, 8))[1]
+    [(1, 4, 8, 8), (1, 4, 8, 8)]
+    """
+    _num_states = 1
+
+    def __init__(self, input_shape, num_hidden, h2h_kernel=(3, 3), h2h_dilate=(1, 1), i2h_kernel=(3, 3),
+                 i2h_stride=(1, 1), i2h_pad=(1, 1), i2h_dilate=(1, 1), i2h_weight_initializer=None,
+                 h2h_weight_initializer=None, i2h_bias_initializer='zeros', h2h_bias_initializer='zeros',
+                 activation=_LEAKY, prefix='ConvRNN_', params=None, conv_layout='NCHW'):
+        super().__init__(input_shape, num_hidden, h2h_kernel, h2h_dilate, i2h_kernel, i2h_stride, i2h_pad,
+                         i2h_dilate, i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
+                         h2h_bias_initializer, activation, prefix=prefix, params=params, conv_layout=conv_layout)
+
+    @property
+    def _gate_names(self):
+        return ('',)
+
+    def __call__(self, inputs, states):
+        name = self._step_name()
+        i2h, h2h = self._conv_forward(inputs, states, name)
+        output = self._get_activation(i2h + h2h, self._activation, name='%sout' % name)
+        return output, [output]
+
+
+class ConvLSTMCell(BaseConvRNNCell):
+    """Convolutional LSTM cell (Shi et al., 2015); states ``[h, c]``, gates ``i, f, c, o``.
+
+    Parameters are those of :class:`ConvRNNCell` (prefix 'ConvLSTM_'); ``activation`` is used
+    for the candidate and for the cell state's output.
+
+    Shape
+    -----
+    Input (N, C, H, W) per step; output and both states (N, num_hidden, H', W').
+
+    Example
+    -------
+    >>> cell = mx.rnn.ConvLSTMCell(input_shape=(1, 3, 8, 8), num_hidden=4, prefix='l_')
+    >>> outputs, states = cell.unroll(2, [mx.sym.var('x0'), mx.sym.var('x1')])
+    >>> len(states), mx.sym.Group(outputs).infer_shape(x0=(1, 3, 8, 8), x1=(1, 3, 8, 8))[1]
+    (2, [(1, 4, 8, 8), (1, 4, 8, 8)])
+    """
+
+    def __init__(self, input_shape, num_hidden, h2h_kernel=(3, 3), h2h_dilate=(1, 1), i2h_kernel=(3, 3),
+                 i2h_stride=(1, 1), i2h_pad=(1, 1), i2h_dilate=(1, 1), i2h_weight_initializer=None,
+                 h2h_weight_initializer=None, i2h_bias_initializer='zeros', h2h_bias_initializer='zeros',
+                 activation=_LEAKY, prefix='ConvLSTM_', params=None, conv_layout='NCHW'):
+        super().__init__(input_shape, num_hidden, h2h_kernel, h2h_dilate, i2h_kernel, i2h_stride, i2h_pad,
+                         i2h_dilate, i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
+                         h2h_bias_initializer, activation, prefix=prefix, params=params, conv_layout=conv_layout)
+
+    @property
+    def _gate_names(self):
+        return ['_i', '_f', '_c', '_o']
+
+    def __call__(self, inputs, states):
+        name = self._step_name()
+        i2h, h2h = self._conv_forward(inputs, states, name)
+        gates = symbol.SliceChannel(i2h + h2h, num_outputs=4, axis=self._conv_layout.find('C'),
+                                    name='%sslice' % name)
+        in_gate = symbol.Activation(gates[0], act_type='sigmoid', name='%si' % name)
+        forget_gate = symbol.Activation(gates[1], act_type='sigmoid', name='%sf' % name)
+        in_transform = self._get_activation(gates[2], self._activation, name='%sc' % name)
+        out_gate = symbol.Activation(gates[3], act_type='sigmoid', name='%so' % name)
+        next_c = symbol.elemwise_add(forget_gate * states[1], in_gate * in_transform, name='%sstate' % name)
+        next_h = symbol.elemwise_mul(out_gate, self._get_activation(next_c, self._activation),
+                                     name='%sout' % name)
+        return next_h, [next_h, next_c]
+
+
+class ConvGRUCell(BaseConvRNNCell):
+    """Convolutional GRU cell; gates ``r, z, o``.
+
+    Parameters are those of :class:`ConvRNNCell` (prefix 'ConvGRU_').
+
+    Shape
+    -----
+    Input (N, C, H, W) per step; output and state (N, num_hidden, H', W').
+
+    Example
+    -------
+    >>> cell = mx.rnn.ConvGRUCell(input_shape=(1, 3, 8, 8), num_hidden=4, prefix='g_')
+    >>> outputs, _ = cell.unroll(2, [mx.sym.var('x0'), mx.sym.var('x1')])
+    >>> mx.sym.Group(outputs).infer_shape(x0=(1, 3, 8, 8), x1=(1, 3, 8, 8))[1]
+    [(1, 4, 8, 8), (1, 4, 8, 8)]
+    """
+    _num_states = 1
+
+    def __init__(self, input_shape, num_hidden, h2h_kernel=(3, 3), h2h_dilate=(1, 1), i2h_kernel=(3, 3),
+                 i2h_stride=(1, 1), i2h_pad=(1, 1), i2h_dilate=(1, 1), i2h_weight_initializer=None,
+                 h2h_weight_initializer=None, i2h_bias_initializer='zeros', h2h_bias_initializer='zeros',
+                 activation=_LEAKY, prefix='ConvGRU_', params=None, conv_layout='NCHW'):
+        super().__init__(input_shape, num_hidden, h2h_kernel, h2h_dilate, i2h_kernel, i2h_stride, i2h_pad,
+                         i2h_dilate, i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
+                         h2h_bias_initializer, activation, prefix=prefix, params=params, conv_layout=conv_layout)
+
+    @property
+    def _gate_names(self):
+        return ['_r', '_z', '_o']
+
+    def __call__(self, inputs, states):
+        name = self._step_name()
+        i2h, h2h = self._conv_forward(inputs, states, name)
+        i2h_r, i2h_z, i2h = symbol.SliceChannel(i2h, num_outputs=3, name='%s_i2h_slice' % name)
+        h2h_r, h2h_z, h2h = symbol.SliceChannel(h2h, num_outputs=3, name='%s_h2h_slice' % name)
+        reset_gate = symbol.Activation(i2h_r + h2h_r, act_type='sigmoid', name='%s_r_act' % name)
+        update_gate = symbol.Activation(i2h_z + h2h_z, act_type='sigmoid', name='%s_z_act' % name)
+        next_h_tmp = self._get_activation(i2h + reset_gate * h2h, self._activation, name='%s_h_act' % name)
+        next_h = symbol.elemwise_add((1. - update_gate) * next_h_tmp, update_gate * states[0],
+                                     name='%sout' % name)
+        return next_h, [next_h]
 
 
 @initializer.register

@@ -1,4 +1,5 @@
 """``mx.AttrScope``: attributes given to every Symbol created inside a ``with`` block."""
+import collections
 import threading
 
 __all__ = ['AttrScope']
@@ -16,6 +17,7 @@ class AttrScope:
         Attribute values, e.g. ``ctx_group='dev1'`` or ``__lr_mult__='0.1'``.
     """
     _current = threading.local()
+    _subgraph_names = collections.defaultdict(int)   # control-flow subgraphs named so far, by name
 
     def __init__(self, **kwargs):
         for value in kwargs.values():

@@ -16,7 +16,6 @@ The node's inputs are ordered as MXNet orders them, and its ``*_locs`` attribute
 them onto the subgraph inputs (``list_inputs`` order); the operators themselves are in
 ``neomx/operator/control_flow.py``.
 """
-import collections
 
 from ..ndarray.contrib_control_flow import flatten, regroup
 from ..operator import registry
@@ -26,7 +25,6 @@ from .symbol import Symbol, create_op_node, var
 
 __all__ = ['foreach', 'while_loop', 'cond']
 
-_SUBGRAPH_NAMES = collections.Counter()     # MXNet numbers subgraph names process-wide
 _SUBGRAPH_KEY = '__subgraph_name__'
 
 
@@ -35,8 +33,11 @@ def _unique_subgraph_name(name):
     outer = AttrScope.current().get(None).get(_SUBGRAPH_KEY, '')
     if outer:
         name = '%s$%s' % (outer, name)
-    _SUBGRAPH_NAMES[name] += 1
-    return '%s%d' % (name, _SUBGRAPH_NAMES[name] - 1)
+    # MXNet numbers subgraph names process-wide, in AttrScope._subgraph_names (which code may
+    # replace: it is looked up on each use)
+    counts = AttrScope._subgraph_names
+    counts[name] += 1
+    return '%s%d' % (name, counts[name] - 1)
 
 
 def _entry_name(sym):
@@ -155,7 +156,7 @@ def foreach(body, data, init_states, name='foreach'):
     data_names, state_names = [_entry_name(s) for s in flat_data], [_entry_name(s) for s in flat_states]
     for kind, loop_names in (('data', data_names), ('state', state_names)):
         if any(n not in names for n in loop_names):
-            raise ValueError('the %s arrays have to be used in the loop body' % kind)
+            raise AssertionError('the %s arrays have to be used in the loop body' % kind)    # as MXNet
     remain = [n for n in names if n not in data_names and n not in state_names]
     outputs = _create('_foreach', [graph], flat_data + flat_states + [graph.outer_input(n) for n in remain],
                       {'num_out_data': len(outs), 'in_data_locs': [names.index(n) for n in data_names],

@@ -13,6 +13,7 @@ graph's file), :mod:`.mirroring` -- and are importable from here as well.
 """
 import itertools
 
+from .. import async_errors
 from ..base import MXNetError
 from .codegen import generate
 from .inference import (TORCH_ERRORS, infer, infer_shape, infer_type, open_shape_nodes,  # noqa: F401
@@ -97,7 +98,9 @@ class CompiledGraph:
         """Run on the input tensors (then the monitor callback of a monitored graph); torch
         errors become ``MXNetError`` naming the operator."""
         try:
-            return self.fn(*tensors, *monitor)
+            with async_errors.collected() as deferred:
+                outputs = self.fn(*tensors, *monitor)
+            return deferred.attach(outputs)     # an operator's deferred error: the outputs report it
         except MXNetError:
             raise
         except TORCH_ERRORS as err:

@@ -36,6 +36,8 @@ from .assertions import _find_max_violation
 from .datasets import *
 from .env import *
 from .generator_checks import *
+from .gluon_checks import *
+from ..runtime import Features  # noqa: F401  (MXNet's test_utils holds it)
 from .optimizer_checks import *
 from .random_data import *
 from .symbolic_checks import *

@@ -4,4 +4,3 @@ from .activations import *  # noqa: F401,F403
 from .basic_layers import *  # noqa: F401,F403
 from .norm_layers import *  # noqa: F401,F403
 from .conv_layers import *  # noqa: F401,F403
-from .pooling_layers import *  # noqa: F401,F403

@@ -5,6 +5,7 @@ import warnings
 from ... import ndarray
 from ..block import Block, HybridBlock, _indent
 from .activations import Activation
+from .norm_layers import BatchNorm, BatchNormReLU, GroupNorm, InstanceNorm, LayerNorm  # noqa: F401  (MXNet's home)
 
 __all__ = ['Sequential', 'HybridSequential', 'Dense', 'Dropout', 'Embedding', 'Flatten',
            'Lambda', 'HybridLambda']

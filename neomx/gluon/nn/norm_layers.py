@@ -8,7 +8,7 @@ import numpy as np
 
 from ..block import HybridBlock
 
-__all__ = ['BatchNorm', 'InstanceNorm', 'LayerNorm', 'GroupNorm']
+__all__ = ['BatchNorm', 'BatchNormReLU', 'InstanceNorm', 'LayerNorm', 'GroupNorm']
 
 
 def _kwargs_repr(kwargs):
@@ -115,6 +115,32 @@ class BatchNorm(_AffineNorm):
     def __repr__(self):
         return '{}({}, in_channels={})'.format(self.__class__.__name__, _kwargs_repr(self._kwargs),
                                                self.gamma.shape[0] or None)
+
+
+class BatchNormReLU(BatchNorm):
+    """:class:`BatchNorm` followed by ReLU (MXNet fuses the two in one operator,
+    ``contrib.BatchNormWithReLU``); the parameters are BatchNorm's.
+
+    Shape
+    -----
+    data, out : ``(batch, channels, ...)`` (channels on ``axis``), the same.
+
+    Example
+    -------
+    >>> bn = mx.gluon.nn.BatchNormReLU()
+    >>> bn.initialize()
+    >>> with mx.autograd.record():
+    ...     y = bn(mx.nd.array([[[1, 3]], [[5, 7]]]))
+    >>> y
+    <BLANKLINE>
+    [[[0.         0.        ]]
+    <BLANKLINE>
+     [[0.44721314 1.3416394 ]]]
+    <NDArray 2x1x2 @cpu(0)>
+    """
+
+    def hybrid_forward(self, F, x, gamma, beta, running_mean, running_var):
+        return F.relu(super().hybrid_forward(F, x, gamma, beta, running_mean, running_var))
 
 
 class InstanceNorm(_AffineNorm):

@@ -118,6 +118,9 @@ def _begin_state_for(cell, F, begin_state, inputs, batch_size):
     return cell.begin_state(batch_size, ctx=first.context, dtype=first.dtype)
 
 
+_get_begin_state = _begin_state_for     # MXNet's name (downstream code imports it)
+
+
 def _cells_state_info(cells, batch_size):
     return [info for cell in cells for info in cell.state_info(batch_size)]
 

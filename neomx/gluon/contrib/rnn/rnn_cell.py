@@ -218,3 +218,69 @@ class LSTMPCell(HybridRecurrentCell):
         next_r = F.FullyConnected(hidden, h2r_weight, num_hidden=self._projection_size,
                                   no_bias=True, name=step + 'out')
         return next_r, [next_r, next_c]
+
+
+def dynamic_unroll(cell, inputs, begin_state, drop_inputs=0, drop_outputs=0, layout='TNC', valid_length=None):
+    """Unroll ``cell`` over ``inputs`` with the ``foreach`` operator: one graph node for the
+    whole loop when hybridized, whatever the sequence length.
+
+    Parameters
+    ----------
+    cell : RecurrentCell
+    inputs : NDArray or Symbol
+        Shaped by ``layout``.
+    begin_state : list of NDArray or Symbol
+        The cell's initial states.
+    drop_inputs, drop_outputs : float, default 0
+        Dropout on the inputs and on the outputs (the same mask along the time axis).
+    layout : {'TNC', 'NTC'}, default 'TNC'
+    valid_length : NDArray or Symbol, optional
+        (N,) lengths: states stop changing and outputs are zero past each sequence's length.
+
+    Returns
+    -------
+    outputs : NDArray or Symbol
+        Shaped by ``layout``.
+    states : list of NDArray or Symbol
+        The states after the last (valid) step.
+
+    Example
+    -------
+    >>> cell = mx.gluon.rnn.GRUCell(4)
+    >>> cell.initialize()
+    >>> x = mx.nd.ones((5, 2, 3))
+    >>> out, states = dynamic_unroll(cell, x, cell.begin_state(2), valid_length=mx.nd.array([2, 5]))
+    >>> out.shape, states[0].shape, float(out[3, 0].abs().sum().asscalar())
+    ((5, 2, 4), (2, 4), 0.0)
+    """
+    inputs, axis, F, _ = _format_sequence(0, inputs, layout, True)
+    axes = None
+    if axis != 0:       # foreach steps along axis 0
+        axes = list(range(len(layout)))
+        axes[0], axes[axis] = axes[axis], axes[0]
+        inputs = F.transpose(inputs, axes=axes)
+    states = begin_state
+    if drop_inputs:
+        inputs = F.Dropout(inputs, p=drop_inputs, axes=(axis,))
+    if valid_length is None:
+        def loop_body(step_inputs, step_states):
+            return cell(step_inputs, step_states)
+    else:
+        # the step number travels as one more state; states past a sequence's end keep their value
+        states = list(states) + [F.zeros((1,))]
+
+        def loop_body(step_inputs, step_states):
+            cell_states, step_no = step_states[:-1], step_states[-1]
+            out, new_states = cell(step_inputs, cell_states)
+            running = F.broadcast_greater(valid_length, step_no)
+            new_states = [F.where(running, new, old) for new, old in zip(new_states, cell_states)]
+            return out, new_states + [step_no + 1]
+    outputs, states = F.contrib.foreach(loop_body, inputs, states)
+    if drop_outputs:
+        outputs = F.Dropout(outputs, p=drop_outputs, axes=(axis,))
+    if axes is not None:
+        outputs = F.transpose(outputs, axes=axes)
+    if valid_length is None:
+        return outputs, states
+    outputs = F.SequenceMask(outputs, sequence_length=valid_length, use_sequence_length=True, axis=axis)
+    return outputs, states[:-1]
