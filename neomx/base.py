@@ -300,29 +300,7 @@ ctypes.pythonapi.PyCapsule_New.restype = ctypes.py_object
 ctypes.pythonapi.PyCapsule_GetPointer.restype = ctypes.c_void_p
 
 
-class _DLPackCApi:
-    """The one entry of MXNet's C library (``mxnet.base._LIB``) that user code calls through
-    ctypes: ``MXNDArrayFromDLPack(dlpack_handle, ctypes.byref(handle))``, as in MXNet's own
-    ``from_dlpack`` of 1.x. The DLManagedTensor pointer becomes a torch tensor (torch takes
-    ownership and runs its deleter), held under the handle's value until
-    ``NDArray(handle=handle)`` claims it (:func:`claim_dlpack_tensor`)."""
-
-    def MXNDArrayFromDLPack(self, dlpack_handle, out):  # pylint: disable=invalid-name
-        pointer = dlpack_handle.value if isinstance(dlpack_handle, ctypes.c_void_p) else dlpack_handle
-        if not pointer:
-            raise MXNetError('MXNDArrayFromDLPack: the DLPack handle is NULL')
-        new_capsule = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)(
-            ('PyCapsule_New', ctypes.pythonapi))
-        import torch.utils.dlpack  # pylint: disable=import-outside-toplevel
-        tensor = torch.utils.dlpack.from_dlpack(new_capsule(pointer, b'dltensor', None))
-        handle = getattr(out, '_obj', out)
-        _DLPACK_TENSORS[id(tensor)] = tensor
-        handle.value = id(tensor)
-        return 0
-
-
 _DLPACK_TENSORS = {}
-_LIB = _DLPackCApi()
 
 
 def claim_dlpack_tensor(handle):
@@ -368,6 +346,22 @@ class CLibrary:
         _referent(out_size).value = len(names)
         address = ctypes.c_void_p(ctypes.addressof(self._kept))
         ctypes.memmove(ctypes.addressof(_referent(out_array)), ctypes.byref(address), ctypes.sizeof(address))
+        return 0
+
+    def MXNDArrayFromDLPack(self, dlpack_handle, out):  # pylint: disable=invalid-name
+        """``MXNDArrayFromDLPack(dlpack_handle, ctypes.byref(handle))``, as MXNet 1.x's own
+        ``from_dlpack`` calls it: the DLManagedTensor pointer becomes a torch tensor (torch takes
+        ownership and runs its deleter), held under the handle's value until
+        ``NDArray(handle=handle)`` claims it (:func:`claim_dlpack_tensor`)."""
+        pointer = dlpack_handle.value if isinstance(dlpack_handle, ctypes.c_void_p) else dlpack_handle
+        if not pointer:
+            raise MXNetError('MXNDArrayFromDLPack: the DLPack handle is NULL')
+        new_capsule = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)(
+            ('PyCapsule_New', ctypes.pythonapi))
+        import torch.utils.dlpack  # pylint: disable=import-outside-toplevel
+        tensor = torch.utils.dlpack.from_dlpack(new_capsule(pointer, b'dltensor', None))
+        _DLPACK_TENSORS[id(tensor)] = tensor
+        _referent(out).value = id(tensor)
         return 0
 
 

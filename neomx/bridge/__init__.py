@@ -44,7 +44,7 @@ class GluonModule(torch.nn.Module):
     Its parameters (``named_parameters()``) are the block's parameters under their Gluon
     names, as ``torch.nn.Parameter``s sharing memory with the block's arrays: an update by a
     torch optimizer is an update of the block. ``forward`` takes and returns torch tensors;
-    ``module.train()``/``eval()`` select Gluon's training mode (dropout, batch norm).
+    ``module.train()`` and ``module.eval()`` select Gluon's training mode (dropout, batch norm).
 
     Shape
     -----
@@ -55,8 +55,8 @@ class GluonModule(torch.nn.Module):
     >>> net = mx.gluon.nn.Dense(2, in_units=3)
     >>> net.initialize(mx.init.One())
     >>> m = mx.bridge.to_torch(net)
-    >>> sorted(n for n, _ in m.named_parameters())
-    ['dense0_bias', 'dense0_weight']
+    >>> sorted(n.split('_', 1)[1] for n, _ in m.named_parameters())   # Gluon's names
+    ['bias', 'weight']
     >>> m(torch.ones(1, 3))
     tensor([[3., 3.]], grad_fn=<...>)
     """
@@ -128,7 +128,7 @@ class TorchBlock(HybridBlock):
     sharing memory with it, so ``collect_params()`` lists it and ``Trainer`` updates it;
     buffers (batch-norm statistics) are Parameters with ``grad_req='null'``. The module runs
     with neomx's autograd (``record()``/``backward()``); Gluon's training mode selects the
-    module's ``train()``/``eval()``. It runs imperatively: ``hybridize()`` is accepted and
+    module's ``train()`` and ``module.eval()``. It runs imperatively: ``hybridize()`` is accepted and
     ignored, since a torch module has no MXNet graph to export.
 
     Shape
@@ -139,8 +139,8 @@ class TorchBlock(HybridBlock):
     -------
     >>> lin = torch.nn.Linear(3, 2)
     >>> blk = mx.bridge.from_torch(lin)
-    >>> sorted(blk.collect_params().keys())
-    ['torchblock0_bias', 'torchblock0_weight']
+    >>> sorted(k.split('_', 1)[1] for k in blk.collect_params().keys())
+    ['bias', 'weight']
     >>> blk(mx.nd.ones((1, 3))).shape
     (1, 2)
     """

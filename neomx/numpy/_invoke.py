@@ -6,6 +6,7 @@ Every ``mx.np`` function that has an operator calls the operator's implementatio
 build: those test the common call (ndarrays, no ``out=``, nothing recording) inline and
 call the implementation directly, as ``mx.nd``'s lean entries do.
 """
+import inspect
 import numbers
 
 import numpy as _np
@@ -311,11 +312,34 @@ def _scalar(x):
 
 
 def _renamed(function, params):
-    """``function`` with its two array parameters named ``params``."""
+    """``function`` with its two array parameters named ``params`` (as MXNet's signature names
+    them), taken by position or by those names; no generated source."""
     a, b = params
-    namespace = {'_f': function}
-    exec('def %s(%s, %s, out=None, **kwargs):\n    return _f(%s, %s, out, **kwargs)\n'  # pylint: disable=exec-used
-         % (function.__name__, a, b, a, b), namespace)
-    renamed = namespace[function.__name__]
+    missing = object()
+
+    def renamed(*args, out=None, **kwargs):
+        x1 = kwargs.pop(a, missing)
+        x2 = kwargs.pop(b, missing)
+        positional = list(args)
+        if x1 is missing:
+            if not positional:
+                raise TypeError('%s() missing required argument %r' % (function.__name__, a))
+            x1 = positional.pop(0)
+        if x2 is missing:
+            if not positional:
+                raise TypeError('%s() missing required argument %r' % (function.__name__, b))
+            x2 = positional.pop(0)
+        if positional:
+            if len(positional) > 1:
+                raise TypeError('%s() takes at most 3 positional arguments' % function.__name__)
+            out = positional[0]
+        return function(x1, x2, out, **kwargs)
+
+    renamed.__name__ = renamed.__qualname__ = function.__name__
     renamed.__doc__ = function.__doc__
+    renamed.__signature__ = inspect.Signature([
+        inspect.Parameter(a, inspect.Parameter.POSITIONAL_OR_KEYWORD),
+        inspect.Parameter(b, inspect.Parameter.POSITIONAL_OR_KEYWORD),
+        inspect.Parameter('out', inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None),
+        inspect.Parameter('kwargs', inspect.Parameter.VAR_KEYWORD)])
     return renamed

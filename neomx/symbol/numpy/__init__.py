@@ -36,7 +36,8 @@ class _Symbol(Symbol):
     -------
     >>> x = mx.sym.var('x').as_np_ndarray()
     >>> y = (x + 1) * x
-    >>> type(y).__name__, [n['op'] for n in __import__('json').loads(y.tojson())['nodes']][1:]
+    >>> import json
+    >>> type(y).__name__, [n['op'] for n in json.loads(y.tojson())['nodes']][1:]
     ('_Symbol', ['_npi_add_scalar', '_npi_multiply'])
     """
     __slots__ = ()
