@@ -82,6 +82,8 @@ def test_sparse_results_hold_mxnets_parts():
         == ('csr', [0, 1], [1], [3])
     tk = mx.nd.take(c, mx.nd.array([1, 1, 0]))
     assert tk.indptr.asnumpy().tolist() == [0, 2, 4, 5] and tk.indices.asnumpy().tolist() == [0, 2, 0, 2, 1]
+    rows = c[(slice(1, 2),)]        # gluon.utils.split_data's key
+    assert rows.stype == 'csr' and rows.asnumpy().tolist() == [[2, 0, 3]]
     assert mx.nd.contrib.getnnz(c).asnumpy().tolist() == [3]
     assert mx.nd.contrib.getnnz(c, axis=1).asnumpy().tolist() == [1, 2]
     with pytest.raises(MXNetError, match='axis = 0 is not supported'):

@@ -398,6 +398,8 @@ class CSRNDArray(BaseSparseNDArray):
 
     def __getitem__(self, key):
         """Rows ``key`` (an integer, a slice of step 1 or an integer array) as a CSRNDArray."""
+        if isinstance(key, tuple) and len(key) == 1:       # x[(slice,)], as split_data indexes
+            key = key[0]
         n = self.shape[0]
         if isinstance(key, (int, np.integer)):
             k = int(key) + n if key < 0 else int(key)
