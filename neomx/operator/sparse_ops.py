@@ -8,12 +8,12 @@ operator's.
 import torch
 import torch.nn.functional as F
 
-from .optimizer_ops import adagrad_, effective_grads
+from .optimizer_ops import adagrad_
 from .reduce import _reduce_dims
 from .registry import register, check, choice, BOOL, DTYPE, FLOAT, INT, OPT_INT, OPT_SHAPE
 
 __all__ = ['cast_storage', 'sparse_retain', 'square_sum', 'getnnz', 'sparse_adagrad_update',
-           'group_adagrad_update', 'sparse_embedding']
+           'sparse_embedding']
 
 
 @register('cast_storage', inputs=('data',), attrs=[('stype', choice('default', 'row_sparse', 'csr'))],
@@ -64,18 +64,6 @@ def sparse_adagrad_update(weight, grad, history, lr, epsilon, wd, rescale_grad, 
     w = weight.clone()
     adagrad_([w], [grad], [history], [lr], [0.0], epsilon, rescale_grad, clip_gradient)
     return w
-
-
-@register('_contrib_group_adagrad_update', inputs=('weight', 'grad', 'history'), aux=('history',),
-          attrs=[('lr', FLOAT)] + _UPDATE_TAIL + [('epsilon', FLOAT, 1e-5)])
-def group_adagrad_update(weight, grad, history, lr, rescale_grad, clip_gradient, epsilon):
-    """Group AdaGrad: one history value per row, ``history += mean(g**2, axis=1)``;
-    ``w -= lr * g / sqrt(history + epsilon)``. A row_sparse gradient updates its rows only."""
-    (g,), _ = effective_grads([grad], rescale_grad, clip_gradient, [weight])
-    flat = g.reshape(g.shape[0], -1)
-    history.add_(flat.square().mean(dim=1).reshape(history.shape))
-    scale = torch.rsqrt(history.reshape(-1) + epsilon).reshape((-1,) + (1,) * (g.dim() - 1))
-    return weight - lr * g * scale
 
 
 @register('_contrib_SparseEmbedding', inputs=('data', 'weight'),
