@@ -23,7 +23,7 @@ import functools
 
 import torch
 
-__all__ = ['foreach', 'per_tensor', 'momentum_sgd_', 'set_grad_enabled', 'engine_run_backward',
+__all__ = ['foreach', 'tensor_version', 'per_tensor', 'momentum_sgd_', 'set_grad_enabled', 'engine_run_backward',
            'rnn_kernel', 'onednn_ops', 'has_lapack', 'inductor_freezing']
 
 
@@ -197,3 +197,17 @@ def has_lapack():
         return True
     except RuntimeError:
         return False
+
+
+# ------------------------------------------------------------------ version counter
+_NEVER_EQUAL = object
+
+
+def tensor_version(tensor):
+    """torch's in-place write counter of ``tensor`` (``Tensor._version``): a sparse array that
+    handed out a dense copy recompresses it only after something wrote into it. Without the
+    counter every call returns a fresh object, which never compares equal (always recompress)."""
+    try:
+        return tensor._version
+    except AttributeError:
+        return _NEVER_EQUAL()

@@ -185,6 +185,9 @@ def predict_mode():
 
 
 # ----------------------------------------------------------------- variables
+_STRIDED = torch.strided
+
+
 def _make_hook(slot):
     """The hook that moves torch's freshly accumulated ``.grad`` into the slot's buffer.
 
@@ -198,6 +201,8 @@ def _make_hook(slot):
         if g.requires_grad:         # backward(create_graph=True): keep the buffer a plain array
             g = g.detach()
         buf = slot.buf
+        if g.layout is not _STRIDED and buf.stype != 'row_sparse':
+            g = g.to_dense()        # a sparse gradient (dot(csr, w)'s rows) for a dense buffer
         if slot.req == 'add':
             buf._t.add_(g if g.dtype is buf._t.dtype else g.to(buf._t.dtype))
         elif g.dtype is buf._t.dtype:
@@ -417,7 +422,8 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     finally:
         _STATE.training = prev_train
     new = upper_layers.get('array_from_tensor')
-    return [new(torch.zeros_like(v._t) if r is None else r.to(v._t.dtype), v._ctx)
+    return [new(torch.zeros_like(v._t) if r is None else
+                (r if r.layout is _STRIDED else r.to_dense()).to(v._t.dtype), v._ctx)
             for r, v in zip(res, variables)]
 
 

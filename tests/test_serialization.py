@@ -141,12 +141,13 @@ def test_load_version_3_file():
     np.testing.assert_array_equal(ints.asnumpy(), [[1, 2]])
 
 
-def test_load_sparse_files_densify():
+def test_load_sparse_files_stay_sparse():
     (rsp,) = mx.nd.load_frombuffer(binascii.unhexlify(ROW_SPARSE_FILE))
     np.testing.assert_array_equal(rsp.asnumpy(), [[0, 0], [1, 2], [0, 0]])
+    assert rsp.stype == 'row_sparse' and rsp.indices.asnumpy().tolist() == [1]
     csr = mx.nd.load_frombuffer(binascii.unhexlify(CSR_FILE))['c']
     np.testing.assert_array_equal(csr.asnumpy(), [[0, 3], [1, 2], [0, 0]])
-    assert csr.stype == 'default'
+    assert csr.stype == 'csr' and csr.indptr.asnumpy().tolist() == [0, 1, 3, 3]
 
 
 def _old_file(array_records):

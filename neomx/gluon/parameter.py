@@ -116,9 +116,9 @@ class Parameter:
     differentiable : bool
         False forces ``grad_req='null'``.
     stype, grad_stype : str
-        Storage types of the data and the gradient ('default', 'row_sparse' or 'csr'). The
-        arrays are stored densely but carry the type: a row_sparse parameter is read with
-        ``row_sparse_data``, and its gradient reports ``grad_stype``.
+        Storage types of the data and the gradient ('default', 'row_sparse' or 'csr'). A
+        row_sparse parameter is read with ``row_sparse_data``; its gradient is a
+        RowSparseNDArray holding the rows backward touched (see ``NDArray.attach_grad``).
 
     Example
     -------
@@ -410,7 +410,7 @@ class Parameter:
         """The rows ``row_id`` of a row_sparse parameter, on ``row_id``'s context.
 
         The rows are pulled from the Trainer's KVStore first, as MXNet does; other rows are
-        zero (neomx stores the array densely).
+        zero.
 
         Raises
         ------

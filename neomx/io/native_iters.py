@@ -201,42 +201,77 @@ class MNISTIter(_InMemoryIter):
 
 
 class LibSVMIter(_InMemoryIter):
-    """Batches of a LibSVM text file (MXNet's ``mx.io.LibSVMIter``), as dense arrays.
+    """Batches of a LibSVM text file (MXNet's ``mx.io.LibSVMIter``) as CSRNDArrays.
 
-    Each line is ``label index:value ...`` (zero-based indices). ``label_libsvm`` names a
-    separate file of labels in the same format. neomx stores sparse arrays densely, so data
-    batches are dense (batch, data_shape[0]) arrays.
+    Each line is ``label index:value ...`` (zero-based indices below ``data_shape[0]``). The
+    file is read into compressed rows (memory proportional to its entries, never a dense
+    matrix) and each batch is a ``(batch_size, data_shape[0])`` CSRNDArray. Labels are the
+    lines' first numbers, or with ``label_libsvm`` the rows of that file as CSRNDArrays of
+    ``label_shape``. The last batch wraps around to the start (``round_batch``, the only mode
+    MXNet's sparse batch loader has) and reports the wrapped rows as ``pad``.
+    ``num_parts``/``part_index`` read one of ``num_parts`` byte ranges of the file (a line
+    belongs to the range holding its start), as MXNet's input splits do.
+
+    Example
+    -------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), 'train.libsvm')
+    >>> with open(path, 'w') as f:
+    ...     _ = f.write('1 0:0.5 3:2\\n0 1:1\\n')
+    >>> it = mx.io.LibSVMIter(data_libsvm=path, data_shape=(4,), batch_size=2)
+    >>> batch = next(it)
+    >>> batch.data[0].stype, batch.data[0].asnumpy().tolist(), batch.label[0].asnumpy().tolist()
+    ('csr', [[0.5, 0.0, 0.0, 2.0], [0.0, 1.0, 0.0, 0.0]], [1.0, 0.0])
     """
 
     def __init__(self, data_libsvm, data_shape, label_libsvm=None, label_shape=(1,), batch_size=1,
                  round_batch=True, num_parts=1, part_index=0, **kwargs):
-        labels, data = self._parse(data_libsvm, data_shape[0])
+        if not round_batch:
+            raise MXNetError("LibSVMIter: sparse batch loader doesn't support round_batch == false yet")
+        if not 0 <= part_index < num_parts:
+            raise MXNetError('LibSVMIter: part_index %d out of range for num_parts %d' % (part_index, num_parts))
+        labels, data = self._parse(data_libsvm, data_shape[0], num_parts, part_index)
         if label_libsvm is not None and label_libsvm != 'NULL':
-            _, labels = self._parse(label_libsvm, label_shape[0])
+            _, labels = self._parse(label_libsvm, label_shape[0], num_parts, part_index)
         elif tuple(label_shape) != (1,):
             raise MXNetError('LibSVMIter: label_shape %s needs label_libsvm' % (tuple(label_shape),))
-        if tuple(label_shape) == (1,) and labels.ndim == 2:
-            labels = labels.reshape(len(labels))
-        per_part = len(data) // num_parts
-        part = slice(part_index * per_part, (part_index + 1) * per_part)
-        super().__init__(data[part], labels[part], batch_size, round_batch=round_batch)
+        super().__init__(data, labels, batch_size, round_batch=True)
 
     @staticmethod
-    def _parse(path, width):
-        labels, rows = [], []
-        with open(path) as f:
-            for lineno, line in enumerate(f, 1):
-                fields = line.split()
-                if not fields:
-                    continue
-                row = np.zeros(width, dtype=np.float32)
-                start = 0 if ':' in fields[0] else 1
-                labels.append(float(fields[0]) if start else 0.0)
-                for item in fields[start:]:
-                    index, _, value = item.partition(':')
-                    if not index.isdigit() or int(index) >= width:
-                        raise MXNetError('LibSVMIter: %s line %d: bad entry %r for width %d'
-                                         % (path, lineno, item, width))
-                    row[int(index)] = float(value)
-                rows.append(row)
-        return np.array(labels, dtype=np.float32), np.array(rows, dtype=np.float32).reshape(-1, width)
+    def _parse(path, width, num_parts=1, part_index=0):
+        """(labels as numpy, rows as a CSRNDArray) of this part of a LibSVM file."""
+        from ..ndarray.sparse_arrays import csr_matrix
+        with open(path, 'rb') as f:
+            text = f.read()
+        lo, hi = len(text) * part_index // num_parts, len(text) * (part_index + 1) // num_parts
+        # the part holds the lines starting in [lo, hi)
+        start = 0 if lo == 0 else text.find(b'\n', lo - 1) + 1 or len(text)
+        end = len(text) if part_index == num_parts - 1 else (text.find(b'\n', hi - 1) + 1 or len(text))
+        labels, counts, pairs = [], [], []
+        for line in text[start:end].decode().splitlines():
+            fields = line.split()
+            if not fields:
+                continue
+            first = 0 if ':' in fields[0] else 1
+            labels.append(float(fields[0]) if first else 0.0)
+            counts.append(len(fields) - first)
+            pairs.extend(fields[first:])
+        flat = np.array(' '.join(pairs).replace(':', ' ').split(), dtype=np.float64) if pairs else np.zeros(0)
+        if flat.size != 2 * len(pairs):
+            raise MXNetError('LibSVMIter: %s: every entry must be index:value' % path)
+        index, values = flat[0::2], flat[1::2]
+        bad = np.nonzero((index < 0) | (index >= width) | (index != np.floor(index)))[0]
+        if bad.size:
+            row = int(np.searchsorted(np.cumsum(counts), bad[0], side='right'))
+            raise MXNetError('LibSVMIter: %s line %d: feature index %s out of range [0, %d)'
+                             % (path, row + 1, pairs[bad[0]].split(':')[0], width))
+        indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        rows = csr_matrix((values.astype(np.float32), index.astype(np.int64), indptr), shape=(len(counts), width))
+        return np.array(labels, dtype=np.float32), rows
+
+    def getdata(self):
+        return self._batch[0]
+
+    def getlabel(self):
+        label = self._batch[1]
+        return label if not isinstance(label, np.ndarray) else array(label, dtype=np.float32)

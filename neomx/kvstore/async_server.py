@@ -18,6 +18,7 @@ import torch
 from .. import autograd
 from ..context import cpu
 from ..ndarray.ndarray import wrap_tensor
+from ..ndarray.sparse_arrays import rows_array
 from ..optimizer import get_updater, state_format
 
 __all__ = ['SERVER']
@@ -75,6 +76,35 @@ class _Shard:
         return None
 
     @autograd.untracked
+    def push_rows(self, slots, row_shapes, rows_list, values_list):
+        """A row_sparse push: per slot, the gradient's rows (local to the slot) and values; the
+        optimizer sees a row_sparse gradient and updates those rows (lazily, as MXNet's)."""
+        with self.lock:
+            if self.updater is None:
+                return 'Updater needs to be set for async mode (call set_optimizer first)'
+            missing = [s[0] for s in slots if s not in self.values]
+            if missing:
+                return 'key(s) %s have not been initialized (call init first)' % missing
+            for (key, part), row_shape, rows, values in zip(slots, row_shapes, rows_list, values_list):
+                target = self._target((key, part))
+                view = target.view((-1,) + tuple(row_shape))
+                grad = rows_array(rows, values.to(target.dtype), tuple(view.shape), cpu(0))
+                self.updater(key.encode() if isinstance(key, str) else key, grad, wrap_tensor(view, cpu(0)))
+                if target is not self.values[(key, part)]:
+                    self.values[(key, part)].copy_(target)
+        return None
+
+    @autograd.untracked
+    def pull_rows(self, slots, row_shapes, rows_list):
+        """The rows ``rows_list[i]`` of each slot (only those travel back)."""
+        with self.lock:
+            missing = [s[0] for s in slots if s not in self.values]
+            if missing:
+                return 'key(s) %s have not been initialized (call init first)' % missing
+            return [self.values[s].view((-1,) + tuple(shape))[rows].clone()
+                    for s, shape, rows in zip(slots, row_shapes, rows_list)]
+
+    @autograd.untracked
     def pull(self, slots):
         with self.lock:
             missing = [s[0] for s in slots if s not in self.values]
@@ -116,6 +146,14 @@ def push(slots, tensors):
 
 def pull(slots):
     return SERVER.pull(slots)
+
+
+def push_rows(slots, row_shapes, rows_list, values_list):
+    return SERVER.push_rows(slots, row_shapes, rows_list, values_list)
+
+
+def pull_rows(slots, row_shapes, rows_list):
+    return SERVER.pull_rows(slots, row_shapes, rows_list)
 
 
 def states():

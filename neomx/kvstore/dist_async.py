@@ -23,6 +23,7 @@ from ..base import MXNetError, atomic_write
 from ..optimizer import state_format
 from ..context import cpu
 from ..ndarray.ndarray import wrap_tensor
+from ..ndarray.sparse_arrays import set_rows, sum_row_sparse
 from . import async_server, rendezvous
 from .collectives import Collectives
 from .group_member import GroupMember
@@ -77,6 +78,9 @@ class DistAsyncKVStore(GroupMember, KVStore):
         self._group = rendezvous.init_process_group()
         self._comm = Collectives(self._group)
         self._layouts = {}
+        # bytes of values sent by row_sparse pushes and received by pulls (row_sparse_pull
+        # moves only the rows asked for: see benchmarks/bench_sparse.py)
+        self.traffic = {'sent': 0, 'received': 0}
         _start_rpc(self._group)
 
     # ---------------------------------------------------------- placement
@@ -88,7 +92,10 @@ class DistAsyncKVStore(GroupMember, KVStore):
             numel *= d
         n = self.num_workers
         if numel > bigarray_bound() and n > 1:
-            parts = [(r, numel * r // n, numel * (r + 1) // n) for r in range(n)]
+            # cut between rows, so that row_sparse pushes and pulls address whole rows of a part
+            rows = shape[0] if shape else 1
+            row = numel // rows if rows else 1
+            parts = [(r, row * (rows * r // n), row * (rows * (r + 1) // n)) for r in range(n)]
         else:
             parts = [(_stable_hash(key) % n, 0, numel)]
         return shape, dtype, parts
@@ -161,6 +168,9 @@ class DistAsyncKVStore(GroupMember, KVStore):
         """Send this worker's (device-summed) value(s); each server updates its part at once."""
         pairs = self._pairs(key, value, 'push')
         self._check(pairs, 'push')
+        if all(a.stype == 'row_sparse' for _, arrays in pairs for a in arrays):
+            self._push_rows(pairs)
+            return
         sums = []
         for _, arrays in pairs:
             total = arrays[0]._t.detach().to('cpu', copy=True)
@@ -179,6 +189,57 @@ class DistAsyncKVStore(GroupMember, KVStore):
             requests[server] = (async_server.decode_push, (slots, packed, [p.numel() for p in pieces],
                                                             [tuple(p.shape) for p in pieces], comp.threshold))
         self._call_all('push', requests)
+
+    def _row_parts(self, key):
+        """Per part of ``key``: (server, first row, end row, values per row)."""
+        shape, _, parts = self._layouts[key]
+        row = 1
+        for d in shape[1:]:
+            row *= d
+        return [(server, start // row, stop // row, row) for server, start, stop in parts]
+
+    def _by_part(self, key, rows):
+        """``rows`` (sorted int64) split over the parts of ``key``: [(server, part, local rows, mask)]."""
+        out = []
+        for part, (server, lo, hi, _) in enumerate(self._row_parts(key)):
+            mask = (rows >= lo) & (rows < hi)
+            if bool(mask.any()):
+                out.append((server, part, rows[mask] - lo, mask))
+        return out
+
+    def _push_rows(self, pairs):
+        """A row_sparse push: each server gets only the rows of its parts that the summed
+        gradient holds, and updates just those rows."""
+        requests = {}
+        for k, arrays in pairs:
+            total = sum_row_sparse(arrays, cpu(0))
+            rows, values = total.indices._t, total.data._t
+            row_shape = tuple(self._layouts[k][0][1:])
+            for server, part, local, mask in self._by_part(k, rows):
+                args = requests.setdefault(server, (async_server.push_rows, ([], [], [], [])))[1]
+                args[0].append((k, part))
+                args[1].append(row_shape)
+                args[2].append(local)
+                args[3].append(values[mask])
+                self.traffic['sent'] += local.numel() * 8 + values[mask].numel() * values.element_size()
+        self._call_all('push', requests)
+
+    def _fetch_rows(self, key, rows):
+        """The stored values of ``rows`` (sorted int64) of ``key``: only those rows travel."""
+        requests, order = {}, []
+        row_shape = tuple(self._layouts[key][0][1:])
+        for server, part, local, _ in self._by_part(key, rows):
+            args = requests.setdefault(server, (async_server.pull_rows, ([], [], [])))[1]
+            args[0].append((key, part))
+            args[1].append(row_shape)
+            args[2].append(local)
+            order.append((server, len(args[0]) - 1))
+        results = self._call_all('row_sparse_pull', requests)
+        pieces = [results[server][i] for server, i in order]
+        dtype = self._layouts[key][1]
+        values = torch.cat(pieces) if pieces else torch.zeros((0,) + row_shape, dtype=dtype)
+        self.traffic['received'] += values.numel() * values.element_size()
+        return values
 
     def _fetch(self, pairs, what):
         """The servers' current values of the keys, as whole tensors."""
@@ -208,6 +269,7 @@ class DistAsyncKVStore(GroupMember, KVStore):
         self._check(pairs, 'pull')
         with torch.no_grad():
             for (_, outs), v in zip(pairs, self._fetch(pairs, 'pull')):
+                self.traffic['received'] += v.numel() * v.element_size()
                 for o in outs:
                     o._t.copy_(v)
 
@@ -218,10 +280,12 @@ class DistAsyncKVStore(GroupMember, KVStore):
             raise MXNetError('kvstore.row_sparse_pull: out and row_ids are required')
         pairs = self._pairs(key, out, 'row_sparse_pull')
         self._check(pairs, 'row_sparse_pull')
-        ids = self._row_ids_per_output(pairs, row_ids)
-        stored = [wrap_tensor(v, cpu(0)) for v in self._fetch(pairs, 'row_sparse_pull')]
+        ids = iter(self._row_ids_per_output(pairs, row_ids))
         with torch.no_grad():
-            self._pull_rows(pairs, stored, iter(ids))
+            for k, outs in pairs:
+                for o in outs:
+                    rows = torch.unique(next(ids)._t.to(device='cpu', dtype=torch.int64).reshape(-1))
+                    set_rows(o, rows, self._fetch_rows(k, rows))
 
     def set_optimizer(self, optimizer):
         """Every worker's server shard runs that worker's optimizer (call it on every worker, as

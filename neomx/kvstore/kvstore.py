@@ -25,6 +25,7 @@ from .. import autograd
 from ..base import MXNetError, atomic_write
 from ..context import cpu, num_gpus
 from ..ndarray.ndarray import NDArray, wrap_tensor
+from ..ndarray.sparse_arrays import set_rows, sum_row_sparse
 from ..optimizer import Updater, get_updater, state_format
 from .base import KVStoreBase
 
@@ -136,7 +137,7 @@ class KVStore(KVStoreBase):
         for key, arrays in pairs:
             value = self._stored(key, what)
             for a in arrays:
-                if a._t.shape != value._t.shape:
+                if a.shape != value.shape:      # not a._t: a sparse array's dense form is not made
                     raise MXNetError('kvstore.%s: key %r stores shape %s but got %s'
                                      % (what, key, value.shape, _describe(arrays)))
             stored.append(value)
@@ -179,6 +180,9 @@ class KVStore(KVStoreBase):
         pairs = self._pairs(key, value, 'push')
         self._check_shapes(pairs, 'push')
         for k, arrays in pairs:
+            if all(a.stype == 'row_sparse' for a in arrays):
+                self._push_rows(k, arrays)
+                continue
             target = self._reduction_target(k, arrays)
             if self._updater is None:
                 self._reduce_into(k, arrays, target._t)
@@ -186,6 +190,18 @@ class KVStore(KVStoreBase):
                 merged = self._merge_buffer(k, target)
                 self._reduce_into(k, arrays, merged._t)
                 self._apply_updater(k, merged, target)
+
+    def _push_rows(self, key, arrays):
+        """A row_sparse push: the arrays' rows are summed (their union, nothing dense made) and
+        handed to the updater as a row_sparse gradient, which updates those rows only; without
+        an updater the sum becomes the stored value."""
+        stored = self._store[key]
+        merged = sum_row_sparse(arrays, stored.context)
+        if self._updater is None:
+            rows, values = merged.indices._t, merged.data._t
+            set_rows(stored, rows, values)
+        else:
+            self._apply_updater(key, merged, stored)
 
     @autograd.untracked
     def pull(self, key, out=None, priority=0, ignore_sparse=True):
@@ -273,9 +289,8 @@ class KVStore(KVStoreBase):
     def _pull_rows(pairs, stored, rows):
         for (_, arrays), value in zip(pairs, stored):
             for o in arrays:
-                index = next(rows)._t.to(device=value._t.device, dtype=torch.int64).reshape(-1)
-                o._t.zero_()
-                o._t[index.to(o._t.device)] = value._t[index].to(o._t.device)
+                index = torch.unique(next(rows)._t.to(device=value._t.device, dtype=torch.int64).reshape(-1))
+                set_rows(o, index, value._t[index])
 
     # -------------------------------------------------------------- updater
     def _set_updater(self, updater):

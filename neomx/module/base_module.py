@@ -172,6 +172,9 @@ class BaseModule(abc.ABC):
         """The outputs of the last forward."""
 
     # --------------------------------------------------------------- helpers
+    def prepare(self, data_batch, sparse_row_id_fn=None):
+        """Get ready for ``data_batch``: here, nothing (see :meth:`Module.prepare`)."""
+
     def forward_backward(self, data_batch):
         """A training forward pass then the backward pass."""
         self.forward(data_batch, is_train=True)
@@ -303,7 +306,7 @@ class BaseModule(abc.ABC):
             optimizer_params=(('learning_rate', 0.01),), eval_end_callback=None,
             eval_batch_end_callback=None, initializer=Uniform(0.01), arg_params=None, aux_params=None,
             allow_missing=False, force_rebind=False, force_init=False, begin_epoch=0, num_epoch=None,
-            validation_metric=None, monitor=None):
+            validation_metric=None, monitor=None, sparse_row_id_fn=None):
         """Train on ``train_data`` for epochs ``begin_epoch .. num_epoch - 1``.
 
         Binds, initializes the parameters and the optimizer (each unless already done), then
@@ -327,6 +330,9 @@ class BaseModule(abc.ABC):
             Required.
         monitor : optional
             An object with ``install(executor)``, ``tic()`` and ``toc_print()``.
+        sparse_row_id_fn : callable, optional
+            ``sparse_row_id_fn(batch) -> {param name: row ids}``: before each batch the rows
+            of those (row_sparse) parameters are pulled from the KVStore (see :meth:`prepare`).
         """
         if num_epoch is None:
             raise ValueError('fit: please specify num_epoch')
@@ -343,7 +349,8 @@ class BaseModule(abc.ABC):
             eval_metric = _metric.create(eval_metric)
         for epoch in range(begin_epoch, num_epoch):
             tic = time.time()
-            train_values = self._train_epoch(train_data, epoch, eval_metric, batch_end_callback, monitor)
+            train_values = self._train_epoch(train_data, epoch, eval_metric, batch_end_callback, monitor,
+                                             sparse_row_id_fn)
             for name, value in train_values:
                 self.logger.info('Epoch[%d] Train-%s=%f', epoch, name, value)
             self.logger.info('Epoch[%d] Time cost=%.3f', epoch, time.time() - tic)
@@ -358,7 +365,7 @@ class BaseModule(abc.ABC):
                     self.logger.info('Epoch[%d] Validation-%s=%f', epoch, name, value)
             train_data.reset()
 
-    def _train_epoch(self, train_data, epoch, eval_metric, batch_end_callback, monitor):
+    def _train_epoch(self, train_data, epoch, eval_metric, batch_end_callback, monitor, sparse_row_id_fn=None):
         """One pass over ``train_data``: forward, backward, update and metric per batch.
 
         Returns the metric's global name-value pairs, read before the last batch's callbacks
@@ -369,6 +376,8 @@ class BaseModule(abc.ABC):
         batch = next(batches, None)
         nbatch = 0
         train_values = eval_metric.get_global_name_value()
+        if batch is not None:
+            self.prepare(batch, sparse_row_id_fn=sparse_row_id_fn)
         while batch is not None:
             if monitor is not None:
                 monitor.tic()
@@ -378,6 +387,8 @@ class BaseModule(abc.ABC):
             if monitor is not None:
                 monitor.toc_print()
             upcoming = next(batches, None)
+            if upcoming is not None:
+                self.prepare(upcoming, sparse_row_id_fn=sparse_row_id_fn)
             if upcoming is None:
                 train_values = eval_metric.get_global_name_value()
             _call_all(batch_end_callback, BatchEndParam(epoch, nbatch, eval_metric, locals()))

@@ -325,14 +325,12 @@ class BucketingModule(BaseModule):
         self._curr_module, self._curr_bucket_key = module, bucket_key
 
     def prepare(self, data_batch, sparse_row_id_fn=None):
-        """Bind the bucket of ``data_batch`` ahead of its forward pass; the current bucket stays.
-
-        ``sparse_row_id_fn`` is accepted for MXNet's signature (neomx has no row_sparse
-        parameters to pull).
-        """
+        """Bind the bucket of ``data_batch`` ahead of its forward pass (the current bucket
+        stays), and pull the rows ``sparse_row_id_fn`` gives (see :meth:`Module.prepare`)."""
         self._require('binded', 'params_initialized')
         current_key = self._curr_bucket_key
         self._switch_to_batch(data_batch)
+        self._curr_module.prepare(data_batch, sparse_row_id_fn=sparse_row_id_fn)
         self.switch_bucket(current_key, None)
 
     def _switch_to_batch(self, data_batch):

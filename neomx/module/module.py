@@ -12,7 +12,7 @@ from .. import kvstore as kvs
 from .. import model
 from .. import ndarray as nd
 from .. import optimizer as opt
-from ..base import atomic_write
+from ..base import MXNetError, atomic_write
 from ..context import as_context_list, cpu
 from ..initializer import InitDesc, Uniform
 from ..io import DataDesc
@@ -462,6 +462,31 @@ class Module(BaseModule):
         that are not loss layers)."""
         self._require('binded', 'params_initialized')
         self._exec_group.backward(out_grads=out_grads)
+
+    def prepare(self, data_batch, sparse_row_id_fn=None):
+        """Before ``data_batch``: pull from the KVStore the rows ``sparse_row_id_fn(data_batch)``
+        gives (``{param name: row ids}``) of those parameters stored row_sparse, as MXNet's
+        Module does (its ``update`` leaves row_sparse parameters on the store). Dense parameter
+        arrays receive every row from ``update`` already."""
+        self._require('binded')
+        if sparse_row_id_fn is None:
+            return
+        if not self._kvstore or not self._update_on_kvstore:
+            warnings.warn(UserWarning('Parameters are not updated in the KVStore. No need to call '
+                                      'sparse_row_id_fn.'))
+            return
+        row_ids = sparse_row_id_fn(data_batch)
+        if not isinstance(row_ids, dict):
+            raise MXNetError('prepare: sparse_row_id_fn must return a dict of parameter name -> row ids, '
+                             'got %s' % type(row_ids).__name__)
+        names = list(self._exec_group.param_names)
+        for name, row_id in row_ids.items():
+            arrays = self._exec_group.param_arrays[names.index(name)]
+            if arrays[0].stype != 'row_sparse':
+                warnings.warn(UserWarning("%s.stype is not 'row_sparse'. No need to perform "
+                                          "row_sparse_pull." % name))
+            else:
+                self._kvstore.row_sparse_pull(name, arrays, row_ids=row_id, priority=-names.index(name))
 
     def update(self):
         """One optimizer step on every parameter with the current gradients (summed over contexts)."""

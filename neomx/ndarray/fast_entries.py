@@ -23,6 +23,7 @@ from .. import _int_grad, async_errors
 from .._autograd_state import STATE as _AUTOGRAD
 from ..operator.registry import owned_results
 from .ndarray import NDArray, constructor
+from .sparse_arrays import BaseSparseNDArray
 from .op_results import IMPL_ERRORS, op_error, results
 
 __all__ = ['entry']
@@ -270,8 +271,11 @@ def variadic_entry(spec, general, array_class=NDArray):
     new = constructor(array_class)
     calls = _KeywordCalls(lambda kwargs: _ByCount(spec, kwargs))
     last = [(None, 0, None)]    # as _KeywordCalls.last, with the number of arrays
+    sparse_aware = spec.storage is not None     # sparse inputs go to general's storage rule
 
     def nd_function(*args, out=None, name=None, **kwargs):
+        if sparse_aware and any(isinstance(a, BaseSparseNDArray) for a in args):
+            return general(*args, out=out, name=name, **kwargs)
         if args and out is None and not (_INT_LIVE[0] or _ERRORS_LIVE[0]):
             seen = last[0]
             n = len(args)
@@ -304,7 +308,7 @@ def entry(spec, general, cacheable, array_class=NDArray):
     """The function ``mx.nd`` gets for ``spec``: a lean entry in front of ``general`` where
     the operator has one, else ``general`` itself. ``cacheable``: whether equal keyword
     values give equal attributes (see register._cacheable), which comparing keywords needs."""
-    if not cacheable:
+    if not cacheable or getattr(spec, 'storage_by_attrs', False):    # cast_storage: always its rule
         return general
     if may_cast(spec) and (spec.variadic or not spec.inputs):
         return general      # none such: the entries below do not test for recording

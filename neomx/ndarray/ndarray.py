@@ -620,9 +620,9 @@ class NDArray:
         return _new(_call(lambda t: t.to(tdt), self._t), self._ctx)
 
     def tostype(self, stype):
-        """A copy with storage type ``stype`` ('default', 'row_sparse', 'csr'); values stay
-        stored densely, see ``mx.nd.sparse``."""
-        return _SPARSE_STORAGE['with_stype'](self._t.clone(), self._ctx, stype)
+        """A copy with storage type ``stype`` ('default', 'row_sparse', 'csr'), stored
+        compressed: see ``mx.nd.sparse``."""
+        return _SPARSE_STORAGE['cast_storage'](self, stype)
 
     def wait_to_read(self):
         """Block until the values are computed (torch runs eagerly; GPU work is synchronised);
@@ -639,8 +639,13 @@ class NDArray:
         """Allocate a gradient buffer (zeros) and mark this array as a variable to differentiate.
 
         ``grad_req``: 'write' (backward overwrites the buffer), 'add' (accumulates), 'null'.
+        ``stype``: the gradient's storage type; a 'row_sparse' gradient holds the rows
+        backward gave non-zero values (computed densely by torch, read compressed).
         """
-        autograd.attach(self, grad_req)
+        grad_buf = None
+        if stype not in (None, 'default') and grad_req != 'null':
+            grad_buf = _SPARSE_STORAGE['with_stype'](torch.zeros_like(self._t.detach()), self._ctx, stype)
+        autograd.attach(self, grad_req, grad_buf)
 
     def detach(self):
         return _new(self._t.detach(), self._ctx)
@@ -886,6 +891,9 @@ def array(source_array, ctx=None, dtype=None):
     Lists and numpy arrays give float32 unless ``dtype`` is given (MXNet 1.9.1 ignores a
     numpy source's dtype); an NDArray or torch source keeps its dtype.
     """
+    if (isinstance(source_array, NDArray) and source_array.stype != 'default') or hasattr(source_array, 'tocsr'):
+        # a sparse source gives a sparse array, as in MXNet
+        return _SPARSE_STORAGE['array'](source_array, ctx=ctx, dtype=dtype)
     ctx = _ctx_or_default(ctx)
     dev = ctx.torch_device
     if isinstance(source_array, NDArray):
@@ -967,10 +975,12 @@ def empty(shape, ctx=None, dtype=None, stype=None):
 _SPARSE_STORAGE = {}
 
 
-def register_sparse_storage(with_stype, zeros):
-    """Offer ``with_stype(tensor, ctx, stype)`` and ``zeros(stype, shape, ctx, dtype)`` to
-    ``NDArray.tostype`` and ``zeros(..., stype=)``."""
-    _SPARSE_STORAGE.update(with_stype=with_stype, zeros=zeros)
+def register_sparse_storage(with_stype, zeros, cast_storage, array):
+    """Offer ``with_stype(tensor, ctx, stype)`` (a sparse array over a dense tensor: gradient
+    buffers), ``zeros(stype, shape, ctx, dtype)``, ``cast_storage(arr, stype)`` and
+    ``array(sparse source, ctx, dtype)`` to ``attach_grad(stype=)``, ``zeros``/``empty(stype=)``,
+    ``NDArray.tostype`` and ``array``."""
+    _SPARSE_STORAGE.update(with_stype=with_stype, zeros=zeros, cast_storage=cast_storage, array=array)
 
 
 def _into(arr, out):

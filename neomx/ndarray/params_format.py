@@ -15,14 +15,14 @@ and per dense array (version 2)::
 A list is saved with no names; a dict with one name per array. Readers also accept
 version 1 (no storage type), the legacy layout (u32 ndim and u32 dims, no magic),
 version 3 (NumPy shape semantics: 0-d and zero-size arrays, which neomx writes that way
-as MXNet does) and sparse arrays (densified). Nothing is ever pickled.
+as MXNet does) and sparse arrays (torch sparse tensors: csr, and row_sparse as coalesced coo,
+written as MXNet writes them: values, then index arrays). Nothing is ever pickled.
 
 Every size a file declares is checked against the bytes that follow before anything is
 allocated. Sparse arrays are checked as MXNet writes them (row indices increasing and
 below the row count; CSR ``indptr`` from 0 to the number of values, non-decreasing; column
-indices increasing within each row, below the column count), and as neomx stores them
-densely, their dense sizes together may not exceed 16 times the file's size (plus 16 MiB):
-a file of a few bytes cannot claim gigabytes.
+indices increasing within each row, below the column count) and load compressed: their
+memory is that of their stored values, never of their dense shape.
 """
 import math
 import struct
@@ -31,6 +31,7 @@ import numpy as np
 import torch
 
 from ..base import MXNetError, TORCH_OF_TYPE_FLAG, TYPE_FLAG_OF_TORCH
+from ..operator import storage
 from ..util import is_np_shape
 
 _LIST_MAGIC = 0x112
@@ -46,11 +47,9 @@ _U64 = struct.Struct('<Q')
 _LIST_HEADER = struct.Struct('<QQQ')
 _ARRAY_HEADER = struct.Struct('<Iii')        # magic, storage type, ndim
 _ARRAY_PLACEMENT = struct.Struct('<iii')     # device type, device id, type flag
-# How much densified sparse arrays may take, relative to the file holding them.
-_DENSE_FACTOR = 16
-_DENSE_SLACK = 16 << 20
 _INDEX_DTYPES = (torch.int64, torch.int32, torch.int8, torch.uint8, torch.int16)
 _STYPE_NAMES = {_ROW_SPARSE: 'row_sparse', _CSR: 'csr'}
+_STYPE_IDS = {'row_sparse': _ROW_SPARSE, 'csr': _CSR}
 
 
 # ------------------------------------------------------------------- writing
@@ -62,6 +61,8 @@ def _array_chunks(tensor, ctx):
     array, which only NumPy shape semantics have in MXNet, is always written as version 3.
     """
     tensor = tensor.detach()
+    if tensor.layout is not torch.strided:
+        return _sparse_chunks(tensor, ctx)
     shape = tuple(tensor.shape)
     magic = _V3_MAGIC if is_np_shape() or not shape else _V2_MAGIC
     header = (_ARRAY_HEADER.pack(magic, _DENSE, len(shape)) + struct.pack('<%dq' % len(shape), *shape)
@@ -70,6 +71,28 @@ def _array_chunks(tensor, ctx):
         return [header, b'']
     raw = tensor.to('cpu').contiguous().reshape(-1).view(torch.uint8).numpy()
     return [header, raw]
+
+
+def _shape_bytes(shape):
+    return struct.pack('<i%dq' % len(shape), len(shape), *shape)
+
+
+def _raw(tensor):
+    return tensor.detach().to('cpu').contiguous().reshape(-1).view(torch.uint8).numpy() if tensor.numel() else b''
+
+
+def _sparse_chunks(sp, ctx):
+    """A sparse array as MXNet writes it: storage type, storage shape (of the values), shape,
+    device, type flag, each index array's type and shape, then the values and index arrays."""
+    stype = storage.stype_of(sp)
+    values = sp.values()
+    aux = list(storage.csr_parts(sp)[:2]) if stype == 'csr' else [storage.rsp_parts(sp)[0]]
+    header = (_U32.pack(_V3_MAGIC if is_np_shape() else _V2_MAGIC) + _I32.pack(_STYPE_IDS[stype])
+              + _shape_bytes(tuple(values.shape)) + _shape_bytes(tuple(sp.shape))
+              + _ARRAY_PLACEMENT.pack(ctx.device_typeid, ctx.device_id, TYPE_FLAG_OF_TORCH[values.dtype]))
+    for index in aux:
+        header += _I32.pack(TYPE_FLAG_OF_TORCH[torch.int64]) + _shape_bytes((len(index),))
+    return [header, _raw(values)] + [_raw(index.to(torch.int64)) for index in aux]
 
 
 def _names_chunks(names):
@@ -97,8 +120,6 @@ class Reader:
         self.buf = buf
         self.offset = 0
         self.source = source
-        # bytes that densified sparse arrays may still take
-        self.budget = _DENSE_FACTOR * len(buf) + _DENSE_SLACK
 
     def fail(self, message, offset=None):
         raise MXNetError('%s: %s (at byte offset %d)'
@@ -184,20 +205,8 @@ def _check_increasing(reader, what, indices, bound, start, within=None):
                     start)
 
 
-def _zeros(reader, stype, shape, dtype, what):
-    """The dense array a sparse one becomes, charged to the reader's budget."""
-    nbytes = math.prod(shape) * dtype.itemsize
-    if nbytes > reader.budget:
-        reader.fail('%s (%s of shape %s) would take %d bytes dense; neomx stores sparse arrays '
-                    'densely and allows at most %d times the file size (the file is corrupt, or '
-                    'too sparse to load densely)' % (what, _STYPE_NAMES[stype], tuple(shape),
-                                                     nbytes, _DENSE_FACTOR))
-    reader.budget -= nbytes
-    return torch.zeros(shape, dtype=dtype)
-
-
-def _densify(reader, stype, shape, dtype, what):
-    """Read a sparse array's aux types/shapes, values and indices; return it dense."""
+def _read_sparse(reader, stype, shape, dtype, what):
+    """Read a sparse array's aux types/shapes, values and indices; return its torch sparse tensor."""
     if not shape or (stype == _CSR and len(shape) != 2):
         reader.fail('%s: a %s array cannot have shape %s'
                     % (what, _STYPE_NAMES[stype], tuple(shape)))
@@ -208,9 +217,7 @@ def _densify(reader, stype, shape, dtype, what):
         values = reader.tensor(dtype, (nnz,) + tuple(shape[1:]), what + ' values')
         rows, start = _read_indices(reader, index_type, nnz, what + ' row indices')
         _check_increasing(reader, what + ' row indices', rows, shape[0], start)
-        dense = _zeros(reader, stype, shape, dtype, what)
-        dense[rows] = values
-        return dense
+        return storage.make_rsp(rows, values, shape)
     (indptr_type, indptr_len), (index_type, nnz) = aux
     if indptr_len != shape[0] + 1:
         reader.fail('%s: a csr array of %d rows needs %d indptr entries, not %d'
@@ -224,9 +231,7 @@ def _densify(reader, stype, shape, dtype, what):
     indices, start = _read_indices(reader, index_type, nnz, what + ' column indices')
     rows = torch.repeat_interleave(torch.arange(shape[0]), counts)
     _check_increasing(reader, what + ' column indices', indices, shape[1], start, within=rows)
-    dense = _zeros(reader, stype, shape, dtype, what)
-    dense[rows, indices] = values
-    return dense
+    return storage.make_csr(indptr, indices, values, shape)
 
 
 def _check_shape_semantics(reader, magic, shape, what, offset):
@@ -269,7 +274,7 @@ def read_array(reader, index):
     reader.ints(2, 'i', what + ' device')      # the device it was saved from; loaded on cpu(0)
     dtype = _read_type(reader, what)
     if stype != _DENSE:
-        return _densify(reader, stype, shape, dtype, what)
+        return _read_sparse(reader, stype, shape, dtype, what)
     return reader.tensor(dtype, shape, what + ' data')
 
 

@@ -19,6 +19,7 @@ from ..autograd import run_untracked
 from .ndarray import NDArray, constructor
 NDArrayBase = NDArray       # MXNet's base class of NDArray, which its generated functions check for
 from .op_results import IMPL_ERRORS, check_interface, input_names, op_error, results, write_out
+from .sparse_arrays import storage_entry
 from . import fast_entries
 from .fast_entries import tensors_of
 
@@ -247,6 +248,8 @@ def make_function(spec, func_name, array_class=NDArray, on_symbol=None):
             else count_visible(attrs))
         return results(res, out, ctx, nvis, new)
 
+    if spec.storage is not None:        # sparse inputs go through the operator's storage rule
+        general = storage_entry(spec, general)
     nd_function = fast_entries.entry(spec, general, remember, array_class)     # general itself where no entry fits
     nd_function.__name__ = func_name
     nd_function.__qualname__ = func_name

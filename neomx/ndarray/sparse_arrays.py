@@ -1,55 +1,346 @@
-"""MXNet's sparse array types, stored densely: ``RowSparseNDArray`` and ``CSRNDArray``.
+"""MXNet's sparse arrays: ``CSRNDArray`` and ``RowSparseNDArray``, stored compressed.
 
-neomx keeps every array dense (PyTorch computes on dense tensors). An array converted with
-``tostype('row_sparse')`` or made by ``mx.nd.sparse.row_sparse_array`` keeps its storage type as
-a label: ``stype`` reports it, and ``data``/``indices``/``indptr`` give MXNet's compressed
-parts, computed from the dense values (rows or entries that are non-zero). Operators take them
-like any NDArray and return default-storage arrays.
+A sparse array holds a torch sparse tensor (see :mod:`neomx.operator.storage`): a
+``sparse_csr`` tensor for ``csr``, a coalesced ``sparse_coo`` tensor with one sparse dimension
+for ``row_sparse``. Its memory is proportional to the stored entries. Operators with a
+storage rule compute on that form (``dot(csr, dense)`` through ``torch.sparse.mm``,
+element-wise operators on the stored values); any other use of the array reads ``_t``, its
+dense form, which is built on first use and kept (MXNet's storage fallback, logged as MXNet
+logs it unless ``MXNET_STORAGE_FALLBACK_LOG_VERBOSE=0``). Once a dense form exists it is the
+array's value: writes into it (``x[:] = ...``, an optimizer step) are seen by the compressed
+parts, which are recomputed from it after any write (torch's version counter tells).
 """
+import logging
+import os
+import sys
+
 import numpy as np
 import torch
 
-from ..base import MXNetError, torch_dtype
+from .._torch_private import tensor_version
+from ..autograd import run_untracked
+from ..base import MXNetError, np_dtype, torch_dtype
 from ..context import Context, current_context
+from ..operator import storage
+from ..operator.storage import CSR, DEFAULT, ROW_SPARSE
 from .ndarray import NDArray, _new, array, register_sparse_storage
 
-__all__ = ['BaseSparseNDArray', 'RowSparseNDArray', 'CSRNDArray', 'with_stype', 'row_sparse_array',
-           'csr_matrix', 'zeros', 'empty', 'sparse_array']
+__all__ = ['BaseSparseNDArray', 'RowSparseNDArray', 'CSRNDArray', 'with_stype', 'from_sparse_tensor',
+           'row_sparse_array', 'csr_matrix', 'zeros', 'empty', 'sparse_array', 'storage_entry',
+           'stype_of_array', 'cast_storage_of', 'rows_array', 'sum_row_sparse', 'set_rows']
 
-STYPES = ('default', 'row_sparse', 'csr')
+STYPES = (DEFAULT, ROW_SPARSE, CSR)
+_DENSE = NDArray.__dict__['_t']        # NDArray's slot: a sparse array's dense form, once made
+_NO_DENSE = object()     # ``_synced`` of an array whose value is its sparse tensor alone
+_LOG = logging.getLogger('neomx.storage')
+_LOGGED = set()
+
+
+def _fallback_log(op_name, stypes, attrs):
+    """MXNet's storage-fallback warning, once per operator and storage types."""
+    if os.environ.get('MXNET_STORAGE_FALLBACK_LOG_VERBOSE', '1') in ('0', 'false', 'False'):
+        return
+    key = (op_name, tuple(stypes))
+    if key in _LOGGED:
+        return
+    _LOGGED.add(key)
+    _LOG.warning(
+        '\nStorage type fallback detected:\noperator = %s\ninput storage types = [%s]\n'
+        'output storage types = [default, ]\nparams = {%s}\ncontext.dev_mask = cpu\n'
+        'The operator with default storage type will be dispatched for execution. You\'re seeing this '
+        'warning message because the operator above is unable to process the given ndarrays with '
+        'specified storage types, context and parameter. Temporary dense ndarrays are generated in '
+        'order to execute the operator. This does not affect the correctness of the programme. You can '
+        'set environment variable MXNET_STORAGE_FALLBACK_LOG_VERBOSE to 0 to suppress this warning.',
+        op_name, ''.join('%s, ' % s for s in stypes),
+        ''.join('"%s" : %s, ' % (k, v) for k, v in (attrs or {}).items()))
+
+
+def _calling_operator():
+    """The operator (its registry spec) whose call is densifying a sparse input, found in the
+    caller frames of the generated nd functions (their ``spec``); None for other callers."""
+    frame = sys._getframe(2)
+    for _ in range(4):
+        if frame is None:
+            return None
+        spec = frame.f_locals.get('spec')
+        if spec is not None and hasattr(spec, 'impl') and hasattr(spec, 'name'):
+            return spec
+        frame = frame.f_back
+    return None
 
 
 class BaseSparseNDArray(NDArray):
-    """An NDArray labelled with a sparse storage type (its values are stored densely)."""
+    """The common base of :class:`CSRNDArray` and :class:`RowSparseNDArray`.
 
-    __slots__ = ()
+    Example
+    -------
+    >>> x = mx.nd.array([[0, 1], [0, 0]]).tostype('csr')
+    >>> isinstance(x, mx.nd.sparse.BaseSparseNDArray), x.stype
+    (True, 'csr')
+    """
+
+    __slots__ = ('_sp', '_synced')
     _STYPE = None
+    _NUM_AUX = 0
 
+    def __init__(self, handle, writable=True):  # pylint: disable=super-init-not-called,unused-argument
+        """Wrap ``handle``: a torch sparse tensor of this storage type, or a dense tensor
+        (then compressed)."""
+        self._ctx, self._grad, self._synced = current_context(), None, _NO_DENSE
+        self._sp = handle if storage.stype_of(handle) == self._STYPE else storage.cast(handle, self._STYPE)
+
+    # ----------------------------------------------------------- the two forms
+    @property
+    def _t(self):
+        """The dense form (made on first use, then kept: see the module docstring)."""
+        try:
+            return _DENSE.__get__(self)
+        except AttributeError:
+            pass
+        spec = _calling_operator()
+        if spec is not None:
+            _fallback_log(spec.name, [self._STYPE], None)
+        dense = storage.to_dense(self._sp)
+        _DENSE.__set__(self, dense)
+        self._synced = tensor_version(dense)
+        return dense
+
+    @_t.setter
+    def _t(self, tensor):
+        if tensor.layout is not torch.strided:     # a sparse gradient handed to a row_sparse buffer
+            self._set_sparse(storage.cast(tensor.coalesce() if tensor.layout is torch.sparse_coo else tensor,
+                                          self._STYPE))
+            return
+        _DENSE.__set__(self, tensor)
+        self._synced = None
+
+    def _has_dense(self):
+        try:
+            _DENSE.__get__(self)
+            return True
+        except AttributeError:
+            return False
+
+    def _sparse(self):
+        """The torch sparse tensor of this array (recomputed after writes to the dense form)."""
+        if self._synced is _NO_DENSE:
+            return self._sp
+        try:
+            dense = _DENSE.__get__(self)
+        except AttributeError:
+            return self._sp
+        version = tensor_version(dense)
+        if self._sp is None or self._synced is None or self._synced != version:
+            self._sp = storage.cast(dense.detach(), self._STYPE)
+            self._synced = version
+        return self._sp
+
+    def _set_sparse(self, sp):
+        """Make ``sp`` (a torch sparse tensor of this storage type) this array's value."""
+        try:
+            _DENSE.__delete__(self)
+        except AttributeError:
+            pass
+        self._sp, self._synced = sp, _NO_DENSE
+
+    def _either(self):
+        """The dense form where one exists, else the sparse tensor: for shape, dtype, device."""
+        try:
+            return _DENSE.__get__(self)
+        except AttributeError:
+            return self._sp
+
+    # ----------------------------------------------------------- properties
     @property
     def stype(self):
         return self._STYPE
 
-    def __repr__(self):
-        shape_info = 'x'.join(str(d) for d in self._t.shape)
-        return '\n<%s %s @%s>' % (type(self).__name__, shape_info, self._ctx)
+    @property
+    def shape(self):
+        return tuple(self._either().shape)
 
+    @property
+    def size(self):
+        return int(np.prod(self.shape))
+
+    @property
+    def ndim(self):
+        return len(self._either().shape)
+
+    @property
+    def dtype(self):
+        return np_dtype(self._either().dtype)
+
+    @property
+    def _num_aux(self):
+        return self._NUM_AUX
+
+    @property
+    def _aux_types(self):
+        return [np.int64] * self._NUM_AUX
+
+    def __len__(self):
+        return self.shape[0]
+
+    def __repr__(self):
+        return '\n<%s %s @%s>' % (type(self).__name__, 'x'.join(str(d) for d in self.shape), self._ctx)
+
+    def asnumpy(self):
+        dense = self._either()
+        t = dense.detach() if dense.layout is torch.strided else storage.to_dense(dense)
+        if t.dtype is torch.bfloat16:
+            t = t.float()
+        return t.cpu().numpy().copy() if t.device.type != 'cpu' else t.numpy().copy()
+
+    def wait_to_read(self):
+        pass
+
+    def _values_array(self):
+        return _new(self._sparse().values().detach(), self._ctx)
+
+    @property
+    def data(self):
+        """The stored values (a dense NDArray)."""
+        return self._values_array()
+
+    def _data(self):
+        return self.data
+
+    def _aux_data(self, i):
+        """The ``i``-th index array (row_sparse: 0 = indices; csr: 0 = indptr, 1 = indices)."""
+        return self._aux_arrays()[i]
+
+    # ----------------------------------------------------------- copies
     def copy(self):
-        return with_stype(self._t.clone(), self._ctx, self._STYPE)
+        return from_sparse_tensor(self._sparse().clone(), self._ctx)
 
     def copyto(self, other):
-        out = super().copyto(other)
+        """Copy into ``other`` (an NDArray, whose storage type is kept) or onto a Context."""
         if isinstance(other, Context):
-            return with_stype(out._t, out._ctx, self._STYPE)
-        return out
+            return from_sparse_tensor(_to_device(self._sparse(), other), other)
+        if isinstance(other, NDArray):
+            if other is self:
+                return other
+            _assign(other, self)
+            return other
+        raise TypeError('copyto does not support type %s' % type(other).__name__)
 
-    def _nonzero_rows(self):
-        t = self._t.detach()
-        flat = t.reshape(t.shape[0], -1) if t.dim() else t.reshape(1, 1)
-        return torch.nonzero(flat.ne(0).any(dim=1)).reshape(-1)
+    def as_in_context(self, context):
+        return self if context == self._ctx else self.copyto(context)
+
+    def astype(self, dtype, copy=True):
+        tdt = torch_dtype(dtype, 'astype')
+        if not copy and tdt is self._either().dtype:
+            return self
+        sp = self._sparse()
+        return from_sparse_tensor(storage.with_values(sp, sp.values().to(tdt)), self._ctx)
+
+    def tostype(self, stype):
+        """This array in storage type ``stype``. csr and row_sparse do not convert into each
+        other (ValueError), as in MXNet."""
+        if stype not in STYPES:
+            raise MXNetError("tostype: unknown storage type %r; expected one of %s" % (stype, STYPES))
+        if stype == DEFAULT:
+            return _new(storage.to_dense(self._sparse()), self._ctx)
+        if stype != self._STYPE:
+            raise ValueError('cast_storage from %s to %s is not supported' % (self._STYPE, stype))
+        return self.copy()
+
+    def check_format(self, full_check=True):
+        """Check the compressed parts; MXNetError naming the array and the offending position.
+
+        ``full_check=False`` checks the parts' sizes only, not their values."""
+        _check_format(self, full_check)
+
+    def reshape(self, *args, **kwargs):
+        raise MXNetError('reshape is not supported for %s (a %s array)' % (type(self).__name__, self._STYPE))
+
+    def __setitem__(self, key, value):
+        if isinstance(key, slice) and key == slice(None):
+            _assign(self, value)
+            return
+        raise MXNetError('%s only supports [:] for assignment, got key %r' % (type(self).__name__, key))
+
+    # ----------------------------------------------------------- arithmetic
+    def __neg__(self):
+        return _op('negative')(self)
+
+    def __add__(self, other):
+        return _ufunc(self, other, 'elemwise_add', 'broadcast_add', '_plus_scalar')
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        return _ufunc(self, other, 'elemwise_sub', 'broadcast_sub', '_minus_scalar')
+
+    def __rsub__(self, other):
+        return _ufunc(self, other, None, None, '_rminus_scalar')
+
+    def __mul__(self, other):
+        return _ufunc(self, other, 'elemwise_mul', 'broadcast_mul', '_mul_scalar')
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        return _ufunc(self, other, 'elemwise_div', 'broadcast_div', '_div_scalar')
+
+    def __rtruediv__(self, other):
+        return _ufunc(self, other, None, None, '_rdiv_scalar')
+
+    __div__, __rdiv__ = __truediv__, __rtruediv__
+
+    def __pow__(self, other):
+        return _ufunc(self, other, '_power', 'broadcast_power', '_power_scalar')
+
+    def __rpow__(self, other):
+        return _ufunc(self, other, None, None, '_rpower_scalar')
+
+    def __eq__(self, other):
+        return _ufunc(self, other, 'broadcast_equal', 'broadcast_equal', '_equal_scalar')
+
+    def __ne__(self, other):
+        return _ufunc(self, other, 'broadcast_not_equal', 'broadcast_not_equal', '_not_equal_scalar')
+
+    def __gt__(self, other):
+        return _ufunc(self, other, 'broadcast_greater', 'broadcast_greater', '_greater_scalar')
+
+    def __ge__(self, other):
+        return _ufunc(self, other, 'broadcast_greater_equal', 'broadcast_greater_equal', '_greater_equal_scalar')
+
+    def __lt__(self, other):
+        return _ufunc(self, other, 'broadcast_lesser', 'broadcast_lesser', '_lesser_scalar')
+
+    def __le__(self, other):
+        return _ufunc(self, other, 'broadcast_lesser_equal', 'broadcast_lesser_equal', '_lesser_equal_scalar')
+
+    __hash__ = NDArray.__hash__
+
+    def __iadd__(self, other):
+        _assign(self, self + other)
+        return self
+
+    def __isub__(self, other):
+        _assign(self, self - other)
+        return self
+
+    def __imul__(self, other):
+        _assign(self, self * other)
+        return self
+
+    def __itruediv__(self, other):
+        _assign(self, self / other)
+        return self
+
+    def __reduce__(self):
+        parts = [self.data.asnumpy()] + [a.asnumpy() for a in self._aux_arrays()]
+        return (_rebuild_sparse, (self._STYPE, self.shape, parts, str(self._ctx.device_type), self._ctx.device_id))
 
 
 class RowSparseNDArray(BaseSparseNDArray):
-    """Rows of a 2-D+ array of which only some are non-zero (MXNet's ``row_sparse``).
+    """A row_sparse array: only some rows are stored (``indices``), each whole (``data``).
+
+    Shape: any of 1 or more dimensions; ``data`` is ``(len(indices),) + shape[1:]``.
 
     Example
     -------
@@ -59,149 +350,554 @@ class RowSparseNDArray(BaseSparseNDArray):
     """
 
     __slots__ = ()
-    _STYPE = 'row_sparse'
+    _STYPE = ROW_SPARSE
+    _NUM_AUX = 1
 
     @property
     def indices(self):
-        """Indices (int64) of the rows that hold non-zero values."""
-        return _new(self._nonzero_rows().to(torch.int64), self._ctx)
+        """Indices (int64, ascending) of the stored rows."""
+        return _new(storage.rsp_parts(self._sparse())[0], self._ctx)
 
-    @property
-    def data(self):
-        """The non-zero rows, (len(indices),) + shape[1:]."""
-        return _new(self._t.detach()[self._nonzero_rows()], self._ctx)
+    def _aux_arrays(self):
+        return [self.indices]
 
-    def retain(self, indices):
-        """A row_sparse array keeping only the rows ``indices``."""
-        idx = indices._t.long() if isinstance(indices, NDArray) else torch.as_tensor(indices).long()
-        out = torch.zeros_like(self._t)
-        out[idx] = self._t[idx]
-        return with_stype(out, self._ctx, 'row_sparse')
+    def retain(self, *args, **kwargs):
+        """A row_sparse array keeping only the rows ``indices`` (see ``nd.sparse.retain``)."""
+        return _op('_sparse_retain')(self, *args, **kwargs)
 
 
 class CSRNDArray(BaseSparseNDArray):
-    """A 2-D matrix in compressed sparse row form (MXNet's ``csr``)."""
+    """A 2-D matrix in compressed sparse row form: row ``i``'s entries are
+    ``data[indptr[i]:indptr[i+1]]`` in columns ``indices[indptr[i]:indptr[i+1]]``.
+
+    Shape: ``(rows, columns)``.
+
+    Example
+    -------
+    >>> m = mx.nd.sparse.csr_matrix(([1, 2, 3], [0, 2, 1], [0, 2, 2, 3]), shape=(3, 3))
+    >>> m.indptr.asnumpy().tolist(), m.asnumpy().tolist()
+    ([0, 2, 2, 3], [[1.0, 0.0, 2.0], [0.0, 0.0, 0.0], [0.0, 3.0, 0.0]])
+    """
 
     __slots__ = ()
-    _STYPE = 'csr'
-
-    def _part(self, which):
-        """indptr (0), column indices (1) or values (2) of the non-zero entries, row by row."""
-        dense = self._t.detach()
-        rows, cols = torch.nonzero(dense, as_tuple=True)
-        if which == 0:
-            counts = torch.bincount(rows, minlength=dense.shape[0])
-            part = torch.cat([counts.new_zeros(1), torch.cumsum(counts, 0)])
-        else:
-            part = cols if which == 1 else dense[rows, cols]
-        return _new(part if which == 2 else part.to(torch.int64), self._ctx)
+    _STYPE = CSR
+    _NUM_AUX = 2
 
     @property
     def indptr(self):
-        """Row pointers (int64): row i's entries are indices[indptr[i]:indptr[i+1]]."""
-        return self._part(0)
+        """Row pointers (int64): row i's entries are ``indices[indptr[i]:indptr[i+1]]``."""
+        return _new(self._sparse().crow_indices(), self._ctx)
 
     @property
     def indices(self):
-        """Column indices (int64) of the non-zero entries."""
-        return self._part(1)
+        """Column indices (int64) of the stored entries, row by row."""
+        return _new(self._sparse().col_indices(), self._ctx)
 
-    @property
-    def data(self):
-        """The non-zero values, row by row."""
-        return self._part(2)
+    def _aux_arrays(self):
+        return [self.indptr, self.indices]
+
+    def __getitem__(self, key):
+        """Rows ``key`` (an integer, a slice of step 1 or an integer array) as a CSRNDArray."""
+        if isinstance(key, tuple) and len(key) == 1:       # x[(slice,)], as split_data indexes
+            key = key[0]
+        n = self.shape[0]
+        if isinstance(key, (int, np.integer)):
+            k = int(key) + n if key < 0 else int(key)
+            if not 0 <= k < n:
+                raise IndexError('index %d is out of bounds for axis 0 with size %d' % (key, n))
+            begin, end = k, k + 1
+        elif isinstance(key, slice) and key.step in (None, 1):
+            begin, end, _ = key.indices(n)
+            end = max(begin, end)
+        elif isinstance(key, (np.ndarray, list, NDArray)):      # rows in any order (a shuffle)
+            host = _host(key, np.int64).reshape(-1)
+            if len(host) and host[0] >= 0 and host[-1] < n and host[-1] - host[0] == len(host) - 1 \
+                    and (len(host) < 2 or bool((np.diff(host) == 1).all())):     # a run: a slice, no copy
+                return from_sparse_tensor(storage.csr_slice(self._sparse(), int(host[0]), int(host[-1]) + 1), self._ctx)
+            rows = torch.as_tensor(host, device=self._ctx.torch_device)
+            if len(rows) and (int(rows.min()) < -n or int(rows.max()) >= n):
+                raise IndexError('CSRNDArray: row index out of range for %d rows' % n)
+            return from_sparse_tensor(storage.csr_take_rows(self._sparse(), torch.remainder(rows, n)), self._ctx)
+        else:
+            raise MXNetError('CSRNDArray only supports an integer, a slice of step 1 or an array of '
+                             'rows as index, got %r' % (key,))
+        return from_sparse_tensor(storage.csr_slice(self._sparse(), begin, end), self._ctx)
 
     def asscipy(self):
         """This matrix as a ``scipy.sparse.csr_matrix`` (needs scipy)."""
         import scipy.sparse
-        return scipy.sparse.csr_matrix(self.asnumpy())
+        sp = self._sparse()
+        return scipy.sparse.csr_matrix(
+            (sp.values().detach().cpu().numpy(), sp.col_indices().cpu().numpy(), sp.crow_indices().cpu().numpy()),
+            shape=self.shape)
 
 
-_CLASS_OF_STYPE = {'row_sparse': RowSparseNDArray, 'csr': CSRNDArray}
+_CLASS_OF_STYPE = {ROW_SPARSE: RowSparseNDArray, CSR: CSRNDArray}
 
 
-def with_stype(tensor, ctx, stype):
-    """An NDArray of ``tensor`` (not copied) labelled with storage type ``stype``."""
-    if stype not in STYPES:
-        raise MXNetError("unknown storage type %r; expected one of %s" % (stype, STYPES))
-    if stype == 'default':
-        return _new(tensor, ctx)
-    if stype == 'csr' and tensor.dim() != 2:
-        raise MXNetError('csr storage needs a 2-D array, got shape %s' % (tuple(tensor.shape),))
+# ------------------------------------------------------------------ constructors
+def from_sparse_tensor(sp, ctx):
+    """The NDArray of a torch tensor (sparse csr or row_sparse coo, or dense), not copied."""
+    stype = storage.stype_of(sp)
+    if stype == DEFAULT:
+        return _new(sp, ctx)
     arr = object.__new__(_CLASS_OF_STYPE[stype])
-    arr._t, arr._ctx, arr._grad = tensor, ctx, None
+    arr._ctx, arr._grad, arr._sp, arr._synced = ctx, None, sp, _NO_DENSE
     return arr
 
 
+def with_stype(tensor, ctx, stype):
+    """An NDArray of storage type ``stype`` whose value is the dense ``tensor`` (shared, not
+    copied: writes to either are seen by both); its compressed parts are computed on demand."""
+    if stype not in STYPES:
+        raise MXNetError("unknown storage type %r; expected one of %s" % (stype, STYPES))
+    if stype == DEFAULT:
+        return _new(tensor, ctx)
+    if stype == CSR and tensor.dim() != 2:
+        raise ValueError('csr storage needs a 2-D array, got shape %s' % (tuple(tensor.shape),))
+    arr = object.__new__(_CLASS_OF_STYPE[stype])
+    arr._ctx, arr._grad, arr._sp = ctx, None, None
+    arr._t = tensor
+    return arr
+
+
+def stype_of_array(x):
+    return x.stype if isinstance(x, NDArray) else DEFAULT
+
+
+def _to_device(sp, ctx):
+    return sp if sp.device == ctx.torch_device else sp.to(ctx.torch_device)
+
+
 def _ctx(ctx):
-    return Context(ctx) if ctx is not None else current_context()
+    return Context(ctx) if ctx is not None and not isinstance(ctx, Context) else (ctx or current_context())
 
 
-def _values(x, dtype):
-    if isinstance(x, NDArray):
-        return x.asnumpy() if dtype is None else x.asnumpy().astype(np.dtype(dtype))
-    return np.asarray(x, dtype=dtype)
+def _host(x, dtype=None):
+    """A numpy array of ``x`` (NDArray, numpy, list), cast to ``dtype`` where given."""
+    values = x.asnumpy() if isinstance(x, NDArray) else np.asarray(x)
+    return values if dtype is None else values.astype(np.dtype(dtype), copy=False)
+
+
+def _default_dtype(x, dtype):
+    if dtype is not None:
+        return np_dtype(torch_dtype(dtype, 'sparse'))
+    if isinstance(x, (NDArray, np.ndarray)):
+        return x.dtype
+    return np.float32
+
+
+def _is_shape(arg):
+    return isinstance(arg, tuple) and all(isinstance(d, (int, np.integer)) for d in arg)
+
+
+def _tensor(values, ctx, dtype=None):
+    t = torch.from_numpy(np.ascontiguousarray(values))
+    return t.to(device=ctx.torch_device, dtype=torch_dtype(dtype, 'sparse') if dtype is not None else None)
+
+
+def _check_shape(given, shape, what):
+    if shape is not None and tuple(int(d) for d in shape) != tuple(given):
+        raise ValueError('%s: shape %s does not match the source shape %s' % (what, tuple(shape), tuple(given)))
 
 
 def row_sparse_array(arg1, shape=None, ctx=None, dtype=None):
-    """A RowSparseNDArray from ``(data, indices)`` (with ``shape``), a shape, or an array."""
+    """A RowSparseNDArray from ``(data, indices)`` (with ``shape``, inferred where absent),
+    a shape (all zeros), a RowSparseNDArray, or a dense array (NDArray, numpy, list)."""
     ctx = _ctx(ctx)
-    if isinstance(arg1, tuple) and len(arg1) == 2 and not all(isinstance(d, int) for d in arg1):
+    if isinstance(arg1, tuple) and len(arg1) == 2 and not _is_shape(arg1):
         data, indices = arg1
-        data = _values(data, dtype or (data.dtype if hasattr(data, 'dtype') else np.float32))
-        indices = _values(indices, np.int64).reshape(-1)
+        dt = _default_dtype(data, dtype)
+        values = _host(data, dt)
+        idx = _host(indices, np.int64).reshape(-1)
         if shape is None:
-            shape = (int(indices.max()) + 1 if indices.size else 0,) + data.shape[1:]
-        dense = np.zeros(shape, dtype=data.dtype)
-        dense[indices] = data
-        return with_stype(array(dense, ctx=ctx, dtype=dense.dtype)._t, ctx, 'row_sparse')
-    if isinstance(arg1, (tuple, list)) and all(isinstance(d, (int, np.integer)) for d in arg1):
-        return zeros('row_sparse', tuple(arg1), ctx=ctx, dtype=dtype)
-    return array(arg1, ctx=ctx, dtype=dtype).tostype('row_sparse')
+            if values.ndim == 0 or (idx.size == 0 and values.ndim < 1):
+                raise ValueError('row_sparse_array: cannot infer the shape of empty data')
+            shape = (int(idx.max()) + 1 if idx.size else 0,) + values.shape[1:]
+        shape = tuple(int(d) for d in shape)
+        if values.shape[0] != idx.size:
+            values = values.reshape((idx.size,) + shape[1:])
+        return from_sparse_tensor(storage.make_rsp(_tensor(idx, ctx), _tensor(values, ctx), shape), ctx)
+    if _is_shape(arg1):
+        if shape is not None and tuple(shape) != tuple(arg1):
+            raise ValueError('row_sparse_array: shape %s does not match the given shape %s' % (tuple(shape), arg1))
+        return zeros(ROW_SPARSE, arg1, ctx=ctx, dtype=dtype)
+    if isinstance(arg1, RowSparseNDArray):
+        _check_shape(arg1.shape, shape, 'row_sparse_array')
+        return sparse_array(arg1, ctx=ctx, dtype=dtype)
+    if isinstance(arg1, BaseSparseNDArray):
+        raise ValueError('row_sparse_array: unexpected source %s' % type(arg1).__name__)
+    dense = array(arg1, ctx=ctx, dtype=_default_dtype(arg1, dtype))
+    _check_shape(dense.shape, shape, 'row_sparse_array')
+    return from_sparse_tensor(storage.dense_to_rsp(dense._t), ctx)
+
+
+def _coo_to_csr(values, rows, cols, shape):
+    """CSR parts of COO entries: sorted by (row, column), duplicates summed."""
+    keys = rows.astype(np.int64) * shape[1] + cols.astype(np.int64)
+    uniq, inverse = np.unique(keys, return_inverse=True)
+    summed = np.zeros(len(uniq), dtype=values.dtype)
+    np.add.at(summed, inverse, values)
+    r = uniq // shape[1]
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(r, minlength=shape[0]))]).astype(np.int64)
+    return summed, uniq - r * shape[1], indptr
 
 
 def csr_matrix(arg1, shape=None, ctx=None, dtype=None):
-    """A CSRNDArray from ``(data, indices, indptr)`` (with ``shape``), a shape, a dense array or
-    a scipy sparse matrix."""
+    """A CSRNDArray from ``(data, indices, indptr)`` or ``(data, (row, col))`` (with
+    ``shape``, inferred where absent), a shape (all zeros), a scipy sparse matrix, a
+    CSRNDArray or a 2-D dense array."""
     ctx = _ctx(ctx)
-    if hasattr(arg1, 'tocsr') and hasattr(arg1, 'toarray'):          # scipy.sparse
-        return array(arg1.toarray(), ctx=ctx, dtype=dtype or arg1.dtype).tostype('csr')
     if isinstance(arg1, tuple) and len(arg1) == 3:
-        data, indices, indptr = (_values(v, None) for v in arg1)
-        data = data.astype(dtype or (data.dtype if data.size else np.float32))
-        rows = len(indptr) - 1
+        data, indices, indptr = arg1
+        dt = _default_dtype(data, dtype)
+        values = _host(data, dt).reshape(-1)
+        idx, ptr = _host(indices, np.int64).reshape(-1), _host(indptr, np.int64).reshape(-1)
         if shape is None:
-            shape = (rows, int(indices.max()) + 1 if indices.size else 0)
-        dense = np.zeros(shape, dtype=data.dtype)
-        for r in range(rows):
-            dense[r, indices[indptr[r]:indptr[r + 1]].astype(np.int64)] = data[indptr[r]:indptr[r + 1]]
-        return with_stype(array(dense, ctx=ctx, dtype=dense.dtype)._t, ctx, 'csr')
-    if isinstance(arg1, tuple) and len(arg1) == 2 and all(isinstance(d, (int, np.integer)) for d in arg1):
-        return zeros('csr', tuple(arg1), ctx=ctx, dtype=dtype)
-    return array(arg1, ctx=ctx, dtype=dtype).tostype('csr')
+            if idx.size == 0:
+                raise ValueError('csr_matrix: cannot infer the shape of an empty matrix')
+            shape = (len(ptr) - 1, int(idx.max()) + 1)
+        return from_sparse_tensor(storage.make_csr(_tensor(ptr, ctx), _tensor(idx, ctx), _tensor(values, ctx),
+                                                   tuple(int(d) for d in shape)), ctx)
+    if isinstance(arg1, tuple) and len(arg1) == 2 and not _is_shape(arg1):
+        data, (rows, cols) = arg1
+        dt = _default_dtype(data, dtype)
+        values = _host(data, dt).reshape(-1)
+        rows, cols = _host(rows, np.int64).reshape(-1), _host(cols, np.int64).reshape(-1)
+        if shape is None:
+            shape = (int(rows.max()) + 1, int(cols.max()) + 1)
+        shape = tuple(int(d) for d in shape)
+        return csr_matrix(_coo_to_csr(values, rows, cols, shape), shape=shape, ctx=ctx, dtype=dt)
+    if _is_shape(arg1):
+        if len(arg1) != 2:
+            raise ValueError('csr_matrix: a shape of 2 dimensions expected, got %s' % (arg1,))
+        if shape is not None and tuple(shape) != tuple(arg1):
+            raise ValueError('csr_matrix: shape %s does not match the given shape %s' % (tuple(shape), arg1))
+        return zeros(CSR, arg1, ctx=ctx, dtype=dtype)
+    if hasattr(arg1, 'tocsr') and hasattr(arg1, 'toarray'):          # scipy.sparse
+        m = arg1.tocsr()
+        if not getattr(m, 'has_canonical_format', True):
+            m = m.copy()
+            m.sum_duplicates()
+        m.sort_indices()
+        _check_shape(m.shape, shape, 'csr_matrix')
+        return csr_matrix((m.data, m.indices, m.indptr), shape=m.shape, ctx=ctx, dtype=dtype or m.dtype)
+    if isinstance(arg1, CSRNDArray):
+        _check_shape(arg1.shape, shape, 'csr_matrix')
+        return sparse_array(arg1, ctx=ctx, dtype=dtype)
+    if isinstance(arg1, BaseSparseNDArray):
+        raise ValueError('csr_matrix: unexpected source %s' % type(arg1).__name__)
+    dense = array(arg1, ctx=ctx, dtype=_default_dtype(arg1, dtype))
+    if dense.ndim != 2:
+        raise ValueError('csr_matrix: a 2-D source expected, got shape %s' % (dense.shape,))
+    _check_shape(dense.shape, shape, 'csr_matrix')
+    return from_sparse_tensor(storage.dense_to_csr(dense._t), ctx)
 
 
 def zeros(stype, shape, ctx=None, dtype=None, **kwargs):
-    """An all-zero array of storage type ``stype``."""
+    """An all-zero array of storage type ``stype`` (nothing stored)."""
+    if stype not in STYPES:
+        raise ValueError("zeros: unknown storage type %r; expected one of %s" % (stype, STYPES))
     ctx = _ctx(ctx)
-    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
-    return with_stype(torch.zeros(shape, dtype=torch_dtype(dtype, 'sparse.zeros'), device=ctx.torch_device), ctx, stype)
+    shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
+    tdt = torch_dtype(dtype, 'sparse.zeros')
+    dense_zero = torch.zeros(shape, dtype=tdt, device=ctx.torch_device) if stype == DEFAULT else None
+    if stype == DEFAULT:
+        return _new(dense_zero, ctx)
+    if stype == CSR and len(shape) != 2:
+        raise ValueError('zeros: csr storage needs a 2-D shape, got %s' % (shape,))
+    empty_values = torch.zeros((0,) + (shape[1:] if stype == ROW_SPARSE else ()), dtype=tdt, device=ctx.torch_device)
+    no_index = torch.zeros(0, dtype=torch.int64, device=ctx.torch_device)
+    if stype == CSR:
+        sp = storage.make_csr(torch.zeros(shape[0] + 1, dtype=torch.int64, device=ctx.torch_device),
+                              no_index, empty_values, shape)
+    else:
+        sp = storage.make_rsp(no_index, empty_values, shape)
+    return from_sparse_tensor(sp, ctx)
 
 
 def empty(stype, shape, ctx=None, dtype=None):
-    """An array of storage type ``stype`` (all zeros: a sparse array starts with no entries)."""
+    """An array of storage type ``stype`` with nothing stored (all zeros)."""
     return zeros(stype, shape, ctx=ctx, dtype=dtype)
 
 
 def sparse_array(source_array, ctx=None, dtype=None):
     """A sparse array from a sparse NDArray or a scipy sparse matrix (MXNet's ``sparse.array``)."""
     if isinstance(source_array, BaseSparseNDArray):
-        return with_stype(source_array._t.to(torch_dtype(dtype, 'sparse.array')) if dtype else source_array._t.clone(),
-                          _ctx(ctx), source_array.stype)
+        ctx = _ctx(ctx)
+        sp = source_array._sparse()
+        if dtype is not None:
+            sp = storage.with_values(sp, sp.values().to(torch_dtype(dtype, 'sparse.array')))
+        else:
+            sp = sp.clone()
+        return from_sparse_tensor(_to_device(sp, ctx), ctx)
     if hasattr(source_array, 'tocsr'):
         return csr_matrix(source_array, ctx=ctx, dtype=dtype)
     raise ValueError('Unexpected source_array type %s: expected a sparse NDArray or a scipy '
                      'sparse matrix' % type(source_array).__name__)
 
 
-register_sparse_storage(with_stype, zeros)
+def _rebuild_sparse(stype, shape, parts, dev_type, dev_id):
+    ctx = Context(dev_type, dev_id)
+    if stype == CSR:
+        return csr_matrix((parts[0], parts[2], parts[1]), shape=shape, ctx=ctx, dtype=parts[0].dtype)
+    return row_sparse_array((parts[0], parts[1]), shape=shape, ctx=ctx, dtype=parts[0].dtype)
+
+
+# ------------------------------------------------------------------ writes
+def _assign(target, value):
+    """``target[:] = value`` (an NDArray of any storage, a numpy array or a scalar); a sparse
+    target keeps its storage type."""
+    shape = target.shape
+    if isinstance(value, NDArray):
+        if tuple(value.shape) != tuple(shape):
+            raise MXNetError('cannot assign an array of shape %s to one of shape %s' % (value.shape, shape))
+        src = value._sparse() if isinstance(value, BaseSparseNDArray) else value._t.detach()
+    elif isinstance(value, (int, float, np.generic, bool)):
+        src = torch.full(shape, value, dtype=target._either().dtype if isinstance(target, BaseSparseNDArray)
+                         else target._t.dtype, device=target._ctx.torch_device)
+    else:
+        src = torch.as_tensor(np.asarray(value)).reshape(shape)
+    if not isinstance(target, BaseSparseNDArray):
+        target._t.copy_(storage.to_dense(src).to(target._t.dtype).expand(shape))
+        return
+    dtype = target._either().dtype
+    if storage.stype_of(src) == DEFAULT:
+        src = src.to(device=target._ctx.torch_device, dtype=dtype).expand(shape).contiguous()
+    else:
+        src = storage.with_values(src, src.values().to(dtype)) if src.values().dtype != dtype else src.clone()
+        if storage.stype_of(src) != target._STYPE:
+            src = storage.to_dense(src)
+    target._set_sparse(storage.cast(src, target._STYPE))
+
+
+# ------------------------------------------------------------------ operators
+def _op(name):
+    from . import _internal, op
+    return getattr(op, name, None) or getattr(_internal, name)
+
+
+def _ufunc(lhs, rhs, elemwise, broadcast, scalar_op):
+    """``lhs <op> rhs`` for a sparse ``lhs``, as MXNet's sparse arrays: the element-wise
+    operator for equal shapes, the broadcasting one otherwise, the scalar one for a number."""
+    if isinstance(rhs, (int, float, np.generic, bool)):
+        return _op(scalar_op)(lhs, scalar=float(rhs))
+    if isinstance(rhs, np.ndarray):
+        rhs = array(rhs, ctx=lhs._ctx, dtype=rhs.dtype)
+    if not isinstance(rhs, NDArray):
+        return NotImplemented
+    if elemwise is None:        # reflected: rhs <op> lhs with rhs an array never comes here
+        return NotImplemented
+    return _op(elemwise if tuple(lhs.shape) == tuple(rhs.shape) else broadcast)(lhs, rhs)
+
+
+def storage_entry(spec, nd_function):
+    """``nd_function`` (an operator's generated mx.nd function) behind its storage rule: calls
+    with a sparse input or output go through the rule, all-dense ones straight through."""
+    rule, sparse_impl = spec.storage
+    inputs = spec.inputs
+    variadic = spec.variadic
+    n_in = len(inputs)
+    input_pos = {n: i for i, n in enumerate(inputs)}
+    by_attrs = getattr(spec, 'storage_by_attrs', False)     # cast_storage: output type from attributes
+
+    parsed = {}     # attributes parsed per keyword set (a training loop repeats a few)
+
+    def entry(*args, out=None, name=None, **kwargs):
+        arrays = args if variadic else args[:n_in]
+        for a in arrays:
+            if isinstance(a, BaseSparseNDArray):
+                break
+        else:
+            if not (by_attrs or isinstance(out, BaseSparseNDArray) or
+                    any(isinstance(kwargs.get(n), BaseSparseNDArray) for n in inputs if n in kwargs)):
+                return nd_function(*args, out=out, name=name, **kwargs)
+        if not variadic and len(args) == n_in and out is None and input_pos.keys().isdisjoint(kwargs):
+            try:        # the common sparse call: inputs by position, attributes by keyword
+                attrs = parsed.get(tuple(kwargs.items()))
+            except TypeError:       # an unhashable value (a list)
+                attrs = None
+            if attrs is None:
+                attrs = spec.parse_attrs(kwargs)
+                if len(parsed) < 64:
+                    try:
+                        parsed[tuple(kwargs.items())] = attrs
+                    except TypeError:
+                        pass
+            res = _run_sparse(spec, rule, sparse_impl, args, attrs)
+            if res is not None:
+                return res
+        return _storage_call(spec, rule, sparse_impl, nd_function, args, kwargs, out, name, n_in, input_pos)
+    entry.__name__ = nd_function.__name__
+    entry.__doc__ = nd_function.__doc__
+    entry.spec = spec
+    return entry
+
+
+def _run_sparse(spec, rule, sparse_impl, arrays, attrs):
+    """The result of the sparse implementation for these inputs, or None where the rule
+    falls back (the caller then goes the general way, which logs and densifies)."""
+    stypes = tuple(a._STYPE if isinstance(a, BaseSparseNDArray) else DEFAULT for a in arrays)
+    if rule(stypes, attrs) is None:
+        return None
+    tensors = [a._sparse() if isinstance(a, BaseSparseNDArray) else a._t for a in arrays]
+    try:
+        for t in tensors:
+            if t.layout is torch.strided and t.requires_grad:
+                res = run_untracked(sparse_impl, *tensors, **attrs)
+                break
+        else:
+            res = sparse_impl(*tensors, **attrs)
+    except MXNetError:
+        raise
+    except (RuntimeError, IndexError, ValueError, TypeError) as err:
+        raise MXNetError('%s: %s (inputs: %s)' % (spec.name, str(err).split('\n')[0], ', '.join(
+            '%s %s' % (s, tuple(a.shape)) for s, a in zip(stypes, arrays)))) from None
+    return from_sparse_tensor(res, arrays[0]._ctx)
+
+
+def _storage_call(spec, rule, sparse_impl, nd_function, args, kwargs, out, name, n_in, input_pos):
+    if spec.variadic:
+        arrays = list(args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args)
+        attr_kwargs = dict(kwargs)
+        if isinstance(spec.variadic, str):
+            attr_kwargs.setdefault(spec.variadic, len(arrays))
+    else:
+        arrays = list(args[:n_in]) + [None] * max(0, n_in - len(args))
+        attr_kwargs = {k: v for k, v in kwargs.items() if k not in input_pos}
+        attr_kwargs.update(zip(spec.attr_names, args[n_in:]))
+        for k, v in kwargs.items():
+            if k in input_pos:
+                arrays[input_pos[k]] = v
+        while arrays and arrays[-1] is None:
+            arrays.pop()
+    attrs = spec.parse_attrs(attr_kwargs)
+    stypes = [None if a is None else stype_of_array(a) for a in arrays]
+    out_stype = rule(tuple(stypes), attrs)
+    if out_stype is None:
+        if any(s not in (None, DEFAULT) for s in stypes):
+            _fallback_log(spec.name, [s for s in stypes if s is not None], attr_kwargs)
+        res = nd_function(*args, name=name, **kwargs)
+        if out is None:
+            return res
+        _assign(out, res)
+        return out
+    tensors = [None if a is None else (a._sparse() if isinstance(a, BaseSparseNDArray) else a._t) for a in arrays]
+    ctx = next((a._ctx for a in arrays if isinstance(a, NDArray)), None) or attrs.get('ctx') or current_context()
+    try:
+        if any(t is not None and t.layout is torch.strided and t.requires_grad for t in tensors):
+            res = run_untracked(sparse_impl, *tensors, **attrs)
+        else:
+            res = sparse_impl(*tensors, **attrs)
+    except MXNetError:
+        raise
+    except (RuntimeError, IndexError, ValueError, TypeError) as err:
+        raise MXNetError('%s: %s (inputs: %s)' % (spec.name, str(err).split('\n')[0], ', '.join(
+            '%s %s' % (s, tuple(a.shape)) for s, a in zip(stypes, arrays) if a is not None))) from None
+    result = from_sparse_tensor(res, ctx)
+    if out is None:
+        return result
+    _assign(out, result)
+    return out
+
+
+# ------------------------------------------------------------------ check_format
+def _fail(arr, what, pos, detail):
+    raise MXNetError('check_format: %s of shape %s: %s at position %d (%s)'
+                     % (type(arr).__name__, arr.shape, what, pos, detail))
+
+
+def _first_true(mask):
+    hits = torch.nonzero(mask).reshape(-1)
+    return int(hits[0]) if len(hits) else None
+
+
+def _check_format(arr, full_check):
+    sp = arr._sparse()
+    if isinstance(arr, CSRNDArray):
+        indptr, indices, values = storage.csr_parts(sp)
+        nrows, ncols = arr.shape
+        if len(indptr) != nrows + 1:
+            _fail(arr, 'indptr has %d entries, expected rows + 1 = %d' % (len(indptr), nrows + 1),
+                  len(indptr), 'length')
+        if len(indices) != len(values):
+            _fail(arr, 'indices and data differ in length', min(len(indices), len(values)),
+                  '%d indices, %d values' % (len(indices), len(values)))
+        if not full_check:
+            return
+        if len(indptr) and int(indptr[0]) != 0:
+            _fail(arr, 'indptr does not start at 0', 0, 'indptr[0] = %d' % int(indptr[0]))
+        pos = _first_true(indptr < 0)
+        if pos is not None:
+            _fail(arr, 'indptr is negative', pos, 'indptr[%d] = %d' % (pos, int(indptr[pos])))
+        pos = _first_true(indptr[1:] < indptr[:-1])
+        if pos is not None:
+            _fail(arr, 'indptr decreases', pos + 1, 'indptr[%d] = %d < indptr[%d] = %d'
+                  % (pos + 1, int(indptr[pos + 1]), pos, int(indptr[pos])))
+        if int(indptr[-1]) != len(indices):
+            _fail(arr, 'indptr does not end at the number of indices', nrows,
+                  'indptr[-1] = %d, %d indices' % (int(indptr[-1]), len(indices)))
+        pos = _first_true((indices < 0) | (indices >= ncols))
+        if pos is not None:
+            _fail(arr, 'column index out of range [0, %d)' % ncols, pos, 'indices[%d] = %d' % (pos, int(indices[pos])))
+        rows = storage.csr_rows(indptr)
+        pos = _first_true((rows[1:] == rows[:-1]) & (indices[1:] <= indices[:-1]))
+        if pos is not None:
+            _fail(arr, 'column indices not strictly ascending within row %d' % int(rows[pos + 1]), pos + 1,
+                  'indices[%d] = %d after %d' % (pos + 1, int(indices[pos + 1]), int(indices[pos])))
+        return
+    indices, values = storage.rsp_parts(sp)
+    if len(indices) != values.shape[0]:
+        _fail(arr, 'indices and data rows differ in number', min(len(indices), values.shape[0]),
+              '%d indices, %d rows of data' % (len(indices), values.shape[0]))
+    if not full_check:
+        return
+    pos = _first_true((indices < 0) | (indices >= arr.shape[0]))
+    if pos is not None:
+        _fail(arr, 'row index out of range [0, %d)' % arr.shape[0], pos, 'indices[%d] = %d' % (pos, int(indices[pos])))
+    pos = _first_true(indices[1:] <= indices[:-1])
+    if pos is not None:
+        _fail(arr, 'row indices not strictly ascending', pos + 1,
+              'indices[%d] = %d after %d' % (pos + 1, int(indices[pos + 1]), int(indices[pos])))
+
+
+def cast_storage_of(arr, stype):
+    """``arr.tostype(stype)`` for a dense ``arr``: a compressed copy (csr needs 2-D: ValueError)."""
+    if stype not in STYPES:
+        raise MXNetError("tostype: unknown storage type %r; expected one of %s" % (stype, STYPES))
+    if stype == DEFAULT:
+        return _new(arr._t.detach().clone(), arr._ctx)
+    if stype == CSR and arr.ndim != 2:
+        raise ValueError('tostype: csr storage needs a 2-D array, got shape %s' % (arr.shape,))
+    return from_sparse_tensor(storage.cast(arr._t.detach(), stype), arr._ctx)
+
+
+# ------------------------------------------------------------------ row_sparse helpers (kvstore)
+def rows_array(rows, values, shape, ctx):
+    """A RowSparseNDArray of ``shape`` holding ``values`` at the (sorted, unique) ``rows``
+    (torch tensors, not copied)."""
+    return from_sparse_tensor(storage.make_rsp(rows, values, shape), ctx)
+
+
+def sum_row_sparse(arrays, ctx):
+    """The sum of row_sparse arrays (on any devices) as a RowSparseNDArray on ``ctx``: the
+    union of their rows, nothing dense made."""
+    dev = ctx.torch_device
+    tensors = [_to_device(a._sparse(), ctx) if a._sparse().device != dev else a._sparse() for a in arrays]
+    total = tensors[0].clone() if len(tensors) == 1 else storage.registry.get('add_n').storage[1](*tensors)
+    return from_sparse_tensor(total, ctx)
+
+
+def set_rows(out, rows, values):
+    """Make ``out`` (any storage) hold ``values`` at ``rows`` (sorted, unique) and zeros
+    elsewhere: a RowSparseNDArray stores just those rows."""
+    if isinstance(out, RowSparseNDArray):
+        dev = out._ctx.torch_device
+        out._set_sparse(storage.make_rsp(rows.to(dev), values.to(device=dev, dtype=out._either().dtype), out.shape))
+        return
+    with torch.no_grad():
+        out._t.zero_()
+        out._t[rows.to(out._t.device)] = values.to(device=out._t.device, dtype=out._t.dtype)
+
+
+register_sparse_storage(with_stype, zeros, cast_storage_of, sparse_array)

@@ -7,6 +7,7 @@ from ..base import MXNetError
 from ..context import cpu
 from . import params_format
 from .ndarray import NDArray, _new, array, empty, zeros  # noqa: F401  (MXNet's utils has them)
+from .sparse_arrays import BaseSparseNDArray, from_sparse_tensor
 
 __all__ = ['zeros', 'empty', 'array', 'save', 'load', 'load_frombuffer']
 
@@ -48,13 +49,15 @@ def save(fname, data):
         When ``data`` is none of the accepted containers.
     """
     names, arrays = _entries(data)      # bad input is rejected before touching the file system
-    _fileio.write_atomic(fname, params_format.serialise(names, [(a._t, a._ctx) for a in arrays]))
+    # a sparse array is written from its compressed parts (MXNet's sparse layout)
+    tensors = [(a._sparse() if isinstance(a, BaseSparseNDArray) else a._t, a._ctx) for a in arrays]
+    _fileio.write_atomic(fname, params_format.serialise(names, tensors))
 
 
 def _arrays(buf, source):
     names, tensors = params_format.parse(buf, source)
     ctx = cpu(0)
-    arrays = [_new(t, ctx) for t in tensors]
+    arrays = [from_sparse_tensor(t, ctx) for t in tensors]
     return dict(zip(names, arrays)) if names else arrays
 
 

@@ -10,9 +10,11 @@ from . import (creation, elemwise, reduce, linalg, shape, indexing, random, rand
                nn_conv, nn_activation, nn_norm, nn_output, sequence, rnn, image, contrib_misc,
                detection, multibox, hawkes, spectral, spatial, custom, control_flow, deformable, correlation,
                histogram, quantization, quantized_ops, psroi_pooling, rroi_align, proposal,
-               np_elemwise, np_reduce, np_shape, np_creation, np_misc, np_random, np_linalg, npx)
+               np_elemwise, np_reduce, np_shape, np_creation, np_misc, np_random, np_linalg, npx, sparse_ops)
 # Older operator names (MXNet 0.x graphs), registered last: aliases of the operators above.
 from . import legacy  # noqa: F401
+# Storage-type rules (MXNet's FInferStorageType) of the operators above, last: they attach to the specs.
+from . import storage  # noqa: F401
 from .custom import *  # noqa: F401,F403  pylint: disable=wildcard-import
 from .python_op import PythonOp, NumpyOp, NDArrayOp  # noqa: F401
 import ctypes  # noqa: E402,F401  pylint: disable=wrong-import-order

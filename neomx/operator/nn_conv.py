@@ -69,6 +69,8 @@ def fully_connected(data, weight, bias, num_hidden, no_bias, flatten):
               weight.shape, num_hidden, data.shape)
     if flatten and data.dim() != 2:
         data = data.reshape(data.shape[0], -1)
+    if bias is not None and bias.dim() == 2 and bias.shape == (num_hidden, 1):
+        bias = bias.reshape(num_hidden)     # MXNet also takes a (num_hidden, 1) bias
     return F.linear(data, weight, None if no_bias else bias)
 
 

@@ -448,8 +448,8 @@ def _float32_states(*states, float32_inputs=()):
 
 @register('sgd_update', inputs=('weight', 'grad'), attrs=_weight_attrs() + _LAZY)
 def sgd_update(weight, grad, lr, wd, rescale_grad, clip_gradient, lazy_update):
-    """SGD step: ``weight - lr * (clip(rescale_grad * grad) + wd * weight)``; lazy_update only
-    matters for sparse arrays, which neomx stores densely."""
+    """SGD step: ``weight - lr * (clip(rescale_grad * grad) + wd * weight)``; with a row_sparse
+    gradient and ``lazy_update`` only its rows change (see :mod:`.storage`)."""
     w = weight.clone()
     sgd_([w], [grad], [lr], [wd], rescale_grad, clip_gradient)
     return w

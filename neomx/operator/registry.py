@@ -361,6 +361,9 @@ class OpSpec:
         writing to its result never changes its input.
     nd_impl : callable
         ``impl``, or for ``shares_input`` operators ``impl`` whose results own their memory.
+    storage : (rule, sparse_impl) or None
+        The operator's storage-type rule and its implementation on sparse tensors, for the
+        operators MXNet keeps sparse inputs sparse in (see :mod:`.storage`, which sets it).
     """
 
     def __init__(self, name, impl, inputs=(), aux=(), attrs=(), variadic=None, num_outputs=1,
@@ -392,6 +395,8 @@ class OpSpec:
         self.num_inputs = num_inputs
         self.differentiable = differentiable
         self.ctx_attrs = 'ctx' in self.attrs
+        # (rule, sparse_impl) where MXNet keeps sparse inputs sparse: set by .storage
+        self.storage = None
         self.doc = doc or (impl.__doc__ if impl is not None else None)
 
     # ------------------------------------------------------------ attributes

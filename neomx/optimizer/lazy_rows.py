@@ -1,9 +1,9 @@
 """Lazy updates for row_sparse gradients: only the rows the gradient holds are updated.
 
 MXNet's SGD and Adam (``lazy_update=True``), Ftrl and AdaGrad update just those rows of the
-weight and of its states (weight decay included) when the gradient is row_sparse. neomx
-stores such gradients densely, labelled ``row_sparse``; the rows it holds are its non-zero rows.
-The rule itself runs unchanged on the gathered rows, which are then written back.
+weight and of its states (weight decay included) when the gradient is row_sparse: the rule
+runs unchanged on the gathered rows (the gradient's stored values), which are then written
+back. A row_sparse gradient is never made dense here unless the update is not lazy.
 """
 import torch
 
@@ -16,7 +16,7 @@ def lazy_rows(optimizer, grad):
         return None
     if not getattr(optimizer, 'lazy_update', type(optimizer)._LAZY_FOR_ROW_SPARSE):
         return None
-    return grad.indices._t.to(grad._t.device)
+    return grad.indices._t
 
 
 def _gather(state, rows, nrows):
@@ -47,6 +47,9 @@ def step_lazily(optimizer, indices, weights, grads, grad_arrays, states, lrs, wd
         optimizer._step(indices, weights, grads, states, lrs, wds)
         return
     rows = [lazy_rows(optimizer, g) for g in grad_arrays]
+    # gradients the caller left without a tensor (row_sparse ones) updated densely after all
+    grads = [g if g is not None else a._t for g, a in zip(grads, grad_arrays)] \
+        if any(r is None and g is None for r, g in zip(rows, grads)) else grads
     if all(r is None for r in rows):
         optimizer._step(indices, weights, grads, states, lrs, wds)
         return
@@ -56,9 +59,11 @@ def step_lazily(optimizer, indices, weights, grads, grad_arrays, states, lrs, wd
                             lrs[i:i + 1], wds[i:i + 1])
             continue
         nrows = weights[i].shape[0]
+        r = r.to(weights[i].device)
         weight_rows = weights[i][r].clone()
         state_rows = _gather(states[i], r, nrows)
-        optimizer._step(indices[i:i + 1], [weight_rows], [grads[i][r]], [state_rows],
+        grad_rows = grad_arrays[i].data._t.to(device=weights[i].device, dtype=weights[i].dtype)
+        optimizer._step(indices[i:i + 1], [weight_rows], [grad_rows], [state_rows],
                         lrs[i:i + 1], wds[i:i + 1])
         weights[i][r] = weight_rows
         _scatter(states[i], state_rows, r, nrows)

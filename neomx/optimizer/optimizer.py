@@ -339,9 +339,10 @@ class Optimizer:
 
     def _apply_group(self, indices, weights, grads, states, multi_precision):
         weights_t = [w._t for w in weights]
-        grads_t = [g._t for g in grads]
-        for w, g in zip(weights_t, grads_t):
-            if w.shape != g.shape:
+        # a row_sparse gradient's dense form is not made here: step_lazily reads its rows
+        grads_t = [None if type(g) is not NDArray and g.stype == 'row_sparse' else g._t for g in grads]
+        for w, g in zip(weights_t, grads):
+            if tuple(w.shape) != tuple(g.shape):
                 raise MXNetError('%s.update: weight shape %s and gradient shape %s differ'
                                  % (type(self).__name__, tuple(w.shape), tuple(g.shape)))
         self._update_count(indices)

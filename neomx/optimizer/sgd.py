@@ -37,8 +37,8 @@ class SGD(_MomentumOptimizer):
     ----------
     momentum : float
     lazy_update : bool
-        Update only the rows present in a sparse gradient; neomx stores gradients densely,
-        so every row is updated.
+        Update only the rows present in a row_sparse gradient (weight decay and momentum
+        included); with False every row is updated.
 
     Example
     -------

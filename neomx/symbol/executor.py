@@ -372,18 +372,51 @@ def _leaves(tensors, trained):
     return leaves
 
 
-def simple_bind(symbol, ctx, grad_req, type_dict, shapes):
+_STYPE_OF_FLAG = {'0': 'default', '1': 'row_sparse', '2': 'csr'}
+
+
+def _arg_stypes(symbol, args, stype_dict):
+    """Each argument's storage type: ``stype_dict``'s, else its variable's ``stype``."""
+    return [stype_dict.get(n.name) or _STYPE_OF_FLAG.get(n.attrs.get('__storage_type__'), 'default')
+            for n in args]
+
+
+def _grad_stypes(symbol, args, stypes):
+    """The gradients' storage types, as MXNet's backward storage inference gives them for the
+    cases sparse models use: row_sparse for a row_sparse argument, for the right operand of a
+    ``dot`` whose left operand is a csr argument, and for the weight of ``SparseEmbedding`` or
+    of ``Embedding(sparse_grad=True)``; default otherwise."""
+    stype_of = {n: s for n, s in zip(args, stypes)}
+    sparse = {n for n, s in stype_of.items() if s == 'row_sparse'}
+    for node in symbol._nodes():
+        if node.is_variable or not node.inputs:
+            continue
+        if node.spec.name == 'dot' and len(node.inputs) == 2 and not node.params.get('transpose_a') \
+                and stype_of.get(node.inputs[0][0]) == 'csr':
+            sparse.add(node.inputs[1][0])
+        if node.spec.name == '_contrib_SparseEmbedding' or (
+                node.spec.name == 'Embedding' and node.params.get('sparse_grad')):
+            sparse.add(node.inputs[1][0])
+    return ['row_sparse' if n in sparse else 'default' for n in args]
+
+
+def simple_bind(symbol, ctx, grad_req, type_dict, shapes, stype_dict=None):
     """``Symbol.simple_bind``: zero-filled arrays of the inferred shapes and dtypes (float32
-    where nothing decides)."""
+    where nothing decides), sparse where the variables' ``stype`` or ``stype_dict`` say (and
+    their gradients where MXNet makes them row_sparse, see :func:`_grad_stypes`)."""
+    from ..ndarray.sparse_arrays import with_stype
     known_shapes, known_dtypes = infer(symbol, shapes, type_dict)
     args, aux = symbol._variables()
     unknown = [n.name for n in args + aux if (n, 0) not in known_shapes]
     if unknown:
         raise MXNetError('simple_bind: cannot infer the shapes of %s from %s' % (', '.join(unknown), shapes))
 
-    def allocate(node):
-        return zeros(known_shapes[(node, 0)], ctx=ctx, dtype=known_dtypes.get((node, 0), torch.float32))
+    def allocate(node, stype='default'):
+        arr = zeros(known_shapes[(node, 0)], ctx=ctx, dtype=known_dtypes.get((node, 0), torch.float32))
+        return arr if stype == 'default' else with_stype(arr._t, ctx, stype)
     reqs = _grad_reqs(grad_req, [n.name for n in args])
-    arg_arrays = [allocate(n) for n in args]
-    grads = [allocate(n) if req != 'null' else None for n, req in zip(args, reqs)]
+    stypes = _arg_stypes(symbol, args, stype_dict or {})
+    arg_arrays = [allocate(n, s) for n, s in zip(args, stypes)]
+    grads = [allocate(n, s) if req != 'null' else None
+             for n, req, s in zip(args, reqs, _grad_stypes(symbol, args, stypes))]
     return Executor(symbol, ctx, arg_arrays, grads, reqs, [allocate(n) for n in aux])

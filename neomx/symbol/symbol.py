@@ -453,7 +453,7 @@ class Symbol:
         [('data', (2, 4)), ('fc_bias', (3,)), ('fc_weight', (3, 4))]
         """
         from ..context import as_context
-        return executor.simple_bind(self, as_context(ctx), grad_req, type_dict or {}, kwargs)
+        return executor.simple_bind(self, as_context(ctx), grad_req, type_dict or {}, kwargs, stype_dict)
 
     def eval(self, ctx=None, **kwargs):
         """Run the graph once on the named NDArrays; returns the list of outputs."""

@@ -1,4 +1,4 @@
-"""Random test data: shapes, dense and (densely stored) sparse arrays, special matrices."""
+"""Random test data: shapes, dense and sparse arrays, special matrices."""
 import random
 
 import numpy as np
@@ -63,44 +63,107 @@ def rand_coord_2d(x_low, x_high, y_low, y_high):
     return random.randint(x_low, x_high), random.randint(y_low, y_high)
 
 
-def _density_mask(shape, stype, density, rsp_indices=None):
-    """Which entries of a sparse array of ``stype`` hold values (rows for row_sparse)."""
-    density = np.random.rand() if density is None else density
-    if stype == 'row_sparse':
-        rows = np.zeros(shape[0], dtype=bool)
-        if rsp_indices is not None:
-            rows[np.asarray(rsp_indices, dtype=np.int64)] = True
-        else:
-            rows = np.random.rand(shape[0]) < density
-        return np.broadcast_to(rows.reshape((-1,) + (1,) * (len(shape) - 1)), shape)
-    return np.random.rand(*shape) < density
+def _csr_generation_check(num_rows, num_cols, density, distribution):
+    if density < 0 or density > 1:
+        raise ValueError("density has to be between 0 and 1")
+    if num_rows <= 0 or num_cols <= 0:
+        raise ValueError("num_rows or num_cols should be greater than 0")
+    if distribution == 'powerlaw' and int(num_rows * num_cols * density) < 2 * num_rows:
+        raise ValueError("not supported for this density: %s for this shape (%s, %s). Please keep "
+                         "the number of non-zeros at least twice the number of rows"
+                         % (density, num_rows, num_cols))
+
+
+def _powerlaw_row_counts(num_rows, num_cols, density):
+    """Non-zeros of each row of the power-law csr generator: one per row first, then row i
+    filled up to 2**(i+1) columns (whole rows once that exceeds the width) until the
+    matrix holds ``int(rows * cols * density)`` entries."""
+    left = int(num_rows * num_cols * density)
+    counts = np.zeros(num_rows, dtype=np.int64)
+    first = min(num_rows, left)
+    counts[:first] = 1
+    left -= first
+    limit = 2
+    for row in range(num_rows):
+        if left <= 0:
+            break
+        width = min(num_cols, limit)
+        if width == num_cols and left > width:
+            left -= width - counts[row]
+            counts[row] = width
+            continue
+        extra = min(width - counts[row], left)
+        counts[row] += extra
+        left -= extra
+        limit *= 2
+    if left > 0:
+        raise ValueError("not supported for this density: %s for this shape (%s,%s)" % (density, num_rows, num_cols))
+    return counts
+
+
+def _csr_parts_uniform(num_rows, num_cols, density, dtype, data_init, shuffle):
+    """(values, indices, indptr) of a uniformly random csr matrix, never dense: ``density``
+    of the positions, drawn without replacement."""
+    total = int(num_rows * num_cols * density)
+    keys = np.sort(np.random.choice(num_rows * num_cols, size=total, replace=False)) if total else np.zeros(0, np.int64)
+    rows, cols = keys // num_cols, keys % num_cols
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=num_rows))]).astype(np.int64)
+    values = np.random.rand(total).astype(dtype) if data_init is None else np.full(total, data_init, dtype=dtype)
+    if shuffle:
+        for r in range(num_rows):
+            np.random.shuffle(cols[indptr[r]:indptr[r + 1]])
+    return values, cols.astype(np.int64), indptr
 
 
 def rand_sparse_ndarray(shape, stype, density=None, dtype=None, distribution=None, data_init=None,
                         rsp_indices=None, modifier_func=None, shuffle_csr_indices=False, ctx=None):
-    """A random array in ``stype`` storage and its parts.
+    """A random sparse array and its parts, built compressed (memory proportional to the
+    stored entries).
 
-    Returns ``(arr, (values, indices))`` for row_sparse and ``(arr, (indptr, indices, values))``
-    for csr. neomx stores sparse arrays densely (labelled with their storage type), so ``arr``
-    holds zeros outside the pattern.
+    Returns ``(arr, (values, indices))`` for row_sparse (numpy arrays) and
+    ``(arr, (indptr, indices, data))`` for csr (NDArrays). ``distribution`` is 'uniform' or,
+    for csr, 'powerlaw' (row i holds about twice the entries of row i-1).
     """
-    if stype not in ('row_sparse', 'csr'):
-        raise ValueError('unknown storage type %r' % (stype,))
+    from ..ndarray.sparse_arrays import csr_matrix, row_sparse_array, zeros as sparse_zeros
+    ctx = ctx or default_context()
+    density = np.random.rand() if density is None else density
     dtype = default_dtype() if dtype is None else dtype
-    mask = _density_mask(shape, stype, density, rsp_indices)
-    values = np.random.rand(*shape) if data_init is None else np.full(shape, data_init)
-    if modifier_func is not None:
-        values = np.vectorize(modifier_func)(values)
-    dense = np.where(mask, values, 0).astype(dtype)
-    arr = array(dense, ctx=ctx or default_context(), dtype=dtype).tostype(stype)
+    distribution = distribution or 'uniform'
     if stype == 'row_sparse':
-        indices = np.nonzero(mask.reshape(shape[0], -1)[:, 0])[0] if dense.size else np.zeros(0)
-        return arr, (dense[indices], indices.astype(np.int64))
-    rows = [np.nonzero(row)[0] for row in dense]
-    indptr = np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(np.int64)
-    indices = np.concatenate(rows).astype(np.int64) if rows else np.zeros(0, np.int64)
-    data = dense[dense != 0]
-    return arr, (indptr, indices, data)
+        if distribution != 'uniform':
+            raise ValueError('distribution %s is not supported for row_sparse' % distribution)
+        if rsp_indices is not None:
+            indices = np.asarray(rsp_indices, dtype=np.int64)
+        else:
+            indices = np.nonzero(np.random.rand(shape[0]) < density)[0]
+        if indices.shape[0] == 0:
+            return sparse_zeros('row_sparse', shape, ctx=ctx, dtype=dtype), (np.array([], dtype=dtype), np.array([]))
+        values = np.random.rand(indices.shape[0], *shape[1:]).astype(dtype)
+        if data_init is not None:
+            values.fill(data_init)
+        if modifier_func is not None:
+            values = np.vectorize(modifier_func)(values).astype(dtype)
+        return row_sparse_array((values, indices), shape=shape, dtype=dtype, ctx=ctx), (values, indices)
+    if stype != 'csr':
+        raise ValueError('unknown storage type %r' % (stype,))
+    if len(shape) != 2:
+        raise ValueError('csr needs a 2-D shape, got %s' % (shape,))
+    num_rows, num_cols = shape
+    _csr_generation_check(num_rows, num_cols, density, distribution)
+    if distribution == 'uniform':
+        values, cols, indptr = _csr_parts_uniform(num_rows, num_cols, density, dtype, data_init,
+                                                  shuffle_csr_indices)
+    elif distribution == 'powerlaw':
+        counts = _powerlaw_row_counts(num_rows, num_cols, density)
+        indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        cols = np.concatenate([np.arange(c) for c in counts]).astype(np.int64)
+        values = (1 + np.random.uniform(0.001, 2, size=len(cols))).astype(dtype)
+    else:
+        raise ValueError('distribution not supported: %s' % distribution)
+    if modifier_func is not None:
+        values = np.vectorize(modifier_func)(values).astype(dtype)
+    csr = csr_matrix((values, cols, indptr), shape=shape, dtype=dtype, ctx=ctx)
+    return csr, (csr.indptr, csr.indices, csr.data)
 
 
 def rand_ndarray(shape, stype='default', density=None, dtype=None, modifier_func=None,
@@ -116,7 +179,7 @@ def rand_ndarray(shape, stype='default', density=None, dtype=None, modifier_func
 
 def create_sparse_array(shape, stype, data_init=None, rsp_indices=None, dtype=None,
                         modifier_func=None, density=0.5, shuffle_csr_indices=False):
-    """A random array of ``stype`` (stored densely), ``density`` of it filled."""
+    """A random array of ``stype``, ``density`` of it filled."""
     if stype == 'default':
         return rand_ndarray(shape, dtype=dtype)
     return rand_sparse_ndarray(shape, stype, density=density, dtype=dtype, data_init=data_init,
@@ -133,8 +196,12 @@ def create_sparse_array_zd(shape, stype, density, data_init=None, rsp_indices=No
 
 
 def shuffle_csr_column_indices(csr):
-    """The array itself: neomx stores csr densely, so column order is not observable."""
-    return csr
+    """Shuffle the column indices within each row of a scipy csr matrix, in place (a csr
+    matrix need not have sorted columns)."""
+    for r in range(len(csr.indptr) - 1):
+        part = np.array(csr.indices[csr.indptr[r]:csr.indptr[r + 1]])
+        np.random.shuffle(part)
+        csr.indices[csr.indptr[r]:csr.indptr[r + 1]] = part
 
 
 def create_vector(size, dtype=np.int64):

@@ -86,8 +86,8 @@ class SyncBatchNorm(BatchNorm):
 class SparseEmbedding(Block):
     """Embedding whose weight and gradient MXNet keeps row-sparse, for large vocabularies.
 
-    neomx stores sparse arrays densely, so this is :class:`~neomx.gluon.nn.Embedding` with
-    ``sparse_grad`` run imperatively; unlike MXNet it also runs before a Trainer exists.
+    In neomx this is :class:`~neomx.gluon.nn.Embedding` with ``sparse_grad`` (its weight's
+    gradient is row_sparse) run imperatively; unlike MXNet it also runs before a Trainer exists.
     Shapes: indices of any shape ``S`` -> ``S + (output_dim,)``.
     """
 

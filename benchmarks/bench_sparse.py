@@ -1,0 +1,210 @@
+"""Sparse arrays: ``dot(csr, dense)`` against ``torch.sparse.mm`` (and MXNet 1.9.1 where
+installed), and the bytes ``row_sparse_pull`` moves under ``dist_async``.
+
+    python benchmarks/bench_sparse.py            # every figure below, printed
+    python benchmarks/run.py bench_sparse        # the torch ratio, into RESULTS.md
+
+1. ``dot(csr, dense)``: a batch of 1,024 rows of 1,000,001 features, about 15 non-zeros a
+   row (the shape of the sparse linear example's batches), times a dense (1,000,001, 1)
+   weight; neomx's ``mx.nd.dot`` against ``torch.sparse.mm`` on the same csr tensor. With
+   ``MXNET_PYTHON`` (default ``~/mxref/bin/python``) the same matrices are timed in MXNet.
+   ``main`` runs everything on one thread (torch and MXNet's OpenMP alike): a batch this
+   small is tens of microseconds of work, which a busy machine's thread pools swamp.
+2. ``row_sparse_pull`` of 1% of the rows of a (1,000,001, 64) weight between two workers
+   (``dist_async``, started through ``neomx.launch``): the bytes received against the
+   weight's size.
+3. With ``--epoch``: one training epoch of ``examples/sparse_linear.py`` on its generated
+   file (``--data``, made if missing) against MXNet 1.9.1 training the same model as MXNet's
+   ``example/sparse/linear_classification`` does (Module, csr data, row_sparse weight pulled
+   with ``sparse_row_id_fn``, FTRL on a local KVStore) on the same file.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import torch
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+import neomx as mx  # noqa: E402
+from benchmarks.common import best_time, compare  # noqa: E402
+
+FEATURES = 1000001
+BATCH = 1024
+NNZ = 15
+MXNET_PYTHON = os.environ.get('MXNET_PYTHON', os.path.expanduser('~/mxref/bin/python'))
+
+
+def csr_batch(seed=0):
+    """(data, indices, indptr) of a random batch: NNZ distinct sorted columns a row."""
+    rng = np.random.RandomState(seed)
+    cols = [np.unique(rng.randint(0, FEATURES, size=NNZ)) for _ in range(BATCH)]
+    indptr = np.concatenate([[0], np.cumsum([len(c) for c in cols])]).astype(np.int64)
+    indices = np.concatenate(cols).astype(np.int64)
+    return rng.uniform(0, 1, size=len(indices)).astype(np.float32), indices, indptr
+
+
+def bench_dot_csr_dense():
+    data, indices, indptr = csr_batch()
+    x = mx.nd.sparse.csr_matrix((data, indices, indptr), shape=(BATCH, FEATURES))
+    w = mx.nd.random.normal(shape=(FEATURES, 1))
+    x_t, w_t = x._sparse(), w._t
+    return compare('dot(csr 1024x1000001 ~15 nnz/row, dense (1000001, 1))', lambda: mx.nd.dot(x, w),
+                   lambda: torch.sparse.mm(x_t, w_t), target=1.2, note='torch.sparse.mm on the same csr tensor')
+
+
+_MXNET_DOT = '''
+import json, sys, time
+import numpy as np
+import mxnet as mx
+d = np.load(sys.argv[1])
+x = mx.nd.sparse.csr_matrix((d['data'], d['indices'], d['indptr']), shape=tuple(d['shape']))
+w = mx.nd.array(d['w'])
+def run():
+    mx.nd.dot(x, w).wait_to_read()
+run()
+best = 1e9
+for _ in range(7):
+    t0 = time.perf_counter()
+    for _ in range(50):
+        run()
+    best = min(best, (time.perf_counter() - t0) / 50)
+print(json.dumps({'mxnet_s': best}))
+'''
+
+
+def dot_against_mxnet():
+    """(neomx seconds, MXNet seconds) per dot(csr, dense), or None without MXNet."""
+    if not os.path.exists(MXNET_PYTHON):
+        return None
+    data, indices, indptr = csr_batch()
+    w = np.random.RandomState(1).normal(size=(FEATURES, 1)).astype(np.float32)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, 'batch.npz')
+        np.savez(path, data=data, indices=indices, indptr=indptr, w=w, shape=np.array([BATCH, FEATURES]))
+        out = subprocess.run([MXNET_PYTHON, '-c', _MXNET_DOT, path], capture_output=True, text=True, check=True,
+                             env=dict(os.environ, OMP_NUM_THREADS=str(torch.get_num_threads())))
+    mxnet_s = json.loads(out.stdout.strip().splitlines()[-1])['mxnet_s']
+    x = mx.nd.sparse.csr_matrix((data, indices, indptr), shape=(BATCH, FEATURES))
+    wn = mx.nd.array(w)
+    neomx_s = best_time(lambda: mx.nd.dot(x, wn).wait_to_read())
+    return neomx_s, mxnet_s
+
+
+_PULL_WORKER = '''
+import json, os, sys
+import numpy as np
+import neomx as mx
+rows, cols = %d, 64
+kv = mx.kv.create('dist_async')
+kv.init('w', mx.nd.ones((rows, cols)))
+kv._barrier()
+ids = mx.nd.array(np.random.RandomState(kv.rank).choice(rows, size=rows // 100, replace=False))
+out = mx.nd.sparse.zeros('row_sparse', (rows, cols))
+kv.row_sparse_pull('w', out=out, row_ids=ids)
+kv._barrier()
+if kv.rank == 0:
+    print('PULL ' + json.dumps({'received': kv.traffic['received'], 'weight': rows * cols * 4,
+                                'rows': len(out.indices)}))
+''' % FEATURES
+
+
+def row_sparse_pull_bytes():
+    """{'received', 'weight', 'rows'} of one 1% row_sparse_pull by worker 0 of 2."""
+    with tempfile.TemporaryDirectory() as tmp:
+        script = os.path.join(tmp, 'pull_worker.py')
+        with open(script, 'w') as f:
+            f.write(_PULL_WORKER)
+        env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get('PYTHONPATH', ''))
+        out = subprocess.run([sys.executable, '-m', 'neomx.launch', '-n', '2', '--launcher', 'local',
+                              sys.executable, script], capture_output=True, text=True, env=env, timeout=600)
+    for line in out.stdout.splitlines():
+        if 'PULL ' in line:
+            return json.loads(line.split('PULL ', 1)[1])
+    raise RuntimeError('the pull workers printed no result:\n%s\n%s' % (out.stdout, out.stderr[-2000:]))
+
+
+_MXNET_EPOCH = '''
+import sys, time
+import mxnet as mx
+path, features, batch_size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+x = mx.sym.var('data', stype='csr')
+weight = mx.sym.var('weight', shape=(features, 1), init=mx.init.Normal(sigma=0.01), stype='row_sparse')
+bias = mx.sym.var('bias', shape=(1,))
+pred = mx.sym.broadcast_add(mx.sym.sparse.dot(x, weight), bias)
+model = mx.sym.LogisticRegressionOutput(pred, mx.sym.var('softmax_label'))
+train = mx.io.LibSVMIter(data_libsvm=path, data_shape=(features,), batch_size=batch_size)
+mod = mx.mod.Module(symbol=model, data_names=['data'], label_names=['softmax_label'])
+mod.bind(data_shapes=train.provide_data, label_shapes=train.provide_label)
+mod.init_params()
+mod.init_optimizer(optimizer=mx.optimizer.create('ftrl', learning_rate=0.1, rescale_grad=1.0 / batch_size),
+                   kvstore=mx.kv.create('local'))
+for epoch in range(2):
+    train.reset()
+    tic = time.time()
+    for batch in train:
+        mod.prepare(batch, sparse_row_id_fn=lambda b: {'weight': b.data[0].indices})
+        mod.forward_backward(batch)
+        mod.update()
+    mx.nd.waitall()
+    print('EPOCH %d %.3f' % (epoch, time.time() - tic))
+'''
+
+
+def epoch_against_mxnet(path, features=FEATURES, batch_size=BATCH):
+    """(neomx seconds, MXNet seconds) of the second training epoch on ``path`` (the first
+    warms up), or MXNet None without MXNet."""
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get('PYTHONPATH', ''),
+               OMP_NUM_THREADS=str(torch.get_num_threads()))
+    out = subprocess.run([sys.executable, os.path.join(ROOT, 'examples', 'sparse_linear.py'), '--data', path,
+                          '--num-features', str(features), '--batch-size', str(batch_size), '--epochs', '2'],
+                         capture_output=True, text=True, env=env, check=True)
+    lines = [ln for ln in (out.stdout + out.stderr).splitlines() if 'epoch 1:' in ln]
+    neomx_s = float(lines[-1].split(' s, ')[0].rsplit(', ', 1)[1])
+    if not os.path.exists(MXNET_PYTHON):
+        return neomx_s, None
+    out = subprocess.run([MXNET_PYTHON, '-c', _MXNET_EPOCH, path, str(features), str(batch_size)],
+                         capture_output=True, text=True, env=env, check=True)
+    mxnet_s = [float(ln.split()[2]) for ln in out.stdout.splitlines() if ln.startswith('EPOCH 1')][0]
+    return neomx_s, mxnet_s
+
+
+BENCHMARKS = [bench_dot_csr_dense]
+
+
+def main(argv=None):
+    import argparse
+    ap = argparse.ArgumentParser(description='sparse benchmarks (see the module docstring)')
+    ap.add_argument('--epoch', action='store_true', help='also time a training epoch against MXNet')
+    ap.add_argument('--data', default=os.path.join(ROOT, 'data', 'sparse_linear.libsvm'))
+    a = ap.parse_args(argv)
+    torch.set_num_threads(1)
+    res = bench_dot_csr_dense()
+    print('%s: neomx %.3f ms, torch.sparse.mm %.3f ms, ratio %.2f (target <= %.1f)'
+          % (res.name, res.neomx_s * 1e3, res.torch_s * 1e3, res.ratio, res.target))
+    mx_times = dot_against_mxnet()
+    if mx_times is None:
+        print('MXNet not found at %s: no MXNet figure' % MXNET_PYTHON)
+    else:
+        print('dot(csr, dense) same batch: neomx %.3f ms, MXNet 1.9.1 %.3f ms, neomx/MXNet %.2f'
+              % (mx_times[0] * 1e3, mx_times[1] * 1e3, mx_times[0] / mx_times[1]))
+    pulled = row_sparse_pull_bytes()
+    print('row_sparse_pull of %d of %d rows (x 64 float32): received %d bytes of %d (%.2f%%)'
+          % (pulled['rows'], FEATURES, pulled['received'], pulled['weight'],
+             100.0 * pulled['received'] / pulled['weight']))
+    if a.epoch:
+        if not os.path.exists(a.data):
+            sys.path.insert(0, os.path.join(ROOT, 'examples'))
+            from sparse_linear import generate_libsvm
+            os.makedirs(os.path.dirname(a.data), exist_ok=True)
+            generate_libsvm(a.data, 100000, FEATURES, NNZ)
+        neomx_s, mxnet_s = epoch_against_mxnet(a.data)
+        versus = '' if mxnet_s is None else ', MXNet 1.9.1 %.2f s, neomx/MXNet %.2f' % (mxnet_s, neomx_s / mxnet_s)
+        print('training epoch on %s: neomx %.2f s%s' % (a.data, neomx_s, versus))
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,35 @@
+"""Worker of tests/test_sparse_dist.py: row_sparse push and row_sparse_pull on dist_async move
+only the rows involved, and the servers update only those rows."""
+import os
+
+import numpy as np
+
+import neomx as mx
+
+os.environ['MXNET_KVSTORE_BIGARRAY_BOUND'] = '100'    # the 1000 x 4 key is cut over the servers
+kv = mx.kv.create(os.environ.get('KV_KIND', 'dist_async'))
+rank, n = kv.rank, kv.num_workers
+rows, cols = 1000, 4
+kv.init('w', mx.nd.ones((rows, cols)))
+kv.set_optimizer(mx.optimizer.SGD(learning_rate=1.0, rescale_grad=1.0))
+# each worker pushes a gradient holding two rows: one in each server's half, one its own
+mine = [10 + rank, 990 - rank]
+grad = mx.nd.sparse.row_sparse_array((np.full((2, cols), 0.5, np.float32), mine), shape=(rows, cols))
+kv.push('w', grad)
+kv._barrier()
+out = mx.nd.sparse.zeros('row_sparse', (rows, cols))
+asked = mx.nd.array([990, 10, 11, 500, 10])
+before = kv.traffic['received']
+kv.row_sparse_pull('w', out=out, row_ids=asked)
+got = kv.traffic['received'] - before
+assert out.stype == 'row_sparse' and out.indices.asnumpy().tolist() == [10, 11, 500, 990], out.indices
+expected = {10: 0.5, 11: 0.5 if n > 1 else 1.0, 500: 1.0, 990: 0.5}
+for i, r in enumerate(out.indices.asnumpy().tolist()):
+    np.testing.assert_allclose(out.data.asnumpy()[i], expected[r])
+assert got == 4 * cols * 4, got          # four rows of four float32 values, not the whole key
+dense = mx.nd.zeros((rows, cols))
+kv.pull('w', out=dense)                  # all other rows untouched by the lazy updates
+changed = sorted(set(np.nonzero(dense.asnumpy()[:, 0] != 1.0)[0].tolist()))
+assert changed == sorted({10 + r for r in range(n)} | {990 - r for r in range(n)}), changed
+kv._barrier()
+print('RESULT sparse ok rank %d' % rank)
