@@ -426,9 +426,11 @@ class Parameter:
         return [self._pulled_rows(ctx, row_id) for ctx in self.list_ctx()]
 
     def _pulled_rows(self, ctx, row_id):
+        # as MXNet: the parameter's own array (the one its gradient is recorded against), after
+        # the store has written the requested rows into it
         arr = self._array_on(ctx)
         self._trainer._row_sparse_pull(self, arr, row_id)
-        return arr.retain(row_id)
+        return arr
 
     @property
     def _grad(self):

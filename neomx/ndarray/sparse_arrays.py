@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from .._torch_private import tensor_version
-from ..autograd import run_untracked
+from ..autograd import is_recording, run_untracked
 from ..base import MXNetError, np_dtype, torch_dtype
 from ..context import Context, current_context
 from ..operator import storage
@@ -139,9 +139,18 @@ class BaseSparseNDArray(NDArray):
     def _set_sparse(self, sp):
         """Make ``sp`` (a torch sparse tensor of this storage type) this array's value."""
         try:
-            _DENSE.__delete__(self)
+            dense = _DENSE.__get__(self)
         except AttributeError:
-            pass
+            dense = None
+        if dense is not None and dense.requires_grad and dense.is_leaf:
+            # a variable that autograd records against (attach_grad, a Gluon parameter): keep
+            # that tensor and write the new value into it, so the gradient stays attached
+            with torch.no_grad():
+                dense.copy_(storage.to_dense(sp))
+            self._sp, self._synced = sp, tensor_version(dense)
+            return
+        if dense is not None:
+            _DENSE.__delete__(self)
         self._sp, self._synced = sp, _NO_DENSE
 
     def _either(self):
@@ -734,11 +743,26 @@ def storage_entry(spec, nd_function):
     return entry
 
 
+def _records_gradient(arrays):
+    """Whether autograd must record this call: recording, and an input is a variable or comes
+    from one. torch does not differentiate the sparse kernels used here, so such a call runs
+    the operator's dense implementation, which autograd records (MXNet's gradient values)."""
+    if not is_recording():
+        return False
+    for a in arrays:
+        if isinstance(a, BaseSparseNDArray):
+            if a._has_dense() and _DENSE.__get__(a).requires_grad:
+                return True
+        elif isinstance(a, NDArray) and a._t.requires_grad:
+            return True
+    return False
+
+
 def _run_sparse(spec, rule, sparse_impl, arrays, attrs):
     """The result of the sparse implementation for these inputs, or None where the rule
     falls back (the caller then goes the general way, which logs and densifies)."""
     stypes = tuple(a._STYPE if isinstance(a, BaseSparseNDArray) else DEFAULT for a in arrays)
-    if rule(stypes, attrs) is None:
+    if _records_gradient(arrays) or rule(stypes, attrs) is None:
         return None
     tensors = [a._sparse() if isinstance(a, BaseSparseNDArray) else a._t for a in arrays]
     try:
@@ -773,9 +797,10 @@ def _storage_call(spec, rule, sparse_impl, nd_function, args, kwargs, out, name,
             arrays.pop()
     attrs = spec.parse_attrs(attr_kwargs)
     stypes = [None if a is None else stype_of_array(a) for a in arrays]
-    out_stype = rule(tuple(stypes), attrs)
+    recorded = _records_gradient([a for a in arrays if a is not None])
+    out_stype = None if recorded else rule(tuple(stypes), attrs)
     if out_stype is None:
-        if any(s not in (None, DEFAULT) for s in stypes):
+        if not recorded and any(s not in (None, DEFAULT) for s in stypes):
             _fallback_log(spec.name, [s for s in stypes if s is not None], attr_kwargs)
         res = nd_function(*args, name=name, **kwargs)
         if out is None:
