@@ -225,3 +225,21 @@ def test_libsvm_batches_are_csr_as_mxnets(tmp_path):
         mx.io.LibSVMIter(data_libsvm=str(data), data_shape=(3,), batch_size=1)
     with pytest.raises(MXNetError, match="doesn't support round_batch == false"):
         mx.io.LibSVMIter(data_libsvm=str(data), data_shape=(3,), round_batch=False)
+
+
+def test_row_sparse_parameter_step_records_through_sparse_operators():
+    """A row_sparse parameter read with row_sparse_data inside record() is differentiable
+    through operators that keep sparsity (MXNet's nightly Trainer sparse step, one worker)."""
+    import neomx as mx
+    x = mx.gluon.Parameter('x', shape=(2, 10), stype='row_sparse', grad_stype='row_sparse')
+    x.initialize(ctx=mx.cpu(0), init='ones')
+    trainer = mx.gluon.Trainer([x], 'sgd', {'learning_rate': 1.0}, kvstore='local')
+    rows = mx.nd.arange(0, 2)
+    with mx.autograd.record():
+        w = x.row_sparse_data(rows)
+        y = 3 * w
+    y.backward()
+    assert x.grad().stype == 'row_sparse'
+    np.testing.assert_array_equal(x.grad().asnumpy(), np.full((2, 10), 3.0))
+    trainer.step(1)
+    np.testing.assert_array_equal(x.row_sparse_data(rows).asnumpy(), np.full((2, 10), -2.0))
