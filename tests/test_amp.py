@@ -11,11 +11,16 @@ from neomx.contrib import amp
 from neomx.contrib.amp import amp as amp_module
 
 
+@pytest.fixture(autouse=True)
+def _amp_undone_after_each_test():
+    """amp.init patches mx.nd and mx.sym for the whole process: undo it after every test."""
+    yield
+    amp_module._deinit()
+
+
 @pytest.fixture
 def amp_bf16():
     amp.init('bfloat16')
-    yield
-    amp_module._deinit()
 
 
 def _nodes(sym):
@@ -310,3 +315,13 @@ def test_bf16_inference_fuses_the_residual_addition(amp_bf16, cast_input):
     ops = [n[0] for n in _nodes(net._cached_graph.symbol)]
     assert 'amp_multicast' in ops and fused.dtype == plain.dtype
     np.testing.assert_allclose(fused.asnumpy(), plain.asnumpy(), rtol=0.05, atol=0.05)
+
+
+def test_deinit_restores_namespaces_that_find_names_through_getattr():
+    # mx.sym.sparse.dot is found through the module's __getattr__ (mx.sym.op.dot): undoing
+    # init must leave the names it found, not the wrappers it saw
+    amp.init('bfloat16')
+    assert mx.sym.sparse.dot is not mx.sym.op.dot
+    amp_module._deinit()
+    assert mx.sym.sparse.dot is mx.sym.op.dot and mx.nd.sparse.dot is mx.nd.op.dot
+    assert 'dot' not in vars(mx.sym.sparse)

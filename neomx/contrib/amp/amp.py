@@ -226,8 +226,13 @@ def _function_owner(name, module):
     return name, module
 
 
+_INHERITED = object()     # the name came from the owner's module __getattr__ or a base class
+
+
 def _replace(owner, name, value):
-    _restore.append((owner, name, getattr(owner, name)))
+    # A namespace that finds names through its module ``__getattr__`` (mx.sym.sparse finds
+    # mx.sym.op's) would otherwise record an already wrapped function as its original.
+    _restore.append((owner, name, vars(owner).get(name, _INHERITED)))
     setattr(owner, name, value)
 
 
@@ -403,6 +408,8 @@ def _deinit():
         owner, name, original = _restore.pop()
         if owner is None:
             set_arithmetic_hook(None)
+        elif original is _INHERITED:
+            delattr(owner, name)
         else:
             setattr(owner, name, original)
     _amp_initialized = _amp_loss_scale_initialized = False

@@ -297,7 +297,7 @@ class recording_creation:  # pylint: disable=invalid-name
 
     Example
     -------
-    >>> with mx.sym.np.recording_creation():
+    >>> with mx.name.NameManager(), mx.sym.np.recording_creation():
     ...     eye = mx.np.identity(2)
     >>> type(eye).__name__, eye.list_outputs()
     ('_Symbol', ['identity0_output'])
