@@ -777,7 +777,15 @@ def _run_sparse(spec, rule, sparse_impl, arrays, attrs):
     except (RuntimeError, IndexError, ValueError, TypeError) as err:
         raise MXNetError('%s: %s (inputs: %s)' % (spec.name, str(err).split('\n')[0], ', '.join(
             '%s %s' % (s, tuple(a.shape)) for s, a in zip(stypes, arrays)))) from None
-    return from_sparse_tensor(res, arrays[0]._ctx)
+    return _wrap_results(res, arrays[0]._ctx)
+
+
+def _wrap_results(res, ctx):
+    """The NDArray of a sparse implementation's result, or the list of them for an operator
+    with several outputs (DGL's samplers give dense and csr arrays together)."""
+    if isinstance(res, (tuple, list)):
+        return [from_sparse_tensor(r, ctx) for r in res]
+    return from_sparse_tensor(res, ctx)
 
 
 def _storage_call(spec, rule, sparse_impl, nd_function, args, kwargs, out, name, n_in, input_pos):
@@ -819,7 +827,7 @@ def _storage_call(spec, rule, sparse_impl, nd_function, args, kwargs, out, name,
     except (RuntimeError, IndexError, ValueError, TypeError) as err:
         raise MXNetError('%s: %s (inputs: %s)' % (spec.name, str(err).split('\n')[0], ', '.join(
             '%s %s' % (s, tuple(a.shape)) for s, a in zip(stypes, arrays) if a is not None))) from None
-    result = from_sparse_tensor(res, ctx)
+    result = _wrap_results(res, ctx)
     if out is None:
         return result
     _assign(out, result)

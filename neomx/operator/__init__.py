@@ -15,6 +15,8 @@ from . import (creation, elemwise, reduce, linalg, shape, indexing, random, rand
 from . import legacy  # noqa: F401
 # Storage-type rules (MXNet's FInferStorageType) of the operators above, last: they attach to the specs.
 from . import storage  # noqa: F401
+# DGL's graph operators: csr graphs only, so they come with their storage rules.
+from . import dgl_graph  # noqa: F401
 from .custom import *  # noqa: F401,F403  pylint: disable=wildcard-import
 from .python_op import PythonOp, NumpyOp, NDArrayOp  # noqa: F401
 import ctypes  # noqa: E402,F401  pylint: disable=wrong-import-order
