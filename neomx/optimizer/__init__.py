@@ -6,11 +6,11 @@ runs as fused multi-tensor torch kernels (:mod:`neomx.operator.optimizer_ops`), 
 parameter (``update``) or a whole model at once (``update_multi``).
 """
 from .optimizer import Optimizer, Updater, register, create, get_updater
-from .sgd import SGD, NAG, Signum, LARS, DCASGD, SGLD, ccSGD
+from .sgd import SGD, NAG, Signum, LARS, LBSGD, DCASGD, SGLD, ccSGD
 from .checking import Test
 from .adaptive import Adam, AdamW, Adamax, Nadam, LAMB, AdaGrad, AdaDelta, RMSProp, Ftrl, FTML
 from . import contrib
 
-__all__ = ['Optimizer', 'Updater', 'register', 'create', 'get_updater', 'SGD', 'NAG', 'Signum', 'LARS',
+__all__ = ['Optimizer', 'Updater', 'register', 'create', 'get_updater', 'SGD', 'NAG', 'Signum', 'LARS', 'LBSGD',
            'DCASGD', 'SGLD', 'ccSGD', 'Adam', 'AdamW', 'Adamax', 'Nadam', 'LAMB', 'AdaGrad', 'AdaDelta',
            'RMSProp', 'Ftrl', 'FTML', 'Test']

@@ -441,7 +441,7 @@ def _flatten_list(nested_list):
 # MXNet defines every optimizer in this module; here each family has its own module of the
 # package (which imports this one), so the names are looked up in the package when asked
 # for here (``from mxnet.optimizer.optimizer import SGD``).
-_DEFINED_ELSEWHERE = ('SGD', 'NAG', 'Signum', 'LARS', 'DCASGD', 'SGLD', 'ccSGD', 'Test', 'Adam', 'Adamax',
+_DEFINED_ELSEWHERE = ('SGD', 'NAG', 'Signum', 'LARS', 'LBSGD', 'DCASGD', 'SGLD', 'ccSGD', 'Test', 'Adam', 'Adamax',
                       'Nadam', 'LAMB', 'AdaGrad', 'AdaDelta', 'RMSProp', 'Ftrl', 'FTML')
 
 

@@ -1,4 +1,7 @@
-"""The SGD family: SGD, NAG, Signum, LARS, DCASGD, SGLD."""
+"""The SGD family: SGD, NAG, Signum, LARS, LBSGD, DCASGD, SGLD."""
+import logging
+import math
+
 import torch
 
 from .._torch_private import foreach
@@ -6,7 +9,7 @@ from ..ndarray.ndarray import zeros
 from ..operator import optimizer_ops as K
 from .optimizer import Optimizer, register
 
-__all__ = ['SGD', 'NAG', 'Signum', 'LARS', 'DCASGD', 'SGLD']
+__all__ = ['SGD', 'NAG', 'Signum', 'LARS', 'LBSGD', 'DCASGD', 'SGLD']
 
 
 def _zeros_like(weight):
@@ -168,6 +171,121 @@ class LARS(SGD):
             K.sgd_mom_(weights, grads, list(states), lrs, wds, momentum, self.rescale_grad, clip)
         else:
             K.sgd_(weights, grads, lrs, wds, self.rescale_grad, clip)
+
+
+@register
+class LBSGD(_MomentumOptimizer):
+    """Large-batch SGD: momentum SGD whose gradients are summed over ``batch_scale`` updates
+    (emulating a batch that many times larger), with a learning-rate warmup.
+
+    Every ``batch_scale``-th update of a weight applies momentum SGD with the mean of the
+    gradients summed since the last one, at the learning rate times a multiplier; the
+    updates in between leave the weight as it is. The multiplier grows from 1 to
+    ``batch_scale`` over ``warmup_epochs * updates_per_epoch`` updates (counted from
+    ``begin_epoch * updates_per_epoch``): ``'linear'``, ``'power2'`` (quadratically) or
+    ``'sqrt'``; with ``'lars'`` it is instead each layer's trust ratio
+    ``sqrt(|w|^2 / (|g|^2 + wd * |w|^2))`` clipped to [0.01, 100] (any other strategy: 1).
+
+    Parameters
+    ----------
+    momentum : float
+    multi_precision : bool
+        Step float16 weights through a float32 master copy.
+    warmup_strategy : {'linear', 'power2', 'sqrt', 'lars'}
+    warmup_epochs : int
+    batch_scale : int
+        How many updates make one large batch.
+    updates_per_epoch : int
+    begin_epoch : int
+    num_epochs : int
+
+    Example
+    -------
+    >>> opt = mx.optimizer.LBSGD(learning_rate=0.1, batch_scale=2, warmup_epochs=0)
+    >>> weight = mx.nd.ones(2)
+    >>> opt.update(0, weight, mx.nd.array([1., 3.]), None)     # summed, not applied yet
+    >>> weight
+    <BLANKLINE>
+    [1. 1.]
+    <NDArray 2 @cpu(0)>
+    >>> opt.update(0, weight, mx.nd.array([3., 1.]), None)     # mean 2, lr 0.1 * 2
+    >>> weight
+    <BLANKLINE>
+    [0.6 0.6]
+    <NDArray 2 @cpu(0)>
+    """
+    _MASTER_FIRST = False
+
+    def __init__(self, momentum=0.0, multi_precision=False, warmup_strategy='linear', warmup_epochs=5,
+                 batch_scale=1, updates_per_epoch=32, begin_epoch=0, num_epochs=60, **kwargs):
+        super().__init__(momentum=momentum, multi_precision=multi_precision, **kwargs)
+        logging.info('Running Large-Batch SGD Algorithm')
+        logging.info('(Batch_scale=%f, warmup_epochs=%d, warmup_strategy=%s, updates_per_epoch=%d)',
+                     batch_scale, warmup_epochs, warmup_strategy, updates_per_epoch)
+        self.warmup_strategy = warmup_strategy
+        self.warmup_epochs = warmup_epochs
+        self.batch_scale = batch_scale
+        self.updates_per_epoch = updates_per_epoch
+        self.init_updates = begin_epoch * updates_per_epoch
+        self.num_epochs = num_epochs
+        self.lbmult = 1
+        self.cumgrads = {}      # index -> {'cum_grad': summed gradient, 'num_cums': updates counted}
+        self.adaptive = False
+        self.admult = 1
+
+    def _get_lbmult(self, nup):
+        """The warmup multiplier of the learning rate after ``nup`` updates."""
+        warmup = self.warmup_epochs * self.updates_per_epoch
+        top = float(self.batch_scale)
+        if nup >= warmup:
+            return top
+        if warmup <= 1:
+            return 1.0
+        progress = float(nup) / warmup
+        if self.warmup_strategy == 'linear':
+            return 1.0 + (top - 1) * progress
+        if self.warmup_strategy == 'power2':
+            return 1.0 + (top - 1) * progress * progress
+        if self.warmup_strategy == 'sqrt':
+            return 1.0 + (top - 1) * math.sqrt(progress)
+        return 1.0
+
+    def _get_lars(self, weight, g, wd):
+        """The layer's trust ratio (tensors ``weight`` and ``g``), clipped to [0.01, 100]."""
+        weight2 = float((weight.double() * weight.double()).sum())
+        grad2 = float((g.double() * g.double()).sum())
+        return min(max(math.sqrt(weight2 / (grad2 + wd * weight2 + 1e-18)), 0.01), 100.0)
+
+    def _cumulate_gradient(self, grad, index):
+        """Add ``grad`` to ``index``'s sum; returns ``{'cum_grad', 'num_cums'}``."""
+        cgrad = self.cumgrads.get(index)
+        if cgrad and cgrad['num_cums'] > 0:
+            cgrad = {'cum_grad': cgrad['cum_grad'] + grad, 'num_cums': cgrad['num_cums'] + 1}
+        else:
+            cgrad = {'cum_grad': grad.clone(), 'num_cums': self.init_updates + 1}
+        self.cumgrads[index] = cgrad
+        return cgrad
+
+    def _reset_cum_gradient(self, index):
+        self.cumgrads[index]['cum_grad'] = 0
+
+    def _step(self, indices, weights, grads, states, lrs, wds):
+        clip = self._clip()
+        for pos, index in enumerate(indices):
+            cgrad = self._cumulate_gradient(grads[pos], index)
+            if cgrad['num_cums'] % self.batch_scale != 0:
+                continue
+            weight, grad, wd = weights[pos], cgrad['cum_grad'] / self.batch_scale, wds[pos]
+            if self.warmup_strategy == 'lars':
+                mult = self._get_lars(weight, grad, wd)
+            else:
+                mult = self._get_lbmult(cgrad['num_cums'])
+            lr = lrs[pos] * mult
+            if states[pos] is not None and self.momentum > 0:
+                K.sgd_mom_([weight], [grad], [states[pos]], [lr], [wd], self.momentum, self.rescale_grad, clip)
+            else:
+                K.sgd_([weight], [grad], [lr], [wd], self.rescale_grad, clip)
+            self._reset_cum_gradient(index)
 
 
 @register
