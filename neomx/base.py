@@ -19,6 +19,8 @@ __all__ = ['MXNetError', 'MXNetTypeError', 'MXNetValueError', 'NDArrayHandle', '
 
 # MXNet's raw array handle type; neomx's handles name live NDArrays (see ndarray/handles.py)
 NDArrayHandle = ctypes.c_void_p
+# MXNet's KVStore handle type: the profiler keeps the store it would send server commands through
+KVStoreHandle = ctypes.c_void_p
 
 
 class MXNetError(RuntimeError):

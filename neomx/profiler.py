@@ -32,9 +32,28 @@ from torch.autograd import DeviceType
 from torch.profiler import ProfilerActivity
 
 from . import _op_profile, upper_layers
-from .base import MXNetError, atomic_write
+from .base import KVStoreHandle, MXNetError, atomic_write
 
-__all__ = ['set_config', 'set_state', 'pause', 'resume', 'dump', 'dumps', 'dump_profile',
+# The KVStore whose servers MXNet's profiler commands (profile_process='server') go to; a
+# KVStore sets it (MXNet does so on creating a distributed store). An empty handle: none.
+profiler_kvstore_handle = KVStoreHandle()
+
+
+def set_kvstore_handle(handle):
+    """Set the KVStore (its handle) that server-side profiler commands are sent through.
+
+    Example
+    -------
+    >>> previous = mx.profiler.profiler_kvstore_handle
+    >>> mx.profiler.set_kvstore_handle(mx.base.KVStoreHandle(1))
+    >>> mx.profiler.profiler_kvstore_handle.value
+    1
+    >>> mx.profiler.set_kvstore_handle(previous)
+    """
+    global profiler_kvstore_handle      # pylint: disable=global-statement
+    profiler_kvstore_handle = handle
+
+__all__ = ['set_kvstore_handle', 'profiler_kvstore_handle', 'set_config', 'set_state', 'pause', 'resume', 'dump', 'dumps', 'dump_profile',
            'profiler_set_config', 'profiler_set_state', 'Domain', 'Task', 'Frame', 'Event',
            'Counter', 'Marker']
 

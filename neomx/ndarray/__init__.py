@@ -7,6 +7,7 @@ from . import register as _register
 from .ndarray import (NDArray, array, empty, zeros, ones, full, arange, waitall, from_numpy,
                       from_dlpack, to_dlpack_for_read, to_dlpack_for_write, from_torch)
 from .ndarray import _new as _array_from_tensor
+from .ndarray import _new_empty_handle  # noqa: F401  (MXNet's mx.nd has it)
 from .ndarray import (_DTYPE_MX_TO_NP, _DTYPE_NP_TO_MX, _GRAD_REQ_MAP,  # noqa: F401
                       get_indexing_dispatch_code, get_oshape_of_gather_nd_op,
                       indexing_key_expand_implicit_axes)
@@ -15,6 +16,8 @@ from .. import upper_layers as _upper_layers
 # custom operators and autograd's Function (lower layers) hand their user code NDArrays
 _upper_layers.register('array_from_tensor', _array_from_tensor)
 _operator.NDArray = NDArray     # as MXNet's mx.operator has it
+from .. import autograd as _autograd  # noqa: E402
+_autograd.NDArray = NDArray     # and mx.autograd
 from . import profiled as _profiled  # noqa: E402
 # the profiler names operators as MXNet while it records them
 _upper_layers.register('profile_operator_names', _profiled.set_profiled)

@@ -12,9 +12,11 @@ import weakref
 
 from ..base import MXNetError
 
-__all__ = ['handle_of', 'array_of']
+__all__ = ['handle_of', 'array_of', 'held_handle']
 
 _LIVE = weakref.WeakValueDictionary()
+# arrays that only a handle names so far (``_new_empty_handle``): kept alive until wrapped
+_HELD = {}
 
 
 def handle_of(array):
@@ -25,7 +27,14 @@ def handle_of(array):
 
 def array_of(handle):
     """The live NDArray that ``handle`` (a ``ctypes.c_void_p`` from :func:`handle_of`) names."""
-    array = _LIVE.get(handle.value)
+    array = _HELD.pop(handle.value, None) or _LIVE.get(handle.value)
     if array is None:
         raise MXNetError('NDArray handle %r names no live NDArray' % (handle.value,))
     return array
+
+
+def held_handle(array):
+    """A handle naming ``array``, which lives on until ``NDArray(handle)`` wraps it (the
+    handle is then all that names it)."""
+    _HELD[id(array)] = array
+    return handle_of(array)

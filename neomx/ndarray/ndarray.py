@@ -19,7 +19,7 @@ from ..base import MXNetError, claim_dlpack_tensor, np_dtype, numpy_dtype, refus
 from ..context import Context, as_context, current_context
 from ..util import is_np_array, is_np_shape
 from . import params_format
-from .handles import array_of, handle_of
+from .handles import array_of, handle_of, held_handle
 
 _run_untracked = autograd.run_untracked
 _INT_LIVE = _int_grad.LIVE
@@ -130,6 +130,19 @@ def _new(tensor, ctx):
     arr._ctx = ctx
     arr._grad = None
     return arr
+
+
+def _new_empty_handle():
+    """A new handle naming an empty array, to wrap with ``NDArray(handle)``: MXNet's
+    placeholder for a result (an array of shape ``()`` without storage).
+
+    Example
+    -------
+    >>> from neomx.ndarray.ndarray import _new_empty_handle
+    >>> mx.nd.NDArray(_new_empty_handle()).shape
+    ()
+    """
+    return held_handle(_new(torch.empty(()), current_context()))
 
 
 def constructor(array_class):

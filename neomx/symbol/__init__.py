@@ -8,6 +8,8 @@ from . import _internal, contrib, image, linalg, op, random_internal, sparse
 from . import register as _register
 from .attribute import AttrScope
 from .symbol import Symbol, var, Variable, Group, load, load_json  # noqa: F401
+from .. import autograd as _autograd
+_autograd.Symbol = Symbol      # as MXNet's mx.autograd has it (get_symbol's result type)
 
 _register.populate({'op': op, '_internal': _internal, 'contrib': contrib, 'linalg': linalg,
                     'image': image, 'random_internal': random_internal, 'sparse': sparse})

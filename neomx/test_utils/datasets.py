@@ -90,22 +90,22 @@ def get_mnist_iterator(batch_size, input_shape, num_parts=1, part_index=0):
     return train, val
 
 
-def get_zip_data(data_dir_, url, data_origin_name):
-    """Download the zip ``url`` into ``data_dir_`` as ``data_origin_name`` and extract it there."""
-    os.makedirs(data_dir_, exist_ok=True)
-    path = download(url, fname=data_origin_name, dirname=data_dir_)
+def get_zip_data(data_dir, url, data_origin_name):
+    """Download the zip ``url`` into ``data_dir`` as ``data_origin_name`` and extract it there."""
+    os.makedirs(data_dir, exist_ok=True)
+    path = download(url, fname=data_origin_name, dirname=data_dir)
     with zipfile.ZipFile(path) as zf:
-        zf.extractall(data_dir_)
+        zf.extractall(data_dir)
 
 
-def get_bz2_data(data_dir_, data_name, url, data_origin_name):
-    """Download the bz2 ``url`` into ``data_dir_`` and decompress it to ``data_name``."""
+def get_bz2_data(data_dir, data_name, url, data_origin_name):
+    """Download the bz2 ``url`` into ``data_dir`` and decompress it to ``data_name``."""
     import bz2
-    os.makedirs(data_dir_, exist_ok=True)
-    target = os.path.join(data_dir_, data_name)
+    os.makedirs(data_dir, exist_ok=True)
+    target = os.path.join(data_dir, data_name)
     if os.path.exists(target):
         return
-    path = download(url, fname=data_origin_name, dirname=data_dir_)
+    path = download(url, fname=data_origin_name, dirname=data_dir)
     with bz2.BZ2File(path) as f:
         atomic_write(target, iter(lambda: f.read(1 << 20), b''))
     os.remove(path)
