@@ -30,7 +30,7 @@ import numpy.testing as npt
 from ..context import Context, current_context
 from ..ndarray.ndarray import NDArray, array
 from ..symbol import Symbol
-from ..symbol.numpy import _Symbol as np_symbol  # noqa: F401  (MXNet's test_utils holds it)
+from ..symbol.numpy import NumpySymbol as np_symbol  # noqa: F401  (MXNet's test_utils holds it)
 from ..util import get_cuda_compute_capability, getenv, setenv
 from .assertions import *
 from .assertions import _find_max_violation
