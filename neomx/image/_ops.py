@@ -16,16 +16,13 @@ from .._image_decode import decode_buffer, decode_bytes
 from ..base import MXNetError
 from ..context import current_context
 from ..ndarray.ndarray import wrap_tensor
+from ..operator.image_cv import copy_make_border
 from .._image_resize import pick_interp, resize_hwc
 from .._sample_streams import nprandom, pyrandom
 
 __all__ = ['imread', 'imdecode', 'imresize', 'scale_down', 'copyMakeBorder', 'resize_short',
            'fixed_crop', 'random_crop', 'center_crop', 'color_normalize', 'random_size_crop',
            'imrotate', 'random_rotate']
-
-# OpenCV's border codes: CONSTANT, REPLICATE, REFLECT (edge repeated), WRAP, REFLECT_101.
-_BORDER_PAD_MODES = {1: 'edge', 2: 'symmetric', 3: 'wrap', 4: 'reflect'}
-
 
 def _to_ndarray(pixels):
     return wrap_tensor(torch.from_numpy(np.array(pixels)), current_context())
@@ -138,21 +135,8 @@ def copyMakeBorder(src, top, bot, left, right, type=0, value=0.0, values=(), out
     NDArray
         Image of shape (H + top + bot, W + left + right, C).
     """
-    height, width, channels = src.shape
-    type &= ~16   # OpenCV's BORDER_ISOLATED flag changes nothing for a whole image
-    if type == 0:
-        values = values if isinstance(values, (list, tuple)) else (values,)
-        fill = list(values)[:channels] + [0.0] * (channels - len(values)) if values else [value] * channels
-        padded = torch.empty((height + top + bot, width + left + right, channels), dtype=src._t.dtype)
-        padded[:] = torch.tensor(fill).to(src._t.dtype)
-        padded[top:top + height, left:left + width] = src._t
-    elif type in _BORDER_PAD_MODES:
-        # Gather rows and columns through the padded index ranges numpy computes.
-        rows = np.pad(np.arange(height), (top, bot), mode=_BORDER_PAD_MODES[type])
-        cols = np.pad(np.arange(width), (left, right), mode=_BORDER_PAD_MODES[type])
-        padded = src._t[torch.from_numpy(rows)][:, torch.from_numpy(cols)]
-    else:
-        raise MXNetError('copyMakeBorder: unknown border type %s' % (type,))
+    values = tuple(values) if isinstance(values, (list, tuple)) else (values,)
+    padded = copy_make_border(src._t, int(top), int(bot), int(left), int(right), int(type), float(value), values)
     return _write_out(wrap_tensor(padded, src._ctx), out)
 
 

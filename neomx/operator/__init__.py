@@ -7,7 +7,7 @@ It is also MXNet's ``mx.operator``: custom operators written in Python (``Custom
 from . import registry
 # Each module registers one family of operators (registration side effects).
 from . import (creation, elemwise, reduce, linalg, shape, indexing, random, random_pdf, optimizer_ops,  # noqa: F401
-               nn_conv, nn_activation, nn_norm, nn_output, sequence, rnn, image, contrib_misc,
+               nn_conv, nn_activation, nn_norm, nn_output, sequence, rnn, image, image_cv, contrib_misc,
                detection, multibox, hawkes, spectral, spatial, custom, control_flow, deformable, correlation,
                histogram, quantization, quantized_ops, psroi_pooling, rroi_align, proposal,
                np_elemwise, np_reduce, np_shape, np_creation, np_misc, np_random, np_linalg, npx, sparse_ops)

@@ -1,0 +1,98 @@
+"""The remaining names of MXNet 1.9.1's API: LBSGD, the OpenCV operators, handles and aliases.
+
+Expected values were recorded from MXNet 1.9.1."""
+import gc
+import os
+
+import numpy as np
+import pytest
+
+import neomx as mx
+from neomx.base import MXNetError
+
+# 7 updates of w = [1, -2, 3] with gradients 2 * randn(3) (RandomState(0)), lr 0.1, wd 0.01,
+# rescale_grad 0.5, clip_gradient 2, warmup over 1 epoch of 4 updates: MXNet 1.9.1's weights
+_LBSGD_CASES = [
+    (('linear', 0.9, 2), [-0.1882999986410141, -2.600109100341797, 2.6898539066314697]),
+    (('power2', 0.0, 3), [0.49442198872566223, -2.315201997756958, 2.8225319385528564]),
+    (('sqrt', 0.5, 1), [-0.22464999556541443, -2.577697992324829, 2.863922119140625]),
+    (('lars', 0.9, 2), [0.20711299777030945, -2.3784239292144775, 2.7091760635375977]),
+    (('other', 0.0, 2), [0.5505399703979492, -2.2637939453125, 2.8262460231781006]),
+]
+
+
+@pytest.mark.parametrize('case, expected', _LBSGD_CASES)
+def test_lbsgd_matches_mxnet(case, expected):
+    strategy, momentum, batch_scale = case
+    opt = mx.optimizer.create('lbsgd', learning_rate=0.1, momentum=momentum, wd=0.01, batch_scale=batch_scale,
+                              warmup_strategy=strategy, warmup_epochs=1, updates_per_epoch=4, rescale_grad=0.5,
+                              clip_gradient=2.0)
+    assert isinstance(opt, mx.optimizer.optimizer.LBSGD)
+    update = mx.optimizer.get_updater(opt)
+    weight = mx.nd.array([1., -2., 3.])
+    rng = np.random.RandomState(0)
+    for _ in range(7):
+        update(0, mx.nd.array(rng.randn(3) * 2), weight)
+    np.testing.assert_allclose(weight.asnumpy(), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_lbsgd_multi_precision():
+    opt = mx.optimizer.LBSGD(learning_rate=0.5, multi_precision=True, batch_scale=1, warmup_epochs=0)
+    update = mx.optimizer.get_updater(opt)
+    weight = mx.nd.array([1., 2.], dtype='float16')
+    update(0, mx.nd.array([1., 1.], dtype='float16'), weight)
+    assert weight.dtype == np.float16 and weight.asnumpy().tolist() == [0.5, 1.5]
+
+
+def _png(tmp_path):
+    cv2 = pytest.importorskip('cv2')
+    img = np.random.RandomState(0).randint(0, 255, (5, 7, 3)).astype(np.uint8)
+    path = str(tmp_path / 'img.png')
+    cv2.imwrite(path, img)       # BGR on disk
+    return img, path
+
+
+def test_cv_decode_and_read(tmp_path):
+    img, path = _png(tmp_path)
+    with open(path, 'rb') as f:
+        buf = mx.nd.array(np.frombuffer(f.read(), np.uint8), dtype='uint8')
+    rgb = mx.nd._internal._cvimdecode(buf)
+    assert rgb.dtype == np.uint8 and (rgb.asnumpy() == img[:, :, ::-1]).all()
+    assert (mx.nd._internal._cvimdecode(buf, to_rgb=False).asnumpy() == img).all()
+    assert mx.nd._internal._cvimdecode(buf, flag=0).shape == (5, 7, 1)
+    assert (mx.nd._internal._cvimread(filename=path).asnumpy() == img[:, :, ::-1]).all()
+    with pytest.raises(MXNetError, match='uint8'):
+        mx.nd._internal._cvimdecode(buf.astype('float32'))
+    with pytest.raises(MXNetError, match="couldn't open file"):
+        mx.nd._internal._cvimread(filename=os.path.join(str(tmp_path), 'missing.png'))
+
+
+def test_cv_resize_and_border():
+    img = mx.nd.array(np.arange(24).reshape(2, 4, 3), dtype='uint8')
+    assert mx.nd._internal._cvimresize(img, w=8, h=4).shape == (4, 8, 3)
+    assert (mx.nd._internal._cvimresize(img, w=4, h=2, interp=0).asnumpy() == img.asnumpy()).all()
+    padded = mx.nd._internal._cvcopyMakeBorder(img, top=1, bot=2, left=0, right=1, values=(1, 2, 3))
+    assert padded.shape == (5, 5, 3) and padded.asnumpy()[0, 0].tolist() == [1, 2, 3]
+    edge = mx.nd._internal._cvcopyMakeBorder(img, top=0, bot=0, left=2, right=0, type=1)
+    assert edge.asnumpy()[:, :3, 0].tolist() == [[0, 0, 0], [12, 12, 12]]
+    assert (mx.image.copyMakeBorder(img, 0, 0, 2, 0, type=1).asnumpy() == edge.asnumpy()).all()
+    sym = mx.sym._internal._cvcopyMakeBorder(mx.sym.var('x'), top=1, bot=1, left=2, right=0)
+    assert sym.infer_shape(x=(2, 4, 3))[1] == [(4, 6, 3)]
+
+
+def test_new_empty_handle_and_aliases():
+    from neomx.ndarray.ndarray import _new_empty_handle
+    handle = _new_empty_handle()
+    gc.collect()        # the handle alone keeps the array until it is wrapped
+    assert mx.nd.NDArray(handle).shape == ()
+    assert mx.autograd.NDArray is mx.nd.NDArray and mx.autograd.Symbol is mx.sym.Symbol
+    assert mx.test_utils.np_symbol is mx.sym.np._Symbol
+
+
+def test_profiler_kvstore_handle():
+    previous = mx.profiler.profiler_kvstore_handle
+    try:
+        mx.profiler.set_kvstore_handle(mx.base.KVStoreHandle(7))
+        assert mx.profiler.profiler_kvstore_handle.value == 7
+    finally:
+        mx.profiler.set_kvstore_handle(previous)
