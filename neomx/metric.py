@@ -8,6 +8,7 @@ types of ``num_inst`` (sometimes float) match MXNet 1.9.1.
 """
 import json
 import math
+import warnings
 from collections import OrderedDict
 
 import numpy
@@ -25,17 +26,25 @@ from .base import numeric_types, string_types  # noqa: E402,F401
 _REGISTRY = {}
 
 
-def register(klass):
-    """Class decorator: make ``create(klass.__name__.lower())`` build ``klass``."""
-    _REGISTRY[klass.__name__.lower()] = klass
+def register(klass, name=None):
+    """Register metric class ``klass`` (a class decorator): ``create(name)`` then builds it;
+    ``name`` defaults to the class name, lower-cased. Replacing a registered name warns."""
+    assert issubclass(klass, EvalMetric), 'Can only register subclass of EvalMetric'
+    name = (klass.__name__ if name is None else name).lower()
+    old = _REGISTRY.get(name)
+    if old is not None and old is not klass:
+        warnings.warn('New metric %s.%s registered with name %s is overriding existing metric %s.%s'
+                      % (klass.__module__, klass.__name__, name, old.__module__, old.__name__), UserWarning,
+                      stacklevel=2)
+    _REGISTRY[name] = klass
     return klass
 
 
-def alias(*names):
+def alias(*aliases):
     """Class decorator: further names under which ``create`` finds the class."""
     def deco(klass):
-        for name in names:
-            _REGISTRY[name.lower()] = klass
+        for name in aliases:
+            register(klass, name)
         return klass
     return deco
 

@@ -96,3 +96,33 @@ def test_profiler_kvstore_handle():
         assert mx.profiler.profiler_kvstore_handle.value == 7
     finally:
         mx.profiler.set_kvstore_handle(previous)
+
+
+def test_metric_register_and_alias_take_mxnet_arguments():
+    class HalfAccuracy(mx.metric.Accuracy):
+        pass
+    registry = mx.metric._REGISTRY
+    saved = dict(registry)
+    try:
+        mx.metric.register(HalfAccuracy, name='Half_Acc')
+        assert isinstance(mx.metric.create('half_acc'), HalfAccuracy)
+        mx.metric.alias('halfacc2')(HalfAccuracy)
+        assert isinstance(mx.metric.create('halfacc2'), HalfAccuracy)
+        with pytest.warns(UserWarning, match='overriding'):
+            mx.metric.register(HalfAccuracy, name='acc')
+        with pytest.raises(AssertionError):
+            mx.metric.register(int)
+    finally:
+        registry.clear()
+        registry.update(saved)
+
+
+def test_kvstore_server_controller_and_role():
+    import pickle
+    server = mx.kvstore.KVStoreServer(mx.kv.create('local'))
+    assert mx.kvstore.kvstore_server.KVStoreServer is mx.kvstore.KVStoreServer
+    server.init_logginig = True     # the first command sets up the root logger otherwise
+    server._controller()(0, pickle.dumps(mx.optimizer.SGD(learning_rate=0.25)), None)
+    assert server.kvstore._updater.optimizer.lr == 0.25
+    with pytest.raises(MXNetError, match='only a server or scheduler'):
+        server.run()        # this test process is a worker

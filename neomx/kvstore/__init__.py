@@ -15,12 +15,14 @@ from .base import KVStoreBase, TestStore
 from .kvstore import KVStore, LocalKVStore, DeviceKVStore, NCCLKVStore
 from . import base as _base
 from .factory import create
+from .kvstore_server import KVStoreServer
 
 # MXNet also offers the factory as mxnet.kvstore.base.create; the base module cannot import the
 # stores built on it, so the name is placed there from above.
 _base.create = create
 
-__all__ = ['KVStore', 'KVStoreBase', 'LocalKVStore', 'DeviceKVStore', 'NCCLKVStore', 'TestStore', 'create']
+__all__ = ['KVStore', 'KVStoreBase', 'LocalKVStore', 'DeviceKVStore', 'NCCLKVStore', 'TestStore', 'create',
+           'KVStoreServer']
 
 if _os.environ.get('DMLC_ROLE') in ('server', 'scheduler'):
     from .server_role import serve_and_exit

@@ -14,7 +14,7 @@ import time
 
 from .placement import find_place, rendezvous_timeout
 
-__all__ = ['serve_and_exit']
+__all__ = ['serve', 'serve_and_exit']
 
 
 def _wait_for_workers(store, num_workers, role):
@@ -43,9 +43,14 @@ def _wait_for_workers(store, num_workers, role):
 
 def serve_and_exit():
     """Serve as this process's ``DMLC_ROLE`` (scheduler or server) until the job ends, then exit."""
+    sys.exit(serve(find_place()))
+
+
+def serve(place):
+    """Serve as ``place``'s role (scheduler or server) until the job ends; the exit status
+    (0, or 1 when workers died)."""
     import torch.distributed as dist
     from .rendezvous import _prefix, connect_store
-    place = find_place()
     raw = connect_store(place, place.role == 'scheduler', rendezvous_timeout())
     store = dist.PrefixStore(_prefix(place), raw)
     if place.role == 'server':
@@ -60,4 +65,4 @@ def serve_and_exit():
                 time.sleep(0.05)
     except Exception:
         pass
-    sys.exit(status)
+    return status
