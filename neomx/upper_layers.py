@@ -20,6 +20,9 @@ _OFFERED_BY = {
     'np_symbol_call': 'neomx.symbol',         # (op, arrays, attrs, out) -> mx.sym.np._Symbol node
     'np_records_creation': 'neomx.symbol',    # () -> whether array-less operators record nodes
     'profile_operator_names': 'neomx.ndarray',  # (bool) -> None: MXNet's names on the profiler's timeline
+    # gluon.contrib.data.text's datasets index their tokens with mx.contrib.text (which uses gluon)
+    'text_vocabulary': 'neomx.contrib',       # mx.contrib.text.vocab.Vocabulary
+    'count_tokens_from_str': 'neomx.contrib',  # mx.contrib.text.utils.count_tokens_from_str
 }
 _REGISTERED = {}
 

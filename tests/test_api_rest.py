@@ -126,3 +126,17 @@ def test_kvstore_server_controller_and_role():
     assert server.kvstore._updater.optimizer.lr == 0.25
     with pytest.raises(MXNetError, match='only a server or scheduler'):
         server.run()        # this test process is a worker
+
+
+def test_wikitext_reads_local_files(tmp_path):
+    (tmp_path / 'wiki.test.tokens').write_text(' = Title = \n\n a b a \n', encoding='utf8')
+    data = mx.gluon.contrib.data.text.WikiText2(str(tmp_path), segment='test', seq_len=3)
+    # MXNet 1.9.1 on the same file: the vocabulary, counts and samples
+    assert data.vocabulary.idx_to_token[:5] == ['<unk>', '<eos>', '=', 'a', 'Title']
+    assert dict(data.frequencies) == {'=': 2, 'a': 2, 'Title': 1, 'b': 1}
+    assert len(data) == 2 and data[0][0].dtype == np.int32
+    assert [t.asnumpy().tolist() for t in data[0]] == [[2, 4, 2], [4, 2, 1]]
+    shared = mx.gluon.contrib.data.text.WikiText103(str(tmp_path), segment='test', vocab=data.vocabulary, seq_len=2)
+    assert shared.vocabulary is data.vocabulary and shared.frequencies is not None
+    with pytest.raises(KeyError):
+        mx.gluon.contrib.data.text.WikiText2(str(tmp_path), segment='dev')

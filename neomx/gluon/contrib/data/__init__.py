@@ -1,6 +1,4 @@
-"""``gluon.contrib.data``: contributed samplers.
-
-MXNet's text datasets (WikiText) are not provided: they download their data.
-"""
+"""``gluon.contrib.data``: contributed samplers and the WikiText language-modelling datasets."""
 from . import sampler
+from . import text
 from .sampler import *
