@@ -40,6 +40,7 @@ from . import contrib
 from . import attribute
 from .attribute import AttrScope
 from . import executor
+from . import executor_manager
 from . import symbol_doc
 from . import ndarray_doc
 from . import model

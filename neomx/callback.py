@@ -8,6 +8,8 @@ import math
 import time
 
 from .model import save_checkpoint
+# defined in mx.model, whose FeedForward.fit uses it (mx.model cannot import this module)
+from .model import LogValidationMetricsCallback
 
 __all__ = ['module_checkpoint', 'do_checkpoint', 'log_train_metric', 'Speedometer', 'ProgressBar',
            'LogValidationMetricsCallback']
@@ -141,14 +143,3 @@ class ProgressBar:
         filled = int(round(self.bar_len * fraction))
         bar = '=' * filled + '-' * (self.bar_len - filled)
         logging.info('[%s] %s%s\r', bar, math.ceil(100.0 * fraction), '%')
-
-
-class LogValidationMetricsCallback:
-    """A score-end callback (``fit``'s ``eval_end_callback``) logging
-    ``Epoch[e] Validation-<metric>=<value>``."""
-
-    def __call__(self, param):
-        if not param.eval_metric:
-            return
-        for name, value in param.eval_metric.get_name_value():
-            logging.info('Epoch[%d] Validation-%s=%f', param.epoch, name, value)

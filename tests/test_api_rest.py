@@ -140,3 +140,54 @@ def test_wikitext_reads_local_files(tmp_path):
     assert shared.vocabulary is data.vocabulary and shared.frequencies is not None
     with pytest.raises(KeyError):
         mx.gluon.contrib.data.text.WikiText2(str(tmp_path), segment='dev')
+
+
+def _feedforward_run(tmp_path):
+    """FeedForward trained on 2 CPU contexts; values recorded from MXNet 1.9.1 on the same script."""
+    import warnings
+    rng = np.random.RandomState(0)
+    x = rng.randn(20, 3).astype('float32')
+    y = (x[:, 0] > 0).astype('float32')
+    net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=2, name='fc'), name='softmax')
+    arg = {'fc_weight': mx.nd.array(rng.randn(2, 3) * 0.1), 'fc_bias': mx.nd.zeros(2)}
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', DeprecationWarning)
+        model = mx.model.FeedForward(net, ctx=[mx.cpu(0), mx.cpu(1)], num_epoch=3, arg_params=arg,
+                                     learning_rate=0.3, momentum=0.9)
+        seen = []
+        model.fit(mx.io.NDArrayIter(x, y, batch_size=4), eval_data=mx.io.NDArrayIter(x, y, batch_size=4),
+                  batch_end_callback=lambda p: seen.append(p.nbatch),
+                  epoch_end_callback=lambda e, s, a, au: seen.append(('end', e)))
+    return model, seen, x, y
+
+
+def test_feedforward_matches_mxnet(tmp_path):
+    import warnings
+    model, seen, x, y = _feedforward_run(tmp_path)
+    assert seen == [1, 2, 3, 4, 5, ('end', 0)] + [1, 2, 3, 4, 5, ('end', 1)] + [1, 2, 3, 4, 5, ('end', 2)]
+    np.testing.assert_allclose(model.arg_params['fc_weight'].asnumpy(),
+                               [[-3.88352, -0.22858, 0.55737], [3.64364, 0.21037, -0.67886]], atol=2e-5)
+    np.testing.assert_allclose(model.arg_params['fc_bias'].asnumpy(), [0.09163, -0.09163], atol=2e-5)
+    pred = model.predict(mx.io.NDArrayIter(x[:5], y[:5], batch_size=2))       # the padding removed
+    np.testing.assert_allclose(pred[:, 1], [0.99999, 1.0, 0.99912, 0.76365, 0.99363], atol=2e-5)
+    assert model.score(mx.io.NDArrayIter(x, y, batch_size=6)) == 1.0
+    _, data, label = model.predict(mx.io.NDArrayIter(x[:3], y[:3], batch_size=2), return_data=True)
+    assert data.shape == (3, 3) and label.tolist() == [1.0, 1.0, 1.0]
+    prefix = str(tmp_path / 'ff')
+    model.save(prefix, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', DeprecationWarning)
+        loaded = mx.model.FeedForward.load(prefix, 3)
+    assert loaded.begin_epoch == 3
+    np.testing.assert_allclose(loaded.predict(x[:2]), pred[:2], atol=1e-6)
+    with pytest.raises(ValueError, match='y must be specified'):
+        loaded.fit(x)
+
+
+def test_executor_manager_splits_batches():
+    from neomx.executor_manager import _split_input_slice
+    assert _split_input_slice(10, [1, 1, 2]) == [slice(0, 2), slice(2, 4), slice(4, 10)]
+    with pytest.raises(ValueError, match='Too many slices'):
+        _split_input_slice(2, [1, 1, 1])
+    assert mx.model.DataParallelExecutorManager is mx.executor_manager.DataParallelExecutorManager
+    assert mx.model.LogValidationMetricsCallback is mx.callback.LogValidationMetricsCallback
