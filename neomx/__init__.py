@@ -41,6 +41,7 @@ from . import attribute
 from .attribute import AttrScope
 from . import executor
 from . import executor_manager
+from . import notebook
 from . import symbol_doc
 from . import ndarray_doc
 from . import model

@@ -191,3 +191,31 @@ def test_executor_manager_splits_batches():
         _split_input_slice(2, [1, 1, 1])
     assert mx.model.DataParallelExecutorManager is mx.executor_manager.DataParallelExecutorManager
     assert mx.model.LogValidationMetricsCallback is mx.callback.LogValidationMetricsCallback
+
+
+def test_notebook_pandas_logger(monkeypatch):
+    pytest.importorskip('pandas')
+    logger = mx.notebook.callback.PandasLogger(batch_size=4, frequent=2)
+    metric = mx.metric.Accuracy()
+    metric.update([mx.nd.array([0, 1])], [mx.nd.array([[0.9, 0.1], [0.8, 0.2]])])
+    logger.train_cb(mx.model.BatchEndParam(epoch=0, nbatch=1, eval_metric=metric, locals=None))   # not every batch
+    assert len(logger.train_df) == 0
+    logger.train_cb(mx.model.BatchEndParam(epoch=1, nbatch=2, eval_metric=metric, locals=None))
+    row = logger.train_df.iloc[0]
+    assert (row['accuracy'], row['minibatch_count'], row['epoch']) == (0.5, 2, 1)
+    assert metric.num_inst == 0          # the logger resets the metric it recorded
+    logger.epoch_cb(0, None, {}, {})      # as fit's epoch_end_callback calls it
+    assert set(logger.epoch_df.columns) == {'elapsed', 'epoch_time'} and len(logger.epoch_df) == 1
+    args = mx.notebook.callback.args_wrapper(logger, logger)
+    assert args['eval_end_callback'] == [logger.eval_cb, logger.eval_cb]
+
+
+def test_notebook_names_the_missing_extra(monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, 'pandas', None)       # import pandas fails
+    with pytest.raises(ImportError, match=r'neomx\[notebook\]'):
+        mx.notebook.callback.PandasLogger(batch_size=4)
+    monkeypatch.setitem(sys.modules, 'bokeh', None)
+    assert mx.notebook.bokeh is mx.notebook.Bokeh_Failed_To_Import
+    with pytest.raises(ImportError, match=r'neomx\[notebook\]'):
+        mx.notebook.callback.LiveLearningCurve('accuracy')
