@@ -219,3 +219,25 @@ def test_notebook_names_the_missing_extra(monkeypatch):
     assert mx.notebook.bokeh is mx.notebook.Bokeh_Failed_To_Import
     with pytest.raises(ImportError, match=r'neomx\[notebook\]'):
         mx.notebook.callback.LiveLearningCurve('accuracy')
+
+
+def test_backward_hawkesll_is_the_gradient_of_hawkesll():
+    rng = np.random.RandomState(0)
+    lda, alpha, beta = mx.nd.array(rng.rand(2, 3) + 0.5), mx.nd.array([0.2, 0.3, 0.4]), mx.nd.array([1., 2., 3.])
+    state, lags = mx.nd.zeros((2, 3)), mx.nd.array(rng.rand(2, 4))
+    marks, valid, end = mx.nd.array([[0, 1, 2, 0], [1, 1, 0, 2]]), mx.nd.array([4, 3]), mx.nd.array([5., 4.])
+    head = mx.nd.array([1., 2.])
+    grads = mx.nd.contrib.backward_hawkesll(head, mx.nd.zeros((2, 3)), lda, alpha, beta, state, lags, marks,
+                                            valid, end)
+    assert [g.shape for g in grads] == [(2, 3), (3,), (3,), (2, 3), (2, 4), (2, 4), (2,), (2,)]
+    for v in (lda, alpha, beta):
+        v.attach_grad()
+    with mx.autograd.record():
+        loglik, _ = mx.nd.contrib.hawkesll(lda, alpha, beta, state, lags, marks, valid, end)
+    loglik.backward(head)
+    for mine, recorded in zip(grads[:3], (lda.grad, alpha.grad, beta.grad)):
+        np.testing.assert_allclose(mine.asnumpy(), recorded.asnumpy(), rtol=1e-6)
+    assert all(float(g.abs().sum().asscalar()) == 0 for g in grads[3:])
+    with pytest.raises(MXNetError, match='backward_hawkesll'):
+        mx.nd.contrib.backward_hawkesll(head[:1], mx.nd.zeros((2, 3)), lda, alpha, beta, state, lags, marks,
+                                        valid, end)

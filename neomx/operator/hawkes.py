@@ -68,3 +68,27 @@ def hawkesll(lda, alpha, beta, state, lags, marks, valid_length, max_time):
     compensator = (lda * end + alpha * excitation).sum(1)
     # MXNet back-propagates the log-likelihood only: the next state passes no gradient on
     return log_intensity - compensator, _zero_gradient(out_state.detach(), lda, alpha, beta)
+
+
+_HAWKES_INPUTS = ('lda', 'alpha', 'beta', 'state', 'lags', 'marks', 'valid_length', 'max_time')
+
+
+@register('_contrib_backward_hawkesll', inputs=('output_grad', 'out_state_grad') + _HAWKES_INPUTS,
+          num_outputs=len(_HAWKES_INPUTS), output_names=tuple(n + '_grad' for n in _HAWKES_INPUTS),
+          differentiable=False)
+def backward_hawkesll(output_grad, out_state_grad, lda, alpha, beta, state, lags, marks, valid_length, max_time):
+    """The gradient of ``hawkesll``: given the head gradients of its two outputs and its eight
+    inputs (MXNet's backward node: output gradients, then the inputs), the gradients of the
+    inputs in order. Only ``lda``, ``alpha`` and ``beta`` get non-zero ones: the
+    log-likelihood alone is differentiated (``out_state_grad`` is read for its shape only),
+    as in MXNet."""
+    if lda.device.type == 'meta':
+        return tuple(torch.empty_like(t) for t in (lda, alpha, beta, state, lags, marks, valid_length, max_time))
+    check(tuple(output_grad.shape) == (lda.shape[0],) and tuple(out_state_grad.shape) == tuple(state.shape),
+          'backward_hawkesll', 'output_grad must have shape (N,) and out_state_grad the shape of state (N, K); '
+          'got %s and %s', output_grad.shape, out_state_grad.shape)
+    with torch.enable_grad():
+        params = [t.detach().requires_grad_(True) for t in (lda, alpha, beta)]
+        loglik, _ = hawkesll(*params, state, lags, marks, valid_length, max_time)
+        grads = torch.autograd.grad(loglik, params, grad_outputs=output_grad.to(loglik.dtype))
+    return tuple(grads) + tuple(torch.zeros_like(t) for t in (state, lags, marks, valid_length, max_time))
