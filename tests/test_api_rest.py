@@ -241,3 +241,24 @@ def test_backward_hawkesll_is_the_gradient_of_hawkesll():
     with pytest.raises(MXNetError, match='backward_hawkesll'):
         mx.nd.contrib.backward_hawkesll(head[:1], mx.nd.zeros((2, 3)), lda, alpha, beta, state, lags, marks,
                                         valid, end)
+
+
+def test_quantized_rnn_runs_the_lstm_on_the_dequantized_data():
+    steps, batch, inputs, hidden = 3, 2, 4, 5
+    rng = np.random.RandomState(0)
+    x = rng.rand(steps, batch, inputs).astype('float32')
+    params = mx.nd.array(rng.randn(4 * hidden * (inputs + hidden) + 8 * hidden) * 0.3)
+    h0, c0 = mx.nd.zeros((1, batch, hidden)), mx.nd.zeros((1, batch, hidden))
+    q, scale, shift = mx.nd.contrib.quantize_asym(mx.nd.array(x))
+    out, h, c = mx.nd.contrib.quantized_rnn(q, params, h0, c0, scale, shift, state_size=hidden, num_layers=1,
+                                            mode='lstm', state_outputs=True)
+    dequantized = (q.asnumpy().astype(np.float32) - shift.asscalar()) / scale.asscalar()
+    ref, ref_h, ref_c = mx.nd.RNN(mx.nd.array(dequantized), params, h0, c0, state_size=hidden, num_layers=1,
+                                  mode='lstm', state_outputs=True)
+    assert out.dtype == np.float32 and out.shape == (steps, batch, hidden) and h.shape == (1, batch, hidden)
+    np.testing.assert_allclose(out.asnumpy(), ref.asnumpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(c.asnumpy(), ref_c.asnumpy(), rtol=1e-5, atol=1e-6)
+    assert np.abs(out.asnumpy() - mx.nd.RNN(mx.nd.array(x), params, h0, c0, state_size=hidden, num_layers=1,
+                                            mode='lstm').asnumpy()).max() < 2e-3      # within the data's rounding
+    with pytest.raises(MXNetError, match="only supports LSTM"):
+        mx.nd.contrib.quantized_rnn(q, params, h0, c0, scale, shift, state_size=hidden, num_layers=1, mode='gru')

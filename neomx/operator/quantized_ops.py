@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from .dtype_rules import DTypeRule
-from .registry import BOOL, INT, OPT_FLOAT, check, choice, get, register, variadic_name
+from .registry import BOOL, FLOAT, INT, OPT_FLOAT, OPT_INT, check, choice, get, register, variadic_name
 
 _INT32_MAX = 2147483647.0
 _STEPS = {torch.int8: 127.5, torch.uint8: 255.5}
@@ -462,3 +462,49 @@ def quantized_batch_norm(data, gamma, beta, moving_mean, moving_var, min_data, m
     low, high = _calibrated(op, *_data_range(out), min_calib_range, max_calib_range)
     quantized = _to_integers(out, low, high, torch.int8)[0]
     return (quantized,) + _range_arrays(low, high, data.device)
+
+
+# ------------------------------------------------- recurrent
+def _quantized_rnn_outputs(attrs):
+    return 3 if attrs['state_outputs'] else 1
+
+
+def _infer_quantized_rnn(shapes, attrs):
+    inferred = get('RNN').infer_args(shapes, dict(attrs, use_sequence_length=False))
+    inferred.update(data_scale=(1,), data_shift=(1,))
+    return inferred
+
+
+@register('_contrib_quantized_rnn', inputs=('data', 'parameters', 'state', 'state_cell', 'data_scale', 'data_shift'),
+          attrs=[('state_size', INT), ('num_layers', INT), ('bidirectional', BOOL, False),
+                 ('mode', choice('gru', 'lstm', 'rnn_relu', 'rnn_tanh')), ('p', FLOAT, 0.0),
+                 ('state_outputs', BOOL, False), ('projection_size', OPT_INT, None),
+                 ('lstm_state_clip_min', OPT_FLOAT, None), ('lstm_state_clip_max', OPT_FLOAT, None),
+                 ('lstm_state_clip_nan', BOOL, False), ('use_sequence_length', BOOL, False)],
+          num_outputs=_quantized_rnn_outputs,
+          output_names=lambda a: ('output', 'state_output', 'statecell_output')[:_quantized_rnn_outputs(a)],
+          infer_args=_infer_quantized_rnn,
+          dtypes=DTypeRule(fixed={'data': 'uint8', 'data_scale': 'float32', 'data_shift': 'float32'},
+                           output='float32'),
+          differentiable=False)
+def quantized_rnn(data, parameters, state, state_cell, data_scale, data_shift, state_size, num_layers,
+                  bidirectional, mode, p, state_outputs, projection_size, lstm_state_clip_min, lstm_state_clip_max,
+                  lstm_state_clip_nan, use_sequence_length):
+    """An LSTM (``mode='lstm'`` only, as MXNet's) over uint8 data quantized asymmetrically
+    (``quantize_asym``: ``q = x * data_scale + data_shift``): the data is read back as
+    ``(q - data_shift) / data_scale`` and the float32 LSTM of ``RNN`` runs on it; outputs and
+    states are float32. MXNet's oneDNN kernel also rounds the weights to int8, so its results
+    differ from these by that rounding. Inference only.
+    """
+    op = 'quantized_rnn'
+    check(mode == 'lstm', op, "only supports LSTM (mode='lstm'), got mode=%r", mode)
+    check(projection_size is None and not use_sequence_length, op,
+          'supports neither projection_size nor use_sequence_length (vanilla LSTM only)')
+    check(data.dtype is torch.uint8, op, 'data must be uint8, got %s', data.dtype)
+    scale, shift = data_scale.float().reshape(-1)[0], data_shift.float().reshape(-1)[0]
+    real = (data.float() - shift) / scale
+    return get('RNN').impl(real, parameters.float(), state.float(), state_cell.float(), None, state_size=state_size,
+                           num_layers=num_layers, bidirectional=bidirectional, mode=mode, p=0.0,
+                           state_outputs=state_outputs, projection_size=None, lstm_state_clip_min=lstm_state_clip_min,
+                           lstm_state_clip_max=lstm_state_clip_max, lstm_state_clip_nan=lstm_state_clip_nan,
+                           use_sequence_length=False)
