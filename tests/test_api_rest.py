@@ -262,3 +262,18 @@ def test_quantized_rnn_runs_the_lstm_on_the_dequantized_data():
                                             mode='lstm').asnumpy()).max() < 2e-3      # within the data's rounding
     with pytest.raises(MXNetError, match="only supports LSTM"):
         mx.nd.contrib.quantized_rnn(q, params, h0, c0, scale, shift, state_size=hidden, num_layers=1, mode='gru')
+
+
+def test_mkldnn_fused_attention_graph_from_mxnet():
+    """A graph MXNet 1.9.1's optimize_for('MKLDNN') wrote (_sg_mkldnn_selfatt_qk/valatt nodes
+    carrying their original operators as subgraphs) computes MXNet's values."""
+    here = os.path.join(os.path.dirname(__file__), 'data')
+    net = mx.sym.load(os.path.join(here, 'mkldnn_selfatt-symbol.json'))
+    ref = np.load(os.path.join(here, 'mkldnn_selfatt_mxnet.npz'))
+    out = net.eval(qkv=mx.nd.array(ref['x']))[0]
+    np.testing.assert_allclose(out.asnumpy(), ref['y'], rtol=1e-5, atol=1e-6)
+    qkv = mx.nd.array(ref['x'])
+    fused = mx.nd._internal._sg_mkldnn_selfatt_qk(qkv, heads=2)
+    assert (fused.asnumpy() == mx.nd.contrib.interleaved_matmul_selfatt_qk(qkv, heads=2).asnumpy()).all()
+    with pytest.raises(MXNetError, match='quantized=True'):
+        mx.nd._internal._sg_mkldnn_selfatt_valatt(qkv, fused, heads=2, quantized=True)

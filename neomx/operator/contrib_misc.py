@@ -14,7 +14,7 @@ import torch.nn.functional as F
 
 from .nn_output import _output_layer
 from .dtype_rules import DTypeRule
-from .registry import BOOL, CTX, FLOAT, INT, OPT_INT, OPT_SHAPE, SHAPE, check, register, variadic_name
+from .registry import BOOL, CTX, FLOAT, INT, OPT_FLOAT, OPT_INT, OPT_SHAPE, SHAPE, check, register, variadic_name
 from .shape import normalize_axis
 
 # --------------------------------------------------- mixed precision helpers
@@ -375,3 +375,33 @@ def identity_attach_kl_sparse_reg(data, moving_avg, sparseness_target, penalty, 
     if not torch.is_grad_enabled() or not data.requires_grad:
         return data.view_as(data)
     return _KLSparseReg.apply(data, moving_avg, sparseness_target, penalty, momentum)
+
+
+# oneDNN's fused forms of the two self-attention products, which MXNet's MKLDNN graph pass puts
+# in place of the operators above (so exported graphs hold them): the same computation.
+_SG_ATTRS = [('heads', INT), ('quantized', BOOL, False), ('enable_float_output', BOOL, False),
+             ('min_calib_range', OPT_FLOAT, None), ('max_calib_range', OPT_FLOAT, None)]
+
+
+def _float_only(op, quantized):
+    check(not quantized, op, 'quantized=True (int8 inputs with their ranges) is not supported: run the float '
+          'graph, or quantize with mx.contrib.quantization')
+
+
+@register('_sg_mkldnn_selfatt_qk', inputs=('queries_keys_values',), attrs=_SG_ATTRS)
+def sg_mkldnn_selfatt_qk(queries_keys_values, heads, quantized, enable_float_output, min_calib_range,
+                         max_calib_range, subgraphs=()):
+    """oneDNN's fused ``interleaved_matmul_selfatt_qk``: scaled scores ``q k^T / sqrt(D)`` from
+    packed (L, B, heads * 3 * D), shape (B * heads, L, L); float graphs only. (A file's node
+    carries the operator it replaced as a subgraph: computed here directly.)"""
+    _float_only('_sg_mkldnn_selfatt_qk', quantized)
+    return interleaved_matmul_selfatt_qk(queries_keys_values, heads)
+
+
+@register('_sg_mkldnn_selfatt_valatt', inputs=('queries_keys_values', 'attention'), attrs=_SG_ATTRS)
+def sg_mkldnn_selfatt_valatt(queries_keys_values, attention, heads, quantized, enable_float_output,
+                             min_calib_range, max_calib_range, subgraphs=()):
+    """oneDNN's fused ``interleaved_matmul_selfatt_valatt``: attention (B * heads, L, L) applied
+    to the packed values, shape (L, B, heads * D); float graphs only."""
+    _float_only('_sg_mkldnn_selfatt_valatt', quantized)
+    return interleaved_matmul_selfatt_valatt(queries_keys_values, attention, heads)
