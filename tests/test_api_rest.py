@@ -277,3 +277,21 @@ def test_mkldnn_fused_attention_graph_from_mxnet():
     assert (fused.asnumpy() == mx.nd.contrib.interleaved_matmul_selfatt_qk(qkv, heads=2).asnumpy()).all()
     with pytest.raises(MXNetError, match='quantized=True'):
         mx.nd._internal._sg_mkldnn_selfatt_valatt(qkv, fused, heads=2, quantized=True)
+
+
+def test_mkldnn_fused_conv_and_fc_graph_from_mxnet():
+    """Conv + BatchNorm + ReLU and FullyConnected + ReLU as MXNet's optimize_for('MKLDNN')
+    fused them (_sg_mkldnn_conv, _sg_mkldnn_fully_connected): MXNet's arguments, auxiliary
+    states, shapes and values."""
+    here = os.path.join(os.path.dirname(__file__), 'data')
+    net = mx.sym.load(os.path.join(here, 'mkldnn_conv_fc-symbol.json'))
+    assert net.list_arguments() == ['data', 'conv_weight', 'conv_bias', 'bn_gamma', 'bn_beta', 'fc_weight', 'fc_bias']
+    assert net.list_auxiliary_states() == ['bn_moving_mean', 'bn_moving_var']
+    assert net.infer_shape(data=(2, 3, 6, 6))[0][5] == (3, 64)
+    ref = np.load(os.path.join(here, 'mkldnn_conv_fc_mxnet.npz'))
+    args = {k[4:]: mx.nd.array(ref[k]) for k in ref.files if k.startswith('arg_')}
+    aux = {k[4:]: mx.nd.array(ref[k]) for k in ref.files if k.startswith('aux_')}
+    out = net.bind(mx.cpu(), args, aux_states=aux).forward()[0]
+    np.testing.assert_allclose(out.asnumpy(), ref['y'], rtol=1e-4, atol=1e-4)
+    with pytest.raises(MXNetError, match='needs the subgraph'):
+        mx.nd._internal._sg_mkldnn_conv(mx.nd.ones(2))

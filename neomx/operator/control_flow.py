@@ -16,6 +16,7 @@ made: ``_while_loop`` runs its body once and gives outputs of ``max_iterations``
 """
 import torch
 
+from ..base import MXNetError
 from ..context import context_of_device
 from ..util import is_np_shape
 from .. import upper_layers
@@ -232,3 +233,73 @@ def cached_op(*tensors, subgraph):
     registry.check(len(tensors) == len(inputs), '_CachedOp', 'the subgraph takes %d inputs (%s), got %d',
                    len(inputs), ', '.join(inputs), len(tensors))
     return _single_or_tuple(list(_run(graph, list(tensors))))
+
+
+# ------------------------------------------------------------------ oneDNN's fused subgraphs
+# MXNet's optimize_for('MKLDNN') replaces Convolution (+ BatchNorm, activation, sum) and
+# FullyConnected (+ activation) patterns by one node that carries the replaced operators as
+# its subgraph; exported graphs hold these nodes. neomx runs the subgraph: the same values.
+def _fused_graph(attrs):
+    subgraphs = attrs.get('subgraphs')
+    if not subgraphs:
+        raise MXNetError('a oneDNN fused operator (_sg_mkldnn_*) needs the subgraph it fuses: it exists in graphs '
+                         "that MXNet's optimize_for('MKLDNN') wrote, not as an operator to call")
+    graph = subgraphs[0]
+    inputs = graph.list_inputs()
+    aux = set(graph.list_auxiliary_states())
+    return graph, inputs, tuple(i for i, name in enumerate(inputs) if name in aux)
+
+
+class _FusedSpec(registry.OpSpec):
+    """A fused node's registry entry: one input per input of its subgraph (``data0``...), its
+    auxiliary states where the subgraph has them, one output per subgraph output. Its
+    attributes (``with_bn``, ``with_act``...) describe the subgraph and are kept as given."""
+
+    def input_names(self, attrs, num_args=None):
+        count = len(_fused_graph(attrs)[1]) if num_args is None else num_args
+        return tuple('data%d' % i for i in range(count))
+
+
+def _fused_aux(attrs):
+    return tuple('data%d' % i for i in _fused_graph(attrs)[2])
+
+
+def _fused_outputs(attrs):
+    return len(_fused_graph(attrs)[0].list_outputs())
+
+
+def _fused_input_shapes(shapes, attrs):
+    graph, inputs, _ = _fused_graph(attrs)
+    known = {inputs[i]: s for i, s in enumerate(shapes.get('data%d' % i) for i in range(len(inputs))) if s}
+    arg_shapes, _, aux_shapes = graph.infer_shape_partial(**known)
+    if arg_shapes is None:
+        return {}
+    by_name = dict(zip(graph.list_arguments(), arg_shapes))
+    by_name.update(zip(graph.list_auxiliary_states(), aux_shapes))
+    return {'data%d' % i: tuple(by_name[n]) for i, n in enumerate(inputs) if by_name.get(n) and 0 not in by_name[n]}
+
+
+def _fused_subgraph_op(*tensors, subgraphs=()):
+    """Run the fused node's subgraph on the inputs (in its ``list_inputs`` order)."""
+    graph, inputs, _ = _fused_graph({'subgraphs': subgraphs})
+    registry.check(len(tensors) == len(inputs), '_sg_mkldnn', 'the fused subgraph takes %d inputs (%s), got %d',
+                   len(inputs), ', '.join(inputs), len(tensors))
+    return _single_or_tuple(list(_run(graph, list(tensors))))
+
+
+_FUSED = dict(variadic=True, spec_class=_FusedSpec, aux=_fused_aux, num_outputs=_fused_outputs,
+              infer_args=_fused_input_shapes,
+              dtypes=DTypeRule(free=lambda attrs: tuple('data%d' % i for i in range(len(_fused_graph(attrs)[1]))),
+                               output=lambda dtypes, attrs: None))
+
+
+@registry.register('_sg_mkldnn_conv', **_FUSED)
+def sg_mkldnn_conv(*tensors, subgraphs=()):
+    """oneDNN's fused convolution (with BatchNorm, activation, sum as its subgraph has them)."""
+    return _fused_subgraph_op(*tensors, subgraphs=subgraphs)
+
+
+@registry.register('_sg_mkldnn_fully_connected', **_FUSED)
+def sg_mkldnn_fully_connected(*tensors, subgraphs=()):
+    """oneDNN's fused FullyConnected (with the activation its subgraph has)."""
+    return _fused_subgraph_op(*tensors, subgraphs=subgraphs)
