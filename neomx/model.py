@@ -299,13 +299,12 @@ class FeedForward:
     Example
     -------
     >>> import warnings
-    >>> mx.random.seed(0)
     >>> x = np.array([[0., 1.], [1., 0.]] * 8)
     >>> y = np.array([1, 0] * 8)
     >>> net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=2), name='softmax')
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter('ignore', DeprecationWarning)
-    ...     model = mx.model.FeedForward(net, num_epoch=20, numpy_batch_size=4, learning_rate=0.5)
+    ...     model = mx.model.FeedForward(net, num_epoch=5, numpy_batch_size=4, learning_rate=0.5)
     >>> model.fit(x, y)
     >>> model.predict(x[:2]).argmax(axis=1).tolist()
     [1, 0]
