@@ -1,5 +1,7 @@
 """neomx.bridge: Gluon blocks as torch modules and back, sharing memory, values and gradients."""
 import io
+import json
+from collections import OrderedDict
 
 import numpy as np
 import pytest
@@ -178,3 +180,118 @@ def test_to_torch_under_torch_compile():
     torch.testing.assert_close(out, module(x))
     out.sum().backward()
     assert next(module.parameters()).grad is not None
+
+
+class _Residual(torch.nn.Module):
+    """Leaf layers, functions and tensor methods that hybridize() translates."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+        self.bn = torch.nn.BatchNorm2d(4)
+        self.conv2 = torch.nn.Conv2d(4, 4, 3, padding='same', bias=False)
+        self.pool = torch.nn.AvgPool2d(2)
+        self.fc = torch.nn.Linear(4 * 4 * 4, 5)
+        self.act = torch.nn.GELU()
+
+    def forward(self, x):
+        y = torch.relu(self.bn(self.conv(x)))
+        y = self.pool(self.conv2(y) + y) * 0.5 - 1
+        y = y.view(y.size(0), -1)
+        return torch.cat([self.act(self.fc(y)), torch.sigmoid(y.mean(dim=1, keepdim=True))], dim=1)
+
+
+def _residual_block():
+    torch.manual_seed(0)
+    module = _Residual()
+    with torch.no_grad():
+        module.bn.running_mean.uniform_(-0.5, 0.5)
+        module.bn.running_var.uniform_(0.5, 1.5)
+    return module, from_torch(module)
+
+
+def test_from_torch_hybridizes_to_mxnet_operators_and_exports_json(tmp_path):
+    module, block = _residual_block()
+    x = mx.nd.array(np.random.RandomState(0).randn(2, 3, 8, 8))
+    eager = block(x).asnumpy()
+    block.hybridize()
+    np.testing.assert_allclose(block(x).asnumpy(), eager, rtol=1e-5, atol=1e-6)
+    block.export(str(tmp_path / 'net'))
+    with open(str(tmp_path / 'net-symbol.json')) as f:
+        ops = {n['op'] for n in json.load(f)['nodes']}
+    assert {'Convolution', 'BatchNorm', 'Pooling', 'FullyConnected', 'Concat', 'LeakyReLU'} <= ops
+    loaded = mx.gluon.SymbolBlock.imports(str(tmp_path / 'net-symbol.json'), ['data'],
+                                          str(tmp_path / 'net-0000.params'))
+    np.testing.assert_allclose(loaded(x).asnumpy(), eager, rtol=1e-5, atol=1e-6)
+    # training through the graph: values and input gradients as the module's own
+    xn = x.copy()
+    xn.attach_grad()
+    with mx.autograd.record():
+        out = block(xn)
+    head = mx.nd.arange(out.size).reshape(out.shape)
+    out.backward(head)
+    module.train()
+    xt = torch.from_numpy(x.asnumpy()).requires_grad_()
+    ref = module(xt)
+    (ref * torch.from_numpy(head.asnumpy())).sum().backward()
+    np.testing.assert_allclose(out.asnumpy(), ref.detach().numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(xn.grad.asnumpy(), xt.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_from_torch_hybridized_trainer_updates_the_module():
+    module, block = _residual_block()
+    block.hybridize()
+    before = module.fc.weight.detach().clone()
+    trainer = mx.gluon.Trainer(block.collect_params(), 'sgd', {'learning_rate': 0.5})
+    with mx.autograd.record():
+        loss = block(mx.nd.ones((2, 3, 8, 8))).sum()
+    loss.backward()
+    trainer.step(1)
+    grad = block.collect_params()[block.prefix + 'fc_weight'].grad().as_torch()
+    assert grad.abs().sum() > 0
+    torch.testing.assert_close(module.fc.weight.detach(), before - 0.5 * grad)
+
+
+class _TopK(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(3, 3)
+
+    def forward(self, x):
+        return torch.topk(self.fc(x), 2)[0]
+
+
+class _WritesWeight(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(3, 3)
+
+    def forward(self, x):
+        self.fc.weight.mul_(0.5)
+        return self.fc(x)
+
+
+class _ViewOfParameter(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.ones(4, 3))
+        self.register_buffer('top', self.w.data[:2])
+
+    def forward(self, x):
+        return x * self.top.sum()
+
+
+def test_from_torch_hybridize_names_the_first_unmapped_operation():
+    block = from_torch(_TopK())
+    with pytest.raises(mx.MXNetError, match=r"function 'torch.topk' \(node 'topk'\) maps to no MXNet operator"):
+        block.hybridize()
+    block(mx.nd.ones((2, 3)))           # imperatively it runs
+    with pytest.raises(mx.MXNetError, match=r"layer 'rnn' \(GRU\)"):
+        from_torch(torch.nn.Sequential(OrderedDict(rnn=torch.nn.GRU(3, 3)))).hybridize()
+
+
+def test_from_torch_refuses_in_place_aliases_naming_the_parameter():
+    with pytest.raises(mx.MXNetError, match=r"'Tensor.mul_'.*in place into the module's tensor 'fc.weight'"):
+        from_torch(_WritesWeight()).hybridize()
+    with pytest.raises(mx.MXNetError, match=r"tensor 'top' shares memory with 'w'"):
+        from_torch(_ViewOfParameter())

@@ -11,8 +11,10 @@ import torch
 from ..base import MXNetError
 from .. import autograd
 from .. import ndarray as nd
+from .. import symbol
 from ..gluon.block import Block, HybridBlock
 from ..gluon.parameter import DeferredInitializationError
+from . import fx_graph
 
 __all__ = ['to_torch', 'from_torch', 'GluonModule', 'TorchBlock']
 
@@ -65,7 +67,7 @@ class GluonModule(torch.nn.Module):
         super().__init__()
         self.block = None   # set below, outside torch's submodule bookkeeping
         object.__setattr__(self, 'block', block)
-        self._bridged = []  # (gluon array, torch Parameter)
+        self._bridged = []  # (gluon array, torch name of its Parameter)
         for name, param in block.collect_params().items():
             try:
                 array = param.data()
@@ -82,13 +84,15 @@ class GluonModule(torch.nn.Module):
             # gradient buffers are not touched
             tensor = torch.nn.Parameter(array.as_torch().detach(), requires_grad=param.grad_req != 'null')
             self.register_parameter(_torch_name(name), tensor)
-            self._bridged.append((array, tensor))
+            self._bridged.append((array, _torch_name(name)))
 
     @contextlib.contextmanager
     def _reading_torch_parameters(self):
         """While the block runs, its arrays stand for the torch Parameters (same memory), so
         that torch records the Parameters as the leaves of the graph."""
-        old = [array.set_torch(tensor) for array, tensor in self._bridged]
+        # read by name at each call: torch.export, torch.func.functional_call and DDP put
+        # their own tensors (fake, functional, replicated) in the module's place
+        old = [array.set_torch(getattr(self, name)) for array, name in self._bridged]
         try:
             yield
         finally:
@@ -128,8 +132,15 @@ class TorchBlock(HybridBlock):
     sharing memory with it, so ``collect_params()`` lists it and ``Trainer`` updates it;
     buffers (batch-norm statistics) are Parameters with ``grad_req='null'``. The module runs
     with neomx's autograd (``record()``/``backward()``); Gluon's training mode selects the
-    module's ``train()`` and ``module.eval()``. It runs imperatively: ``hybridize()`` is accepted and
-    ignored, since a torch module has no MXNet graph to export.
+    module's ``train()`` and ``eval()``.
+
+    ``hybridize()`` traces the module with ``torch.fx`` and translates each operation (layers
+    such as ``nn.Conv2d``/``nn.Linear``/``nn.BatchNorm2d``, functions such as ``torch.cat``,
+    tensor methods such as ``x.view``) into the MXNet operator computing it: the block then
+    runs as a graph and :meth:`export` writes MXNet JSON. An operation without an MXNet
+    operator raises MXNetError naming it, and so does a module whose tensors alias one
+    another or whose forward writes into a parameter in place (Gluon keeps one array per
+    Parameter and cannot track the alias).
 
     Shape
     -----
@@ -143,6 +154,9 @@ class TorchBlock(HybridBlock):
     ['bias', 'weight']
     >>> blk(mx.nd.ones((1, 3))).shape
     (1, 2)
+    >>> blk.hybridize()
+    >>> blk(mx.nd.ones((1, 3))).shape
+    (1, 2)
     """
 
     def __init__(self, module, prefix=None, params=None):
@@ -150,32 +164,84 @@ class TorchBlock(HybridBlock):
         if not isinstance(module, torch.nn.Module):
             raise MXNetError('from_torch: expected a torch.nn.Module, got %s' % type(module).__name__)
         self.module = module
-        self._names = []    # (torch name, gluon Parameter)
+        self._graph_module = None   # the fx trace, made by hybridize()
+        self._keys = []             # (torch name, hybrid_forward keyword of its Parameter)
+        self._key_of_tensor = {}    # id(torch tensor) -> keyword, for fx's get_attr (tied names too)
+        named = [(n, t, 'write' if t.requires_grad else 'null') for n, t in module.named_parameters()]
+        named += [(n, t, 'null') for n, t in module.named_buffers() if t.is_floating_point()]
+        _refuse_aliases(module, named)
         with self.name_scope():
-            named = [(n, t, 'write' if t.requires_grad else 'null') for n, t in module.named_parameters()]
-            named += [(n, t, 'null') for n, t in module.named_buffers() if t.is_floating_point()]
             for torch_name, tensor, grad_req in named:
-                param = self.params.get(_torch_name(torch_name), shape=tuple(tensor.shape),
+                key = _torch_name(torch_name)
+                if hasattr(self, key):
+                    raise MXNetError("from_torch: %s's tensor '%s' is named as an attribute of Gluon's "
+                                     "HybridBlock; rename it" % (type(module).__name__, torch_name))
+                param = self.params.get(key, shape=tuple(tensor.shape),
                                         dtype=str(tensor.dtype).replace('torch.', ''),
-                                        grad_req=grad_req, allow_deferred_init=False,
-                                        init='zeros')
+                                        grad_req=grad_req, allow_deferred_init=False, init='zeros')
                 param.initialize(ctx=_context_of(tensor))
                 array = param.data()
                 array.set_torch(tensor.detach())
                 # the leaf Gluon's autograd fills is now the shared tensor
                 array.attach_grad(grad_req)
-                self._names.append((torch_name, param))
+                setattr(self, key, param)      # a keyword of hybrid_forward
+                self._keys.append((torch_name, key))
+                self._key_of_tensor[id(tensor)] = key
 
-    def hybridize(self, active=True, **kwargs):
-        """Accepted and ignored: the torch module runs imperatively."""
+    def hybridize(self, active=True, **kwargs):  # pylint: disable=arguments-differ
+        """Run the module as an MXNet graph translated from its ``torch.fx`` trace (see the
+        class); raises MXNetError naming the first operation without an MXNet operator."""
+        if active:
+            graph_module = fx_graph.trace(self.module)
+            with self.name_scope():     # translate once now, so that errors come at hybridize()
+                fx_graph.to_symbol(graph_module, _placeholder_symbols(graph_module), self._traced_variable(
+                    graph_module, {key: symbol.var('%s%s' % (self.prefix, key)) for _, key in self._keys}))
+            self._graph_module = graph_module
+        super().hybridize(active, **kwargs)
 
-    def forward(self, x, *args):  # pylint: disable=arguments-differ
+    def _traced_variable(self, graph_module, variables):
+        def variable_of(name):
+            tensor = graph_module.get_parameter(name) if name in dict(graph_module.named_parameters(
+                remove_duplicate=False)) else graph_module.get_buffer(name)
+            key = self._key_of_tensor.get(id(tensor))
+            if key is None:
+                raise MXNetError("from_torch: %s cannot be hybridized: its forward uses the tensor constant "
+                                 "'%s', which is neither a parameter nor a floating-point buffer"
+                                 % (type(self.module).__name__, name))
+            return variables[key]
+        return variable_of
+
+    def hybrid_forward(self, F, x, *args, **params):  # pylint: disable=arguments-differ
+        if F is symbol:
+            return fx_graph.to_symbol(self._graph_module, (x,) + args,
+                                      self._traced_variable(self._graph_module, params))
         self.module.train(autograd.is_training())
-        state = {name: param.data().as_torch() for name, param in self._names}
+        state = {name: params[key].as_torch() for name, key in self._keys}
         tensors = [_to_tensor(a) for a in (x,) + args]
         with torch.set_grad_enabled(autograd.is_recording()):
             out = torch.func.functional_call(self.module, state, tuple(tensors), strict=False)
         return _to_nd(out)
+
+
+def _placeholder_symbols(graph_module):
+    return [symbol.var(n.name) for n in graph_module.graph.nodes if n.op == 'placeholder']
+
+
+def _refuse_aliases(module, named):
+    """An MXNetError naming a tensor of ``module`` that shares memory with another (a view of
+    it, or the same storage): each Gluon Parameter owns its array, and an update of one would
+    silently change the other."""
+    owner = {}
+    for name, tensor, _ in named:
+        if tensor.numel() == 0:
+            continue
+        storage = (tensor.device, tensor.untyped_storage().data_ptr())
+        if storage in owner:
+            raise MXNetError("from_torch: %s's tensor '%s' shares memory with '%s' (an in-place alias, such as "
+                             "a view of it): Gluon keeps one array per Parameter and cannot track the alias; "
+                             "make it a separate tensor, or tie the two as one Parameter"
+                             % (type(module).__name__, name, owner[storage]))
+        owner[storage] = name
 
 
 def _context_of(tensor):
