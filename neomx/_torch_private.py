@@ -24,7 +24,7 @@ import functools
 import torch
 
 __all__ = ['foreach', 'tensor_version', 'per_tensor', 'momentum_sgd_', 'set_grad_enabled', 'engine_run_backward',
-           'rnn_kernel', 'onednn_ops', 'has_lapack', 'inductor_freezing']
+           'rnn_kernel', 'onednn_ops', 'has_lapack', 'inductor_freezing', 'aoti_compile_and_package']
 
 
 # ------------------------------------------------------------------ foreach
@@ -211,3 +211,21 @@ def tensor_version(tensor):
         return tensor._version
     except AttributeError:
         return _NEVER_EQUAL()
+
+
+# ------------------------------------------------------------------ AOTInductor
+def aoti_compile_and_package(exported_program, package_path, inductor_configs=None):
+    """Compile an ``ExportedProgram`` ahead of time into a ``.pt2`` package
+    (``torch._inductor.aoti_compile_and_package``: torch 2.13 has no public name for it);
+    torch loads it with ``torch._inductor.aoti_load_package``, without neomx. None where
+    this torch lacks AOTInductor."""
+    compile_and_package = getattr(getattr(torch, '_inductor', None), 'aoti_compile_and_package', None)
+    if compile_and_package is None:
+        try:
+            import torch._inductor as inductor  # pylint: disable=import-outside-toplevel
+        except ImportError:
+            return None
+        compile_and_package = getattr(inductor, 'aoti_compile_and_package', None)
+        if compile_and_package is None:
+            return None
+    return compile_and_package(exported_program, package_path=package_path, inductor_configs=inductor_configs)

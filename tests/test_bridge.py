@@ -1,6 +1,10 @@
 """neomx.bridge: Gluon blocks as torch modules and back, sharing memory, values and gradients."""
 import io
 import json
+import os
+import socket
+import subprocess
+import sys
 from collections import OrderedDict
 
 import numpy as np
@@ -9,6 +13,12 @@ import torch
 
 import neomx as mx
 from neomx.bridge import from_torch, to_torch
+
+sys.path.insert(0, os.path.dirname(__file__))   # bridge_ddp_worker
+
+
+def _torch_name(name):
+    return name.replace('.', '_')
 
 
 def _mlp(hybridize=False, prefix=None):
@@ -295,3 +305,85 @@ def test_from_torch_refuses_in_place_aliases_naming_the_parameter():
         from_torch(_WritesWeight()).hybridize()
     with pytest.raises(mx.MXNetError, match=r"tensor 'top' shares memory with 'w'"):
         from_torch(_ViewOfParameter())
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_to_torch_under_distributed_data_parallel_two_gloo_processes(tmp_path):
+    import bridge_ddp_worker as worker
+    port = _free_port()
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [os.path.dirname(os.path.dirname(mx.__file__)), os.environ.get('PYTHONPATH', '')]))
+    script = os.path.join(os.path.dirname(__file__), 'bridge_ddp_worker.py')
+    procs = [subprocess.Popen([sys.executable, script, str(r), '2', str(port), str(tmp_path)], env=env)
+             for r in range(2)]
+    assert [p.wait(timeout=240) for p in procs] == [0, 0]
+    ranks = [dict(np.load(str(tmp_path / ('rank%d.npz' % r)))) for r in range(2)]
+    # one process on the whole batch from rank 0's initial values: the same parameters
+    mx.random.seed(0)
+    single = to_torch(worker.mlp())
+    opt = torch.optim.SGD(single.parameters(), lr=0.1)
+    for x, y in worker.batches():
+        opt.zero_grad()
+        torch.nn.functional.cross_entropy(single(torch.from_numpy(x)), torch.from_numpy(y)).backward()
+        opt.step()
+    for name, p in single.named_parameters():
+        np.testing.assert_allclose(ranks[0][name], ranks[1][name], rtol=0, atol=0)
+        np.testing.assert_allclose(ranks[0][name], p.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_to_torch_whole_module_round_trips_through_torch_save():
+    net = _mlp(hybridize=True)
+    module = to_torch(net)
+    x = torch.randn(2, 4)
+    y = module(x)
+    buf = io.BytesIO()
+    torch.save(module, buf)
+    buf.seek(0)
+    loaded = torch.load(buf, weights_only=False)
+    torch.testing.assert_close(loaded(x), y)
+    first = next(loaded.parameters())
+    with torch.no_grad():
+        first.fill_(2.0)                  # still one memory with its block
+    assert (next(iter(loaded.block.collect_params().values())).data().asnumpy() == 2.0).all()
+
+
+def test_torch_export_of_a_hybridized_block_is_an_exported_program(tmp_path):
+    net = _cnn()
+    net.hybridize()
+    x = torch.randn(2, 2, 5, 5)
+    program = mx.bridge.export(net, (x,))
+    assert isinstance(program, torch.export.ExportedProgram)
+    assert list(program.graph_signature.parameters) == [_torch_name(n) for n in net.collect_params().keys()]
+    with torch.no_grad():
+        ref = net(mx.nd.array(x.numpy())).asnumpy()
+        np.testing.assert_allclose(program.module()(x).numpy(), ref, rtol=1e-5, atol=1e-6)
+    torch.export.save(program, str(tmp_path / 'net.pt2'))
+    code = ("import sys, torch; p = torch.export.load(sys.argv[1]); x = torch.load(sys.argv[2]);"
+            "torch.save(p.module()(x).detach(), sys.argv[3]); assert 'neomx' not in sys.modules")
+    torch.save(x, str(tmp_path / 'x.pt'))
+    subprocess.run([sys.executable, '-c', code, str(tmp_path / 'net.pt2'), str(tmp_path / 'x.pt'),
+                    str(tmp_path / 'y.pt')], check=True, timeout=300)
+    np.testing.assert_allclose(torch.load(str(tmp_path / 'y.pt')).numpy(), ref, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.slow
+def test_aoti_package_runs_without_neomx(tmp_path):
+    net = _cnn()
+    net.hybridize()
+    x = torch.randn(2, 2, 5, 5)
+    path = mx.bridge.aoti_package(net, (x,), str(tmp_path / 'net.pt2'))
+    with torch.no_grad():
+        ref = net(mx.nd.array(x.numpy())).asnumpy()
+    torch.save(x, str(tmp_path / 'x.pt'))
+    code = ("import sys, torch, torch._inductor; m = torch._inductor.aoti_load_package(sys.argv[1]);"
+            "out = m(torch.load(sys.argv[2])); torch.save(out[0] if isinstance(out, (list, tuple)) else out,"
+            " sys.argv[3]); assert 'neomx' not in sys.modules")
+    subprocess.run([sys.executable, '-c', code, path, str(tmp_path / 'x.pt'), str(tmp_path / 'y.pt')],
+                   check=True, timeout=300)
+    np.testing.assert_allclose(torch.load(str(tmp_path / 'y.pt')).numpy(), ref, rtol=1e-5, atol=1e-5)

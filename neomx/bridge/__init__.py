@@ -15,8 +15,9 @@ from .. import symbol
 from ..gluon.block import Block, HybridBlock
 from ..gluon.parameter import DeferredInitializationError
 from . import fx_graph
+from .._torch_private import aoti_compile_and_package
 
-__all__ = ['to_torch', 'from_torch', 'GluonModule', 'TorchBlock']
+__all__ = ['to_torch', 'from_torch', 'export', 'aoti_package', 'GluonModule', 'TorchBlock']
 
 
 def _torch_name(gluon_name):
@@ -86,6 +87,13 @@ class GluonModule(torch.nn.Module):
             self.register_parameter(_torch_name(name), tensor)
             self._bridged.append((array, _torch_name(name)))
 
+    def __setstate__(self, state):
+        """Unpickled (``torch.load`` of a saved module): the block's arrays share memory with
+        the module's Parameters again."""
+        super().__setstate__(state)
+        for array, name in self._bridged:
+            array.set_torch(getattr(self, name).detach())
+
     @contextlib.contextmanager
     def _reading_torch_parameters(self):
         """While the block runs, its arrays stand for the torch Parameters (same memory), so
@@ -102,7 +110,9 @@ class GluonModule(torch.nn.Module):
     def forward(self, *args):  # pylint: disable=arguments-differ
         inputs = [_to_nd(a) for a in args]
         with self._reading_torch_parameters():
-            if torch.is_grad_enabled():
+            # compiling or exporting: the recorded path, whose operators torch can trace
+            # (inference runs oneDNN kernels on raw memory, which fake tensors lack)
+            if torch.is_grad_enabled() or torch.compiler.is_compiling():
                 with autograd.record(train_mode=self.training):
                     out = self.block(*inputs)
             else:
@@ -123,6 +133,40 @@ def to_torch(block):
     if not isinstance(block, Block):
         raise MXNetError('to_torch: expected a gluon Block, got %s' % type(block).__name__)
     return GluonModule(block)
+
+
+def export(block, args, dynamic_shapes=None):
+    """``torch.export`` of Gluon ``block`` in inference mode for inputs like ``args`` (NDArrays or
+    torch tensors): an ``ExportedProgram`` of aten operators, whose parameters are the block's
+    under their Gluon names, which torch runs, saves (``torch.export.save``) and serves
+    without neomx. ``dynamic_shapes`` is ``torch.export.export``'s.
+
+    Example
+    -------
+    >>> net = mx.gluon.nn.Dense(2, in_units=3)
+    >>> net.initialize(mx.init.One())
+    >>> net.hybridize()
+    >>> program = mx.bridge.export(net, (mx.nd.ones((1, 3)),))
+    >>> program.module()(torch.ones(1, 3)).tolist()
+    [[3.0, 3.0]]
+    >>> program.graph_signature.parameters
+    ['dense0_weight', 'dense0_bias']
+    """
+    module = to_torch(block).eval()
+    tensors = tuple(_to_tensor(a) for a in args)
+    return torch.export.export(module, tensors, dynamic_shapes=dynamic_shapes, strict=False)
+
+
+def aoti_package(block, args, package_path, dynamic_shapes=None):
+    """Gluon ``block`` compiled ahead of time by AOTInductor into the ``.pt2`` package
+    ``package_path`` (returned), for inputs like ``args``: a C++ shared library and the
+    weights, which ``torch._inductor.aoti_load_package(path)`` loads and runs in a process
+    without neomx (or C++ without Python). Needs a C++ compiler.
+    """
+    path = aoti_compile_and_package(export(block, args, dynamic_shapes), package_path)
+    if path is None:
+        raise MXNetError('aoti_package: this torch (%s) has no AOTInductor' % torch.__version__)
+    return path
 
 
 class TorchBlock(HybridBlock):

@@ -775,6 +775,14 @@ class HybridBlock(Block):
         self._cached_graphs = {}
         self._cached_graph = None
 
+    def __getstate__(self):
+        """Pickled without its traced graphs (compiled code, which pickle cannot hold): the
+        first call after unpickling traces again."""
+        state = self.__dict__.copy()
+        state['_cached_graphs'] = {}
+        state['_cached_graph'] = None
+        return state
+
     def register_child(self, block, name=None):
         if not isinstance(block, HybridBlock):
             raise ValueError(
