@@ -143,14 +143,14 @@ def export(block, args, dynamic_shapes=None):
 
     Example
     -------
-    >>> net = mx.gluon.nn.Dense(2, in_units=3)
+    >>> net = mx.gluon.nn.Dense(2, in_units=3, prefix='fc_')
     >>> net.initialize(mx.init.One())
     >>> net.hybridize()
     >>> program = mx.bridge.export(net, (mx.nd.ones((1, 3)),))
     >>> program.module()(torch.ones(1, 3)).tolist()
     [[3.0, 3.0]]
-    >>> program.graph_signature.parameters
-    ['dense0_weight', 'dense0_bias']
+    >>> list(program.graph_signature.parameters)
+    ['fc_weight', 'fc_bias']
     """
     module = to_torch(block).eval()
     tensors = tuple(_to_tensor(a) for a in args)
