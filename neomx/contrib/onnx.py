@@ -123,6 +123,8 @@ def import_model(model_file):
     for name, array in const.arrays.items():
         if name in const.used_as_constant and name not in used:
             continue
+        # a 0-d constant (a scalar) is shape (1,) outside mx.np_shape(), as MXNet holds scalars
+        array = array.reshape(1) if array.ndim == 0 else array
         (aux_params if name in aux_names else arg_params)[name] = nd.array(array, dtype=array.dtype)
     return result, arg_params, aux_params
 
