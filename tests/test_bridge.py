@@ -387,3 +387,34 @@ def test_aoti_package_runs_without_neomx(tmp_path):
     subprocess.run([sys.executable, '-c', code, path, str(tmp_path / 'x.pt'), str(tmp_path / 'y.pt')],
                    check=True, timeout=300)
     np.testing.assert_allclose(torch.load(str(tmp_path / 'y.pt')).numpy(), ref, rtol=1e-5, atol=1e-5)
+
+
+def test_from_torch_block_inside_a_hybridized_gluon_network():
+    torch.manual_seed(1)
+    net = mx.gluon.nn.HybridSequential()
+    net.add(mx.gluon.nn.Dense(6, in_units=4, activation='relu'),
+            from_torch(torch.nn.Sequential(torch.nn.Linear(6, 5), torch.nn.Tanh())),
+            mx.gluon.nn.Dense(2, in_units=5))
+    net[0].initialize(mx.init.Xavier())
+    net[2].initialize(mx.init.Xavier())
+    x = mx.nd.array(np.random.RandomState(3).randn(3, 4))
+    eager = net(x).asnumpy()
+    net.hybridize()
+    np.testing.assert_allclose(net(x).asnumpy(), eager, rtol=1e-5, atol=1e-6)
+    assert 'FullyConnected' in net(mx.sym.var('data')).tojson()
+    with mx.autograd.record():
+        loss = net(x).sum()
+    loss.backward()
+    assert net[1].collect_params()[net[1].prefix + '0_weight'].grad().abs().sum().asscalar() > 0
+
+
+@pytest.mark.slow
+def test_example_mxnet_to_pytorch_runs(tmp_path):
+    script = os.path.join(os.path.dirname(os.path.dirname(__file__)), 'examples', 'mxnet_to_pytorch.py')
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(mx.__file__)))
+    out = subprocess.run([sys.executable, script, '--model', 'mobilenet0.25', '--steps', '3', '--out', str(tmp_path)],
+                         env=env, capture_output=True, text=True, timeout=600, check=True).stdout
+    assert 'logits, MXNet vs torch.nn.Module: max |difference| = 0\n' in out
+    assert 'after training, Gluon block vs torch module: max |difference| = 0\n' in out
+    losses = [float(line.split('loss ')[1]) for line in out.splitlines() if line.startswith('step ')]
+    assert len(losses) == 3 and losses[-1] < losses[0]

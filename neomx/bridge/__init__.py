@@ -257,6 +257,8 @@ class TorchBlock(HybridBlock):
 
     def hybrid_forward(self, F, x, *args, **params):  # pylint: disable=arguments-differ
         if F is symbol:
+            if self._graph_module is None:      # traced by a parent without hybridize()
+                self._graph_module = fx_graph.trace(self.module)
             return fx_graph.to_symbol(self._graph_module, (x,) + args,
                                       self._traced_variable(self._graph_module, params))
         self.module.train(autograd.is_training())

@@ -8,10 +8,11 @@ from .._optional import require
 from .. import ndarray as nd
 from .. import symbol as sym
 from ..gluon.block import SymbolBlock
+from ..onnx import export_model   # MXNet 1.9.1 keeps the old path mx.contrib.onnx.export_model
 from . import onnx2mx
 from . import protobuf_wire
 
-__all__ = ['import_model', 'get_model_metadata', 'import_to_gluon']
+__all__ = ['import_model', 'get_model_metadata', 'import_to_gluon', 'export_model']
 
 
 def _attrs(node):
