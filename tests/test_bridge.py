@@ -303,6 +303,10 @@ def test_from_torch_hybridize_names_the_first_unmapped_operation():
 def test_from_torch_refuses_in_place_aliases_naming_the_parameter():
     with pytest.raises(mx.MXNetError, match=r"'Tensor.mul_'.*in place into the module's tensor 'fc.weight'"):
         from_torch(_WritesWeight()).hybridize()
+    block = from_torch(_WritesWeight())
+    with pytest.raises(mx.MXNetError, match=r"'Tensor.mul_'.*in place into the module's tensor 'fc.weight'"):
+        with mx.autograd.record():
+            block(mx.nd.ones((2, 3)))
     with pytest.raises(mx.MXNetError, match=r"tensor 'top' shares memory with 'w'"):
         from_torch(_ViewOfParameter())
 
@@ -418,3 +422,18 @@ def test_example_mxnet_to_pytorch_runs(tmp_path):
     assert 'after training, Gluon block vs torch module: max |difference| = 0\n' in out
     losses = [float(line.split('loss ')[1]) for line in out.splitlines() if line.startswith('step ')]
     assert len(losses) == 3 and losses[-1] < losses[0]
+
+
+def test_to_torch_of_a_symbol_block_loaded_from_mxnet_files(tmp_path):
+    net = _cnn()
+    net.hybridize()
+    x = mx.nd.random.uniform(shape=(2, 2, 5, 5))
+    ref = net(x).asnumpy()
+    net.export(str(tmp_path / 'cnn'))
+    loaded = mx.gluon.SymbolBlock.imports(str(tmp_path / 'cnn-symbol.json'), ['data'], str(tmp_path / 'cnn-0000.params'))
+    module = to_torch(loaded).eval()
+    with torch.no_grad():
+        np.testing.assert_allclose(module(x.as_torch()).numpy(), ref, rtol=1e-5, atol=1e-6)
+    module.train()
+    module(x.as_torch()).sum().backward()
+    assert all(p.grad is not None for p in module.parameters() if p.requires_grad)

@@ -264,9 +264,27 @@ class TorchBlock(HybridBlock):
         self.module.train(autograd.is_training())
         state = {name: params[key].as_torch() for name, key in self._keys}
         tensors = [_to_tensor(a) for a in (x,) + args]
-        with torch.set_grad_enabled(autograd.is_recording()):
-            out = torch.func.functional_call(self.module, state, tuple(tensors), strict=False)
+        try:
+            with torch.set_grad_enabled(autograd.is_recording()):
+                out = torch.func.functional_call(self.module, state, tuple(tensors), strict=False)
+        except RuntimeError as err:
+            if 'in-place' not in str(err):
+                raise
+            raise self._in_place_error() from err
         return _to_nd(out)
+
+    def _in_place_error(self):
+        """The error naming the parameter the module's forward writes into (torch refused it
+        while recording), found in its ``torch.fx`` trace where it traces."""
+        owner = type(self.module).__name__
+        try:
+            found = fx_graph.first_in_place_write(fx_graph.trace(self.module))
+        except MXNetError:
+            found = None
+        if found is None:
+            return MXNetError("from_torch: %s writes in place into a tensor autograd needs (see the torch "
+                              "error above)" % owner)
+        return fx_graph.in_place_error(owner, *found)
 
 
 def _placeholder_symbols(graph_module):

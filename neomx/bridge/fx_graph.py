@@ -14,7 +14,7 @@ from torch.nn import functional as F
 from ..base import MXNetError
 from .. import symbol as S
 
-__all__ = ['trace', 'to_symbol']
+__all__ = ['trace', 'to_symbol', 'first_in_place_write', 'in_place_error']
 
 
 def trace(module):
@@ -361,6 +361,23 @@ def _aliased_parameter(node, graph_module):
     return None
 
 
+def first_in_place_write(graph_module):
+    """``(operation, tensor name)`` of the first operation of the trace that writes in place
+    into a parameter or buffer of the module, or None."""
+    for node in graph_module.graph.nodes:
+        aliased = _aliased_parameter(node, graph_module)
+        if aliased is not None:
+            return _describe(node, graph_module), aliased
+    return None
+
+
+def in_place_error(owner, operation, tensor_name):
+    """The MXNetError for a write into a module's own tensor."""
+    return MXNetError("from_torch: %s: %s writes in place into the module's tensor '%s', an alias of Gluon's "
+                      "Parameter that Gluon cannot track (autograd and hybridize() need the Parameter "
+                      "unchanged during forward); compute a new tensor instead" % (owner, operation, tensor_name))
+
+
 def to_symbol(graph_module, inputs, variable_of):
     """The Symbol computing ``graph_module``'s forward on the Symbols ``inputs``;
     ``variable_of(tensor_name)`` gives the variable of a parameter or buffer (by its torch name)."""
@@ -374,9 +391,7 @@ def to_symbol(graph_module, inputs, variable_of):
     for node in graph_module.graph.nodes:
         aliased = _aliased_parameter(node, graph_module)
         if aliased is not None:
-            raise MXNetError("from_torch: %s cannot be hybridized: %s writes in place into the module's "
-                             "tensor '%s', an alias of Gluon's Parameter that a graph cannot track; compute "
-                             "a new tensor instead" % (owner, _describe(node, graph_module), aliased))
+            raise in_place_error(owner + ' cannot be hybridized', _describe(node, graph_module), aliased)
         if node.op == 'placeholder':
             try:
                 env[node] = next(placeholders)
