@@ -430,10 +430,58 @@ def test_to_torch_of_a_symbol_block_loaded_from_mxnet_files(tmp_path):
     x = mx.nd.random.uniform(shape=(2, 2, 5, 5))
     ref = net(x).asnumpy()
     net.export(str(tmp_path / 'cnn'))
-    loaded = mx.gluon.SymbolBlock.imports(str(tmp_path / 'cnn-symbol.json'), ['data'], str(tmp_path / 'cnn-0000.params'))
+    loaded = mx.gluon.SymbolBlock.imports(str(tmp_path / 'cnn-symbol.json'), ['data'],
+                                          str(tmp_path / 'cnn-0000.params'))
     module = to_torch(loaded).eval()
     with torch.no_grad():
         np.testing.assert_allclose(module(x.as_torch()).numpy(), ref, rtol=1e-5, atol=1e-6)
     module.train()
     module(x.as_torch()).sum().backward()
     assert all(p.grad is not None for p in module.parameters() if p.requires_grad)
+
+
+class _BasicBlock(torch.nn.Module):
+    """torchvision's ResNet block, as written there (in-place ReLU, `out += identity`)."""
+
+    def __init__(self, cin, cout, stride=1):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.bn1 = torch.nn.BatchNorm2d(cout)
+        self.relu = torch.nn.ReLU(inplace=True)
+        self.conv2 = torch.nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.bn2 = torch.nn.BatchNorm2d(cout)
+        self.downsample = None
+        if stride != 1 or cin != cout:
+            self.downsample = torch.nn.Sequential(torch.nn.Conv2d(cin, cout, 1, stride, bias=False),
+                                                  torch.nn.BatchNorm2d(cout))
+    def forward(self, x):
+        identity = x
+        out = self.relu(self.bn1(self.conv1(x)))
+        out = self.bn2(self.conv2(out))
+        if self.downsample is not None:
+            identity = self.downsample(x)
+        out += identity
+        return self.relu(out)
+class _TinyResNet(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 7, 2, 3, bias=False), torch.nn.BatchNorm2d(8),
+                                        torch.nn.ReLU(inplace=True), torch.nn.MaxPool2d(3, 2, 1))
+        self.layer1 = _BasicBlock(8, 8)
+        self.layer2 = _BasicBlock(8, 16, 2)
+        self.avgpool = torch.nn.AdaptiveAvgPool2d((1, 1))
+        self.fc = torch.nn.Linear(16, 10)
+    def forward(self, x):
+        x = self.layer2(self.layer1(self.stem(x)))
+        return self.fc(torch.flatten(self.avgpool(x), 1))
+
+
+def test_from_torch_torchvision_style_resnet_hybridizes():
+    torch.manual_seed(2)
+    module = _TinyResNet().eval()
+    block = from_torch(module)
+    x = mx.nd.random.uniform(shape=(2, 3, 32, 32))
+    with torch.no_grad():
+        ref = module(x.as_torch()).numpy()
+    block.hybridize()
+    np.testing.assert_allclose(block(x).asnumpy(), ref, rtol=1e-5, atol=1e-6)
