@@ -485,3 +485,38 @@ def test_from_torch_torchvision_style_resnet_hybridizes():
         ref = module(x.as_torch()).numpy()
     block.hybridize()
     np.testing.assert_allclose(block(x).asnumpy(), ref, rtol=1e-5, atol=1e-6)
+
+
+_LEAF_LAYERS = [
+    (lambda: torch.nn.ConvTranspose2d(3, 2, 3, stride=2, padding=1, output_padding=1), (2, 3, 5, 5)),
+    (lambda: torch.nn.Conv1d(3, 4, 3, dilation=2, groups=1), (2, 3, 9)),
+    (lambda: torch.nn.MaxPool2d(3, 2, ceil_mode=True), (2, 3, 8, 8)),
+    (lambda: torch.nn.AvgPool2d(3, 2, 1, count_include_pad=False), (2, 3, 8, 8)),
+    (lambda: torch.nn.AdaptiveMaxPool2d(1), (2, 3, 5, 5)), (lambda: torch.nn.LayerNorm(8), (2, 3, 8)),
+    (lambda: torch.nn.BatchNorm1d(3), (4, 3)), (lambda: torch.nn.PReLU(), (2, 5)),
+    (lambda: torch.nn.ELU(0.5), (2, 5)), (lambda: torch.nn.LeakyReLU(0.2), (2, 5)),
+    (lambda: torch.nn.Softplus(), (2, 5)), (lambda: torch.nn.SELU(), (2, 5)), (lambda: torch.nn.GELU(), (2, 5)),
+    (lambda: torch.nn.Softmax(dim=1), (2, 5)), (lambda: torch.nn.LogSoftmax(dim=1), (2, 5)),
+    (lambda: torch.nn.Flatten(), (2, 3, 4)), (lambda: torch.nn.Dropout(0.5), (2, 5)),
+]
+
+
+@pytest.mark.parametrize('make,shape', _LEAF_LAYERS)
+def test_from_torch_leaf_layers_hybridize_to_equal_values(make, shape):
+    torch.manual_seed(0)
+    module = torch.nn.Sequential(make()).eval()
+    block = from_torch(module)
+    x = mx.nd.random.normal(shape=shape)
+    with torch.no_grad():
+        ref = module(x.as_torch()).numpy()
+    block.hybridize()
+    np.testing.assert_allclose(block(x).asnumpy(), ref, rtol=1e-5, atol=1e-6)
+
+
+def test_from_torch_embedding_hybridizes():
+    torch.manual_seed(0)
+    module = torch.nn.Embedding(10, 4)
+    block = from_torch(module)
+    idx = mx.nd.array([[1, 2], [9, 0]], dtype='int64')
+    block.hybridize()
+    np.testing.assert_allclose(block(idx).asnumpy(), module(idx.as_torch()).detach().numpy(), rtol=1e-6)

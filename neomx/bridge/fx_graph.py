@@ -19,6 +19,8 @@ __all__ = ['trace', 'to_symbol', 'first_in_place_write', 'in_place_error']
 
 def trace(module):
     """``module`` traced by ``torch.fx`` (a GraphModule), or an MXNetError saying why not."""
+    if type(module) in _MODULES:    # a layer of its own: traced as the leaf it is inside a network
+        module = nn.Sequential(module)
     try:
         return torch.fx.symbolic_trace(module)
     except Exception as err:  # fx raises TraceError, TypeError... on data-dependent control flow
@@ -51,6 +53,10 @@ def _pair(value, n):
 
 
 # ----------------------------------------------------------------------------- leaf layers
+_CONV_TRANSPOSE = (nn.ConvTranspose1d, nn.ConvTranspose2d, nn.ConvTranspose3d)
+_MAX_POOL = (nn.MaxPool1d, nn.MaxPool2d, nn.MaxPool3d)
+
+
 def _linear(m, x, p):
     return S.FullyConnected(x, p('weight'), *([p('bias')] if m.bias is not None else []),
                             num_hidden=m.out_features, no_bias=m.bias is None, flatten=False)
@@ -75,7 +81,7 @@ def _conv(m, x, p):
                   pad=_conv_padding(m, n), num_filter=m.out_channels, num_group=m.groups,
                   no_bias=m.bias is None)
     bias = [p('bias')] if m.bias is not None else []
-    if isinstance(m, nn.modules.conv._ConvTransposeNd):  # pylint: disable=protected-access
+    if isinstance(m, _CONV_TRANSPOSE):
         return S.Deconvolution(x, p('weight'), *bias, adj=_pair(m.output_padding, n), **kwargs)
     return S.Convolution(x, p('weight'), *bias, **kwargs)
 
@@ -101,7 +107,7 @@ def _pool(m, x, p):  # pylint: disable=unused-argument
             or getattr(m, 'divisor_override', None) is not None:
         raise _Unsupported('dilation, return_indices or divisor_override')
     kernel = _pair(m.kernel_size, n)
-    is_max = isinstance(m, nn.modules.pooling._MaxPoolNd)  # pylint: disable=protected-access
+    is_max = isinstance(m, _MAX_POOL)
     return S.Pooling(x, kernel=kernel, stride=_pair(m.stride or kernel, n), pad=_pair(m.padding, n),
                      pool_type='max' if is_max else 'avg',
                      pooling_convention='full' if m.ceil_mode else 'valid',
