@@ -520,3 +520,28 @@ def test_from_torch_embedding_hybridizes():
     idx = mx.nd.array([[1, 2], [9, 0]], dtype='int64')
     block.hybridize()
     np.testing.assert_allclose(block(idx).asnumpy(), module(idx.as_torch()).detach().numpy(), rtol=1e-6)
+
+
+class _Attention(torch.nn.Module):
+    """Matrix products as attention computes them (3-D by 3-D, batch by weight)."""
+
+    def __init__(self):
+        super().__init__()
+        self.q = torch.nn.Linear(4, 4)
+        self.w = torch.nn.Parameter(torch.randn(4, 3))
+
+    def forward(self, x):
+        q = self.q(x)
+        scores = torch.softmax(q @ x.transpose(1, 2), dim=-1)
+        return torch.matmul(torch.bmm(scores, x), self.w)
+
+
+def test_from_torch_matrix_products_hybridize():
+    torch.manual_seed(0)
+    module = _Attention()
+    block = from_torch(module)
+    x = mx.nd.random.normal(shape=(2, 5, 4))
+    with torch.no_grad():
+        ref = module(x.as_torch()).numpy()
+    block.hybridize()
+    np.testing.assert_allclose(block(x).asnumpy(), ref, rtol=1e-5, atol=1e-6)

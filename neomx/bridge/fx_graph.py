@@ -282,6 +282,13 @@ def _adaptive_pool(pool_type):
     return convert
 
 
+def _matmul(a, b):
+    if not (_is_sym(a) and _is_sym(b)):
+        raise _Unsupported('a non-tensor operand')
+    # NumPy's matmul (broadcasting batch axes), as MXNet's _npi_matmul: legacy graphs hold it too
+    return S.np.matmul(a.as_np_ndarray(), b.as_np_ndarray()).as_nd_ndarray()
+
+
 def _unary(op):
     return lambda x, inplace=False: op(x)
 
@@ -289,7 +296,8 @@ def _unary(op):
 _FUNCTIONS = {
     operator.add: _add, operator.sub: _sub, operator.mul: _mul, operator.truediv: _div, operator.pow: _pow,
     operator.iadd: _add, operator.isub: _sub, operator.imul: _mul, operator.itruediv: _div,
-    operator.neg: S.negative, operator.getitem: _getitem,
+    operator.neg: S.negative, operator.getitem: _getitem, operator.matmul: _matmul, torch.matmul: _matmul,
+    torch.bmm: lambda a, b: S.batch_dot(a, b),
     torch.add: _add, torch.sub: _sub, torch.mul: _mul, torch.div: _div, torch.pow: _pow,
     torch.relu: S.relu, F.relu: _unary(S.relu), torch.sigmoid: S.sigmoid, F.sigmoid: S.sigmoid,
     torch.tanh: S.tanh, F.tanh: S.tanh, F.gelu: lambda x, approximate='none': S.LeakyReLU(
@@ -323,7 +331,7 @@ _METHODS = {
     'mean': _reduce(S.mean), 'sum': _reduce(S.sum), 'clamp': _clamp, 'clip': _clamp,
     'unsqueeze': lambda x, dim: S.expand_dims(x, axis=dim), 'squeeze': lambda x, dim: S.squeeze(x, axis=dim),
     'softmax': _softmax(S.softmax), 'log_softmax': _softmax(S.log_softmax),
-    'contiguous': lambda x, *a, **k: x, 'size': _size,
+    'contiguous': lambda x, *a, **k: x, 'size': _size, 'matmul': _matmul, 'bmm': lambda a, b: S.batch_dot(a, b),
 }
 
 
