@@ -10,6 +10,7 @@ from collections import OrderedDict
 import numpy as np
 import pytest
 import torch
+from torch.nn import functional as F
 
 import neomx as mx
 from neomx.bridge import from_torch, to_torch
@@ -541,6 +542,30 @@ def test_from_torch_matrix_products_hybridize():
     module = _Attention()
     block = from_torch(module)
     x = mx.nd.random.normal(shape=(2, 5, 4))
+    with torch.no_grad():
+        ref = module(x.as_torch()).numpy()
+    block.hybridize()
+    np.testing.assert_allclose(block(x).asnumpy(), ref, rtol=1e-5, atol=1e-6)
+
+
+class _Functional(torch.nn.Module):
+    """Functional pooling, chunk and nearest upsampling, as U-Net-like code writes them."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(4, 4, 3, padding=1)
+
+    def forward(self, x):
+        a, b = torch.chunk(self.conv(x), 2, dim=1)
+        down = F.max_pool2d(a, 2) + F.avg_pool2d(b, 2, 2)
+        return torch.cat([F.interpolate(down, scale_factor=2, mode='nearest'), x.float()], dim=1)
+
+
+def test_from_torch_functional_pooling_chunk_and_upsampling_hybridize():
+    torch.manual_seed(0)
+    module = _Functional()
+    block = from_torch(module)
+    x = mx.nd.random.normal(shape=(2, 4, 6, 6))
     with torch.no_grad():
         ref = module(x.as_torch()).numpy()
     block.hybridize()

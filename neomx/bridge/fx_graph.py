@@ -289,6 +289,43 @@ def _matmul(a, b):
     return S.np.matmul(a.as_np_ndarray(), b.as_np_ndarray()).as_nd_ndarray()
 
 
+def _functional_pool(pool_type, n):
+    def convert(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, count_include_pad=True,
+                divisor_override=None, return_indices=False):
+        if dilation not in (1, (1,) * n) or divisor_override is not None or return_indices:
+            raise _Unsupported('dilation, divisor_override or return_indices')
+        kernel = _pair(kernel_size, n)
+        extra = {'count_include_pad': count_include_pad} if pool_type == 'avg' else {}
+        return S.Pooling(x, kernel=kernel, stride=_pair(stride or kernel, n), pad=_pair(padding, n),
+                         pool_type=pool_type, pooling_convention='full' if ceil_mode else 'valid', **extra)
+    return convert
+
+
+def _chunk(x, chunks, dim=0):
+    out = S.split(x, num_outputs=chunks, axis=dim)
+    return [out[i] for i in range(chunks)] if chunks > 1 else [out]
+
+
+def _interpolate(x, size=None, scale_factor=None, mode='nearest', align_corners=None, recompute_scale_factor=None,
+                 antialias=False):  # pylint: disable=unused-argument
+    scale = scale_factor[0] if isinstance(scale_factor, (tuple, list)) and len(set(scale_factor)) == 1 \
+        else scale_factor
+    if size is not None or mode != 'nearest' or scale is None or int(scale) != scale or antialias:
+        raise _Unsupported("size=%s, scale_factor=%s, mode=%r (MXNet's UpSampling scales by an integer, nearest)"
+                           % (size, scale_factor, mode))
+    return S.UpSampling(x, scale=int(scale), sample_type='nearest')
+
+
+_FLOAT_DTYPES = {torch.float32: 'float32', torch.float64: 'float64', torch.float16: 'float16'}
+
+
+def _to(x, *args, **kwargs):
+    dtype = kwargs.get('dtype', args[0] if args else None)
+    if dtype not in _FLOAT_DTYPES:
+        raise _Unsupported('to(%s)' % (dtype,))
+    return S.Cast(x, dtype=_FLOAT_DTYPES[dtype])
+
+
 def _unary(op):
     return lambda x, inplace=False: op(x)
 
@@ -313,7 +350,9 @@ _FUNCTIONS = {
     torch.maximum: S.broadcast_maximum, torch.minimum: S.broadcast_minimum,
     torch.unsqueeze: lambda x, dim: S.expand_dims(x, axis=dim), torch.squeeze: lambda x, dim: S.squeeze(x, axis=dim),
     F.softmax: _softmax(S.softmax), F.log_softmax: _softmax(S.log_softmax), torch.softmax: _softmax(S.softmax),
-    F.dropout: _dropout, F.adaptive_avg_pool2d: _adaptive_pool('avg'), F.adaptive_max_pool2d: _adaptive_pool('max'),
+    F.dropout: _dropout, F.max_pool1d: _functional_pool('max', 1), F.max_pool2d: _functional_pool('max', 2),
+    F.avg_pool1d: _functional_pool('avg', 1), F.avg_pool2d: _functional_pool('avg', 2), torch.chunk: _chunk,
+    F.interpolate: _interpolate, F.adaptive_avg_pool2d: _adaptive_pool('avg'), F.adaptive_max_pool2d: _adaptive_pool('max'),
     getattr: lambda value, name: _size(value) if name == 'shape' and _is_sym(value) else _unsupported_attr(name),
 }
 
@@ -331,6 +370,7 @@ _METHODS = {
     'mean': _reduce(S.mean), 'sum': _reduce(S.sum), 'clamp': _clamp, 'clip': _clamp,
     'unsqueeze': lambda x, dim: S.expand_dims(x, axis=dim), 'squeeze': lambda x, dim: S.squeeze(x, axis=dim),
     'softmax': _softmax(S.softmax), 'log_softmax': _softmax(S.log_softmax),
+    'chunk': _chunk, 'to': _to, 'float': lambda x: S.Cast(x, dtype='float32'),
     'contiguous': lambda x, *a, **k: x, 'size': _size, 'matmul': _matmul, 'bmm': lambda a, b: S.batch_dot(a, b),
 }
 
