@@ -124,6 +124,15 @@ def test_imported_operator_equals_onnxruntime(op, tmp_path):
     _check(tmp_path, op, inputs, consts, **attrs)
 
 
+def test_asymmetric_pads_pad_first(tmp_path):
+    _check(tmp_path, 'Conv', {'x': _X}, {'w': _W}, kernel_shape=[3, 3], pads=[0, 1, 1, 2])
+    _check(tmp_path, 'MaxPool', {'x': _X}, kernel_shape=[2, 2], pads=[0, 0, 1, 1], strides=[2, 2])
+    with pytest.raises(mx.MXNetError, match=r"node 'n' \(AveragePool\): .*asymmetric pads"):
+        path = str(tmp_path / 'a.onnx')
+        onnx.save(_model('AveragePool', {'x': _X}, kernel_shape=[2, 2], pads=[0, 0, 1, 1]), path)
+        mx.contrib.onnx.import_model(path)
+
+
 def test_split_topk_and_multiple_outputs(tmp_path):
     _check(tmp_path, 'Split', {'x': _f(6, 4)}, {'s': _i64(2, 4)}, n_out=2)
     _check(tmp_path, 'Split', {'x': _f(6, 4)}, n_out=3, axis=0)

@@ -48,6 +48,9 @@ class GluonModule(torch.nn.Module):
     names, as ``torch.nn.Parameter``s sharing memory with the block's arrays: an update by a
     torch optimizer is an update of the block. ``forward`` takes and returns torch tensors;
     ``module.train()`` and ``module.eval()`` select Gluon's training mode (dropout, batch norm).
+    It runs under ``torch.compile`` and ``DistributedDataParallel``, pickles whole
+    (``torch.save(module)``; the loaded module and its block share memory again) and exports
+    with ``torch.export`` (see :func:`export` and :func:`aoti_package`).
 
     Shape
     -----

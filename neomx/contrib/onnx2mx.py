@@ -17,34 +17,35 @@ class Unsupported(MXNetError):
     """An ONNX attribute value or input MXNet's operators cannot express."""
 
 
-def _pads(attrs, n, op):
-    if attrs.get('auto_pad', 'NOTSET') not in ('NOTSET', 'VALID'):
-        raise Unsupported("%s: auto_pad=%s has no MXNet equivalent; give explicit pads"
-                          % (op, attrs['auto_pad']))
-    pads = list(attrs.get('pads', [0] * 2 * n))
-    if pads[:n] != pads[n:]:
-        raise Unsupported('%s: asymmetric pads %s have no MXNet equivalent' % (op, pads))
-    return tuple(pads[:n])
-
-
-def _window(attrs, op):
+def _window(attrs, op, x, pad_value=0.0):
+    """The kernel/stride/pad keywords of a convolution or pooling, and its input: padded first
+    by a ``Pad`` node where ONNX's pads are asymmetric (MXNet pads both sides alike)."""
+    if attrs.get('auto_pad', 'NOTSET') not in ('NOTSET', 'VALID', b'NOTSET', b'VALID'):
+        raise Unsupported("%s: auto_pad=%s has no MXNet equivalent; give explicit pads" % (op, attrs['auto_pad']))
     kernel = tuple(attrs['kernel_shape'])
     n = len(kernel)
-    return dict(kernel=kernel, stride=tuple(attrs.get('strides', (1,) * n)), pad=_pads(attrs, n, op)), n
+    pads = list(attrs.get('pads', [0] * 2 * n))
+    kw = dict(kernel=kernel, stride=tuple(attrs.get('strides', (1,) * n)))
+    if pads[:n] == pads[n:]:
+        return dict(kw, pad=tuple(pads[:n])), n, x
+    if n not in (2, 3) or pad_value is None:
+        raise Unsupported('%s: asymmetric pads %s have no MXNet equivalent here' % (op, pads))
+    width = (0, 0, 0, 0) + tuple(w for pair in zip(pads[:n], pads[n:]) for w in pair)
+    return dict(kw, pad=(0,) * n), n, sym.Pad(x, mode='constant', pad_width=width, constant_value=pad_value)
 
 
 def _conv(ins, a, name, const):
-    kw, n = _window(a, 'Conv')
-    return sym.Convolution(*[i for i in ins if i is not None], dilate=tuple(a.get('dilations', (1,) * n)),
+    kw, n, x = _window(a, 'Conv', ins[0])
+    return sym.Convolution(x, *[i for i in ins[1:] if i is not None], dilate=tuple(a.get('dilations', (1,) * n)),
                            num_group=a.get('group', 1), num_filter=const.shape_of(ins[1])[0],
                            no_bias=len(ins) < 3 or ins[2] is None, name=name, **kw)
 
 
 def _conv_transpose(ins, a, name, const):
-    kw, n = _window(a, 'ConvTranspose')
+    kw, n, x = _window(a, 'ConvTranspose', ins[0], pad_value=None)
     group = a.get('group', 1)
     extra = {'target_shape': tuple(a['output_shape'][-n:])} if 'output_shape' in a else {}
-    return sym.Deconvolution(*[i for i in ins if i is not None], dilate=tuple(a.get('dilations', (1,) * n)),
+    return sym.Deconvolution(x, *[i for i in ins[1:] if i is not None], dilate=tuple(a.get('dilations', (1,) * n)),
                              adj=tuple(a.get('output_padding', (0,) * n)), num_group=group,
                              num_filter=const.shape_of(ins[1])[1] * group, no_bias=len(ins) < 3 or ins[2] is None,
                              name=name, **kw, **extra)
@@ -71,13 +72,15 @@ def _fc(ins, a, name, const):
 
 def _pool(pool_type):
     def convert(ins, a, name, const):  # pylint: disable=unused-argument
-        kw, _ = _window(a, 'Pool')
+        # max pools pad with -inf; an average's divisor would count the padding
+        pad_value = {'max': float('-inf'), 'lp': 0.0}.get(pool_type)
+        kw, _, x = _window(a, 'Pool', ins[0], pad_value=pad_value)
         if any(d != 1 for d in a.get('dilations', ())):
             raise Unsupported('Pool: dilations %s have no MXNet equivalent' % (a['dilations'],))
         extra = {'p_value': a.get('p', 2)} if pool_type == 'lp' else {}
         if pool_type == 'avg':
             extra['count_include_pad'] = bool(a.get('count_include_pad', 0))
-        return sym.Pooling(ins[0], pool_type=pool_type, pooling_convention='full' if a.get('ceil_mode', 0)
+        return sym.Pooling(x, pool_type=pool_type, pooling_convention='full' if a.get('ceil_mode', 0)
                            else 'valid', name=name, **kw, **extra)
     return convert
 
