@@ -118,6 +118,16 @@ _CASES = {
 }
 
 
+# beyond MXNet 1.9.1's list: operators neomx's own export writes
+_CASES.update({
+    'Erf': ({'x': _X}, {}, {}), 'Sign': ({'x': _X}, {}, {}), 'Round': ({'x': _X * 3}, {}, {}),
+    'Tile': ({'x': _f(2, 3)}, {'r': _i64(2, 1)}, {}), 'Expand': ({'x': _f(3, 1)}, {'s': _i64(2, 3, 4)}, {}),
+    'ConstantOfShape': ({}, {'s': _i64(2, 3)}, dict(value=numpy_helper.from_array(np.array([1.5], 'float32')))),
+    'Range': ({}, {'a': np.array(1.0, 'float32'), 'b': np.array(7.0, 'float32'), 'c': np.array(1.5, 'float32')},
+              {}),
+})
+
+
 @pytest.mark.parametrize('op', sorted(_CASES))
 def test_imported_operator_equals_onnxruntime(op, tmp_path):
     inputs, consts, attrs = _CASES[op]

@@ -312,6 +312,29 @@ def _softmax(op):
     return convert
 
 
+def _tile(ins, a, name, const):
+    return sym.tile(ins[0], reps=tuple(_ints(const, ins[1], a, 'repeats', 'Tile')), name=name)
+
+
+def _expand(ins, a, name, const):
+    # ONNX broadcasts both ways (a target 1 keeps the input's size, missing leading axes are
+    # added): adding zeros of the target shape does exactly that (float32 inputs)
+    shape = _ints(const, ins[1], a, 'shape', 'Expand')
+    return sym.broadcast_add(ins[0], sym.zeros(shape=tuple(shape)), name=name)
+
+
+def _constant_of_shape(ins, a, name, const):
+    from onnx import numpy_helper  # pylint: disable=import-outside-toplevel
+    value = numpy_helper.to_array(a['value']) if 'value' in a else np.zeros(1, 'float32')
+    return sym.full(shape=tuple(_ints(const, ins[0], a, 'shape', 'ConstantOfShape')), val=value.item(),
+                    dtype=value.dtype.name, name=name)
+
+
+def _range(ins, a, name, const):  # pylint: disable=unused-argument
+    start, limit, delta = (const.value_of(i, 'Range') for i in ins[:3])
+    return sym.arange(start=start.item(), stop=limit.item(), step=delta.item(), dtype=start.dtype.name, name=name)
+
+
 CONVERTERS = {
     'Conv': _conv, 'ConvTranspose': _conv_transpose, 'Gemm': _gemm, 'FC': _fc,
     'MaxPool': _pool('max'), 'AveragePool': _pool('avg'), 'LpPool': _pool('lp'),
@@ -361,6 +384,8 @@ CONVERTERS = {
     'DepthToSpace': _depth_to_space,
     'SpaceToDepth': lambda ins, a, name, const: sym.space_to_depth(ins[0], block_size=a['blocksize'], name=name),
     'LpNormalization': _lp_normalization, 'TopK': _topk,
+    'Erf': _simple(sym.erf), 'Sign': _simple(sym.sign), 'Round': _simple(sym.round), 'Tile': _tile,
+    'Expand': _expand, 'ConstantOfShape': _constant_of_shape, 'Range': _range,
     'RandomUniform': _random('uniform', False), 'RandomNormal': _random('normal', False),
     'RandomUniformLike': _random('uniform', True), 'RandomNormalLike': _random('normal', True),
     'Multinomial': _multinomial,
