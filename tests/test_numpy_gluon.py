@@ -172,6 +172,30 @@ def test_forward_style_block_hybridizes_into_one_graph(tmp_path):
     assert 'forward' not in net.__dict__
 
 
+class _Creating(gluon.HybridBlock):
+    """MXNet 2.0 style forward that makes arrays with mx.np's creation functions."""
+
+    def forward(self, x):
+        offset = np.zeros((2, 3)) + np.ones((2, 3), dtype='float32') + np.full((2, 3), 0.5) + np.empty((2, 3)) * 0
+        return x * np.arange(3) + offset + np.eye(3).sum(axis=0) + np.arange(1, 7, 2, dtype='int32').astype('float32')
+
+
+def test_creation_functions_in_traced_forward_are_graph_nodes(tmp_path):
+    net = _Creating()
+    x = np.ones((2, 3))
+    eager = net(x)
+    assert eager.asnumpy().tolist() == [[3.5, 6.5, 9.5]] * 2
+    net.hybridize()
+    assert net(x).asnumpy().tolist() == eager.asnumpy().tolist()
+    net.export(str(tmp_path / 'made'))
+    nodes = json.load(open(str(tmp_path / 'made-symbol.json')))['nodes']
+    ops = {n['op']: n.get('attrs', {}) for n in nodes}
+    assert {'_npi_zeros', '_npi_ones', '_npi_full', '_npi_arange', '_npi_eye'} <= set(ops)
+    assert ops['_npi_full']['value'] == '0.5' and 'dtype' not in ops['_npi_zeros']     # float32: the default
+    loaded = gluon.SymbolBlock.imports(str(tmp_path / 'made-symbol.json'), ['data'])
+    assert loaded(x * 2).asnumpy().tolist() == [[3.5, 7.5, 11.5]] * 2
+
+
 def test_forward_style_block_outside_numpy_semantics_runs_eagerly():
     npx.reset_np()
 
