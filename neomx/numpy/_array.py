@@ -390,6 +390,10 @@ class ndarray(NDArray):
                 raise IndexError('index %d is out of bounds for axis 0 with size %d' % (key, n))
             return wrap(t[key] if not (t.requires_grad or _INT_LIVE[0]) else _torch_call(_getitem, t, key),
                         self._ctx)
+        if type(key) is slice and (key.step is None or key.step > 0) and t.dim() and not (
+                t.requires_grad or _INT_LIVE[0]):
+            r = t[key]      # a slice of axis 0: a view, contiguous where t is (else a copy, as MXNet)
+            return wrap(r if r.is_contiguous() else r.contiguous(), self._ctx)
         return wrap(_torch_call(_getitem, t, key), self._ctx)
 
     def __setitem__(self, key, value):
@@ -554,6 +558,12 @@ def _value_for(value, t):
 # ------------------------------------------------------------------ creation
 def _shape_of(shape, where):
     """``shape`` (an int or a sequence of ints) as a tuple; TypeError naming ``where`` otherwise."""
+    if type(shape) is tuple:       # the common form: a tuple of non-negative ints
+        for d in shape:
+            if type(d) is not int or d < 0:
+                break
+        else:
+            return shape
     if shape is None:
         raise TypeError('%s: shape is required' % where)
     if isinstance(shape, (int, _np.integer)) and not isinstance(shape, bool):
