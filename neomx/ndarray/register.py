@@ -203,8 +203,8 @@ def make_function(spec, func_name, array_class=NDArray, on_symbol=None):
                 if has_optional_inputs:
                     arrays = _to_present_inputs(spec, attrs, arrays)
                 tensors, ctx = _unwrap(spec, arrays)
-        for a in arrays:
-            if a is not None and a._is_np_array is not np_arrays:
+        for a in arrays:        # the interface's own class needs no attribute look-up
+            if type(a) is not array_class and a is not None and a._is_np_array is not np_arrays:
                 check_interface(spec, func_name, arrays, np_arrays)
         if ctx_attrs:
             c = attrs.get('ctx')
