@@ -173,3 +173,17 @@ def test_random_and_linalg():
     onp.testing.assert_allclose((l_ @ l_.T).asnumpy(), m.asnumpy(), rtol=1e-5)
     w, v = np.linalg.eigh(m)
     assert w.shape == (2,) and v.shape == (2, 2)
+
+
+@pytest.mark.parametrize('a_shape, b_shape, x_shape', [
+    ((), (), ()), ((), (1, 1, 1), ()), ((1, 1, 1), (), (1, 1, 1)), ((1, 1), (1, 1), (1, 1)),
+    ((1, 1), (1, 1, 1, 1, 1), ()), ((4, 4), (4,), (4,))])
+def test_tensorsolve_shapes_as_mxnet(a_shape, b_shape, x_shape):
+    """MXNet 1.9.1's shapes, including its one-element cases where a has no more axes than b."""
+    a = np.array(onp.eye(4) * 2 if a_shape == (4, 4) else onp.full(a_shape, 2.0))
+    b = np.array(onp.full(b_shape, 3.0))
+    x = np.linalg.tensorsolve(a, b)
+    assert x.shape == x_shape
+    onp.testing.assert_allclose(x.asnumpy(), onp.full(x_shape, 1.5), rtol=1e-6)
+    with pytest.raises(ValueError):
+        np.linalg.tensorsolve(np.ones((2, 2)), np.ones((2, 2)))
