@@ -196,6 +196,43 @@ def test_creation_functions_in_traced_forward_are_graph_nodes(tmp_path):
     assert loaded(x * 2).asnumpy().tolist() == [[3.5, 7.5, 11.5]] * 2
 
 
+class _ShapeReading(gluon.HybridBlock):
+    """MXNet 2.0 style forward that reads its arrays' shape, ndim and dtype."""
+
+    def __init__(self):
+        super().__init__()
+        with self.name_scope():
+            self.dense = nn.Dense(3)
+
+    def forward(self, x):
+        h = self.dense(x)
+        offset = np.zeros((x.shape[0], h.shape[1]), dtype=h.dtype) + np.arange(h.shape[-1]) * x.ndim
+        return h.reshape((x.shape[0], -1)) + offset + x.size
+
+
+def test_forward_reading_shapes_hybridizes_one_graph_per_input_shape(tmp_path):
+    net = _ShapeReading()
+    net.initialize()
+    net.hybridize()         # parameters still deferred: the shapes come from the input's
+    x = np.ones((2, 4))
+    x.attach_grad()
+    with autograd.record():
+        out = net(x)
+    out.backward()
+    assert out.shape == (2, 3) and x.grad.shape == (2, 4)
+    graph = net._cached_graph
+    assert graph.input_shapes == ((2, 4),)
+    bigger = np.ones((5, 4))
+    assert net(bigger).shape == (5, 3)
+    assert list(graph.shape_variants) == [((5, 4),)] and net(x).shape == (2, 3)
+    net.hybridize(False)
+    onp.testing.assert_allclose(net(bigger).asnumpy(), net.dense(bigger).asnumpy() + onp.arange(3) * 2 + 20, rtol=1e-6)
+    with mx.name.NameManager():
+        variable = mx.sym.var('x').as_np_ndarray()
+    with pytest.raises(AttributeError):
+        variable.shape      # pylint: disable=pointless-statement  # a Symbol outside a trace has no shape
+
+
 def test_forward_style_block_outside_numpy_semantics_runs_eagerly():
     npx.reset_np()
 
