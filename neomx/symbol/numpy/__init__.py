@@ -172,6 +172,8 @@ class _Symbol(Symbol):
 
     def __getattr__(self, name):
         # NumPy's array methods (sum, mean, max, transpose, flatten...) are mx.np's functions
+        if name in ('shape', 'dtype', 'ndim', 'size'):     # their property failed: say why
+            _traced_value(self, 1 if name == 'dtype' else 0)
         if name.startswith('__') or name in _NOT_METHODS:
             raise AttributeError(name)
         function = _NP_FUNCTIONS.get(name)
