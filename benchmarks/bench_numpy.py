@@ -48,16 +48,25 @@ def _npx_calls(func_name, op_name):
     return (lambda: function(*arrays, **kwargs)), (lambda: impl(*tensors, **attrs))
 
 
+# functions of integers only (NumPy's too): timed on int32 arrays
+_INTEGER_FUNCTIONS = ('bitwise_not', 'invert', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'lcm', 'gcd',
+                      'left_shift', 'right_shift')
+
+
 def _np_elementwise_calls():
-    """{name: (mx.np call, torch call)} of mx.np's unary and binary functions on (4, 5) floats."""
-    x, y = np.ones((4, 5)) * 0.5, np.ones((4, 5)) * 0.25
+    """{name: (mx.np call, torch call)} of mx.np's unary and binary functions on (4, 5) floats
+    (int32 arrays for the integer-only ones)."""
+    floats = np.ones((4, 5)) * 0.5, np.ones((4, 5)) * 0.25
+    ints = np.full((4, 5), 6, dtype='int32'), np.full((4, 5), 4, dtype='int32')
     calls = {}
     for name, (op, _impl) in np_elemwise.NP_UNARY.items():
         impl = registry.get(op).impl
-        calls['np.' + name] = (lambda f=getattr(np, name): f(x), lambda i=impl: i(x._t))
+        x = ints[0] if name in _INTEGER_FUNCTIONS else floats[0]
+        calls['np.' + name] = (lambda f=getattr(np, name), x=x: f(x), lambda i=impl, x=x: i(x._t))
     for name, entry in np_elemwise.NP_BINARY.items():
         impl = registry.get(entry[0]).impl
-        calls['np.' + name] = (lambda f=getattr(np, name): f(x, y), lambda i=impl: i(x._t, y._t))
+        x, y = ints if name in _INTEGER_FUNCTIONS else floats
+        calls['np.' + name] = (lambda f=getattr(np, name), x=x, y=y: f(x, y), lambda i=impl, x=x, y=y: i(x._t, y._t))
     return calls
 
 
@@ -78,7 +87,7 @@ def measure_calls():
     for name, calls in _np_elementwise_calls().items():
         try:
             calls[0](), calls[1]()
-        except Exception as err:  # pylint: disable=broad-except  # integer-only functions on floats
+        except Exception as err:  # pylint: disable=broad-except  # a case that does not fit the function
             skipped[name] = '%s: %s' % (type(err).__name__, str(err)[:80])
             continue
         times[name] = _time_pair(*calls)

@@ -199,6 +199,14 @@ OVERRIDES = {
          _idx([[[0, 0, 2, 2], [1, 1, 3, 3]]]), _idx([0, 0, 0, 0]), _idx([0.1, 0.1, 0.2, 0.2])], {}),
     '_contrib_box_decode': lambda: ([_u(1, 2, 4), _idx([[[0, 0, 2, 2], [1, 1, 3, 3]]])], {}),
     '_contrib_MultiBoxPrior': lambda: ([_u(1, 3, 4, 4)], dict(sizes=(0.5,), ratios=(1.0,))),
+    # class scores (batch, classes, anchors), offsets (batch, anchors * 4), anchors (1, anchors, 4)
+    '_contrib_MultiBoxDetection': lambda: (
+        [_u(1, 2, 4, low=0, high=1), _u(1, 16, low=-0.1, high=0.1),
+         _idx([[[0, 0, .5, .5], [.5, 0, 1, .5], [0, .5, .5, 1], [.5, .5, 1, 1]]])], {}),
+    # anchors, labels (batch, objects, [class, box]), class scores (batch, classes, anchors)
+    '_contrib_MultiBoxTarget': lambda: (
+        [_idx([[[0, 0, .5, .5], [.5, 0, 1, .5], [0, .5, .5, 1], [.5, .5, 1, 1]]]),
+         _idx([[[0, .1, .1, .4, .4]]]), _u(1, 2, 4, low=0, high=1)], {}),
     '_contrib_interleaved_matmul_selfatt_qk': lambda: ([_u(4, 2, 3 * 2 * 4)], dict(heads=2)),
     '_contrib_interleaved_matmul_selfatt_valatt': lambda: ([_u(4, 2, 3 * 2 * 4), _u(4, 4, 4)], dict(heads=2)),
     '_contrib_interleaved_matmul_encdec_qk': lambda: ([_u(4, 2, 8), _u(5, 2, 16)], dict(heads=2)),

@@ -67,5 +67,6 @@ from . import numpy_extension  # noqa: E402
 from . import numpy_extension as npx  # noqa: E402
 from . import numpy_op_signature  # noqa: E402,F401  (NumPy signatures of mx.np / mx.npx functions)
 from . import numpy_dispatch_protocol  # noqa: E402,F401  (official NumPy functions on mx.np arrays)
+from . import numpy_op_fallback  # noqa: E402,F401  (NumPy functions as custom operators, as MXNet)
 from . import bridge
 from . import onnx

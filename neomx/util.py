@@ -24,7 +24,15 @@ __all__ = ['is_np_shape', 'is_np_array', 'set_np_shape', 'np_shape', 'np_array',
            'wrap_np_unary_func', 'wrap_np_binary_func']
 
 
-_STATE = threading.local()
+class _NumpySemantics(threading.local):
+    """This thread's NumPy semantics; off by default in every thread. Class attributes as the
+    defaults: Block.__call__ reads np_array on every call, and ``getattr`` with a default on a
+    missing thread-local attribute costs an exception each time."""
+    np_shape = False
+    np_array = False
+
+
+_STATE = _NumpySemantics()
 
 
 def is_np_shape():
@@ -34,7 +42,7 @@ def is_np_shape():
     >>> mx.util.is_np_shape()
     False
     """
-    return getattr(_STATE, 'np_shape', False)
+    return _STATE.np_shape
 
 
 def is_np_array():
@@ -45,7 +53,7 @@ def is_np_array():
     >>> mx.util.is_np_array()
     False
     """
-    return getattr(_STATE, 'np_array', False)
+    return _STATE.np_array
 
 
 def set_np_shape(active):

@@ -154,3 +154,13 @@ def test_nd_and_sym_forms():
     assert ops == ['_npx_relu', '_npi_add_scalar', '_npx_reshape']
     result = out.as_nd_ndarray().eval(data=mx.nd.array([[-1, 2]]))[0]
     assert result.asnumpy().tolist() == [1.0, 3.0]
+
+
+def test_remembered_string_attributes_keep_their_types_apart():
+    """Calls whose string attributes are given as strings skip parsing the next time; 1, 1.0
+    and True (equal as keys) still print as themselves."""
+    false = np.array([True, False])
+    for msg in ('bad', 'bad', 1, 1.0, True, 'bad'):
+        with pytest.raises(ValueError, match='^%s$' % str(msg).replace('.', r'\.')):
+            npx.constraint_check(false, msg=msg)
+    assert bool(npx.constraint_check(np.array([True, True]), msg='fine'))

@@ -172,6 +172,67 @@ def test_forward_style_block_hybridizes_into_one_graph(tmp_path):
     assert 'forward' not in net.__dict__
 
 
+class _Creating(gluon.HybridBlock):
+    """MXNet 2.0 style forward that makes arrays with mx.np's creation functions."""
+
+    def forward(self, x):
+        offset = np.zeros((2, 3)) + np.ones((2, 3), dtype='float32') + np.full((2, 3), 0.5) + np.empty((2, 3)) * 0
+        return x * np.arange(3) + offset + np.eye(3).sum(axis=0) + np.arange(1, 7, 2, dtype='int32').astype('float32')
+
+
+def test_creation_functions_in_traced_forward_are_graph_nodes(tmp_path):
+    net = _Creating()
+    x = np.ones((2, 3))
+    eager = net(x)
+    assert eager.asnumpy().tolist() == [[3.5, 6.5, 9.5]] * 2
+    net.hybridize()
+    assert net(x).asnumpy().tolist() == eager.asnumpy().tolist()
+    net.export(str(tmp_path / 'made'))
+    nodes = json.load(open(str(tmp_path / 'made-symbol.json')))['nodes']
+    ops = {n['op']: n.get('attrs', {}) for n in nodes}
+    assert {'_npi_zeros', '_npi_ones', '_npi_full', '_npi_arange', '_npi_eye'} <= set(ops)
+    assert ops['_npi_full']['value'] == '0.5' and 'dtype' not in ops['_npi_zeros']     # float32: the default
+    loaded = gluon.SymbolBlock.imports(str(tmp_path / 'made-symbol.json'), ['data'])
+    assert loaded(x * 2).asnumpy().tolist() == [[3.5, 7.5, 11.5]] * 2
+
+
+class _ShapeReading(gluon.HybridBlock):
+    """MXNet 2.0 style forward that reads its arrays' shape, ndim and dtype."""
+
+    def __init__(self):
+        super().__init__()
+        with self.name_scope():
+            self.dense = nn.Dense(3)
+
+    def forward(self, x):
+        h = self.dense(x)
+        offset = np.zeros((x.shape[0], h.shape[1]), dtype=h.dtype) + np.arange(h.shape[-1]) * x.ndim
+        return h.reshape((x.shape[0], -1)) + offset + x.size
+
+
+def test_forward_reading_shapes_hybridizes_one_graph_per_input_shape(tmp_path):
+    net = _ShapeReading()
+    net.initialize()
+    net.hybridize()         # parameters still deferred: the shapes come from the input's
+    x = np.ones((2, 4))
+    x.attach_grad()
+    with autograd.record():
+        out = net(x)
+    out.backward()
+    assert out.shape == (2, 3) and x.grad.shape == (2, 4)
+    graph = net._cached_graph
+    assert graph.input_shapes == ((2, 4),)
+    bigger = np.ones((5, 4))
+    assert net(bigger).shape == (5, 3)
+    assert list(graph.shape_variants) == [((5, 4),)] and net(x).shape == (2, 3)
+    net.hybridize(False)
+    onp.testing.assert_allclose(net(bigger).asnumpy(), net.dense(bigger).asnumpy() + onp.arange(3) * 2 + 20, rtol=1e-6)
+    with mx.name.NameManager():
+        variable = mx.sym.var('x').as_np_ndarray()
+    with pytest.raises(AttributeError, match='trace of a hybridized forward'):
+        variable.shape      # pylint: disable=pointless-statement  # a Symbol outside a trace has no shape
+
+
 def test_forward_style_block_outside_numpy_semantics_runs_eagerly():
     npx.reset_np()
 

@@ -1,5 +1,7 @@
 """mx.np: the ndarray class, its semantics (dtypes, indexing, repr, autograd), functions from
 the registry, NumPy's dispatch protocols and the fallback functions."""
+import json
+
 import numpy as onp
 import pytest
 
@@ -173,3 +175,42 @@ def test_random_and_linalg():
     onp.testing.assert_allclose((l_ @ l_.T).asnumpy(), m.asnumpy(), rtol=1e-5)
     w, v = np.linalg.eigh(m)
     assert w.shape == (2,) and v.shape == (2, 2)
+
+
+@pytest.mark.parametrize('a_shape, b_shape, x_shape', [
+    ((), (), ()), ((), (1, 1, 1), ()), ((1, 1, 1), (), (1, 1, 1)), ((1, 1), (1, 1), (1, 1)),
+    ((1, 1), (1, 1, 1, 1, 1), ()), ((4, 4), (4,), (4,))])
+def test_tensorsolve_shapes_as_mxnet(a_shape, b_shape, x_shape):
+    """MXNet 1.9.1's shapes, including its one-element cases where a has no more axes than b."""
+    a = np.array(onp.eye(4) * 2 if a_shape == (4, 4) else onp.full(a_shape, 2.0))
+    b = np.array(onp.full(b_shape, 3.0))
+    x = np.linalg.tensorsolve(a, b)
+    assert x.shape == x_shape
+    onp.testing.assert_allclose(x.asnumpy(), onp.full(x_shape, 1.5), rtol=1e-6)
+    with pytest.raises(ValueError):
+        np.linalg.tensorsolve(np.ones((2, 2)), np.ones((2, 2)))
+
+
+def test_numpy_op_fallback_custom_operators():
+    """mxnet.numpy_op_fallback: NumPy functions as custom operators, mx.np arrays in and out,
+    callable from mx.nd.np._internal and recorded as MXNet's Custom nodes."""
+    from neomx import numpy_op_fallback
+    a = np.arange(6).reshape(2, 3)
+    resized = mx.nd.np._internal.Custom(a, new_shape=(3, 3), op_type='resize_fallback')
+    assert type(resized) is np.ndarray and resized.asnumpy().tolist() == onp.resize(onp.arange(6.0), (3, 3)).tolist()
+    index = mx.nd.np._internal.unravel_index_fallback(np.array([5, 1], dtype='int64'), shape=(2, 3))
+    assert index.asnumpy().tolist() == [[1, 0], [2, 1]]
+    empty = mx.nd.np._internal.empty_like_fallback(a, dtype='int32', order='C', subok=False, shape=None)
+    assert empty.shape == (2, 3) and empty.dtype == onp.int32
+    mx.random.seed(0)
+    draws = mx.nd.np._internal.Custom(np.zeros(2), np.eye(2), size=(500,), op_type='mvn_fallback')
+    assert draws.shape == (500, 2) and abs(float(draws.std()) - 1) < 0.15
+    graph = json.loads(mx.sym.np._internal.unravel_index_fallback(mx.sym.var('x').as_np_ndarray(), shape=(2, 3)).tojson())
+    assert graph['nodes'][1]['op'] == 'Custom' and graph['nodes'][1]['attrs']['op_type'] == 'unravel_index_fallback'
+    with pytest.raises(ValueError, match='Duplicate name'):
+        numpy_op_fallback.register('unravel_index_fallback')(numpy_op_fallback.Unravel_indexProp)
+    a.attach_grad()
+    with mx.autograd.record():
+        out = mx.nd.np._internal.Custom(a, new_shape=(3, 3), op_type='resize_fallback')
+    with pytest.raises(MXNetError, match='does not support gradient'):
+        out.backward()

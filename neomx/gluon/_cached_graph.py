@@ -44,7 +44,7 @@ from ..base import MXNetError
 from ..ndarray import NDArray
 from ..ndarray.ndarray import constructor, wrap_tensor
 from .. import numpy as _np
-from ..symbol.numpy import NumpySymbol as _Symbol, np_symbol
+from ..symbol.numpy import NumpySymbol as _Symbol, np_symbol, tracing_inputs
 from ..util import is_np_array
 from ..symbol import Group, Symbol, var
 from ..symbol.graph import compiled, open_shape_nodes, resolve_open_shapes
@@ -188,10 +188,22 @@ def trace(block, flat_args, in_fmt):
     """
     variables = input_variables(flat_args, is_np_array())
     grouped = regroup(variables, in_fmt)[0]
-    outputs = block._forward_symbolic(grouped[0], tuple(grouped[1:]))
+    known = {v.name: (tuple(a.shape), a.dtype) for v, a in zip(variables, flat_args)
+             if v is not None and isinstance(a, NDArray)}
+    with tracing_inputs(known) as scope:    # a forward reading x.shape gets the input's
+        outputs = block._forward_symbolic(grouped[0], tuple(grouped[1:]))
     flat_out, out_fmt = flatten(outputs)
-    return CachedGraph(block, variables, Group(flat_out), out_fmt, block._backend, dict(block._flags),
-                       _numpy_outputs(flat_out))
+    graph = CachedGraph(block, variables, Group(flat_out), out_fmt, block._backend, dict(block._flags),
+                        _numpy_outputs(flat_out))
+    if scope.shapes_read:       # the graph holds these shapes: it serves inputs of them only
+        graph.input_shapes = input_shapes(flat_args)
+    return graph
+
+
+def input_shapes(flat_args):
+    """The shapes of a call's flat arguments (None for absent ones): the key of the graphs
+    traced by a forward that read its inputs' shapes."""
+    return tuple(tuple(a.shape) if isinstance(a, NDArray) else None for a in flat_args)
 
 
 def _numpy_outputs(symbols):
@@ -256,6 +268,8 @@ class CachedGraph:
     def __init__(self, block, variables, symbol, out_fmt, backend=None, flags=None, np_mode=False):
         flags = flags or {}
         self.symbol = symbol
+        self.input_shapes = None        # the input shapes the trace read, where it read them
+        self.shape_variants = {}        # then: the graphs traced for other input shapes, by them
         # traced under NumPy array semantics: outputs are mx.np arrays
         self._new = constructor(_np.ndarray) if np_mode else wrap_tensor
         self.out_fmt = out_fmt

@@ -32,7 +32,7 @@ from ..ndarray import NDArray
 from ..symbol import Symbol
 from . import lazy
 from ._cached_graph import (CachedGraph, cached_for_format, check_numpy_outputs, first_context, flatten, input_kinds,
-                            regroup, trace)
+                            input_shapes, regroup, trace)
 from . import parameter as _parameter
 from .parameter import (DeferredInitializationError, Parameter, ParameterDict, _brief_print_list,
                         load_named_arrays)
@@ -910,6 +910,8 @@ class HybridBlock(Block):
         graph = self._cached_graphs.get(fmt)
         if graph is None:
             graph = cached_for_format(self._cached_graphs, fmt) or self._trace(flat, fmt)
+        if graph.input_shapes is not None:     # its forward read x.shape: one graph per input shapes
+            graph = self._graph_for_shapes(graph, flat, fmt)
         run = graph if self._op_hook is None else functools.partial(graph.run_monitored, callback=self._op_hook[0],
                                                                      monitor_all=self._op_hook[1])
         try:
@@ -922,6 +924,18 @@ class HybridBlock(Block):
         except MXNetError as err:
             raise self._named_error(err, args) from None
         return graph.regroup(outputs)
+
+    def _graph_for_shapes(self, graph, flat, fmt):
+        """The graph of ``graph``'s variants traced for the shapes of ``flat`` (traced now
+        the first time): a forward that read its inputs' shapes holds them."""
+        shapes = input_shapes(flat)
+        if shapes == graph.input_shapes:
+            return graph
+        variant = graph.shape_variants.get(shapes)
+        if variant is None:
+            variant = graph.shape_variants[shapes] = trace(self, flat, fmt)
+            self._cached_graph = variant
+        return variant
 
     def _trace(self, flat, fmt):
         """Trace the CachedGraph for inputs of format ``fmt``; export() writes the latest."""
@@ -1100,6 +1114,18 @@ class SymbolBlock(HybridBlock):
         super()._clear_cached_graphs()
         self._cached_graphs = {self._in_format: self._symbol_graph}  # the graph is the block
         self._cached_graph = self._symbol_graph
+
+    def _graph_for_shapes(self, graph, flat, fmt):
+        """The graph of ``graph``'s variants traced for the shapes of ``flat`` (traced now
+        the first time): a forward that read its inputs' shapes holds them."""
+        shapes = input_shapes(flat)
+        if shapes == graph.input_shapes:
+            return graph
+        variant = graph.shape_variants.get(shapes)
+        if variant is None:
+            variant = graph.shape_variants[shapes] = trace(self, flat, fmt)
+            self._cached_graph = variant
+        return variant
 
     def _trace(self, flat, fmt):
         raise ValueError('Invalid input format: the block takes inputs structured as %s, got %s'

@@ -122,10 +122,16 @@ def make_function(spec, func_name, array_class=NDArray, on_symbol=None):
     no_keywords = [None]        # positional's entry for a call without keywords, at hand
     positional_limit = float('inf') if variadic else n_in + len(attr_names)
     remember = _cacheable(spec)
+    # Where some attributes parse by their values' types (STR, ANY), a call is remembered
+    # only when those are given as strings or None: such a key equals no other type's
+    insensitive = None if remember else frozenset(
+        n for n, a in spec.attrs.items() if not (a.parse in _TYPE_SENSITIVE_PARSES and a.choices is None))
     absent = (None,) * n_in
 
     def remember_call(key, attrs, n_given):
         """Let later calls with keywords ``key`` and ``n_given`` positional arrays skip parsing."""
+        if insensitive is not None and not all(k in insensitive or type(v) is str or v is None for k, v in key):
+            return
         if len(positional) < _ATTR_CACHE_SIZE:
             call = (attrs, n_given, None if variadic or n_given == n_in else absent[n_given:],
                     {} if ctx_attrs else None)
@@ -146,7 +152,7 @@ def make_function(spec, func_name, array_class=NDArray, on_symbol=None):
             if count_attr is not None:
                 kwargs.setdefault(count_attr, len(arrays))
             attrs = parse(kwargs)
-            if remember and arrays is args:
+            if arrays is args:
                 remember_call(key, attrs, len(args))
             return arrays, attrs
         arrays = list(args[:n_in])
@@ -162,7 +168,7 @@ def make_function(spec, func_name, array_class=NDArray, on_symbol=None):
         attrs = parse(kwargs)
         if has_optional_inputs:
             _check_input_count(spec, attrs, arrays)
-        if remember and not (attrs_by_position or inputs_by_name):
+        if not (attrs_by_position or inputs_by_name):
             present = spec.input_names(attrs)
             if present == inputs[:len(present)]:
                 remember_call(tuple(kwargs.items()), attrs, len(present))
@@ -203,8 +209,8 @@ def make_function(spec, func_name, array_class=NDArray, on_symbol=None):
                 if has_optional_inputs:
                     arrays = _to_present_inputs(spec, attrs, arrays)
                 tensors, ctx = _unwrap(spec, arrays)
-        for a in arrays:
-            if a is not None and a._is_np_array is not np_arrays:
+        for a in arrays:        # the interface's own class needs no attribute look-up
+            if type(a) is not array_class and a is not None and a._is_np_array is not np_arrays:
                 check_interface(spec, func_name, arrays, np_arrays)
         if ctx_attrs:
             c = attrs.get('ctx')

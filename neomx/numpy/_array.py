@@ -11,6 +11,7 @@ Mixing with legacy arrays raises MXNet's ``TypeError`` either way round.
 """
 import builtins
 import math
+import numbers
 
 import numpy as _np
 import torch
@@ -389,6 +390,10 @@ class ndarray(NDArray):
                 raise IndexError('index %d is out of bounds for axis 0 with size %d' % (key, n))
             return wrap(t[key] if not (t.requires_grad or _INT_LIVE[0]) else _torch_call(_getitem, t, key),
                         self._ctx)
+        if type(key) is slice and (key.step is None or key.step > 0) and t.dim() and not (
+                t.requires_grad or _INT_LIVE[0]):
+            r = t[key]      # a slice of axis 0: a view, contiguous where t is (else a copy, as MXNet)
+            return wrap(r if r.is_contiguous() else r.contiguous(), self._ctx)
         return wrap(_torch_call(_getitem, t, key), self._ctx)
 
     def __setitem__(self, key, value):
@@ -553,6 +558,12 @@ def _value_for(value, t):
 # ------------------------------------------------------------------ creation
 def _shape_of(shape, where):
     """``shape`` (an int or a sequence of ints) as a tuple; TypeError naming ``where`` otherwise."""
+    if type(shape) is tuple:       # the common form: a tuple of non-negative ints
+        for d in shape:
+            if type(d) is not int or d < 0:
+                break
+        else:
+            return shape
     if shape is None:
         raise TypeError('%s: shape is required' % where)
     if isinstance(shape, (int, _np.integer)) and not isinstance(shape, bool):
@@ -609,9 +620,28 @@ def array(object, dtype=None, ctx=None):  # pylint: disable=redefined-builtin
     return wrap(t.to(device=dev, dtype=tdt) if tdt is torch.bfloat16 else t.to(dev), ctx)
 
 
+_RECORDS_CREATION = []     # the symbol layer's records_creation, fetched at the first call
+
+
+def _recorded(op, **attrs):
+    """The graph node of creation operator ``op`` with attributes ``attrs`` where
+    creation functions record nodes (``F.np`` and a traced ``forward``, as MXNet 2.0's
+    deferred compute records them), else None."""
+    if not _RECORDS_CREATION:
+        _RECORDS_CREATION.append(upper_layers.get('np_records_creation'))
+    if _RECORDS_CREATION[0]():
+        if attrs['dtype'] is None or attrs['dtype'] is float:     # MXNet's default, float32
+            attrs['dtype'] = 'float32'
+        return upper_layers.get('np_symbol_call')(op, (), attrs)
+    return None
+
+
 def empty(shape, dtype=float, order='C', ctx=None):  # pylint: disable=unused-argument
     """An uninitialized array (float32 for ``dtype=float`` or None)."""
     _check_order(order, 'empty')
+    node = _recorded('_npi_zeros', shape=shape, dtype=dtype)
+    if node is not None:
+        return node
     ctx = as_context(ctx)
     tdt = DEFAULT_DTYPE if dtype is None or dtype is float else torch_dtype(dtype, 'empty')
     return wrap(torch.empty(_shape_of(shape, 'empty'), dtype=tdt, device=ctx.torch_device), ctx)
@@ -620,6 +650,9 @@ def empty(shape, dtype=float, order='C', ctx=None):  # pylint: disable=unused-ar
 def zeros(shape, dtype=None, order='C', ctx=None):  # pylint: disable=unused-argument
     """An array of zeros (float32 by default)."""
     _check_order(order, 'zeros')
+    node = _recorded('_npi_zeros', shape=shape, dtype=dtype)
+    if node is not None:
+        return node
     ctx = as_context(ctx)
     return wrap(torch.zeros(_shape_of(shape, 'zeros'), dtype=_dtype_or_default(dtype, 'zeros'),
                             device=ctx.torch_device), ctx)
@@ -628,6 +661,9 @@ def zeros(shape, dtype=None, order='C', ctx=None):  # pylint: disable=unused-arg
 def ones(shape, dtype=None, order='C', ctx=None):  # pylint: disable=unused-argument
     """An array of ones (float32 by default)."""
     _check_order(order, 'ones')
+    node = _recorded('_npi_ones', shape=shape, dtype=dtype)
+    if node is not None:
+        return node
     ctx = as_context(ctx)
     return wrap(torch.ones(_shape_of(shape, 'ones'), dtype=_dtype_or_default(dtype, 'ones'),
                            device=ctx.torch_device), ctx)
@@ -637,6 +673,10 @@ def full(shape, fill_value, dtype=None, order='C', ctx=None, out=None):  # pylin
     """An array of ``fill_value`` (an ndarray ``fill_value`` is broadcast; float32 by default
     for Python numbers, its own dtype for an ndarray)."""
     _check_order(order, 'full')
+    if isinstance(fill_value, (numbers.Number, _np.generic)) and out is None:
+        node = _recorded('_npi_full', shape=shape, value=float(fill_value), dtype=dtype)
+        if node is not None:
+            return node
     ctx = as_context(ctx)
     dims = _shape_of(shape, 'full')
     if isinstance(fill_value, NDArray):
@@ -661,13 +701,16 @@ def full(shape, fill_value, dtype=None, order='C', ctx=None, out=None):  # pylin
 def arange(start, stop=None, step=1, dtype=None, ctx=None):
     """Evenly spaced values in [start, stop) (float32 by default, as MXNet); empty where
     ``step`` goes away from ``stop``."""
-    ctx = as_context(ctx)
     if stop is None:
         start, stop = 0, start
     if step is None:
         step = 1
     if step == 0:
         raise ZeroDivisionError('arange: step must not be zero')
+    node = _recorded('_npi_arange', start=start, stop=stop, step=step, dtype=dtype)
+    if node is not None:
+        return node
+    ctx = as_context(ctx)
     tdt = _dtype_or_default(dtype, 'arange')
     count = builtins.max(int(math.ceil((stop - start) / step)), 0)
     values = start + torch.arange(count, dtype=torch.float64) * step

@@ -159,9 +159,10 @@ def run(op, arrays, attrs=(), out=None, impl=None, ctx=None):
     """Run operator ``op`` on ``arrays`` (ndarrays, scalars or None for absent inputs) with
     its attributes ``attrs`` in declaration order (a dict for variadic operators); results as
     :func:`results` makes them."""
-    impl = impl or op_impl(op)
+    impl = impl or _IMPLS.get(op) or _impl_of(op)
     tensors = []
     grad = False
+    given = False
     for a in arrays:
         if a is None:
             tensors.append(None)
@@ -174,9 +175,10 @@ def run(op, arrays, attrs=(), out=None, impl=None, ctx=None):
             return upper_layers.get('np_symbol_call')(op, arrays, attrs, out)
         else:
             t = tensor_of(a, ctx)
+        given = True
         grad = grad or t.requires_grad
         tensors.append(t)
-    if not any(t is not None for t in tensors) and upper_layers.get('np_records_creation')():
+    if not given and upper_layers.get('np_records_creation')():
         return upper_layers.get('np_symbol_call')(op, arrays, attrs, out)   # F.np.eye(3), traced
     if ctx is None:
         ctx = current_context()
@@ -194,7 +196,21 @@ def run(op, arrays, attrs=(), out=None, impl=None, ctx=None):
         raise operator_error(op, tensors, err) from None
     if grad and _RECORDING.recording:
         _mark_constants(res)
+    if type(res) is _Tensor and out is None:     # the common result: one new array
+        arr = _object_new(ndarray)
+        arr._t = res
+        arr._ctx = ctx
+        arr._grad = None
+        return arr
     return results(res, ctx, out)
+
+
+_IMPLS = {}     # operator name -> implementation, for run()'s calls by name
+
+
+def _impl_of(op):
+    impl = _IMPLS[op] = op_impl(op)
+    return impl
 
 
 def _onp_scalar_fallback(name):

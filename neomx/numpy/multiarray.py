@@ -19,6 +19,7 @@ from .. import _int_grad
 _INT_LIVE = _int_grad.LIVE
 _WHERE = op_impl('_npi_where')
 _CONCATENATE = op_impl('_npi_concatenate')
+_STACK = op_impl('_npi_stack')
 
 __all__ = ['ndarray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange']
 
@@ -292,9 +293,14 @@ def ones_like(a, dtype=None, order='C', ctx=None, out=None):  # pylint: disable=
     return full_like(a, 1, dtype=dtype, ctx=ctx, out=out)
 
 
+_FULL_LIKE = op_impl('_npi_full_like')
+
+
 @_export
 def full_like(a, fill_value, dtype=None, order='C', ctx=None, out=None):  # pylint: disable=unused-argument
     """An array of ``a``'s shape and dtype filled with ``fill_value``."""
+    if type(a) is ndarray and dtype is None and ctx is None and out is None and type(fill_value) in (int, float):
+        return direct('_npi_full_like', _FULL_LIKE, (a._t, fill_value, None, None), a._ctx)    # no gradient
     a = _as_np(a)
     res = run('_npi_full_like', (a,), (fill_value, ctx, dtype))
     if ctx is not None and not _is_symbol(res):
@@ -504,17 +510,26 @@ def _sequence(seq, name):
     return [_as_np(a, ctx) for a in seq]
 
 
+def _joined_directly(op, impl, seq, attrs, out):
+    """``op`` on the arrays of list ``seq`` through :func:`direct` where that is the whole
+    call (all ndarrays, nothing recording gradients, no ``out``), else None."""
+    if out is None and type(seq) in (list, tuple) and seq and not _INT_LIVE[0]:
+        tensors = []
+        for a in seq:
+            if type(a) is not ndarray or a._t.requires_grad:
+                return None
+            tensors.append(a._t)
+        attrs['num_args'] = len(tensors)
+        return direct(op, impl, tensors, seq[0]._ctx, attrs)
+    return None
+
+
 @_export
 def concatenate(seq, axis=0, out=None):
     """The arrays joined along ``axis`` (flattened first for None)."""
-    if out is None and type(seq) in (list, tuple) and not _INT_LIVE[0]:
-        try:
-            tensors = [a._t for a in seq if type(a) is ndarray]
-        except AttributeError:
-            tensors = ()
-        if tensors and len(tensors) == len(seq) and not _builtins.any(t.requires_grad for t in tensors):
-            return direct('_npi_concatenate', _CONCATENATE, tensors, seq[0]._ctx,
-                          {'num_args': len(tensors), 'dim': axis})
+    res = _joined_directly('_npi_concatenate', _CONCATENATE, seq, {'dim': axis}, out)
+    if res is not None:
+        return res
     arrays = _sequence(seq, 'concatenate')
     if not arrays:
         raise ValueError('need at least one array to concatenate')
@@ -530,6 +545,9 @@ def append(arr, values, axis=None):
 @_export
 def stack(arrays, axis=0, out=None):
     """The arrays joined along a new axis."""
+    res = _joined_directly('_npi_stack', _STACK, arrays, {'axis': axis}, out)
+    if res is not None:
+        return res
     arrays = _sequence(arrays, 'stack')
     if not arrays:
         raise ValueError('need at least one array to stack')
@@ -839,7 +857,13 @@ def may_share_memory(a, b, max_work=None):
 @_export
 def dot(a, b, out=None):
     """Dot product of two arrays."""
+    if type(a) is ndarray and type(b) is ndarray and out is None and not (
+            _INT_LIVE[0] or a._t.requires_grad or b._t.requires_grad):
+        return direct('_np_dot', _DOT, (a._t, b._t), a._ctx)
     return run('_np_dot', (a, b), (), out)
+
+
+_DOT = op_impl('_np_dot')
 
 
 @_export

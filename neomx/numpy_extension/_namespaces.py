@@ -114,9 +114,9 @@ def _fill_internal():
     """``mx.nd.np._internal`` / ``mx.sym.np._internal``: every ``_npi_*`` operator under its name
     without the prefix (``F.np._internal.boolean_mask_assign_scalar``), as MXNet has them."""
     for op, spec in registry.all_ops().items():
-        if not op.startswith('_npi_'):
+        if not op.startswith('_npi_') and op != 'Custom':     # Custom: numpy_op_fallback's operators run it
             continue
-        name = op[len('_npi_'):]
+        name = op[len('_npi_'):] if op != 'Custom' else op
         symbol_function = _sym_np.recording_op(sym_register.make_function(spec, op))
         setattr(_sym_np.internal, name, symbol_function)
         setattr(_nd_np.internal, name, make_function(

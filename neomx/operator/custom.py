@@ -30,12 +30,14 @@ from .. import _op_profile, autograd
 from ..base import MXNetError, TYPE_FLAG_OF_TORCH, np_dtype, torch_dtype
 from ..context import context_of_device, current_context
 from .. import upper_layers
+from ..util import is_np_array
 from . import registry
 
 __all__ = ['CustomOp', 'CustomOpProp', 'register', 'get_all_registered_operators',
            'get_operator_arguments', 'OperatorArguments']
 
 _PROPS = {}                     # op_type -> CustomOpProp subclass
+_NP_ARRAYS = {}                 # op_type -> whether it was registered under NumPy array semantics
 _PROP_CACHE_SIZE = 256          # (op_type, kwargs) combinations whose prop is kept
 
 
@@ -160,6 +162,7 @@ def register(reg_name):
             warnings.warn('New registration is overriding existing custom operator %s' % reg_name,
                           stacklevel=2)
         _PROPS[reg_name] = prop_cls
+        _NP_ARRAYS[reg_name] = is_np_array()    # as MXNet: the arrays its code gets are mx.np's then
         return prop_cls
     return do_register
 
@@ -332,7 +335,8 @@ class _Invocation:
         self.out_shapes, self.out_dtypes = out_shapes, out_dtypes
 
     def wrap(self, tensors):
-        array_from_tensor = upper_layers.get('array_from_tensor')
+        array_from_tensor = upper_layers.get('np_array_from_tensor' if _NP_ARRAYS.get(self.op_type)
+                                             else 'array_from_tensor')
         return [array_from_tensor(t, self.ctx) for t in tensors]
 
     def forward(self, args):

@@ -20,7 +20,8 @@ def device_of(ctx):
     """The torch device of a ``ctx`` attribute (a Context, its name, or None: the CPU)."""
     if ctx is None or ctx == '':
         return as_context(None).torch_device
-    return as_context(ctx).torch_device
+    device = getattr(ctx, 'torch_device', None)     # a Context, or shape inference's stand-in
+    return device if device is not None else as_context(ctx).torch_device
 
 
 def _dt(dtype, op):

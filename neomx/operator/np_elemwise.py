@@ -10,6 +10,7 @@ division, where integers give float32; comparisons give bool.
 import torch
 
 from .._division import mod as _mxnet_mod
+from ..base import torch_dtype
 from .dtype_rules import DTypeRule
 from .elemwise import UNARY, float_only
 from .registry import ANY, BOOL, FLOAT, INT, OPT_FLOAT, Attr, register
@@ -358,7 +359,6 @@ def copy(a):
           dtypes=DTypeRule(free=('data',), output=lambda d, a: None))
 def cast(data, dtype):
     """The array converted to ``dtype``."""
-    from ..base import torch_dtype
     return data.to(torch_dtype(dtype, 'astype'))
 
 
@@ -366,7 +366,6 @@ def cast(data, dtype):
           dtypes=DTypeRule(free=('a',), output=lambda d, a: None))
 def full_like(a, fill_value, ctx, dtype):  # pylint: disable=unused-argument
     """An array of ``a``'s shape (and type, unless ``dtype``) filled with ``fill_value``."""
-    from ..base import torch_dtype
     dt = a.dtype if dtype is None else torch_dtype(dtype, 'full_like')
     if not dt.is_floating_point and dt is not torch.bool:
         fill_value = int(fill_value)

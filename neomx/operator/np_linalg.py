@@ -1,6 +1,8 @@
 """Linear algebra of MXNet's NumPy interface (``_npi_inv``, ``_npi_svd``, ``_npi_norm``...),
 on torch.linalg; stacked matrices in the last two axes.
 """
+import math
+
 import numpy as _np
 import torch
 
@@ -131,10 +133,26 @@ def tensorinv(a, ind):
     return _guarded(lambda: torch.linalg.tensorinv(_float(a), ind=ind), 'tensorinv')
 
 
+def _tensorsolve_short_a(a, b, dims):
+    """MXNet's tensorsolve where ``a`` has no more axes than ``b``: x takes the shape
+    ``a_shape[-(a.ndim - b.ndim):]`` (with ``dims`` moved last; all of it for equal ranks),
+    the system being the square matrix of a's elements against b's."""
+    order = [k for k in range(a.dim()) if k not in (dims or ())] + list(dims or ())
+    a = a.permute(order) if a.dim() else a
+    x_shape = tuple(a.shape)[-(a.dim() - b.dim()):]
+    size = math.prod(x_shape)
+    if size * size != a.numel() or size != b.numel():
+        raise ValueError('tensorsolve: a of shape %s is not square for b of shape %s'
+                         % (tuple(a.shape), tuple(b.shape)))
+    return torch.linalg.solve(a.reshape(size, size), b.reshape(size)).reshape(x_shape)
+
+
 @register('_npi_tensorsolve', inputs=('a', 'b'), attrs=[('a_axes', ANY, None)])
 def tensorsolve(a, b, a_axes):
     """The x with ``tensordot(a, x, x.ndim) == b``."""
     dims = None if not a_axes else tuple(a_axes)
+    if a.dim() <= b.dim():
+        return _tensorsolve_short_a(_float(a), _float(b), dims)
     return _guarded(lambda: torch.linalg.tensorsolve(_float(a), _float(b), dims=dims), 'tensorsolve')
 
 

@@ -113,6 +113,8 @@ def dot(a, b):
     a, b = _float_pair(a, b)
     if a.dim() == 0 or b.dim() == 0:
         return a * b
+    if b.dim() <= 2 and a.dim() <= 2 and a.shape[-1] == b.shape[0]:
+        return torch.matmul(a, b)       # NumPy's dot there; one kernel call, no tensordot reshapes
     if b.dim() == 1:
         if a.shape[-1] != b.shape[0]:
             raise ValueError('shapes %s and %s not aligned: %d (dim %d) != %d (dim 0)'

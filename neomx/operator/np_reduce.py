@@ -102,6 +102,9 @@ register('_np_prod', inputs=('a',), attrs=_REDUCE_ATTRS, dtypes=_FREE_OUT, alias
 @register('_npi_mean', inputs=('a',), attrs=_REDUCE_ATTRS, dtypes=_FREE_OUT)
 def mean(a, axis, dtype, keepdims, initial):    # pylint: disable=unused-argument
     """Mean over ``axis``; integer arrays give float32 unless ``dtype``."""
+    if axis is None and dtype is None and not keepdims and a.dim() and (
+            a.dtype is torch.float32 or a.dtype is torch.float64):
+        return torch.mean(a)        # the common call: all of a float array, one kernel
     dims = axes_of(axis, a.dim(), 'mean')
     if dtype is not None:
         out_dtype = torch_dtype(dtype, 'mean')

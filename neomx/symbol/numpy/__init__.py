@@ -24,7 +24,7 @@ from ...base import MXNetError
 from ...operator import registry
 from ..symbol import Symbol, create_op_node, register_np_symbol
 
-__all__ = ['_Symbol', 'NumpySymbol', 'NP_FUNCTIONS', 'symbol_call', 'is_symbol', 'np_symbol', 'records_creation', 'recording_creation', 'recording']
+__all__ = ['_Symbol', 'NumpySymbol', 'NP_FUNCTIONS', 'symbol_call', 'is_symbol', 'np_symbol', 'records_creation', 'recording_creation', 'recording', 'tracing_inputs']
 
 _SCALARS = (numbers.Number, _onp.generic)
 
@@ -148,8 +148,32 @@ class _Symbol(Symbol):
         """The transpose (all axes reversed)."""
         return _np_function('transpose')(self)
 
+    @property
+    def shape(self):
+        """The shape this Symbol has in the trace of a ``forward`` (MXNet 2.0's deferred compute
+        gives arrays with shapes there); the graph is then traced again for other input shapes.
+        AttributeError outside a trace, or where the shape cannot be inferred."""
+        return _traced_value(self, 0)
+
+    @property
+    def dtype(self):
+        """The dtype this Symbol has in the trace of a ``forward`` (see :attr:`shape`)."""
+        return _traced_value(self, 1)
+
+    @property
+    def ndim(self):
+        """The number of dimensions in the trace of a ``forward`` (see :attr:`shape`)."""
+        return len(_traced_value(self, 0))
+
+    @property
+    def size(self):
+        """The number of elements in the trace of a ``forward`` (see :attr:`shape`)."""
+        return int(_onp.prod(_traced_value(self, 0)))
+
     def __getattr__(self, name):
         # NumPy's array methods (sum, mean, max, transpose, flatten...) are mx.np's functions
+        if name in ('shape', 'dtype', 'ndim', 'size'):     # their property failed: say why
+            _traced_value(self, 1 if name == 'dtype' else 0)
         if name.startswith('__') or name in _NOT_METHODS:
             raise AttributeError(name)
         function = _NP_FUNCTIONS.get(name)
@@ -280,6 +304,59 @@ def _is_default(default, value):
 
 class _CreationRecording(threading.local):
     active = False
+    inputs = None           # a traced forward's {variable name: (shape, dtype)}, see tracing_inputs
+    shapes_read = False     # whether that forward read a shape or dtype
+
+
+def _traced_value(symbol, which):
+    """The shape (``which`` 0) or dtype (1) of ``symbol``'s first output, inferred from the
+    shapes and dtypes of the inputs of the ``forward`` being traced."""
+    known = _CREATION.inputs
+    if known is None:
+        raise AttributeError("'_Symbol' object has no attribute '%s' (a Symbol has values only in the trace of "
+                             "a hybridized forward)" % ('shape', 'dtype')[which])
+    given = {name: value[which] for name, value in known.items() if name in symbol.list_inputs()}
+    try:
+        if which == 0:
+            value = symbol.infer_shape_partial(**given)[1][0]
+        else:
+            value = symbol.infer_type(**given)[1][0]
+    except MXNetError as err:
+        raise AttributeError('%s of this Symbol cannot be inferred in the trace: %s' % (('shape', 'dtype')[which], err)) \
+            from None
+    if value is None or (which == 0 and -1 in value):   # NumPy shape semantics: -1 is unknown
+        raise AttributeError('the %s of this Symbol is unknown in the trace' % ('shape', 'dtype')[which])
+    _CREATION.shapes_read = True
+    return tuple(value) if which == 0 else _onp.dtype(value).type
+
+
+class tracing_inputs:  # pylint: disable=invalid-name
+    """``with`` scope of a traced ``forward`` whose input variables have ``known`` shapes and
+    dtypes (``{name: (shape, dtype)}``): their Symbols' :attr:`_Symbol.shape` and ``dtype``
+    are then inferred; :attr:`shapes_read` tells afterwards whether the forward read any
+    (its graph then holds them, and serves only inputs of these shapes).
+
+    Example
+    -------
+    >>> x = mx.sym.var('x').as_np_ndarray()
+    >>> with mx.sym.np.tracing_inputs({'x': ((2, 3), 'float32')}) as scope:
+    ...     shape = (x * 2).shape
+    >>> shape, scope.shapes_read
+    ((2, 3), True)
+    """
+
+    def __init__(self, known):
+        self._known = known
+        self.shapes_read = False
+
+    def __enter__(self):
+        self._previous = (_CREATION.inputs, _CREATION.shapes_read)
+        _CREATION.inputs, _CREATION.shapes_read = self._known, False
+        return self
+
+    def __exit__(self, *exc):
+        self.shapes_read = _CREATION.shapes_read
+        _CREATION.inputs, _CREATION.shapes_read = self._previous
 
 
 _CREATION = _CreationRecording()
