@@ -14,6 +14,7 @@ from .._optional import require
 from .. import ndarray as nd
 from .. import symbol
 from .converters import CONVERTERS, OPSET, GraphBuilder
+from . import tensor_converters, nn_converters  # noqa: F401  (they register their converters)
 
 __all__ = ['export_model', 'get_operator_support']
 
@@ -44,20 +45,59 @@ def _load_params(params):
     return {k.split(':', 1)[1] if k.startswith(('arg:', 'aux:')) else k: v for k, v in params.items()}
 
 
-def _node_dtypes(sym, input_types, params):
-    """The NumPy dtype of each node's (first) output, by node name, where type inference knows it."""
+def _internal_info(sym, input_shapes, input_types, params):
+    """(shape, dtype) of each internal output of ``sym`` by MXNet's internal output name, where
+    shape and type inference know them (``None`` where not)."""
     internals = sym.get_internals()
-    known = {k: np.dtype(v) for k, v in input_types.items()}
-    known.update({k: np.dtype(_as_numpy(v).dtype) for k, v in params.items()})
+    names = set(internals.list_arguments() + internals.list_auxiliary_states())
+    types = {k: np.dtype(v) for k, v in input_types.items()}
+    types.update({k: np.dtype(_as_numpy(v).dtype) for k, v in params.items()})
+    shapes = dict(input_shapes)
+    shapes.update({k: tuple(_as_numpy(v).shape) for k, v in params.items()})
+    outputs = internals.list_outputs()
     try:
-        _, out_types, _ = internals.infer_type_partial(
-            **{k: v for k, v in known.items() if k in internals.list_arguments() + internals.list_auxiliary_states()})
+        _, out_types, _ = internals.infer_type_partial(**{k: v for k, v in types.items() if k in names})
     except Exception:  # pylint: disable=broad-except
-        return known
-    for name, dtype in zip(internals.list_outputs(), out_types):
-        if dtype is not None:
-            known[name[:-len('_output')] if name.endswith('_output') else name] = np.dtype(dtype)
-    return known
+        out_types = None
+    if out_types is None:   # a multi-output operator whose later outputs' dtypes need shapes
+        out_types = [types.get(n) for n in outputs]
+    try:
+        _, out_shapes, _ = internals.infer_shape_partial(**{k: v for k, v in shapes.items() if k in names})
+    except Exception:  # pylint: disable=broad-except
+        out_shapes = [shapes.get(n) for n in outputs]
+    # partial inference leaves 0 for a dimension it does not know
+    return {n: (None if s is None or 0 in tuple(s) else tuple(s), None if t is None else np.dtype(t))
+            for n, s, t in zip(outputs, out_shapes, out_types)}
+
+
+def _onnx_inferred_types(onnx, helper, ctx, value_infos, initializers, out_names, out_types):
+    """The ONNX element types of the graph's outputs: those neomx's type inference knows, the
+    others (later outputs of multi-output operators) from ONNX's own type inference."""
+    probe = helper.make_model(
+        helper.make_graph(ctx.nodes, 'probe', value_infos, [helper.make_empty_tensor_value_info(n) for n in out_names],
+                          initializer=initializers + ctx.initializers),
+        opset_imports=[helper.make_opsetid('', OPSET)])
+    inferred = onnx.shape_inference.infer_shapes(probe)
+    found = {v.name: v.type.tensor_type.elem_type for v in list(inferred.graph.value_info) + list(inferred.graph.output)
+             if v.type.tensor_type.elem_type}
+    return [helper.np_dtype_to_tensor_dtype(t) if t is not None else found.get(n, onnx.TensorProto.FLOAT)
+            for n, t in zip(out_names, out_types)]
+
+
+def _output_info(info, node, j):
+    """(shape, dtype) of output ``j`` of JSON node ``node`` from :func:`_internal_info`."""
+    name = node['name']
+    for key in ((name,) if node['op'] == 'null' else ('%s_output%d' % (name, j), name + '_output')):
+        if key in info:
+            return info[key]
+    return None, None
+
+
+def _evaluate(node):
+    """The value of a JSON node without inputs (a creation operator), computed by neomx."""
+    graph = {'nodes': [dict(node, inputs=[])], 'arg_nodes': [], 'node_row_ptr': [0, 1],
+             'heads': [[0, 0, 0]], 'attrs': {'mxnet_version': ['int', 10901]}}
+    return symbol.load_json(json.dumps(graph)).eval()[0].asnumpy()
 
 
 def _as_numpy(value):
@@ -108,7 +148,10 @@ def export_model(sym, params, in_shapes=None, in_types=np.float32, onnx_file_pat
             shape = (dynamic_input_shapes[i] if dynamic_input_shapes is not None else [None] * len(shape))
         value_infos.append(helper.make_tensor_value_info(
             name, helper.np_dtype_to_tensor_dtype(np.dtype(dtype)), list(shape)))
-    ctx.dtypes = _node_dtypes(sym, dict(zip(inputs, in_types)), params)
+    ctx.dynamic = bool(dynamic)
+    ctx.evaluate = _evaluate
+    info = _internal_info(sym, dict(zip(inputs, (tuple(s) for s in in_shapes))), dict(zip(inputs, in_types)),
+                          params)
     names = []       # ONNX name of each node's outputs
     used_params = set()
     for node in nodes:
@@ -122,19 +165,32 @@ def export_model(sym, params, in_shapes=None, in_types=np.float32, onnx_file_pat
         if converter is None:
             raise MXNetError("export_model: operator '%s' (node '%s') has no ONNX converter; "
                              "mx.onnx.get_operator_support() lists those that do" % (node['op'], node['name']))
-        node_inputs = [names[i][j] if j < len(names[i]) else '%s_output%d' % (nodes[i]['name'], j)
-                       for i, j, *_ in node['inputs']]
+        node_inputs = []
+        for i, j, *_ in node['inputs']:
+            onnx_name = names[i][j] if j < len(names[i]) else '%s_output%d' % (nodes[i]['name'], j)
+            shape, dtype = _output_info(info, nodes[i], j)
+            if shape is not None:
+                ctx.shapes[onnx_name] = shape
+            if dtype is not None:
+                ctx.dtypes[onnx_name] = dtype
+            node_inputs.append(onnx_name)
+        ctx.out_shapes = [_output_info(info, node, j)[0] for j in range(8)]
         outs = converter(node, node_inputs, ctx)
         if verbose:
             logging.info('%s %s -> %s', node['op'], node['name'], outs)
         names.append(outs)
     initializers = [numpy_helper.from_array(_as_numpy(params[n]), n) for n in sorted(used_params)]
     _, out_shapes, _ = sym.infer_shape(**dict(zip(inputs, (tuple(s) for s in in_shapes))))
-    _, out_types, _ = sym.infer_type(**dict(zip(inputs, (np.dtype(t) for t in in_types))))
+    out_names = [names[i][j] for i, j, *_ in graph['heads']]
+    out_types = [_output_info(info, nodes[i], j)[1] for i, j, *_ in graph['heads']]
+    if any(t is None for t in out_types):
+        out_types = _onnx_inferred_types(onnx, helper, ctx, value_infos, initializers, out_names, out_types)
+    else:
+        out_types = [helper.np_dtype_to_tensor_dtype(t) for t in out_types]
     outputs = []
-    for (i, j, *_), shape, dtype in zip(graph['heads'], out_shapes, out_types):
+    for name, shape, dtype in zip(out_names, out_shapes, out_types):
         outputs.append(helper.make_tensor_value_info(
-            names[i][j], helper.np_dtype_to_tensor_dtype(np.dtype(dtype)), [None] * len(shape) if dynamic else list(shape)))
+            name, dtype, [None] * len(shape) if dynamic else list(shape)))
     onnx_graph = helper.make_graph(ctx.nodes, 'mxnet_converted_model', value_infos, outputs,
                                    initializer=initializers + ctx.initializers)
     model = helper.make_model(onnx_graph, opset_imports=[helper.make_opsetid('', OPSET)],

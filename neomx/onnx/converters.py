@@ -53,7 +53,11 @@ class GraphBuilder:
         self.numpy_helper = numpy_helper
         self.nodes = []
         self.initializers = []
-        self.dtypes = {}        # node or input name -> numpy dtype of its output, where known
+        self.dtypes = {}        # ONNX tensor name -> numpy dtype, where type inference knows it
+        self.shapes = {}        # ONNX tensor name -> static shape, where shape inference knows it
+        self.out_shapes = []    # the static shapes of the node being converted's outputs (None: unknown)
+        self.dynamic = False    # the export keeps input dimensions symbolic: converters use no static shapes
+        self.evaluate = None    # node -> numpy value of an operator without inputs (set by export_model)
         self._count = 0
 
     def fresh(self, base):
@@ -67,6 +71,27 @@ class GraphBuilder:
 
     def dtype_of(self, name, default=np.float32):
         return self.dtypes.get(name, np.dtype(default))
+
+    def rank_of(self, name, node):
+        """The rank of tensor ``name`` (an input of ``node``), which ranks stay known even in a dynamic export."""
+        shape = self.shapes.get(name)
+        if shape is None:
+            raise MXNetError("export_model: operator '%s' (node '%s') needs the rank of its input '%s', "
+                             'which shape inference did not give' % (node['op'], node['name'], name))
+        return len(shape)
+
+    def static_shape(self, name, node):
+        """The static shape of tensor ``name``; MXNetError naming ``node`` in a dynamic export or when unknown."""
+        shape = self.shapes.get(name)
+        if self.dynamic or shape is None or any(d is None or d < 0 for d in shape):
+            raise MXNetError("export_model: operator '%s' (node '%s') is exported with static shapes only "
+                             '(its input %s has no static shape; export with dynamic=False)'
+                             % (node['op'], node['name'], name))
+        return tuple(shape)
+
+    def step(self, op_type, inputs, base, **attrs):
+        """One ONNX node with a fresh output name (an intermediate result); returns that name."""
+        return self.add(op_type, inputs, self.fresh(base), **attrs)[0]
 
     def const(self, base, value, dtype=np.int64):
         name = self.fresh(base)
@@ -306,10 +331,14 @@ def _softmax(node, inputs, ctx):
 def _reshape(node, inputs, ctx):
     a = node['attrs']
     shape = _tuple(a, 'shape')
-    if any(s < -1 for s in shape) or _bool(a, 'reverse'):
-        raise MXNetError('export_model: Reshape shape=%s (node %s): the special codes -2, -3, -4 and '
-                         'reverse have no ONNX converter yet' % (shape, node['name']))
-    return ctx.add('Reshape', [inputs[0], ctx.const(_out(node) + '_shape', shape)], _out(node))
+    target = ctx.out_shapes[0]
+    if ctx.dynamic or target is None:
+        # ONNX's 0 (copy) and -1 (infer) read as MXNet's; the other codes need the static shape
+        if any(s < -1 for s in shape) or _bool(a, 'reverse'):
+            raise MXNetError("export_model: operator 'Reshape' (node '%s'): shape=%s uses the codes -2, -3, -4 "
+                             'or reverse, which export with static shapes only' % (node['name'], shape))
+        target = shape
+    return ctx.add('Reshape', [inputs[0], ctx.const(_out(node) + '_shape', list(target))], _out(node))
 
 
 @converts('transpose')
@@ -476,9 +505,8 @@ def _depth_space(node, inputs, ctx):
 @converts('broadcast_to')
 def _broadcast_to(node, inputs, ctx):
     shape = _tuple(node['attrs'], 'shape')
-    if 0 in shape:
-        raise MXNetError('export_model: broadcast_to shape=%s (node %s): 0 (keep) needs the input shape'
-                         % (shape, node['name']))
+    if 0 in shape:      # 0 keeps the input's dimension: Expand's 1 does the same
+        shape = tuple(1 if s == 0 else s for s in shape)
     return ctx.add('Expand', [inputs[0], ctx.const(_out(node) + '_shape', list(shape))], _out(node))
 
 

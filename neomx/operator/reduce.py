@@ -16,6 +16,7 @@ import torch
 
 from .elemwise import float_only
 from .registry import BOOL, DTYPE, INT, OPT_DTYPE, OPT_INT, OPT_SHAPE, check, choice, lazy, register
+from .dtype_rules import DTypeRule
 
 # --------------------------------------------------------------- axis helpers
 
@@ -275,7 +276,10 @@ def argsort(data, axis, is_ascend, dtype):
           attrs=[('axis', OPT_INT, -1), ('k', INT, 1),
                  ('ret_typ', choice('both', 'indices', 'mask', 'value'), 'indices'),
                  ('is_ascend', BOOL, False), ('dtype', DTYPE, torch.float32)],
-          num_outputs=lambda a: 2 if a['ret_typ'] == 'both' else 1)
+          num_outputs=lambda a: 2 if a['ret_typ'] == 'both' else 1,
+          # values and mask keep the data's dtype, indices have ``dtype``
+          dtypes=DTypeRule(output=lambda dtypes, a: a['dtype'] if a['ret_typ'] == 'indices' else dtypes[0],
+                           later_outputs=lambda dtypes, a: a['dtype']))
 def topk(data, axis, k, ret_typ, is_ascend, dtype):
     """The ``k`` largest (smallest with ``is_ascend``) elements along ``axis``.
 
