@@ -207,25 +207,56 @@ def _pooling(node, inputs, ctx):
     a = node['attrs']
     pool_type = a.get('pool_type', 'max')
     if _bool(a, 'global_pool'):
-        op_type = {'max': 'GlobalMaxPool', 'avg': 'GlobalAveragePool'}.get(pool_type)
+        op_type = {'max': 'GlobalMaxPool', 'avg': 'GlobalAveragePool', 'lp': 'GlobalLpPool'}.get(pool_type)
         if op_type is None:
             raise MXNetError("export_model: global Pooling pool_type='%s' (node %s) has no ONNX converter"
                              % (pool_type, node['name']))
-        return ctx.add(op_type, inputs[:1], _out(node))
+        extra = {'p': _int(a, 'p_value', 2)} if pool_type == 'lp' else {}
+        return ctx.add(op_type, inputs[:1], _out(node), **extra)
     kernel = _tuple(a, 'kernel')
     nd = len(kernel)
-    attrs = dict(kernel_shape=list(kernel), strides=list(_tuple(a, 'stride', (1,) * nd) or (1,) * nd),
-                 pads=list(_tuple(a, 'pad', (0,) * nd) or (0,) * nd) * 2,
-                 ceil_mode=int(a.get('pooling_convention', 'valid') == 'full'))
+    strides = _tuple(a, 'stride', (1,) * nd) or (1,) * nd
+    pads = _tuple(a, 'pad', (0,) * nd) or (0,) * nd
+    full = a.get('pooling_convention', 'valid') == 'full'
+    attrs = dict(kernel_shape=list(kernel), strides=list(strides), pads=list(pads) * 2, ceil_mode=int(full))
+    base = _out(node)
+    missing = _full_pooling_missing(ctx, inputs[0], kernel, strides, pads) if full else None
+    out = ctx.fresh(base + '_pool') if missing else base
     if pool_type == 'max':
-        return ctx.add('MaxPool', inputs[:1], _out(node), **attrs)
-    if pool_type == 'avg':
-        return ctx.add('AveragePool', inputs[:1], _out(node),
-                       count_include_pad=int(_bool(a, 'count_include_pad', True)), **attrs)
-    if pool_type == 'lp':
-        return ctx.add('LpPool', inputs[:1], _out(node), p=_int(a, 'p_value', 2),
-                       **{k: v for k, v in attrs.items() if k != 'ceil_mode'})
-    raise MXNetError("export_model: Pooling pool_type='%s' (node %s) has no ONNX converter" % (pool_type, node['name']))
+        ctx.add('MaxPool', inputs[:1], out, **attrs)
+    elif pool_type == 'avg':
+        ctx.add('AveragePool', inputs[:1], out, count_include_pad=int(_bool(a, 'count_include_pad', True)), **attrs)
+    elif pool_type == 'lp':
+        if full:
+            raise MXNetError("export_model: Pooling pool_type='lp' with pooling_convention='full' (node %s) "
+                             'has no ONNX converter' % node['name'])
+        ctx.add('LpPool', inputs[:1], out, p=_int(a, 'p_value', 2),
+                **{k: v for k, v in attrs.items() if k != 'ceil_mode'})
+    else:
+        raise MXNetError("export_model: Pooling pool_type='%s' (node %s) has no ONNX converter"
+                         % (pool_type, node['name']))
+    if not missing:
+        return [out]
+    # MXNet's 'full' convention keeps a last window that starts past the padded input (max
+    # pooling gives the dtype's lowest value there, average pooling 0); ONNX's ceil mode drops it
+    dtype = ctx.dtype_of(inputs[0])
+    fill = np.finfo(dtype).min if pool_type == 'max' else 0
+    return ctx.add('Pad', [out, ctx.const(base + '_pads', [0] * (nd + 2) + [0, 0] + list(missing)),
+                           ctx.const(base + '_fill', fill, dtype)], base, mode='constant')
+
+
+def _full_pooling_missing(ctx, data, kernel, strides, pads):
+    """Per spatial axis, how many windows MXNet's 'full' convention has beyond ONNX's ceil mode
+    (None when none or the shape is not static)."""
+    shape = ctx.shapes.get(data)
+    if ctx.dynamic or shape is None:
+        return None
+    missing = []
+    for size, k, s, p in zip(shape[2:], kernel, strides, pads):
+        mxnet = -(-(size + 2 * p - k) // s) + 1
+        onnx = mxnet - 1 if (mxnet - 1) * s >= size + p else mxnet
+        missing.append(mxnet - onnx)
+    return missing if any(missing) else None
 
 
 @converts('Flatten', 'flatten')

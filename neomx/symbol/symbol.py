@@ -144,6 +144,8 @@ class Symbol:
     (2, 3)
     """
     __slots__ = ('_heads', '_cache', '__weakref__')
+    # NumPy defers to Symbol's reflected operators: ``np.float64(2) - sym`` is a Symbol, as in MXNet
+    __array_priority__ = 1000.0
 
     def __init__(self, handle):
         # ``handle``, MXNet's name: here the graph's output entries, (node, index) pairs
