@@ -295,11 +295,31 @@ def _compare(op_type, inputs, node, ctx):
     return ctx.add('Cast', [b], _out(node), to=_tensor_type(dtype))
 
 
+def _mod(node, inputs, ctx):
+    """MXNet's modulo: the divisor's sign (as Python), and 0 where the divisor is 0."""
+    base = _out(node)
+    a, b = inputs[:2]
+    dtype = ctx.dtype_of(a)
+    zero = ctx.const(base + '_zero', 0, dtype)
+    by_zero = ctx.step('Equal', [b, zero], base + '_b0')
+    b = ctx.step('Where', [by_zero, ctx.const(base + '_one', 1, dtype), b], base + '_safe')
+    if np.issubdtype(dtype, np.floating):     # ONNX's float Mod is C's fmod: the dividend's sign
+        r = ctx.step('Mod', [a, b], base + '_fmod', fmod=1)
+        signs_differ = ctx.step('Xor', [ctx.step('Less', [r, zero], base + '_rneg'),
+                                        ctx.step('Less', [b, zero], base + '_bneg')], base + '_sd')
+        nonzero = ctx.step('Not', [ctx.step('Equal', [r, zero], base + '_r0')], base + '_rnz')
+        shift = ctx.step('And', [signs_differ, nonzero], base + '_shift')
+        r = ctx.step('Where', [shift, ctx.step('Add', [r, b], base + '_rb'), r], base + '_py')
+    else:
+        r = ctx.step('Mod', [a, b], base + '_mod', fmod=0)
+    return ctx.add('Where', [by_zero, zero, r], base)
+
+
 @converts(*_BINARY)
 def _binary(node, inputs, ctx):
     op_type = _BINARY[node['op']]
     if op_type == 'Mod':
-        return ctx.add('Mod', inputs[:2], _out(node), fmod=int(np.issubdtype(ctx.dtype_of(inputs[0]), np.floating)))
+        return _mod(node, inputs, ctx)
     if op_type in _COMPARISONS:     # MXNet returns 0/1 in the compared values' dtype
         return _compare(op_type, inputs[:2], node, ctx)
     return ctx.add(op_type, inputs[:2], _out(node))
@@ -344,18 +364,43 @@ def _dropout(node, inputs, ctx):
 @converts('softmax', 'SoftmaxActivation', 'SoftmaxOutput', 'log_softmax')
 def _softmax(node, inputs, ctx):
     a = node['attrs']
+    base = _out(node)
+    data = inputs[0]
+    dtype = ctx.dtype_of(data)
+    op_type = 'LogSoftmax' if node['op'] == 'log_softmax' else 'Softmax'
     if node['op'] == 'SoftmaxActivation':
         axis = 1 if a.get('mode') == 'channel' else -1
     elif node['op'] == 'SoftmaxOutput':
-        axis = 1 if _bool(a, 'multi_output') else -1
+        if _bool(a, 'multi_output'):
+            return ctx.add(op_type, [data], base, axis=1)
+        if _bool(a, 'preserve_shape'):
+            return ctx.add(op_type, [data], base, axis=-1)
+        # MXNet normalizes over all the axes after the first
+        flat = ctx.step('Flatten', [data], base + '_flat', axis=1)
+        probs = ctx.step(op_type, [flat], base + '_probs', axis=-1)
+        return ctx.add('Reshape', [probs, ctx.step('Shape', [data], base + '_shape')], base)
     else:
         axis = _int(a, 'axis', -1)
-    data = inputs[0]
     temperature = _float(a, 'temperature')
     if temperature is not None and temperature != 1.0:
-        data = ctx.add('Div', [data, ctx.const(_out(node) + '_t', temperature, np.float32)],
-                       ctx.fresh(_out(node)))[0]
-    return ctx.add('LogSoftmax' if node['op'] == 'log_softmax' else 'Softmax', [data], _out(node), axis=axis)
+        data = ctx.step('Div', [data, ctx.const(base + '_t', temperature, dtype)], base + '_scaled')
+    if not _bool(a, 'use_length'):
+        return ctx.add(op_type, [data], base, axis=axis)
+    # steps at or past the length are left out (-inf before the softmax) and give 0
+    rank = ctx.rank_of(inputs[0], node)
+    axis %= rank
+    steps = ctx.step('Gather', [ctx.step('Shape', [data], base + '_shape'), ctx.const(base + '_ax', axis)],
+                     base + '_steps', axis=0)
+    t = ctx.step('Range', [ctx.const(base + '_0', 0), steps, ctx.const(base + '_1', 1)], base + '_t')
+    others = [d for d in range(rank) if d != axis]
+    if others:
+        t = ctx.step('Unsqueeze', [t, ctx.const(base + '_tax', others)], base + '_tb')
+    length = ctx.step('Unsqueeze', [ctx.step('Cast', [inputs[1]], base + '_len', to=7),
+                                    ctx.const(base + '_lax', [axis])], base + '_lb')
+    keep = ctx.step('Less', [t, length], base + '_keep')
+    masked = ctx.step('Where', [keep, data, ctx.const(base + '_ninf', -np.inf, dtype)], base + '_masked')
+    probs = ctx.step(op_type, [masked], base + '_probs', axis=axis)
+    return ctx.add('Where', [keep, probs, ctx.const(base + '_zero', 0, dtype)], base)
 
 
 @converts('Reshape', 'reshape')
@@ -468,7 +513,9 @@ def _batch_dot(node, inputs, ctx):
     ins = list(inputs[:2])
     for i, key in ((0, 'transpose_a'), (1, 'transpose_b')):
         if _bool(a, key):
-            ins[i] = ctx.add('Transpose', [ins[i]], ctx.fresh(_out(node) + '_T'), perm=[0, 2, 1])[0]
+            rank = ctx.rank_of(ins[i], node)
+            ins[i] = ctx.step('Transpose', [ins[i]], _out(node) + '_T',
+                              perm=list(range(rank - 2)) + [rank - 1, rank - 2])
     return ctx.add('MatMul', ins, _out(node))
 
 
@@ -501,15 +548,26 @@ def _fill_like(node, inputs, ctx):
 
 @converts('where')
 def _where(node, inputs, ctx):
-    cond = ctx.add('Cast', inputs[:1], ctx.fresh(_out(node) + '_c'), to=9)[0]
-    return ctx.add('Where', [cond, inputs[1], inputs[2]], _out(node))
+    base = _out(node)
+    cond = ctx.step('Cast', inputs[:1], base + '_c', to=9)
+    rank, cond_rank = ctx.rank_of(inputs[1], node), ctx.rank_of(inputs[0], node)
+    if cond_rank < rank:     # a 1-d condition picks whole rows (MXNet), not trailing elements (NumPy)
+        cond = ctx.step('Unsqueeze', [cond, ctx.const(base + '_ax', list(range(cond_rank, rank)))], base + '_cb')
+    return ctx.add('Where', [cond, inputs[1], inputs[2]], base)
 
 
 @converts('tile')
 def _tile(node, inputs, ctx):
-    reps = _tuple(node['attrs'], 'reps')
-    # MXNet prepends ones to the shorter of reps and the shape; here reps covers the rank
-    return ctx.add('Tile', [inputs[0], ctx.const(_out(node) + '_reps', list(reps))], _out(node))
+    reps = list(_tuple(node['attrs'], 'reps'))
+    base = _out(node)
+    data = inputs[0]
+    rank = ctx.rank_of(data, node)
+    # MXNet prepends ones to the shorter of reps and the shape
+    if len(reps) < rank:
+        reps = [1] * (rank - len(reps)) + reps
+    elif len(reps) > rank:
+        data = ctx.step('Unsqueeze', [data, ctx.const(base + '_ax', list(range(len(reps) - rank)))], base + '_nd')
+    return ctx.add('Tile', [data, ctx.const(base + '_reps', reps)], base)
 
 
 @converts('stack')
@@ -545,11 +603,17 @@ def _broadcast_to(node, inputs, ctx):
 def _arg_reduce(node, inputs, ctx):
     a = node['attrs']
     axis = _int(a, 'axis')
-    if axis is None:
-        raise MXNetError('export_model: %s with axis=None (node %s) has no ONNX converter' % (node['op'], node['name']))
-    i = ctx.add('ArgMax' if node['op'] == 'argmax' else 'ArgMin', inputs[:1], ctx.fresh(_out(node)),
-                axis=axis, keepdims=int(_bool(a, 'keepdims')))[0]
-    return ctx.add('Cast', [i], _out(node), to=_tensor_type(ctx.dtype_of(inputs[0])))
+    base = _out(node)
+    op_type = 'ArgMax' if node['op'] == 'argmax' else 'ArgMin'
+    if axis is None:    # over the flattened array
+        flat = ctx.step('Reshape', [inputs[0], ctx.const(base + '_flat', [-1])], base + '_flat')
+        i = ctx.step(op_type, [flat], base + '_i', axis=0, keepdims=1)
+        if _bool(a, 'keepdims'):
+            ones = ctx.const(base + '_ones', [1] * ctx.rank_of(inputs[0], node))
+            i = ctx.step('Reshape', [i, ones], base + '_kept')
+    else:
+        i = ctx.step(op_type, inputs[:1], base + '_i', axis=axis, keepdims=int(_bool(a, 'keepdims')))
+    return ctx.add('Cast', [i], base, to=_tensor_type(ctx.dtype_of(inputs[0])))
 
 
 @converts('shape_array', 'size_array')
@@ -574,11 +638,17 @@ def _fill(node, inputs, ctx):  # pylint: disable=unused-argument
 @converts('broadcast_like', 'reshape_like')
 def _like(node, inputs, ctx):
     a = node['attrs']
-    if any(k in a for k in ('lhs_axes', 'rhs_axes', 'lhs_begin', 'rhs_begin')) and \
-            any(a[k] not in ('None', '()') for k in a if k.endswith(('axes', 'begin', 'end'))):
-        raise MXNetError('export_model: %s with axes (node %s) has no ONNX converter' % (node['op'], node['name']))
-    shape = ctx.add('Shape', [inputs[1]], ctx.fresh(_out(node) + '_shape'))[0]
-    return ctx.add('Expand' if node['op'] == 'broadcast_like' else 'Reshape', [inputs[0], shape], _out(node))
+    op_type = 'Expand' if node['op'] == 'broadcast_like' else 'Reshape'
+    partial = any(a.get(k, 'None') not in ('None', '()', '[]')
+                  for k in ('lhs_axes', 'rhs_axes', 'lhs_begin', 'lhs_end', 'rhs_begin', 'rhs_end'))
+    if not partial:
+        shape = ctx.step('Shape', [inputs[1]], _out(node) + '_shape')
+    elif ctx.dynamic or ctx.out_shapes[0] is None:
+        raise MXNetError("export_model: operator '%s' (node '%s') with axes exports with static shapes only"
+                         % (node['op'], node['name']))
+    else:   # the shape MXNet's inference gives
+        shape = ctx.const(_out(node) + '_shape', list(ctx.out_shapes[0]))
+    return ctx.add(op_type, [inputs[0], shape], _out(node))
 
 
 @converts('_contrib_div_sqrt_dim')
