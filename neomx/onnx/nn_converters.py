@@ -316,3 +316,60 @@ def _box_decode(node, inputs, ctx):
     half_h = op('Mul', op('Mul', op('Exp', dh), ah), const(0.5))
     corners = [op('Sub', ox, half_w), op('Sub', oy, half_h), op('Add', ox, half_w), op('Add', oy, half_h)]
     return ctx.add('Concat', corners, base, axis=-1)
+
+
+@converts('_contrib_box_nms', '_contrib_box_non_maximum_suppression')
+def _box_nms(node, inputs, ctx):
+    a = node['attrs']
+    base = _out(node)
+    in_format, out_format = a.get('in_format', 'corner'), a.get('out_format', 'corner')
+    if in_format != out_format:
+        raise _unsupported(node, "in_format='%s' with out_format='%s' has no ONNX converter" % (in_format, out_format))
+    if _int(a, 'background_id', -1) != -1:
+        raise _unsupported(node, 'background_id != -1 has no ONNX converter')
+    if _int(a, 'id_index', -1) != -1 or not _bool(a, 'force_suppress'):
+        # ONNX's NonMaxSuppression would suppress across classes where MXNet does not
+        raise _unsupported(node, 'suppression within classes (id_index, force_suppress=False) has no ONNX converter')
+    dtype = ctx.dtype_of(inputs[0])
+    topk = _int(a, 'topk', -1)
+    coord, score = _int(a, 'coord_start', 2), _int(a, 'score_index', 1)
+    data_shape = ctx.step('Shape', inputs[:1], base + '_shape')
+    rank = ctx.rank_of(inputs[0], node)
+    # (batch, N, K) with every leading axis in batch
+    data = ctx.step('Reshape', [inputs[0], ctx.step('Concat', [ctx.const(base + '_m1', [-1]), ctx.step(
+        'Slice', [data_shape, ctx.const(base + '_r2', [rank - 2]), ctx.const(base + '_r', [rank])], base + '_nk')],
+        base + '_3dshape', axis=0)], base + '_3d')
+
+    def columns(begin, end, tag):
+        return ctx.step('Slice', [data, ctx.const(base + '_cb', [begin]), ctx.const(base + '_ce', [end]),
+                                  ctx.const(base + '_ca', [2])], base + tag)
+    boxes = columns(coord, coord + 4, '_boxes')
+    scores = ctx.step('Transpose', [columns(score, score + 1, '_score')], base + '_scores', perm=[0, 2, 1])
+    selected = ctx.step('NonMaxSuppression', [
+        boxes, scores, ctx.const(base + '_topk', [topk if topk > 0 else np.iinfo(np.int32).max]),
+        ctx.const(base + '_iou', [_float(a, 'overlap_thresh', 0.5)], np.float32),
+        ctx.const(base + '_valid', [_float(a, 'valid_thresh', 0.0)], np.float32)],
+        base + '_nms', center_point_box=int(in_format == 'center'))
+    # selected rows are (batch, class, box), by batch then decreasing score: candidate i is row i
+    where = ctx.step('Gather', [selected, ctx.const(base + '_bb', [0, 2])], base + '_where', axis=1)
+    candidates = ctx.step('GatherND', [data, where], base + '_cand')
+    # one more candidate, a row of -1, for every box MXNet leaves out
+    candidates = ctx.step('Pad', [candidates, ctx.const(base + '_pad', [0, 0, 1, 0]),
+                                  ctx.const(base + '_fill', -1, dtype)], base + '_padded')
+    count = ctx.step('Gather', [ctx.step('Shape', [selected], base + '_sshape'), ctx.const(base + '_z', 0)],
+                     base + '_count', axis=0)
+    order = ctx.step('Range', [ctx.const(base + '_0', 0), count, ctx.const(base + '_1', 1)], base + '_order')
+    batch_boxes = ctx.step('Slice', [ctx.step('Shape', [scores], base + '_bshape'), ctx.const(base + '_b0', [0]),
+                                     ctx.const(base + '_b3', [3]), ctx.const(base + '_b0a', [0]),
+                                     ctx.const(base + '_b2', [2])], base + '_bn')
+    # pick[b, j] = the candidate kept as box j of batch b, or the -1 row
+    pick = ctx.step('ScatterND', [ctx.step('Expand', [ctx.step('Unsqueeze', [count, ctx.const(base + '_u', [0])],
+                                                               base + '_c1'), batch_boxes], base + '_base'),
+                                  where, order], base + '_pick')
+    boxes_per_batch = ctx.step('Slice', [batch_boxes, ctx.const(base + '_n1', [1]), ctx.const(base + '_n2', [2])],
+                               base + '_n')
+    ordered = ctx.add('TopK', [pick, boxes_per_batch], ctx.fresh(base + '_topk'),
+                      outputs=[ctx.fresh(base + '_sorted'), ctx.fresh(base + '_unused')],
+                      largest=0, axis=-1, sorted=1)[0]
+    rows = ctx.step('Gather', [candidates, ordered], base + '_rows', axis=0)
+    return ctx.add('Reshape', [rows, data_shape], base)
