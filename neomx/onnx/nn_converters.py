@@ -373,3 +373,36 @@ def _box_nms(node, inputs, ctx):
                       largest=0, axis=-1, sorted=1)[0]
     rows = ctx.step('Gather', [candidates, ordered], base + '_rows', axis=0)
     return ctx.add('Reshape', [rows, data_shape], base)
+
+
+def _interleaved_part(ctx, node, qkv, which, base):
+    """Query (0), key (1) or value (2) of MXNet's interleaved (seq, batch, heads*3*d) projection,
+    as (batch*heads, seq, d)."""
+    seq, batch, width = ctx.static_shape(qkv, node)
+    heads = _int(node['attrs'], 'heads')
+    d = width // (3 * heads)
+    split = ctx.step('Reshape', [qkv, ctx.const(base + '_5d', [seq, batch, heads, 3, d])], base + '_5d')
+    part = ctx.step('Gather', [split, ctx.const(base + '_which', which)], base + '_part', axis=3)
+    part = ctx.step('Transpose', [part], base + '_bhsd', perm=[1, 2, 0, 3])
+    return ctx.step('Reshape', [part, ctx.const(base + '_3d', [batch * heads, seq, d])], base + '_3d'), d
+
+
+@converts('_contrib_interleaved_matmul_selfatt_qk')
+def _selfatt_qk(node, inputs, ctx):
+    base = _out(node)
+    q, d = _interleaved_part(ctx, node, inputs[0], 0, base + '_q')
+    k, _ = _interleaved_part(ctx, node, inputs[0], 1, base + '_k')
+    q = ctx.step('Mul', [q, ctx.const(base + '_scale', 1 / np.sqrt(d), ctx.dtype_of(inputs[0]))], base + '_qs')
+    return ctx.add('MatMul', [q, ctx.step('Transpose', [k], base + '_kT', perm=[0, 2, 1])], base)
+
+
+@converts('_contrib_interleaved_matmul_selfatt_valatt')
+def _selfatt_valatt(node, inputs, ctx):
+    base = _out(node)
+    seq, batch, width = ctx.static_shape(inputs[0], node)
+    heads = _int(node['attrs'], 'heads')
+    v, d = _interleaved_part(ctx, node, inputs[0], 2, base + '_v')
+    out = ctx.step('MatMul', [inputs[1], v], base + '_av')
+    out = ctx.step('Reshape', [out, ctx.const(base + '_4d', [batch, heads, seq, d])], base + '_4d')
+    out = ctx.step('Transpose', [out], base + '_sbhd', perm=[2, 0, 1, 3])
+    return ctx.add('Reshape', [out, ctx.const(base + '_shape', [seq, batch, heads * d])], base)
