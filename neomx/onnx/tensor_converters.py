@@ -33,6 +33,11 @@ def _flatten_all(ctx, data, base):
     return ctx.step('Reshape', [data, ctx.const(base + '_flat', [-1])], base + '_flat')
 
 
+def _sort_axis(a):
+    """The axis attribute of the sorting operators: -1 when absent, None (the flattened array) when 'None'."""
+    return None if a.get('axis') == 'None' else _int(a, 'axis', -1)
+
+
 def _cast_to(ctx, name, dtype, out):
     return ctx.add('Cast', [name], out, to=_tensor_type(dtype))
 
@@ -40,7 +45,7 @@ def _cast_to(ctx, name, dtype, out):
 @converts('topk')
 def _topk(node, inputs, ctx):
     a = node['attrs']
-    axis = _int(a, 'axis', -1)
+    axis = _sort_axis(a)
     k = _int(a, 'k', 1)
     ret_typ = a.get('ret_typ', 'indices')
     if ret_typ == 'mask':
@@ -64,7 +69,7 @@ def _topk(node, inputs, ctx):
 @converts('argsort')
 def _argsort(node, inputs, ctx):
     a = node['attrs']
-    axis = _int(a, 'axis', -1)
+    axis = _sort_axis(a)
     base = _out(node)
     data = inputs[0]
     if axis is None:
@@ -78,7 +83,7 @@ def _argsort(node, inputs, ctx):
 @converts('sort')
 def _sort(node, inputs, ctx):
     a = node['attrs']
-    axis = _int(a, 'axis', -1)
+    axis = _sort_axis(a)
     base = _out(node)
     data = inputs[0]
     if axis is None:
