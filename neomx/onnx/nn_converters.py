@@ -406,3 +406,27 @@ def _selfatt_valatt(node, inputs, ctx):
     out = ctx.step('Reshape', [out, ctx.const(base + '_4d', [batch, heads, seq, d])], base + '_4d')
     out = ctx.step('Transpose', [out], base + '_sbhd', perm=[2, 0, 1, 3])
     return ctx.add('Reshape', [out, ctx.const(base + '_shape', [seq, batch, heads * d])], base)
+
+
+@converts('_contrib_ROIAlign')
+def _roi_align(node, inputs, ctx):
+    a = node['attrs']
+    if _bool(a, 'position_sensitive') or _bool(a, 'aligned'):
+        raise _unsupported(node, 'position_sensitive and aligned have no ONNX converter (opset 13)')
+    base = _out(node)
+    rois = inputs[1]
+
+    def columns(begin, end, tag):
+        return ctx.step('Slice', [rois, ctx.const(base + '_b', [begin]), ctx.const(base + '_e', [end]),
+                                  ctx.const(base + '_a', [1])], base + tag)
+    batch = ctx.step('Cast', [ctx.step('Squeeze', [columns(0, 1, '_bcol'), ctx.const(base + '_sq', [1])],
+                                       base + '_bidx')], base + '_batch', to=7)
+    height, width = _tuple(a, 'pooled_size')
+    # a negative batch index marks an unused roi: onnxruntime refuses it, MXNet gives zeros
+    zero = ctx.const(base + '_zero', 0)
+    unused = ctx.step('Less', [batch, zero], base + '_unused')
+    pooled = ctx.step('RoiAlign', [inputs[0], columns(1, 5, '_boxes'), ctx.step('Max', [batch, zero], base + '_b0')],
+                      base + '_pooled', mode='avg', output_height=height, output_width=width,
+                      sampling_ratio=_int(a, 'sample_ratio', 0), spatial_scale=_float(a, 'spatial_scale', 1.0))
+    unused = ctx.step('Unsqueeze', [unused, ctx.const(base + '_ax', [1, 2, 3])], base + '_unused4d')
+    return ctx.add('Where', [unused, ctx.const(base + '_fill', 0, ctx.dtype_of(inputs[0])), pooled], base)
