@@ -129,6 +129,14 @@ def _logic(fn):
     return logic
 
 
+def _power(a, b):
+    if a.dtype.is_floating_point or a.dtype == torch.bool:
+        return torch.pow(a, b)
+    # MXNet raises integers in float32 and casts back: 2 ** -1 is 0, 0 ** -1 and overflows are
+    # the dtype's lowest value, 7 ** 9 is 40353608
+    return torch.pow(a.to(torch.float32), b.to(torch.float32)).to(a.dtype)
+
+
 # name: (torch function, same-shape op name and aliases, broadcast op name and aliases)
 BINARY = {
     'add': (torch.add, ('elemwise_add', '_plus', '_add'), ('broadcast_add', 'broadcast_plus')),
@@ -136,7 +144,7 @@ BINARY = {
     'mul': (torch.mul, ('elemwise_mul', '_mul'), ('broadcast_mul',)),
     'div': (_trunc_div, ('elemwise_div', '_div'), ('broadcast_div',)),
     'mod': (mod, ('_mod',), ('broadcast_mod',)),
-    'power': (torch.pow, ('_power', '_Power'), ('broadcast_power',)),
+    'power': (_power, ('_power', '_Power'), ('broadcast_power',)),
     'maximum': (_maximum, ('_maximum', '_Maximum'), ('broadcast_maximum',)),
     'minimum': (_minimum, ('_minimum', '_Minimum'), ('broadcast_minimum',)),
     'hypot': (torch.hypot, ('_hypot',), ('broadcast_hypot',)),
