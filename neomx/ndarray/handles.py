@@ -27,7 +27,9 @@ def handle_of(array):
 
 def array_of(handle):
     """The live NDArray that ``handle`` (a ``ctypes.c_void_p`` from :func:`handle_of`) names."""
-    array = _HELD.pop(handle.value, None) or _LIVE.get(handle.value)
+    array = _HELD.pop(handle.value, None)
+    if array is None:           # not `or`: that would test the array's value, and drop it
+        array = _LIVE.get(handle.value)
     if array is None:
         raise MXNetError('NDArray handle %r names no live NDArray' % (handle.value,))
     return array
