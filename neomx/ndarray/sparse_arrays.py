@@ -953,6 +953,12 @@ def sum_row_sparse(arrays, ctx):
     return from_sparse_tensor(total, ctx)
 
 
+def storage_tensor(arr):
+    """The torch tensor holding ``arr``'s value in its own storage type: a sparse array's
+    sparse tensor (its dense form is not made), a dense array's tensor."""
+    return arr._sparse() if isinstance(arr, BaseSparseNDArray) else arr._t
+
+
 def set_rows(out, rows, values):
     """Make ``out`` (any storage) hold ``values`` at ``rows`` (sorted, unique) and zeros
     elsewhere: a RowSparseNDArray stores just those rows."""
