@@ -93,3 +93,39 @@ def test_module_binds_sparse_arguments_and_pulls_rows():
     after = mod.get_params()[0]['weight'].asnumpy()
     changed = np.nonzero((after != before).ravel())[0].tolist()
     assert changed == used          # the lazy update touched the batch's rows only
+
+
+class _SparseLinear(mx.gluon.HybridBlock):
+    def __init__(self, features, **kwargs):
+        super().__init__(**kwargs)
+        self.weight = self.params.get('weight', shape=(features, 2), grad_stype='row_sparse')
+
+    def hybrid_forward(self, F, x, weight):
+        return F.broadcast_add(F.sparse.dot(x, weight), F.sum(F.exp(x * 0), axis=1, keepdims=True))
+
+
+def test_hybridized_block_keeps_csr_data_sparse_and_matches_imperative():
+    dense = _batch(features=300)
+    results = []
+    for hybridize in (False, True):
+        net = _SparseLinear(300)
+        net.initialize(mx.init.Constant(0.5))
+        if hybridize:
+            net.hybridize()
+        x = mx.nd.sparse.csr_matrix(dense)
+        with mx.autograd.record():
+            y = net(x)
+        y.backward()
+        grad = net.weight.grad()
+        results.append((y.asnumpy(), grad.stype, grad.asnumpy()))
+        if hybridize:
+            # dot stays sparse; ``x * 0`` keeps csr (MXNet's rule), exp of csr falls back to dense
+            assert not x._has_dense()
+            with mx.autograd.predict_mode():
+                np.testing.assert_allclose(net(x).asnumpy(), results[0][0], rtol=1e-5)
+    (y0, stype0, g0), (y1, stype1, g1) = results
+    np.testing.assert_allclose(y1, dense @ np.full((300, 2), 0.5, 'float32') + 300, rtol=1e-5)
+    np.testing.assert_allclose(y1, y0, rtol=1e-5)
+    assert stype0 == stype1 == 'row_sparse'
+    np.testing.assert_allclose(g1, g0, rtol=1e-5)
+    np.testing.assert_allclose(g1, dense.T @ np.ones((dense.shape[0], 2), 'float32'), rtol=1e-5)
