@@ -36,7 +36,7 @@ _LOG = logging.getLogger('neomx.storage')
 _LOGGED = set()
 
 
-def _fallback_log(op_name, stypes, attrs):
+def storage_fallback_log(op_name, stypes, attrs):
     """MXNet's storage-fallback warning, once per operator and storage types."""
     if os.environ.get('MXNET_STORAGE_FALLBACK_LOG_VERBOSE', '1') in ('0', 'false', 'False'):
         return
@@ -100,7 +100,7 @@ class BaseSparseNDArray(NDArray):
             pass
         spec = _calling_operator()
         if spec is not None:
-            _fallback_log(spec.name, [self._STYPE], None)
+            storage_fallback_log(spec.name, [self._STYPE], None)
         dense = storage.to_dense(self._sp)
         _DENSE.__set__(self, dense)
         self._synced = tensor_version(dense)
@@ -838,7 +838,7 @@ def _storage_call(spec, rule, sparse_impl, nd_function, args, kwargs, out, name,
     out_stype = None if recorded else rule(tuple(stypes), attrs)
     if out_stype is None:
         if not recorded and any(s not in (None, DEFAULT) for s in stypes):
-            _fallback_log(spec.name, [s for s in stypes if s is not None], attr_kwargs)
+            storage_fallback_log(spec.name, [s for s in stypes if s is not None], attr_kwargs)
         res = nd_function(*args, name=name, **kwargs)
         if out is None:
             return res

@@ -10,12 +10,14 @@ million features stays the size of its non-zeros). Each call of a graph compiled
 * a sparse input and a storage rule keeping it sparse: the rule's sparse implementation;
   recorded for backward only where torch differentiates it (``spec.storage_recorded``:
   ``dot(csr, weight)``, whose weight gradient is the rows the batch uses, row_sparse);
-* otherwise MXNet's fallback: the sparse inputs densified, the dense implementation.
+* otherwise MXNet's fallback: the sparse inputs densified, the dense implementation, with
+  MXNet's storage-fallback log (once per operator and storage types).
 """
 import functools
 
 import torch
 
+from ..ndarray.sparse_arrays import storage_fallback_log
 from ..operator import storage
 from .plan import Call, Plan
 
@@ -49,4 +51,5 @@ def _dispatch(spec, impl, attrs, *tensors):
                 return sparse_impl(*tensors, **attrs)
         elif rule(stypes, attrs) is not None:
             return sparse_impl(*tensors, **attrs)
+    storage_fallback_log(spec.name, [storage.stype_of(t) for t in tensors if t is not None], None)
     return impl(*[t if t is None or t.layout is torch.strided else storage.to_dense(t) for t in tensors], **attrs)
