@@ -129,3 +129,25 @@ def test_hybridized_block_keeps_csr_data_sparse_and_matches_imperative():
     assert stype0 == stype1 == 'row_sparse'
     np.testing.assert_allclose(g1, g0, rtol=1e-5)
     np.testing.assert_allclose(g1, dense.T @ np.ones((dense.shape[0], 2), 'float32'), rtol=1e-5)
+
+
+def test_embedding_sparse_grad_gives_the_rows_looked_up():
+    """Embedding(sparse_grad=True): torch's sparse gradient, row_sparse in an executor (rows
+    1 and 2 only), dense values in a dense buffer; repeated indices sum."""
+    idx = mx.nd.array([1, 1, 2])
+    w = mx.nd.ones((10, 3))
+    w.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.Embedding(idx, w, input_dim=10, output_dim=3, sparse_grad=True)
+    y.backward()
+    expected = np.zeros((10, 3), 'float32')
+    expected[1], expected[2] = 2, 1
+    assert w.grad.stype == 'default'
+    np.testing.assert_array_equal(w.grad.asnumpy(), expected)
+    emb = mx.sym.Embedding(mx.sym.var('d'), input_dim=10, output_dim=3, sparse_grad=True, name='emb')
+    exe = emb.simple_bind(mx.cpu(), d=(3,), grad_req={'d': 'null', 'emb_weight': 'write'})
+    exe.forward(is_train=True, d=idx)
+    exe.backward(mx.nd.ones((3, 3)))
+    grad = exe.grad_dict['emb_weight']
+    assert grad.stype == 'row_sparse' and grad.indices.asnumpy().tolist() == [1, 2]
+    np.testing.assert_array_equal(grad.asnumpy(), expected)

@@ -253,6 +253,8 @@ class Executor:
                 grad_array._t = grad    # the rows dot(csr, w) used: stored as they are, row_sparse
                 continue
             buf = grad_array._t
+            if grad is not None and grad.layout is not torch.strided and req != 'add':
+                grad = grad.to_dense()  # a sparse gradient for a dense buffer
             if grad is None:
                 if req == 'write':
                     buf.zero_()
