@@ -19,7 +19,7 @@ installed), and the bytes ``row_sparse_pull`` moves under ``dist_async``.
    ``example/sparse/linear_classification`` does (Module, csr data, row_sparse weight pulled
    with ``sparse_row_id_fn``, FTRL) on the same file: on a local KVStore, then with 2 workers
    under ``dist_async`` (neomx through ``neomx.launch``, MXNet with ps-lite's scheduler, 2
-   servers and 2 workers on this machine).
+   servers and 2 workers on this machine); and MXNet's Module program itself run by neomx.
 """
 import json
 import os
@@ -156,8 +156,12 @@ def _neomx_epochs(path, features, batch_size, workers, env):
     return max(float(ln.split(' s, ')[0].rsplit(', ', 1)[1]) for ln in last)
 
 
-def _mxnet_epochs(path, features, batch_size, workers, env):
-    argv = [MXNET_PYTHON, '-c', _MXNET_EPOCH, path, str(features), str(batch_size),
+def _mxnet_epochs(path, features, batch_size, workers, env, python=MXNET_PYTHON):
+    """The third epoch's seconds of MXNet's Module program (the slowest worker's); with
+    ``python`` this interpreter, the same program run by neomx (``import neomx as mx``)."""
+    program = _MXNET_EPOCH if python == MXNET_PYTHON else _MXNET_EPOCH.replace('import mxnet as mx',
+                                                                               'import neomx as mx')
+    argv = [python, '-c', program, path, str(features), str(batch_size),
             'local' if workers == 1 else 'dist_async']
     if workers == 1:
         out = subprocess.run(argv, capture_output=True, text=True, env=env, check=True, timeout=1800).stdout
@@ -233,6 +237,13 @@ def main(argv=None):
             from sparse_linear import generate_libsvm
             os.makedirs(os.path.dirname(a.data), exist_ok=True)
             generate_libsvm(a.data, 100000, FEATURES, NNZ)
+        env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get('PYTHONPATH', ''),
+                   OMP_NUM_THREADS='1')
+        if os.path.exists(MXNET_PYTHON):
+            mxnet_s = _mxnet_epochs(a.data, FEATURES, BATCH, 1, env)
+            neomx_s = _mxnet_epochs(a.data, FEATURES, BATCH, 1, env, python=sys.executable)
+            print("MXNet's Module program itself (local): neomx %.2f s, MXNet 1.9.1 %.2f s, neomx/MXNet %.2f"
+                  % (neomx_s, mxnet_s, neomx_s / mxnet_s))
         for workers in (1, 2):
             neomx_s, mxnet_s = epoch_against_mxnet(a.data, workers=workers)
             versus = '' if mxnet_s is None else ', MXNet 1.9.1 %.2f s, neomx/MXNet %.2f' % (mxnet_s, neomx_s / mxnet_s)
