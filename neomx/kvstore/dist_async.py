@@ -12,6 +12,7 @@ per process (the shard is the process's).
 """
 import atexit
 import collections
+import itertools
 import os
 import warnings
 import zlib
@@ -35,6 +36,9 @@ __all__ = ['DistAsyncKVStore']
 
 _SERVER = 'neomx-kvstore-%d'
 _MAX_IN_FLIGHT = 4      # pushes a worker sends before waiting for the oldest's acknowledgement
+# per server: the number of this process's next request, shared by its stores (the servers
+# count each worker's requests, whichever store sent them: see async_server.in_order)
+_SEQUENCE = {}
 _RPC = {'started': False}
 
 
@@ -83,7 +87,6 @@ class DistAsyncKVStore(GroupMember, KVStore):
         # bytes of values sent by row_sparse pushes and received by pulls (row_sparse_pull
         # moves only the rows asked for: see benchmarks/bench_sparse.py)
         self.traffic = {'sent': 0, 'received': 0}
-        self._sequence = {}         # per server: the number of this worker's next request
         self._in_flight = collections.deque()   # pushes sent and not yet acknowledged
         _start_rpc(self._group)
 
@@ -129,8 +132,7 @@ class DistAsyncKVStore(GroupMember, KVStore):
         futures, results = {}, {}
         for server, (fn, args) in requests.items():
             if server != self.rank:
-                seq = self._sequence.get(server, 0)
-                self._sequence[server] = seq + 1
+                seq = next(_SEQUENCE.setdefault(server, itertools.count()))
                 futures[server] = rpc.rpc_async(_SERVER % server, async_server.in_order,
                                                 args=(self.rank, seq, fn, args))
         for server, (fn, args) in requests.items():
