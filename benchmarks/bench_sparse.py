@@ -12,11 +12,14 @@ installed), and the bytes ``row_sparse_pull`` moves under ``dist_async``.
    small is tens of microseconds of work, which a busy machine's thread pools swamp.
 2. ``row_sparse_pull`` of 1% of the rows of a (1,000,001, 64) weight between two workers
    (``dist_async``, started through ``neomx.launch``): the bytes received against the
-   weight's size.
+   weight's size; under ``dist_sync`` (every worker holds the value), the bytes a row_sparse
+   push of those rows passes to the all-gathers.
 3. With ``--epoch``: one training epoch of ``examples/sparse_linear.py`` on its generated
    file (``--data``, made if missing) against MXNet 1.9.1 training the same model as MXNet's
    ``example/sparse/linear_classification`` does (Module, csr data, row_sparse weight pulled
-   with ``sparse_row_id_fn``, FTRL on a local KVStore) on the same file.
+   with ``sparse_row_id_fn``, FTRL) on the same file: on a local KVStore, then with 2 workers
+   under ``dist_async`` (neomx through ``neomx.launch``, MXNet with ps-lite's scheduler, 2
+   servers and 2 workers on this machine); and MXNet's Module program itself run by neomx.
 """
 import json
 import os
@@ -94,81 +97,112 @@ def dot_against_mxnet():
     return neomx_s, mxnet_s
 
 
-_PULL_WORKER = '''
-import json, os, sys
-import numpy as np
-import neomx as mx
-rows, cols = %d, 64
-kv = mx.kv.create('dist_async')
-kv.init('w', mx.nd.ones((rows, cols)))
-kv._barrier()
-ids = mx.nd.array(np.random.RandomState(kv.rank).choice(rows, size=rows // 100, replace=False))
-out = mx.nd.sparse.zeros('row_sparse', (rows, cols))
-kv.row_sparse_pull('w', out=out, row_ids=ids)
-kv._barrier()
-if kv.rank == 0:
-    print('PULL ' + json.dumps({'received': kv.traffic['received'], 'weight': rows * cols * 4,
-                                'rows': len(out.indices)}))
-''' % FEATURES
-
-
-def row_sparse_pull_bytes():
-    """{'received', 'weight', 'rows'} of one 1% row_sparse_pull by worker 0 of 2."""
-    with tempfile.TemporaryDirectory() as tmp:
-        script = os.path.join(tmp, 'pull_worker.py')
-        with open(script, 'w') as f:
-            f.write(_PULL_WORKER)
-        env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get('PYTHONPATH', ''))
-        out = subprocess.run([sys.executable, '-m', 'neomx.launch', '-n', '2', '--launcher', 'local',
-                              sys.executable, script], capture_output=True, text=True, env=env, timeout=600)
+def row_sparse_pull_bytes(kind='dist_async', rows=FEATURES):
+    """{'rows', 'weight', 'push_sent', 'pull_received'} of worker 0 of 2 pushing a row_sparse
+    gradient of 1% of the rows of a (rows, 64) weight and pulling those rows under ``kind``
+    (tests/dist_workers/sparse_pull_bytes.py, which also asserts the exact byte counts)."""
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get('PYTHONPATH', ''),
+               KV_KIND=kind, ROWS=str(rows))
+    out = subprocess.run([sys.executable, '-m', 'neomx.launch', '-n', '2', '--launcher', 'local', sys.executable,
+                          os.path.join(ROOT, 'tests', 'dist_workers', 'sparse_pull_bytes.py')],
+                         capture_output=True, text=True, env=env, timeout=600)
     for line in out.stdout.splitlines():
-        if 'PULL ' in line:
-            return json.loads(line.split('PULL ', 1)[1])
-    raise RuntimeError('the pull workers printed no result:\n%s\n%s' % (out.stdout, out.stderr[-2000:]))
+        if 'BYTES ' in line:
+            return json.loads(line.split('BYTES ', 1)[1])
+    raise RuntimeError('the workers printed no result:\n%s\n%s' % (out.stdout, out.stderr[-2000:]))
 
 
 _MXNET_EPOCH = '''
 import sys, time
-import mxnet as mx
-path, features, batch_size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+import mxnet as mx     # a parameter server's or the scheduler's process serves here and exits
+path, features, batch_size, kind = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+kv = mx.kv.create(kind)
 x = mx.sym.var('data', stype='csr')
 weight = mx.sym.var('weight', shape=(features, 1), init=mx.init.Normal(sigma=0.01), stype='row_sparse')
 bias = mx.sym.var('bias', shape=(1,))
 pred = mx.sym.broadcast_add(mx.sym.sparse.dot(x, weight), bias)
 model = mx.sym.LogisticRegressionOutput(pred, mx.sym.var('softmax_label'))
-train = mx.io.LibSVMIter(data_libsvm=path, data_shape=(features,), batch_size=batch_size)
+train = mx.io.LibSVMIter(data_libsvm=path, data_shape=(features,), batch_size=batch_size,
+                         num_parts=kv.num_workers, part_index=kv.rank)
 mod = mx.mod.Module(symbol=model, data_names=['data'], label_names=['softmax_label'])
 mod.bind(data_shapes=train.provide_data, label_shapes=train.provide_label)
 mod.init_params()
-mod.init_optimizer(optimizer=mx.optimizer.create('ftrl', learning_rate=0.1, rescale_grad=1.0 / batch_size),
-                   kvstore=mx.kv.create('local'))
-for epoch in range(2):
+mod.init_optimizer(optimizer=mx.optimizer.create('ftrl', learning_rate=0.1,
+                                                 rescale_grad=1.0 / batch_size / kv.num_workers), kvstore=kv)
+metric = mx.metric.create('acc')     # nll_loss needs two columns; neomx's example computes both
+for epoch in range(3):
     train.reset()
+    metric.reset()
     tic = time.time()
     for batch in train:
         mod.prepare(batch, sparse_row_id_fn=lambda b: {'weight': b.data[0].indices})
         mod.forward_backward(batch)
         mod.update()
+        mod.update_metric(metric, batch.label)
     mx.nd.waitall()
-    print('EPOCH %d %.3f' % (epoch, time.time() - tic))
+    print('EPOCH %d %.3f rank %d' % (epoch, time.time() - tic, kv.rank), flush=True)
 '''
 
 
-def epoch_against_mxnet(path, features=FEATURES, batch_size=BATCH):
-    """(neomx seconds, MXNet seconds) of the second training epoch on ``path`` (the first
-    warms up), or MXNet None without MXNet."""
+def _neomx_epochs(path, features, batch_size, workers, env):
+    argv = [sys.executable, os.path.join(ROOT, 'examples', 'sparse_linear.py'), '--data', path,
+            '--num-features', str(features), '--batch-size', str(batch_size), '--epochs', '3']
+    if workers > 1:
+        argv = [sys.executable, '-m', 'neomx.launch', '-n', str(workers), '--launcher', 'local'] + argv + \
+            ['--kvstore', 'dist_async']
+    out = subprocess.run(argv, capture_output=True, text=True, env=env, check=True, timeout=1800)
+    # "worker R epoch 2: ..., S s, peak memory ..."
+    last = [ln for ln in (out.stdout + out.stderr).splitlines() if ' epoch 2:' in ln]
+    return max(float(ln.split(' s, ')[0].rsplit(', ', 1)[1]) for ln in last)
+
+
+def _mxnet_epochs(path, features, batch_size, workers, env, python=MXNET_PYTHON):
+    """The third epoch's seconds of MXNet's Module program (the slowest worker's); with
+    ``python`` this interpreter, the same program run by neomx (``import neomx as mx``)."""
+    program = _MXNET_EPOCH if python == MXNET_PYTHON else _MXNET_EPOCH.replace('import mxnet as mx',
+                                                                               'import neomx as mx')
+    argv = [python, '-c', program, path, str(features), str(batch_size),
+            'local' if workers == 1 else 'dist_async']
+    if workers == 1:
+        out = subprocess.run(argv, capture_output=True, text=True, env=env, check=True, timeout=1800).stdout
+    else:
+        # MXNet's parameter server on this machine: a scheduler, one server and one worker per
+        # rank (ps-lite's roles, as MXNet's tools/launch.py --launcher local sets them)
+        ps = dict(env, DMLC_PS_ROOT_URI='127.0.0.1', DMLC_PS_ROOT_PORT=str(_free_port()),
+                  DMLC_NUM_SERVER=str(workers), DMLC_NUM_WORKER=str(workers))
+        roles = ['scheduler'] + ['server'] * workers + ['worker'] * workers
+        procs = [subprocess.Popen(argv, env=dict(ps, DMLC_ROLE=r), stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, text=True) for r in roles]
+        out = ''
+        try:
+            for p in procs:
+                out += p.communicate(timeout=1800)[0]
+        finally:
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+    return max(float(ln.split()[2]) for ln in out.splitlines() if ln.startswith('EPOCH 2 '))
+
+
+def _free_port():
+    import socket
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
+
+
+def epoch_against_mxnet(path, features=FEATURES, batch_size=BATCH, workers=1):
+    """(neomx seconds, MXNet seconds) of the third training epoch on ``path`` (the first ones
+    warm up; with ``workers`` > 1 under dist_async, the slowest worker's), MXNet None without
+    MXNet. MXNet runs first, then neomx, then MXNet again, keeping its faster run (a shared
+    machine: the order would otherwise favour one)."""
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get('PYTHONPATH', ''),
                OMP_NUM_THREADS=str(torch.get_num_threads()))
-    out = subprocess.run([sys.executable, os.path.join(ROOT, 'examples', 'sparse_linear.py'), '--data', path,
-                          '--num-features', str(features), '--batch-size', str(batch_size), '--epochs', '2'],
-                         capture_output=True, text=True, env=env, check=True)
-    lines = [ln for ln in (out.stdout + out.stderr).splitlines() if 'epoch 1:' in ln]
-    neomx_s = float(lines[-1].split(' s, ')[0].rsplit(', ', 1)[1])
     if not os.path.exists(MXNET_PYTHON):
-        return neomx_s, None
-    out = subprocess.run([MXNET_PYTHON, '-c', _MXNET_EPOCH, path, str(features), str(batch_size)],
-                         capture_output=True, text=True, env=env, check=True)
-    mxnet_s = [float(ln.split()[2]) for ln in out.stdout.splitlines() if ln.startswith('EPOCH 1')][0]
+        return _neomx_epochs(path, features, batch_size, workers, env), None
+    mxnet_s = _mxnet_epochs(path, features, batch_size, workers, env)
+    neomx_s = _neomx_epochs(path, features, batch_size, workers, env)
+    mxnet_s = min(mxnet_s, _mxnet_epochs(path, features, batch_size, workers, env))
     return neomx_s, mxnet_s
 
 
@@ -191,19 +225,30 @@ def main(argv=None):
     else:
         print('dot(csr, dense) same batch: neomx %.3f ms, MXNet 1.9.1 %.3f ms, neomx/MXNet %.2f'
               % (mx_times[0] * 1e3, mx_times[1] * 1e3, mx_times[0] / mx_times[1]))
-    pulled = row_sparse_pull_bytes()
-    print('row_sparse_pull of %d of %d rows (x 64 float32): received %d bytes of %d (%.2f%%)'
-          % (pulled['rows'], FEATURES, pulled['received'], pulled['weight'],
-             100.0 * pulled['received'] / pulled['weight']))
+    for kind in ('dist_async', 'dist_sync'):
+        got = row_sparse_pull_bytes(kind)
+        moved, how = ((got['pull_received'], 'row_sparse_pull received') if kind == 'dist_async' else
+                      (got['push_sent'], 'row_sparse push sent (its row_sparse_pull reads the local copy)'))
+        print('%s, 1%% of the rows (%d of %d x 64 float32): %s %d bytes of %d (%.2f%%)'
+              % (kind, got['rows'], FEATURES, how, moved, got['weight'], 100.0 * moved / got['weight']))
     if a.epoch:
         if not os.path.exists(a.data):
             sys.path.insert(0, os.path.join(ROOT, 'examples'))
             from sparse_linear import generate_libsvm
             os.makedirs(os.path.dirname(a.data), exist_ok=True)
             generate_libsvm(a.data, 100000, FEATURES, NNZ)
-        neomx_s, mxnet_s = epoch_against_mxnet(a.data)
-        versus = '' if mxnet_s is None else ', MXNet 1.9.1 %.2f s, neomx/MXNet %.2f' % (mxnet_s, neomx_s / mxnet_s)
-        print('training epoch on %s: neomx %.2f s%s' % (a.data, neomx_s, versus))
+        env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get('PYTHONPATH', ''),
+                   OMP_NUM_THREADS='1')
+        if os.path.exists(MXNET_PYTHON):
+            mxnet_s = _mxnet_epochs(a.data, FEATURES, BATCH, 1, env)
+            neomx_s = _mxnet_epochs(a.data, FEATURES, BATCH, 1, env, python=sys.executable)
+            print("MXNet's Module program itself (local): neomx %.2f s, MXNet 1.9.1 %.2f s, neomx/MXNet %.2f"
+                  % (neomx_s, mxnet_s, neomx_s / mxnet_s))
+        for workers in (1, 2):
+            neomx_s, mxnet_s = epoch_against_mxnet(a.data, workers=workers)
+            versus = '' if mxnet_s is None else ', MXNet 1.9.1 %.2f s, neomx/MXNet %.2f' % (mxnet_s, neomx_s / mxnet_s)
+            print('training epoch on %s (%s): neomx %.2f s%s'
+                  % (a.data, 'local' if workers == 1 else '%d workers, dist_async' % workers, neomx_s, versus))
 
 
 if __name__ == '__main__':

@@ -43,6 +43,7 @@ from .._torch_private import inductor_freezing
 from ..base import MXNetError
 from ..ndarray import NDArray
 from ..ndarray.ndarray import constructor, wrap_tensor
+from ..ndarray.sparse_arrays import from_sparse_tensor, storage_tensor
 from .. import numpy as _np
 from ..symbol.numpy import NumpySymbol as _Symbol, np_symbol, tracing_inputs
 from ..util import is_np_array
@@ -51,6 +52,7 @@ from ..symbol.graph import compiled, open_shape_nodes, resolve_open_shapes
 from ..symbol.integer_grads import carry_integer_gradients, needs_integer_gradients
 from . import parameter as _parameter
 from ..symbol.passes import INFERENCE_PASSES, version_stamp
+from ..symbol.sparse_storage import keep_sparse_storage
 from ..symbol.training_passes import TRAINING_PASSES
 from .parameter import shape_is_known
 
@@ -303,12 +305,18 @@ class CachedGraph:
             While some parameter waits for its shape (see :meth:`complete_deferred`).
         """
         key = self._key(flat_args, ctx) if self._shape_dependent else ctx
+        sparse = self._sparse_data(flat_args)
+        if sparse:
+            key = (key, 'sparse')
         bound = self._bound.get(key)
         if bound is None or bound.layout_version != _parameter._layout_version:
             bound = self._bind(ctx, key, flat_args)
-        tensors = [flat_args[i]._t for i in self._data_positions]
+        if sparse:      # the sparse data's compressed tensors (see _sparse_data)
+            tensors = [storage_tensor(flat_args[i]) for i in self._data_positions]
+        else:
+            tensors = [flat_args[i]._t for i in self._data_positions]
         tensors.extend(bound.param_tensors or [a._t for a in bound.arrays])
-        new = self._new
+        new = self._new if not sparse else self._new_of_storage
         if _AUTOGRAD.recording:
             outputs = autograd.run_recorded(bound.run, tensors)
             if _int_grad.LIVE[0] or any(t.requires_grad for t in tensors):
@@ -319,6 +327,23 @@ class CachedGraph:
         run = bound.run if autograd.is_training() else bound.infer
         # No graph outside record(), whatever torch's grad mode of the thread.
         return [new(t, ctx) for t in autograd.run_without_graph(run, tensors)]
+
+    def _sparse_data(self, flat_args):
+        """Whether some data input is sparse, with the default backend: the graph then takes
+        the compressed tensors, its calls following the operators' storage rules as MXNet's
+        (:mod:`neomx.symbol.sparse_storage`: a csr batch is never densified)."""
+        if self._backend is not None:       # compiled backends take dense tensors
+            return False
+        for i in self._data_positions:
+            if flat_args[i].stype != 'default':
+                return True
+        return False
+
+    def _new_of_storage(self, tensor, ctx):
+        """An output array of the tensor's storage type (a graph on sparse data may give sparse results)."""
+        if tensor.layout is torch.strided:
+            return self._new(tensor, ctx)
+        return from_sparse_tensor(tensor, ctx)
 
     def prepare(self, flat_args, ctx):
         """Compile and bind the graph for inputs like ``flat_args`` on ``ctx`` now, as
@@ -382,14 +407,16 @@ class CachedGraph:
         open_shapes = self._open_shapes(flat_args, arrays)
         # compiled backends make their own rewrites; these are for torch's CPU kernels
         passes = TRAINING_PASSES if self._backend is None and ctx.device_type == 'cpu' else ()
-        inputs = [flat_args[i]._t for i in self._data_positions] + [a._t for a in arrays]
+        sparse = self._sparse_data(flat_args)
+        inputs = [storage_tensor(flat_args[i]) for i in self._data_positions] + [a._t for a in arrays]
         if needs_integer_gradients(self.symbol, inputs):     # integer arrays or casts to integers
             passes = tuple(passes) + (carry_integer_gradients,)
-        graph = compiled(self.symbol, ctx, self._input_names, passes=passes, mirror=self._mirror,
-                         open_shapes=open_shapes)
+        sparse_pass = (keep_sparse_storage,) if sparse else ()
+        graph = compiled(self.symbol, ctx, self._input_names, passes=tuple(passes) + sparse_pass,
+                         mirror=self._mirror, open_shapes=open_shapes)
         run = infer = self.runner(graph, ctx, num_data)
         if run is graph:                    # compiled backends make their own inference rewrites
-            inference = compiled(self.symbol, ctx, self._input_names, passes=INFERENCE_PASSES,
+            inference = compiled(self.symbol, ctx, self._input_names, passes=INFERENCE_PASSES + sparse_pass,
                                  mirror=False, open_shapes=open_shapes)
             if inference.rewritten:
                 infer = plain_runner(inference, ctx, num_data)

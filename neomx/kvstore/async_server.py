@@ -134,6 +134,25 @@ class _Shard:
 
 
 SERVER = _Shard()
+_ORDER = threading.Condition()
+_NEXT = {}          # per worker: the number of its next request to run
+
+
+def in_order(worker, seq, fn, args):
+    """Run ``fn(*args)`` as request ``seq`` of ``worker``, after its earlier ones: a worker's
+    requests run in the order it sent them (RPC threads may pick them up in any order)."""
+    with _ORDER:
+        if not _ORDER.wait_for(lambda: _NEXT.get(worker, 0) == seq, timeout=_ORDER_TIMEOUT):
+            return 'request %d of worker %d waited %d s for its earlier ones' % (seq, worker, _ORDER_TIMEOUT)
+    try:
+        return fn(*args)
+    finally:
+        with _ORDER:
+            _NEXT[worker] = seq + 1
+            _ORDER.notify_all()
+
+
+_ORDER_TIMEOUT = 600
 
 
 def init(slots, tensors):

@@ -11,6 +11,8 @@ compressed if asked); ``pull`` fetches the servers' current values. One ``dist_a
 per process (the shard is the process's).
 """
 import atexit
+import collections
+import itertools
 import os
 import warnings
 import zlib
@@ -33,6 +35,10 @@ from .kvstore import KVStore
 __all__ = ['DistAsyncKVStore']
 
 _SERVER = 'neomx-kvstore-%d'
+_MAX_IN_FLIGHT = 4      # pushes a worker sends before waiting for the oldest's acknowledgement
+# per server: the number of this process's next request, shared by its stores (the servers
+# count each worker's requests, whichever store sent them: see async_server.in_order)
+_SEQUENCE = {}
 _RPC = {'started': False}
 
 
@@ -81,6 +87,7 @@ class DistAsyncKVStore(GroupMember, KVStore):
         # bytes of values sent by row_sparse pushes and received by pulls (row_sparse_pull
         # moves only the rows asked for: see benchmarks/bench_sparse.py)
         self.traffic = {'sent': 0, 'received': 0}
+        self._in_flight = collections.deque()   # pushes sent and not yet acknowledged
         _start_rpc(self._group)
 
     # ---------------------------------------------------------- placement
@@ -113,27 +120,51 @@ class DistAsyncKVStore(GroupMember, KVStore):
         return by_server
 
     # ------------------------------------------------------------ transport
-    def _call_all(self, what, requests):
+    def _call_all(self, what, requests, wait=True):
         """Run ``{server: (fn, args)}`` on the servers at once (this worker's own directly);
-        their results by server, MXNetError for an error text or a lost server."""
+        their results by server, MXNetError for an error text or a lost server.
+
+        Each server runs this worker's requests in the order they were sent
+        (:func:`async_server.in_order`), so a push need not be waited for (``wait=False``, as
+        MXNet's pushes are asynchronous): a later pull from the same server sees it. Errors of
+        pushes in flight surface at a later call."""
         from torch.distributed import rpc
         futures, results = {}, {}
         for server, (fn, args) in requests.items():
             if server != self.rank:
-                futures[server] = rpc.rpc_async(_SERVER % server, fn, args=args)
+                seq = next(_SEQUENCE.setdefault(server, itertools.count()))
+                futures[server] = rpc.rpc_async(_SERVER % server, async_server.in_order,
+                                                args=(self.rank, seq, fn, args))
         for server, (fn, args) in requests.items():
             if server == self.rank:
                 results[server] = fn(*args)
+        if not wait:
+            self._in_flight.extend((what, server, fut) for server, fut in futures.items())
+            futures = {}
         for server, fut in futures.items():
-            try:
-                results[server] = fut.wait()
-            except RuntimeError as err:
-                raise MXNetError('kvstore %s on rank %d: the server in worker %d is unreachable: %s'
-                                 % (what, self.rank, server, str(err).strip().splitlines()[0])) from None
+            results[server] = self._wait(what, server, fut)
         for server, result in results.items():
             if isinstance(result, str):
                 raise MXNetError('kvstore %s: %s' % (what, result))
+        # pushes in flight: the finished ones checked, the oldest awaited beyond a few
+        self._settle(_MAX_IN_FLIGHT)
         return results
+
+    def _wait(self, what, server, fut):
+        try:
+            return fut.wait()
+        except RuntimeError as err:
+            raise MXNetError('kvstore %s on rank %d: the server in worker %d is unreachable: %s'
+                             % (what, self.rank, server, str(err).strip().splitlines()[0])) from None
+
+    def _settle(self, keep=0):
+        """Wait for this worker's pushes in flight until at most ``keep`` remain (finished ones
+        are always collected); MXNetError for one that failed."""
+        while self._in_flight and (len(self._in_flight) > keep or self._in_flight[0][2].done()):
+            what, server, fut = self._in_flight.popleft()
+            result = self._wait(what, server, fut)
+            if isinstance(result, str):
+                raise MXNetError('kvstore %s: %s' % (what, result))
 
     # ------------------------------------------------------------------ API
     @autograd.untracked
@@ -168,6 +199,8 @@ class DistAsyncKVStore(GroupMember, KVStore):
         """Send this worker's (device-summed) value(s); each server updates its part at once."""
         pairs = self._pairs(key, value, 'push')
         self._check(pairs, 'push')
+        if async_server.SERVER.updater is None:     # every worker sets the optimizer of its own server
+            raise MXNetError('kvstore push: Updater needs to be set for async mode (call set_optimizer first)')
         if all(a.stype == 'row_sparse' for _, arrays in pairs for a in arrays):
             self._push_rows(pairs)
             return
@@ -179,7 +212,8 @@ class DistAsyncKVStore(GroupMember, KVStore):
             sums.append(total)
         if self._compression is None:
             self._call_all('push', {server: (async_server.push, (slots, pieces))
-                                    for server, (slots, pieces) in self._slices(pairs, sums).items()})
+                                    for server, (slots, pieces) in self._slices(pairs, sums).items()},
+                           wait=False)
             return
         comp = self._compression
         codes = [comp.quantize(k, s.float()) for (k, _), s in zip(pairs, sums)]
@@ -188,7 +222,7 @@ class DistAsyncKVStore(GroupMember, KVStore):
             packed = comp.pack(torch.cat([p.reshape(-1) for p in pieces]))
             requests[server] = (async_server.decode_push, (slots, packed, [p.numel() for p in pieces],
                                                             [tuple(p.shape) for p in pieces], comp.threshold))
-        self._call_all('push', requests)
+        self._call_all('push', requests, wait=False)
 
     def _row_parts(self, key):
         """Per part of ``key``: (server, first row, end row, values per row)."""
@@ -222,7 +256,7 @@ class DistAsyncKVStore(GroupMember, KVStore):
                 args[2].append(local)
                 args[3].append(values[mask])
                 self.traffic['sent'] += local.numel() * 8 + values[mask].numel() * values.element_size()
-        self._call_all('push', requests)
+        self._call_all('push', requests, wait=False)
 
     def _fetch_rows(self, key, rows):
         """The stored values of ``rows`` (sorted int64) of ``key``: only those rows travel."""
@@ -290,6 +324,7 @@ class DistAsyncKVStore(GroupMember, KVStore):
     def set_optimizer(self, optimizer):
         """Every worker's server shard runs that worker's optimizer (call it on every worker, as
         MXNet scripts do); the workers meet at a barrier after it."""
+        self._settle()
         async_server.SERVER.set_optimizer(optimizer)
         self._comm.barrier()
 
@@ -325,4 +360,5 @@ class DistAsyncKVStore(GroupMember, KVStore):
                        {server: (async_server.set_states, (blob,)) for server in range(self.num_workers)})
 
     def _barrier(self):
+        self._settle()          # this worker's pushes are applied before the others go on
         self._comm.barrier()

@@ -25,6 +25,7 @@ from .. import autograd
 from ..base import MXNetError, atomic_write
 from ..context import cpu
 from ..ndarray.ndarray import wrap_tensor
+from ..ndarray.sparse_arrays import rows_array, set_rows, sum_row_sparse
 from ..optimizer import Updater
 from . import rendezvous
 from .collectives import Collectives
@@ -49,7 +50,9 @@ class _InFlight:
 
 
 def _signature(what, pairs):
-    return '%s %s' % (what, ';'.join('%r:%s:%s' % (k, tuple(a[0]._t.shape), a[0]._t.dtype) for k, a in pairs))
+    # shape, dtype and stype from the arrays' properties: a sparse array's dense form is not made
+    return '%s %s' % (what, ';'.join('%r:%s:%s:%s' % (k, tuple(a[0].shape), a[0].dtype, a[0].stype)
+                                     for k, a in pairs))
 
 
 class DistSyncKVStore(GroupMember, KVStore):
@@ -64,6 +67,9 @@ class DistSyncKVStore(GroupMember, KVStore):
         self._masters = {}
         self._flats = FlatBuffers()
         self._pending = collections.deque()     # buckets whose allreduce is in flight, in push order
+        # bytes this worker passed to the row_sparse collectives and got back from the others
+        # (a row_sparse push exchanges only the rows present: see benchmarks/bench_sparse.py)
+        self.traffic = {'sent': 0, 'received': 0}
         atexit.register(_settle_at_exit, weakref.ref(self))
 
     def _home_of(self, key, arrays):
@@ -129,6 +135,15 @@ class DistSyncKVStore(GroupMember, KVStore):
         return self._push_pairs(pairs, self._check_shapes(pairs, 'push'))
 
     def _push_pairs(self, pairs, stored):
+        sparse = [i for i, (_, arrays) in enumerate(pairs) if all(a.stype == 'row_sparse' for a in arrays)]
+        if sparse:
+            self._settle()      # a row_sparse push is applied at once: what was pushed before goes first
+            for i in sparse:
+                self._push_rows(pairs[i][0], pairs[i][1], stored[i])
+            dense = [i for i in range(len(pairs)) if i not in set(sparse)]
+            pairs, stored = [pairs[i] for i in dense], [stored[i] for i in dense]
+            if not pairs:
+                return []
         self._settle_keys({k for k, _ in pairs})
         targets = [self._update_target(k, s) for (k, _), s in zip(pairs, stored)]
         what = 'push of key(s) %s' % _key_list(pairs)
@@ -142,6 +157,45 @@ class DistSyncKVStore(GroupMember, KVStore):
         if self._updater is not None and not isinstance(self._updater, Updater):
             self._settle()      # a user's updater: its errors surface at the push, as on one machine
         return started
+
+    def _push_rows(self, key, arrays, stored):
+        """A row_sparse push: the workers all-gather the rows their (device-summed) gradients
+        hold, never the whole value; every worker sums them and updates those rows alone, the
+        same way (MXNet's servers update only the rows pushed)."""
+        local = sum_row_sparse(arrays, stored.context)
+        rows, values = local.indices._t, local.data._t
+        what = 'row_sparse push of key %r' % (key,)
+        if self._comm.size > 1:
+            rows, values = self._gather_rows(what, rows, values)
+            merged = sum_row_sparse([rows_array(r, v, stored.shape, stored.context) for r, v in zip(rows, values)],
+                                    stored.context)
+        else:
+            merged = local
+        target = self._update_target(key, stored)
+        if self._updater is None:
+            set_rows(target, merged.indices._t, merged.data._t)
+        else:
+            self._apply_updater(key, merged, target)
+        if target is not stored:
+            stored._t.copy_(target._t)
+
+    def _gather_rows(self, what, rows, values):
+        """Every worker's (rows, values): the row counts first, then the rows and values padded
+        to the largest count, so that only rows present travel."""
+        count = torch.tensor([rows.numel()], dtype=torch.int64)
+        counts = [int(c) for c in self._comm.all_gather(what, count)]
+        most = max(counts)
+        padded_rows = rows.new_zeros(most)
+        padded_rows[:rows.numel()] = rows
+        padded_values = values.new_zeros((most,) + tuple(values.shape[1:]))
+        padded_values[:rows.numel()] = values
+        every_rows = self._comm.all_gather(what, padded_rows.cpu())
+        every_values = self._comm.all_gather(what, padded_values.cpu())
+        sent = count.numel() * 8 + padded_rows.numel() * 8 + padded_values.numel() * padded_values.element_size()
+        self.traffic['sent'] += sent
+        self.traffic['received'] += sent * (self._comm.size - 1)
+        return ([r[:c].to(rows.device) for r, c in zip(every_rows, counts)],
+                [v[:c].to(values.device) for v, c in zip(every_values, counts)])
 
     def _settle_keys(self, keys):
         """Apply the pushes in flight up to the last one holding one of ``keys`` (in push order)."""

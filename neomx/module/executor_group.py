@@ -13,6 +13,7 @@ from ..base import MXNetError
 from ..context import cpu
 from ..io import DataDesc
 from .. import ndarray as nd
+from ..symbol.executor import storage_types
 
 __all__ = ['DataParallelExecutorGroup', 'split_batch']
 
@@ -194,12 +195,19 @@ class DataParallelExecutorGroup:
                              'from the inputs %s' % (self.arg_names, shapes))
         arg_types, _, aux_types = self.symbol.infer_type(**dtypes)
 
-        def array(arrays, name, shape, dtype):
+        # storage types as MXNet's simple_bind gives them: a csr data batch, a row_sparse
+        # weight and its row_sparse gradient hold only their non-zeros
+        stypes, grad_stypes = storage_types(self.symbol)
+
+        def array(arrays, name, shape, dtype, stype='default'):
             found = _reused(arrays, name, shape, dtype)
-            return found if found is not None else nd.zeros(shape, ctx=ctx, dtype=dtype)
-        args = [array(reusable, n, s, t) for n, s, t in zip(self.arg_names, arg_shapes, arg_types)]
-        grads = [array(reusable_grads, n, s, t) if self.grad_req[n] != 'null' else None
-                 for n, s, t in zip(self.arg_names, arg_shapes, arg_types)]
+            if found is not None and found.stype == stype:
+                return found
+            return nd.zeros(shape, ctx=ctx, dtype=dtype, stype=stype)
+        args = [array(reusable, n, s, t, stypes.get(n, 'default'))
+                for n, s, t in zip(self.arg_names, arg_shapes, arg_types)]
+        grads = [array(reusable_grads, n, s, t, grad_stypes.get(n, 'default')) if self.grad_req[n] != 'null'
+                 else None for n, s, t in zip(self.arg_names, arg_shapes, arg_types)]
         aux = [array(reusable, n, s, t) for n, s, t in zip(self.aux_names, aux_shapes, aux_types)]
         return self.symbol.bind(ctx, args, args_grad=grads, grad_req=[self.grad_req[n] for n in self.arg_names],
                                 aux_states=aux, group2ctx=self.group2ctxs[index])

@@ -36,7 +36,7 @@ _LOG = logging.getLogger('neomx.storage')
 _LOGGED = set()
 
 
-def _fallback_log(op_name, stypes, attrs):
+def storage_fallback_log(op_name, stypes, attrs):
     """MXNet's storage-fallback warning, once per operator and storage types."""
     if os.environ.get('MXNET_STORAGE_FALLBACK_LOG_VERBOSE', '1') in ('0', 'false', 'False'):
         return
@@ -100,7 +100,7 @@ class BaseSparseNDArray(NDArray):
             pass
         spec = _calling_operator()
         if spec is not None:
-            _fallback_log(spec.name, [self._STYPE], None)
+            storage_fallback_log(spec.name, [self._STYPE], None)
         dense = storage.to_dense(self._sp)
         _DENSE.__set__(self, dense)
         self._synced = tensor_version(dense)
@@ -745,8 +745,9 @@ def storage_entry(spec, nd_function):
 
 def _records_gradient(arrays):
     """Whether autograd must record this call: recording, and an input is a variable or comes
-    from one. torch does not differentiate the sparse kernels used here, so such a call runs
-    the operator's dense implementation, which autograd records (MXNet's gradient values)."""
+    from one. torch does not differentiate most sparse kernels used here, so such a call runs
+    the operator's dense implementation, which autograd records (MXNet's gradient values),
+    except where ``_recorded_tensors`` finds the sparse one differentiable."""
     if not is_recording():
         return False
     for a in arrays:
@@ -758,26 +759,46 @@ def _records_gradient(arrays):
     return False
 
 
+def _recorded_tensors(spec, arrays, attrs):
+    """Under ``record()`` with a variable among ``arrays``: the tensors to run the operator's
+    sparse implementation on, recorded, where torch differentiates it for these storage types
+    (``spec.storage_recorded(stypes, attrs)``, e.g. ``dot(csr, weight)``, whose weight gradient
+    torch gives as the rows the batch uses); None otherwise (the recorded dense implementation
+    runs). A sparse variable (a row_sparse weight autograd records against) enters as the dense
+    tensor it already has, so its gradient flows; no other input is densified."""
+    recorded = getattr(spec, 'storage_recorded', None)
+    if recorded is None:
+        return None
+    stypes, tensors = [], []
+    for a in arrays:
+        if a is None:
+            stypes.append(None)
+            tensors.append(None)
+        elif not isinstance(a, BaseSparseNDArray):
+            stypes.append(DEFAULT)
+            tensors.append(a._t)
+        elif a._has_dense() and _DENSE.__get__(a).requires_grad:
+            stypes.append(DEFAULT)
+            tensors.append(_DENSE.__get__(a))
+        else:
+            stypes.append(a._STYPE)
+            tensors.append(a._sparse())
+    return tensors if recorded(tuple(stypes), attrs) else None
+
+
 def _run_sparse(spec, rule, sparse_impl, arrays, attrs):
     """The result of the sparse implementation for these inputs, or None where the rule
     falls back (the caller then goes the general way, which logs and densifies)."""
     stypes = tuple(a._STYPE if isinstance(a, BaseSparseNDArray) else DEFAULT for a in arrays)
-    if _records_gradient(arrays) or rule(stypes, attrs) is None:
+    if _records_gradient(arrays):
+        tensors = _recorded_tensors(spec, arrays, attrs)
+        if tensors is None:
+            return None
+        return _wrap_results(_call_sparse(spec, sparse_impl, tensors, attrs, stypes, arrays), arrays[0]._ctx)
+    if rule(stypes, attrs) is None:
         return None
     tensors = [a._sparse() if isinstance(a, BaseSparseNDArray) else a._t for a in arrays]
-    try:
-        for t in tensors:
-            if t.layout is torch.strided and t.requires_grad:
-                res = run_untracked(sparse_impl, *tensors, **attrs)
-                break
-        else:
-            res = sparse_impl(*tensors, **attrs)
-    except MXNetError:
-        raise
-    except (RuntimeError, IndexError, ValueError, TypeError) as err:
-        raise MXNetError('%s: %s (inputs: %s)' % (spec.name, str(err).split('\n')[0], ', '.join(
-            '%s %s' % (s, tuple(a.shape)) for s, a in zip(stypes, arrays)))) from None
-    return _wrap_results(res, arrays[0]._ctx)
+    return _wrap_results(_call_sparse(spec, sparse_impl, tensors, attrs, stypes, arrays), arrays[0]._ctx)
 
 
 def _wrap_results(res, ctx):
@@ -806,32 +827,43 @@ def _storage_call(spec, rule, sparse_impl, nd_function, args, kwargs, out, name,
     attrs = spec.parse_attrs(attr_kwargs)
     stypes = [None if a is None else stype_of_array(a) for a in arrays]
     recorded = _records_gradient([a for a in arrays if a is not None])
+    ctx = next((a._ctx for a in arrays if isinstance(a, NDArray)), None) or attrs.get('ctx') or current_context()
+    tensors = _recorded_tensors(spec, arrays, attrs) if recorded else None
+    if tensors is not None:
+        result = _wrap_results(_call_sparse(spec, sparse_impl, tensors, attrs, stypes, arrays), ctx)
+        if out is None:
+            return result
+        _assign(out, result)
+        return out
     out_stype = None if recorded else rule(tuple(stypes), attrs)
     if out_stype is None:
         if not recorded and any(s not in (None, DEFAULT) for s in stypes):
-            _fallback_log(spec.name, [s for s in stypes if s is not None], attr_kwargs)
+            storage_fallback_log(spec.name, [s for s in stypes if s is not None], attr_kwargs)
         res = nd_function(*args, name=name, **kwargs)
         if out is None:
             return res
         _assign(out, res)
         return out
     tensors = [None if a is None else (a._sparse() if isinstance(a, BaseSparseNDArray) else a._t) for a in arrays]
-    ctx = next((a._ctx for a in arrays if isinstance(a, NDArray)), None) or attrs.get('ctx') or current_context()
+    result = _wrap_results(_call_sparse(spec, sparse_impl, tensors, attrs, stypes, arrays), ctx)
+    if out is None:
+        return result
+    _assign(out, result)
+    return out
+
+
+def _call_sparse(spec, sparse_impl, tensors, attrs, stypes, arrays):
+    """``sparse_impl`` on ``tensors``, recorded under ``record()`` where one requires gradients;
+    its errors as MXNetError naming the operator and the inputs."""
     try:
         if any(t is not None and t.layout is torch.strided and t.requires_grad for t in tensors):
-            res = run_untracked(sparse_impl, *tensors, **attrs)
-        else:
-            res = sparse_impl(*tensors, **attrs)
+            return run_untracked(sparse_impl, *tensors, **attrs)
+        return sparse_impl(*tensors, **attrs)
     except MXNetError:
         raise
     except (RuntimeError, IndexError, ValueError, TypeError) as err:
         raise MXNetError('%s: %s (inputs: %s)' % (spec.name, str(err).split('\n')[0], ', '.join(
             '%s %s' % (s, tuple(a.shape)) for s, a in zip(stypes, arrays) if a is not None))) from None
-    result = _wrap_results(res, ctx)
-    if out is None:
-        return result
-    _assign(out, result)
-    return out
 
 
 # ------------------------------------------------------------------ check_format
@@ -919,6 +951,12 @@ def sum_row_sparse(arrays, ctx):
     tensors = [_to_device(a._sparse(), ctx) if a._sparse().device != dev else a._sparse() for a in arrays]
     total = tensors[0].clone() if len(tensors) == 1 else storage.registry.get('add_n').storage[1](*tensors)
     return from_sparse_tensor(total, ctx)
+
+
+def storage_tensor(arr):
+    """The torch tensor holding ``arr``'s value in its own storage type: a sparse array's
+    sparse tensor (its dense form is not made), a dense array's tensor."""
+    return arr._sparse() if isinstance(arr, BaseSparseNDArray) else arr._t
 
 
 def set_rows(out, rows, values):

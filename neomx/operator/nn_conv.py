@@ -596,4 +596,6 @@ def embedding(data, weight, input_dim, output_dim, dtype, sparse_grad):
     check(_shape_of(weight) == (input_dim, output_dim), 'Embedding',
           'weight shape %s, expected (input_dim, output_dim) = %s', weight.shape,
           (input_dim, output_dim))
-    return F.embedding(data.long().clamp(0, input_dim - 1), weight)
+    # sparse_grad: torch gives the weight's gradient as the rows looked up (a sparse tensor,
+    # row_sparse for the buffer), never a dense one of input_dim rows, as MXNet's
+    return F.embedding(data.long().clamp(0, input_dim - 1), weight, sparse=bool(sparse_grad))

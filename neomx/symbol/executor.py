@@ -11,6 +11,8 @@ import torch
 from .. import autograd
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray, wrap_tensor, zeros
+from ..ndarray.sparse_arrays import storage_tensor, with_stype
+from ..operator.storage import to_dense
 from ..operator.custom import bound_operators
 from .. import _int_grad
 from ..operator.detection import has_zero_gradient
@@ -19,6 +21,7 @@ from .graph import compiled, infer, resolve_open_shapes
 from .integer_grads import carry_integer_gradients, needs_integer_gradients
 from .memory_estimate import allocated_bytes
 from .passes import INFERENCE_PASSES
+from .sparse_storage import keep_sparse_storage
 
 __all__ = ['Executor', 'simple_bind']
 
@@ -62,6 +65,9 @@ def _grad_reqs(grad_req, names):
 
 
 def _copy_into(dst, value):
+    if dst.stype != 'default' and isinstance(value, NDArray):
+        value.copyto(dst)       # a sparse argument keeps its storage type (checks the shape)
+        return
     src = value._t if isinstance(value, NDArray) else torch.as_tensor(np.asarray(value))
     if tuple(src.shape) != tuple(dst._t.shape):
         raise MXNetError('cannot copy an array of shape %s into argument of shape %s'
@@ -102,14 +108,21 @@ class Executor:
         inputs = None if self._optimized is symbol else symbol.list_inputs()
         trained = [a._t for a, req in zip(self.arg_arrays, self._grad_req) if req != 'null']
         carry = trained and needs_integer_gradients(self._optimized, trained)
+        # sparse arguments not differentiated enter the graph as sparse tensors, whose calls
+        # then follow the operators' storage rules (a csr batch is never densified)
+        sparse_args = {n for n, a, req in zip(arg_names, self.arg_arrays, self._grad_req)
+                       if a.stype != 'default' and req == 'null'}
+        sparse_pass = (keep_sparse_storage,) if sparse_args else ()
         self._graph = compiled(self._optimized, ctx, inputs, open_shapes=self._open_shapes,
-                               passes=(carry_integer_gradients,) if carry else ())
-        self._inference = compiled(self._optimized, ctx, self._graph.input_names, passes=INFERENCE_PASSES,
-                                   mirror=False, open_shapes=self._open_shapes)
+                               passes=((carry_integer_gradients,) if carry else ()) + sparse_pass)
+        self._inference = compiled(self._optimized, ctx, self._graph.input_names,
+                                   passes=INFERENCE_PASSES + sparse_pass, mirror=False,
+                                   open_shapes=self._open_shapes)
         self._monitor = None        # (monitored graph, reporting function) of set_monitor_callback
         self._monitor_callback = self._monitor_all = None
         by_name = dict(self.arg_dict, **self.aux_dict)
         self._inputs = [by_name[n] for n in self._graph.input_names]
+        self._sparse_inputs = {i for i, n in enumerate(self._graph.input_names) if n in sparse_args}
         position = {n: i for i, n in enumerate(self._graph.input_names)}
         self._trained = [(position[n], g, req) for n, g, req in zip(arg_names, self.grad_arrays, self._grad_req)
                          if req != 'null']
@@ -140,7 +153,7 @@ class Executor:
             if name not in self.arg_dict:
                 raise ValueError('Unknown argument %s; arguments are %s' % (name, list(self.arg_dict)))
             _copy_into(self.arg_dict[name], value)
-        tensors = [a._t for a in self._inputs]
+        tensors = self._input_tensors()
         record = is_train and bool(self._trained)
         if record:
             leaves = _leaves(tensors, self._trained)
@@ -153,14 +166,20 @@ class Executor:
             else:
                 results = (self._graph if is_train else self._inference)(tensors)
         for out, tensor in zip(self.outputs, results):
-            out._t = tensor
+            out._t = tensor if tensor.layout is torch.strided else to_dense(tensor)
         self._heads = results if record else None
         self._leaves = leaves if record else None
         return self.outputs
 
+    def _input_tensors(self):
+        if not self._sparse_inputs:
+            return [a._t for a in self._inputs]
+        # the sparse inputs' compressed tensors: no dense form made
+        return [storage_tensor(a) if i in self._sparse_inputs else a._t for i, a in enumerate(self._inputs)]
+
     def _record_pass(self, train_mode):
         """Run the bound graph recorded for backward (without changing the outputs)."""
-        tensors = [a._t for a in self._inputs]
+        tensors = self._input_tensors()
         leaves = _leaves(tensors, self._trained)
         replayed, now = self._rng_before, None
         if replayed is not None:
@@ -229,7 +248,13 @@ class Executor:
             for i, grad in zip(differentiable, found):
                 grads[i] = grad
         for (_, grad_array, req), grad in zip(self._trained, grads):
+            if grad is not None and grad.layout is not torch.strided and req == 'write' \
+                    and grad_array.stype == 'row_sparse':
+                grad_array._t = grad    # the rows dot(csr, w) used: stored as they are, row_sparse
+                continue
             buf = grad_array._t
+            if grad is not None and grad.layout is not torch.strided and req != 'add':
+                grad = grad.to_dense()  # a sparse gradient for a dense buffer
             if grad is None:
                 if req == 'write':
                     buf.zero_()
@@ -375,6 +400,15 @@ def _leaves(tensors, trained):
 _STYPE_OF_FLAG = {'0': 'default', '1': 'row_sparse', '2': 'csr'}
 
 
+def storage_types(symbol, stype_dict=None):
+    """``({argument: stype}, {argument: gradient stype})`` of ``symbol``'s arguments, as
+    ``simple_bind`` allocates them (the variables' ``stype`` unless ``stype_dict`` says)."""
+    args, _ = symbol._variables()
+    stypes = _arg_stypes(symbol, args, stype_dict or {})
+    names = [n.name for n in args]
+    return dict(zip(names, stypes)), dict(zip(names, _grad_stypes(symbol, args, stypes)))
+
+
 def _arg_stypes(symbol, args, stype_dict):
     """Each argument's storage type: ``stype_dict``'s, else its variable's ``stype``."""
     return [stype_dict.get(n.name) or _STYPE_OF_FLAG.get(n.attrs.get('__storage_type__'), 'default')
@@ -404,19 +438,21 @@ def simple_bind(symbol, ctx, grad_req, type_dict, shapes, stype_dict=None):
     """``Symbol.simple_bind``: zero-filled arrays of the inferred shapes and dtypes (float32
     where nothing decides), sparse where the variables' ``stype`` or ``stype_dict`` say (and
     their gradients where MXNet makes them row_sparse, see :func:`_grad_stypes`)."""
-    from ..ndarray.sparse_arrays import with_stype
     known_shapes, known_dtypes = infer(symbol, shapes, type_dict)
     args, aux = symbol._variables()
     unknown = [n.name for n in args + aux if (n, 0) not in known_shapes]
     if unknown:
         raise MXNetError('simple_bind: cannot infer the shapes of %s from %s' % (', '.join(unknown), shapes))
 
-    def allocate(node, stype='default'):
-        arr = zeros(known_shapes[(node, 0)], ctx=ctx, dtype=known_dtypes.get((node, 0), torch.float32))
+    def allocate(node, stype='default', compressed=False):
+        shape, dtype = known_shapes[(node, 0)], known_dtypes.get((node, 0), torch.float32)
+        if compressed:      # an input not differentiated: only its non-zeros are ever stored
+            return zeros(shape, ctx=ctx, dtype=dtype, stype=stype)
+        arr = zeros(shape, ctx=ctx, dtype=dtype)
         return arr if stype == 'default' else with_stype(arr._t, ctx, stype)
     reqs = _grad_reqs(grad_req, [n.name for n in args])
     stypes = _arg_stypes(symbol, args, stype_dict or {})
-    arg_arrays = [allocate(n, s) for n, s in zip(args, stypes)]
+    arg_arrays = [allocate(n, s, s != 'default' and req == 'null') for n, s, req in zip(args, stypes, reqs)]
     grads = [allocate(n, s) if req != 'null' else None
              for n, req, s in zip(args, reqs, _grad_stypes(symbol, args, stypes))]
     return Executor(symbol, ctx, arg_arrays, grads, reqs, [allocate(n) for n in aux])

@@ -1,5 +1,5 @@
-"""Worker of tests/test_sparse_dist.py: row_sparse push and row_sparse_pull on dist_async move
-only the rows involved, and the servers update only those rows."""
+"""Worker of tests/test_sparse_dist.py: row_sparse push and row_sparse_pull on dist_async (or the
+store KV_KIND names, dist_sync) move only the rows involved, and only those rows are updated."""
 import os
 
 import numpy as np
@@ -10,12 +10,19 @@ os.environ['MXNET_KVSTORE_BIGARRAY_BOUND'] = '100'    # the 1000 x 4 key is cut 
 kv = mx.kv.create(os.environ.get('KV_KIND', 'dist_async'))
 rank, n = kv.rank, kv.num_workers
 rows, cols = 1000, 4
+kind = os.environ.get('KV_KIND', 'dist_async')
 kv.init('w', mx.nd.ones((rows, cols)))
 kv.set_optimizer(mx.optimizer.SGD(learning_rate=1.0, rescale_grad=1.0))
 # each worker pushes a gradient holding two rows: one in each server's half, one its own
 mine = [10 + rank, 990 - rank]
 grad = mx.nd.sparse.row_sparse_array((np.full((2, cols), 0.5, np.float32), mine), shape=(rows, cols))
+pushed = kv.traffic['sent']
 kv.push('w', grad)
+pushed = kv.traffic['sent'] - pushed
+if kind == 'dist_async':      # each row to its server: rows as int64, values as float32
+    assert pushed == 2 * 8 + 2 * cols * 4, pushed
+else:                         # all-gathered: the row count, then the rows and their values
+    assert pushed == 8 + 2 * 8 + 2 * cols * 4, pushed
 kv._barrier()
 out = mx.nd.sparse.zeros('row_sparse', (rows, cols))
 asked = mx.nd.array([990, 10, 11, 500, 10])
@@ -26,7 +33,9 @@ assert out.stype == 'row_sparse' and out.indices.asnumpy().tolist() == [10, 11, 
 expected = {10: 0.5, 11: 0.5 if n > 1 else 1.0, 500: 1.0, 990: 0.5}
 for i, r in enumerate(out.indices.asnumpy().tolist()):
     np.testing.assert_allclose(out.data.asnumpy()[i], expected[r])
-assert got == 4 * cols * 4, got          # four rows of four float32 values, not the whole key
+# dist_async: four rows of four float32 values from the servers, not the whole key;
+# dist_sync: every worker holds the value, nothing travels
+assert got == (4 * cols * 4 if kind == 'dist_async' else 0), got
 dense = mx.nd.zeros((rows, cols))
 kv.pull('w', out=dense)                  # all other rows untouched by the lazy updates
 changed = sorted(set(np.nonzero(dense.asnumpy()[:, 0] != 1.0)[0].tolist()))
