@@ -179,7 +179,7 @@ class TorchBlock(HybridBlock):
     sharing memory with it, so ``collect_params()`` lists it and ``Trainer`` updates it;
     buffers (batch-norm statistics) are Parameters with ``grad_req='null'``. The module runs
     with neomx's autograd (``record()``/``backward()``); Gluon's training mode selects the
-    module's ``train()`` and ``eval()``.
+    module's training and evaluation modes (``module.train()``, ``module.eval()``).
 
     ``hybridize()`` traces the module with ``torch.fx`` and translates each operation (layers
     such as ``nn.Conv2d``/``nn.Linear``/``nn.BatchNorm2d``, functions such as ``torch.cat``,
