@@ -190,3 +190,13 @@ def test_batches_do_not_depend_on_the_number_of_threads(tmp_path):
         np.testing.assert_array_equal(label1, label2)
     first = np.concatenate([label for _, label in runs[0]])
     assert len(set(first[:, 3])) > 1 or len(set(first[:, 7])) > 1       # augmented
+
+
+def test_mean_img_is_computed_from_the_augmented_images_and_subtracted(tmp_path):
+    path = _write(str(tmp_path / 'a.rec'), [CENTRED] * 4)
+    mean_path = str(tmp_path / 'mean.nd')
+    (data, _), = _batches(path, data_shape=(3, 60, 60), mean_img=mean_path)
+    # Each image (30x60 after 'shrink', zeros below) minus the mean of the four: zero.
+    np.testing.assert_allclose(data, 0, atol=1e-4)
+    mean = mx.nd.load(mean_path)['mean_img'].asnumpy()
+    assert mean.shape == (3, 60, 60) and (mean[:, 30:] == 0).all() and mean[0, :30].max() > 0

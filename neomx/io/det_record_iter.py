@@ -175,8 +175,8 @@ def _crop_box(sampler, image_aspect, rng):
     """A random crop window (x, y, w, h) in fractions of the image, drawn as MXNet draws it."""
     scale = _F32(rng.uniform(sampler['min_crop_scales'], sampler['max_crop_scales'])) + _F32(1e-12)
     min_ratio = max(_F32(sampler['min_crop_aspect_ratios']) / image_aspect, scale * scale)
-    # MXNet's upper bound is written 1. / new_scale * new_scale, which is 1.
-    max_ratio = min(_F32(sampler['max_crop_aspect_ratios']) / image_aspect, _F32(1))
+    # The window's sides stay within the image: ratio^2 in [scale^2, 1 / scale^2].
+    max_ratio = min(_F32(sampler['max_crop_aspect_ratios']) / image_aspect, _F32(1) / (scale * scale))
     ratio = np.sqrt(_F32(rng.uniform(min_ratio, max_ratio)))
     width, height = min(_F32(1), scale * ratio), min(_F32(1), scale / ratio)
     x = _F32(rng.uniform(0, _F32(1) - width))
