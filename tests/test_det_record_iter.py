@@ -126,6 +126,8 @@ def test_invalid_objects_are_dropped(tmp_path):
     path = _write(str(tmp_path / 'a.rec'), [label] * 4)
     (_, labels), = _batches(path)
     assert labels.shape == (4, 4 + 17)
+    assert _batches(path, label_pad_width=-1)[0][1].shape == (4, 4 + 17)     # -1: estimated
+    assert _batches(path, label_pad_width=20)[0][1].shape == (4, 4 + 20)
     np.testing.assert_allclose(labels[0, 3:16], [12] + label[:12], rtol=1e-6)
     assert (labels[0, 16:] == -1).all()
 
@@ -152,6 +154,7 @@ def test_colour_contrast_scales_the_pixels(tmp_path):
     (dict(min_crop_scales=(0.1, 0.2)), 'min_crop_scales must hold 1 value'),
     (dict(num_crop_sampler=2, max_crop_trials=(1, 2, 3)), 'max_crop_trials holds 3 values'),
     (dict(mean_a=1.0), 'mean_a'),
+    (dict(label_pad_width=5), 'label_pad_width 5 is shorter than the longest label'),
 ])
 def test_bad_arguments_name_the_argument(tmp_path, arguments, message):
     path = _write(str(tmp_path / 'a.rec'), [CENTRED])

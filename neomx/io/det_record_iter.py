@@ -202,7 +202,7 @@ class ImageDetRecordIter(ImageRecordIter):
     label_width : int, default -1
         Values of each record's label; -1: any.
     label_pad_width : int, default 0
-        Label length after padding; 0: the longest label.
+        Label length after padding; 0 or -1: the longest label.
     label_pad_value : float, default -1
     rand_mirror_prob : float, default 0
         Probability to mirror an image and its boxes.
@@ -302,11 +302,11 @@ class ImageDetRecordIter(ImageRecordIter):
         self._det_list = _read_list_labels(path_imglist) if path_imglist else None
         longest = max((v.size for v in self._det_list.values()), default=0) \
             if self._det_list is not None else _longest_label(path_imgrec)
-        if label_pad_width and label_pad_width < longest:
+        if label_pad_width > 0 and label_pad_width < longest:
             raise MXNetError('ImageDetRecordIter: label_pad_width %d is shorter than the longest '
                              'label (%d) of %s' % (label_pad_width, longest,
                                                    path_imglist or path_imgrec))
-        self._label_length = label_pad_width or longest
+        self._label_length = max(label_pad_width, longest)
         super().__init__(path_imgrec=path_imgrec, data_shape=data_shape, batch_size=batch_size,
                          std_r=std_r or 1., std_g=std_g or 1., std_b=std_b or 1.,
                          label_name=label_name, label_width=_PREFIX + self._label_length,
