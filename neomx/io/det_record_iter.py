@@ -277,7 +277,7 @@ class ImageDetRecordIter(ImageRecordIter):
         if emit_overlap_thresh < 0:
             raise MXNetError('ImageDetRecordIter: emit_overlap_thresh=%r must be >= 0'
                              % (emit_overlap_thresh,))
-        arguments = dict(locals())
+        arguments = dict(locals())     # the per-sampler arguments, looked up by name
         tuples = {name: _as_tuple(name, arguments[name], num_crop_sampler,
                                   int if name == 'max_crop_trials' else float)
                   for name in _SAMPLER_ARGS}
