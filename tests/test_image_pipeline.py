@@ -217,9 +217,6 @@ def test_det_record_iter_labels_and_mirror(tmp_path):
                                         rand_mirror_prob=1.0).next()
     np.testing.assert_array_equal(mirrored.data[0].asnumpy(), first.data[0].asnumpy()[:, :, :, ::-1])
     np.testing.assert_allclose(mirrored.label[0].asnumpy()[0, 6:11], [1, 0.5, 0.2, 0.9, 0.6], rtol=1e-6)
-    with pytest.raises(mx.base.MXNetError, match='rand_crop_prob=0.5 is not supported'):
-        mx.io.ImageDetRecordIter(path_imgrec=path, data_shape=(3, 10, 10), batch_size=2,
-                                 rand_crop_prob=0.5)
 
 
 def _image_files(tmp_path, count=5):

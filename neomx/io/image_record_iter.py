@@ -384,12 +384,17 @@ class ImageRecordIter(DataIter):
             return mean.asnumpy().astype(np.float32).reshape(self.data_shape)
         total = np.zeros(self.data_shape, np.float64)
         for offset in self._offsets:
-            _, encoded = recordio.unpack(self._read_at(offset))
-            pixels = self._process(encoded, self._record_number[offset], random.Random(0))
+            header, encoded = recordio.unpack(self._read_at(offset))
+            pixels = self._mean_pixels(header, encoded, self._record_number[offset], random.Random(0))
             total += pixels.transpose(2, 0, 1)
         mean = (total / len(self._offsets)).astype(np.float32)
         nd_utils.save(path, {'mean_img': wrap_tensor(torch.from_numpy(mean), cpu(0))})
         return mean
+
+    def _mean_pixels(self, header, encoded, record, rng):
+        """The (H, W, C) pixels of one record that the mean image averages."""
+        del header
+        return self._process(encoded, record, rng)
 
     @staticmethod
     def _check_arguments(data_shape, inter_method, dtype):
