@@ -26,6 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import op_cases  # noqa: E402
 from common import Result  # noqa: E402
 
+from neomx.base import MXNetError  # noqa: E402
 from neomx.context import current_context  # noqa: E402
 
 TARGET = 1.5
@@ -92,8 +93,14 @@ def measure():
     for name, spec in op_cases.all_operators().items():
         try:
             nd_call, torch_call = _calls(name, spec)
+            nd_call()
         except KeyError as err:
             skipped[name] = err.args[0]
+            continue
+        except (MXNetError, IndexError, ValueError, TypeError, RuntimeError):
+            # the generic small case does not fit this operator (square matrices, a
+            # subgraph, required attributes): mx.np's are timed by bench_numpy instead
+            skipped[name] = 'no generic small case'
             continue
         times[name] = _time_pair(nd_call, torch_call)
     return times, skipped
@@ -106,7 +113,8 @@ def bench_registry_operators():
     worst = max(times, key=ratio.get)
     note = ('%d operators timed, %d over %.1fx%s; skipped: %s'
             % (len(times), len(over), TARGET, ' (rows below)' if over else '',
-               '; '.join('%s (%s)' % kv for kv in sorted(skipped.items())) or 'none'))
+               '; '.join('%s: %s' % (reason, ', '.join(sorted(n for n in skipped if skipped[n] == reason)))
+                         for reason in sorted(set(skipped.values()))) or 'none'))
     rows = [Result('every registry operator on small inputs: worst (%s)' % worst,
                    times[worst][0], times[worst][1], TARGET, note)]
     for n in over:

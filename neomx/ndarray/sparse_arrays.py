@@ -717,9 +717,9 @@ def storage_entry(spec, nd_function):
         for a in arrays:
             if isinstance(a, BaseSparseNDArray):
                 break
-        else:
-            if not (by_attrs or isinstance(out, BaseSparseNDArray) or
-                    any(isinstance(kwargs.get(n), BaseSparseNDArray) for n in inputs if n in kwargs)):
+        else:   # all-dense positional inputs: every dense call, so the cheapest tests first
+            if not (by_attrs or (out is not None and isinstance(out, BaseSparseNDArray)) or
+                    (kwargs and any(isinstance(kwargs.get(n), BaseSparseNDArray) for n in inputs if n in kwargs))):
                 return nd_function(*args, out=out, name=name, **kwargs)
         if not variadic and len(args) == n_in and out is None and input_pos.keys().isdisjoint(kwargs):
             try:        # the common sparse call: inputs by position, attributes by keyword
