@@ -87,6 +87,7 @@ class BaseSparseNDArray(NDArray):
     def __init__(self, handle, writable=True):  # pylint: disable=super-init-not-called,unused-argument
         """Wrap ``handle``: a torch sparse tensor of this storage type, or a dense tensor
         (then compressed)."""
+        SPARSE_MADE[0] = True
         self._ctx, self._grad, self._synced = current_context(), None, _NO_DENSE
         self._sp = handle if storage.stype_of(handle) == self._STYPE else storage.cast(handle, self._STYPE)
 
@@ -442,6 +443,9 @@ class CSRNDArray(BaseSparseNDArray):
 
 
 _CLASS_OF_STYPE = {ROW_SPARSE: RowSparseNDArray, CSR: CSRNDArray}
+# Whether this process ever made a sparse array: until then the operators' storage entries
+# pass every call straight on (a dense program pays one list read per call for sparsity).
+SPARSE_MADE = [False]
 
 
 # ------------------------------------------------------------------ constructors
@@ -450,6 +454,7 @@ def from_sparse_tensor(sp, ctx):
     stype = storage.stype_of(sp)
     if stype == DEFAULT:
         return _new(sp, ctx)
+    SPARSE_MADE[0] = True
     arr = object.__new__(_CLASS_OF_STYPE[stype])
     arr._ctx, arr._grad, arr._sp, arr._synced = ctx, None, sp, _NO_DENSE
     return arr
@@ -464,6 +469,7 @@ def with_stype(tensor, ctx, stype):
         return _new(tensor, ctx)
     if stype == CSR and tensor.dim() != 2:
         raise ValueError('csr storage needs a 2-D array, got shape %s' % (tuple(tensor.shape),))
+    SPARSE_MADE[0] = True
     arr = object.__new__(_CLASS_OF_STYPE[stype])
     arr._ctx, arr._grad, arr._sp = ctx, None, None
     arr._t = tensor
@@ -712,7 +718,12 @@ def storage_entry(spec, nd_function):
 
     parsed = {}     # attributes parsed per keyword set (a training loop repeats a few)
 
-    def entry(*args, out=None, name=None, **kwargs):
+    sparse_made = SPARSE_MADE
+
+    def entry(*args, **kwargs):
+        if not (sparse_made[0] or by_attrs):
+            return nd_function(*args, **kwargs)
+        out, name = kwargs.pop('out', None), kwargs.pop('name', None)
         arrays = args if variadic else args[:n_in]
         for a in arrays:
             if isinstance(a, BaseSparseNDArray):
