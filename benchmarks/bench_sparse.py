@@ -108,7 +108,8 @@ def row_sparse_pull_bytes(kind='dist_async', rows=FEATURES):
                          capture_output=True, text=True, env=env, timeout=600)
     for line in out.stdout.splitlines():
         if 'BYTES ' in line:
-            return json.loads(line.split('BYTES ', 1)[1])
+            # the other worker's output may follow on the same line: read one JSON value
+            return json.JSONDecoder().raw_decode(line.split('BYTES ', 1)[1])[0]
     raise RuntimeError('the workers printed no result:\n%s\n%s' % (out.stdout, out.stderr[-2000:]))
 
 

@@ -14,7 +14,8 @@ immediate.
 import threading
 import weakref
 
-__all__ = ['defer_error', 'raise_deferred', 'raise_pending', 'carry', 'collected', 'LIVE']
+__all__ = ['defer_error', 'raise_deferred', 'raise_pending', 'carry', 'collected', 'deferred_count',
+           'attach_deferred_since', 'LIVE']
 
 _ATTR = '_mx_deferred_error'
 LIVE = [0]              # deferred errors not raised yet (a cheap test for the operators)
@@ -22,7 +23,12 @@ _PENDING = weakref.WeakSet()
 
 
 class _Collecting(threading.local):
-    bucket = None       # the errors deferred while the current graph runs
+    bucket = None       # the errors deferred while the current ``collected`` scope runs
+    made = 0            # errors deferred by this thread so far
+    recent = ()         # the last of them (at most _RECENT), newest last
+
+
+_RECENT = 64
 
 
 _COLLECTING = _Collecting()
@@ -55,10 +61,31 @@ def defer_error(tensor, error):
     returns ``tensor``."""
     record = _Deferred(error)
     setattr(tensor, _ATTR, record)
-    bucket = _COLLECTING.bucket
-    if bucket is not None:
-        bucket.append(record)
+    state = _COLLECTING
+    if state.bucket is not None:
+        state.bucket.append(record)
+    state.made += 1
+    state.recent = (state.recent + (record,))[-_RECENT:]
     return tensor
+
+
+def deferred_count():
+    """How many errors this thread has deferred: a compiled graph compares it before and
+    after running (cheaper than a ``collected`` scope on every call, when errors are rare)."""
+    return _COLLECTING.made
+
+
+def attach_deferred_since(count, results):
+    """Put the first error this thread deferred after :func:`deferred_count` gave ``count``
+    on ``results`` (a tensor or a sequence of them); returns ``results``."""
+    state = _COLLECTING
+    new = state.made - count
+    if new > 0 and state.recent:
+        first = state.recent[-min(new, len(state.recent))]
+        for r in (results if isinstance(results, (tuple, list)) else (results,)):
+            if r is not None and hasattr(r, '__dict__'):
+                setattr(r, _ATTR, first)
+    return results
 
 
 class collected:

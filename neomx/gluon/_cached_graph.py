@@ -319,10 +319,10 @@ class CachedGraph:
         new = self._new if not sparse else self._new_of_storage
         if _AUTOGRAD.recording:
             outputs = autograd.run_recorded(bound.run, tensors)
-            if _int_grad.LIVE[0] or any(t.requires_grad for t in tensors):
-                for t in outputs:       # outputs without gradients (comparisons): backward gives zeros
-                    if not t.requires_grad and _int_grad.carrier_of(t) is None:
-                        autograd.mark_constant_result(t)
+            for t in outputs:       # outputs without gradients (comparisons): backward gives zeros
+                if (not t.requires_grad and (_int_grad.LIVE[0] or any(x.requires_grad for x in tensors))
+                        and _int_grad.carrier_of(t) is None):
+                    autograd.mark_constant_result(t)
             return [new(t, ctx) for t in outputs]
         run = bound.run if autograd.is_training() else bound.infer
         # No graph outside record(), whatever torch's grad mode of the thread.

@@ -341,8 +341,8 @@ class Optimizer:
         weights_t = [w._t for w in weights]
         # a row_sparse gradient's dense form is not made here: step_lazily reads its rows
         grads_t = [None if type(g) is not NDArray and g.stype == 'row_sparse' else g._t for g in grads]
-        for w, g in zip(weights_t, grads):
-            if tuple(w.shape) != tuple(g.shape):
+        for w, g, g_t in zip(weights_t, grads, grads_t):
+            if w.shape != (g_t.shape if g_t is not None else g.shape):     # torch.Size equals a tuple
                 raise MXNetError('%s.update: weight shape %s and gradient shape %s differ'
                                  % (type(self).__name__, tuple(w.shape), tuple(g.shape)))
         self._update_count(indices)

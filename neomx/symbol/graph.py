@@ -98,9 +98,11 @@ class CompiledGraph:
         """Run on the input tensors (then the monitor callback of a monitored graph); torch
         errors become ``MXNetError`` naming the operator."""
         try:
-            with async_errors.collected() as deferred:
-                outputs = self.fn(*tensors, *monitor)
-            return deferred.attach(outputs)     # an operator's deferred error: the outputs report it
+            deferred = async_errors.deferred_count()
+            outputs = self.fn(*tensors, *monitor)
+            if async_errors.deferred_count() != deferred:   # an operator's deferred error: the outputs report it
+                async_errors.attach_deferred_since(deferred, outputs)
+            return outputs
         except MXNetError:
             raise
         except TORCH_ERRORS as err:
