@@ -1115,18 +1115,6 @@ class SymbolBlock(HybridBlock):
         self._cached_graphs = {self._in_format: self._symbol_graph}  # the graph is the block
         self._cached_graph = self._symbol_graph
 
-    def _graph_for_shapes(self, graph, flat, fmt):
-        """The graph of ``graph``'s variants traced for the shapes of ``flat`` (traced now
-        the first time): a forward that read its inputs' shapes holds them."""
-        shapes = input_shapes(flat)
-        if shapes == graph.input_shapes:
-            return graph
-        variant = graph.shape_variants.get(shapes)
-        if variant is None:
-            variant = graph.shape_variants[shapes] = trace(self, flat, fmt)
-            self._cached_graph = variant
-        return variant
-
     def _trace(self, flat, fmt):
         raise ValueError('Invalid input format: the block takes inputs structured as %s, got %s'
                          % (self._in_format, fmt))

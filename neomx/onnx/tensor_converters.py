@@ -66,31 +66,30 @@ def _topk(node, inputs, ctx):
     return ctx.add('Identity', [values], base) + _cast_to(ctx, indices, dtype, ctx.fresh(base + '_idx'))
 
 
-@converts('argsort')
-def _argsort(node, inputs, ctx):
+def _full_sort(node, inputs, ctx):
+    """(values, indices, base name) of a TopK over the whole sorted axis (``argsort``,
+    ``sort``; no axis: the flattened data)."""
     a = node['attrs']
     axis = _sort_axis(a)
     base = _out(node)
     data = inputs[0]
     if axis is None:
         data, axis = _flatten_all(ctx, data, base), 0
-    indices = ctx.fresh(base + '_indices')
-    ctx.add('TopK', [data, _dim(ctx, data, axis, base)], ctx.fresh(base), outputs=[ctx.fresh(base + '_v'), indices],
+    values, indices = ctx.fresh(base + '_values'), ctx.fresh(base + '_indices')
+    ctx.add('TopK', [data, _dim(ctx, data, axis, base)], ctx.fresh(base), outputs=[values, indices],
             axis=axis, largest=int(not _bool(a, 'is_ascend', True)), sorted=1)
-    return _cast_to(ctx, indices, np.dtype(a.get('dtype', 'float32')), base)
+    return values, indices, base
+
+
+@converts('argsort')
+def _argsort(node, inputs, ctx):
+    _, indices, base = _full_sort(node, inputs, ctx)
+    return _cast_to(ctx, indices, np.dtype(node['attrs'].get('dtype', 'float32')), base)
 
 
 @converts('sort')
 def _sort(node, inputs, ctx):
-    a = node['attrs']
-    axis = _sort_axis(a)
-    base = _out(node)
-    data = inputs[0]
-    if axis is None:
-        data, axis = _flatten_all(ctx, data, base), 0
-    values = ctx.fresh(base + '_values')
-    ctx.add('TopK', [data, _dim(ctx, data, axis, base)], ctx.fresh(base), outputs=[values, ctx.fresh(base + '_i')],
-            axis=axis, largest=int(not _bool(a, 'is_ascend', True)), sorted=1)
+    values, _, base = _full_sort(node, inputs, ctx)
     return ctx.add('Identity', [values], base)
 
 
