@@ -316,6 +316,8 @@ class DetRandomPadAug(DetAugmenter):
 
     Examples
     --------
+    >>> import random
+    >>> random.seed(0)      # the augmenters draw from Python's random, as MXNet's
     >>> aug = mx.image.DetRandomPadAug(area_range=(2.0, 3.0))
     >>> img, out = aug(mx.nd.ones((20, 20, 3)), np.array([[0, 0.0, 0.0, 1.0, 1.0]]))
     >>> bool(img.shape[0] > 20 and out[0, 3] < 1)
