@@ -7,31 +7,28 @@ result -- or of anything computed from it -- or by ``mx.nd.waitall()``, once. ne
 such an error on the result's tensor (:func:`defer_error`); imperative operators hand it on
 to their results (:func:`carry`, only while some error is pending: ``LIVE``), the
 NDArray's read methods call :func:`raise_deferred` and ``waitall`` :func:`raise_pending`.
-A compiled graph (executors, hybridized blocks) hands the errors deferred while it ran to
-all its outputs (:class:`collected`). Errors of arguments (shapes, attribute values) stay
+A compiled graph (executors, hybridized blocks) hands the first error deferred while it ran to
+all its outputs (:func:`run_started`, :func:`run_ended`). Errors of arguments (shapes, attribute values) stay
 immediate.
 """
 import threading
 import weakref
 
-__all__ = ['defer_error', 'raise_deferred', 'raise_pending', 'carry', 'collected', 'deferred_count',
-           'attach_deferred_since', 'LIVE']
+__all__ = ['defer_error', 'raise_deferred', 'raise_pending', 'carry', 'run_started', 'run_ended', 'LIVE']
 
 _ATTR = '_mx_deferred_error'
 LIVE = [0]              # deferred errors not raised yet (a cheap test for the operators)
 _PENDING = weakref.WeakSet()
 
 
-class _Collecting(threading.local):
-    bucket = None       # the errors deferred while the current ``collected`` scope runs
+class _RunState(threading.local):
+    depth = 0           # compiled graphs running on this thread, nested
     made = 0            # errors deferred by this thread so far
-    recent = ()         # the last of them (at most _RECENT), newest last
+    during_run = ()     # the errors deferred while a graph runs, oldest first (strong: a graph
+                        # frees its intermediates, and an error on one must still reach the outputs)
 
 
-_RECENT = 64
-
-
-_COLLECTING = _Collecting()
+_RUN = _RunState()
 
 
 class _Deferred:
@@ -61,54 +58,38 @@ def defer_error(tensor, error):
     returns ``tensor``."""
     record = _Deferred(error)
     setattr(tensor, _ATTR, record)
-    state = _COLLECTING
-    if state.bucket is not None:
-        state.bucket.append(record)
+    state = _RUN
     state.made += 1
-    state.recent = (state.recent + (record,))[-_RECENT:]
+    if state.depth:
+        state.during_run += (record,)
+    # outside a graph nothing else holds the record: when every array carrying it dies, the
+    # error dies too, as in MXNet (waitall does not raise it)
     return tensor
 
 
-def deferred_count():
-    """How many errors this thread has deferred: a compiled graph compares it before and
-    after running (cheaper than a ``collected`` scope on every call, when errors are rare)."""
-    return _COLLECTING.made
+def run_started():
+    """Called as a compiled graph starts; hand the result to :func:`run_ended`. (Counting is
+    cheaper than collecting on every call, when errors are rare.)"""
+    state = _RUN
+    state.depth += 1
+    return state.made
 
 
-def attach_deferred_since(count, results):
-    """Put the first error this thread deferred after :func:`deferred_count` gave ``count``
-    on ``results`` (a tensor or a sequence of them); returns ``results``."""
-    state = _COLLECTING
-    new = state.made - count
-    if new > 0 and state.recent:
-        first = state.recent[-min(new, len(state.recent))]
-        for r in (results if isinstance(results, (tuple, list)) else (results,)):
-            if r is not None and hasattr(r, '__dict__'):
-                setattr(r, _ATTR, first)
-    return results
-
-
-class collected:
-    """``with collected() as errors:`` lists (and keeps alive) the errors deferred inside;
-    ``errors.attach(results)`` puts the first on ``results`` (a tensor or a sequence)."""
-    __slots__ = ('records', 'outer')
-
-    def __enter__(self):
-        self.outer, self.records = _COLLECTING.bucket, []
-        _COLLECTING.bucket = self.records
-        return self
-
-    def __exit__(self, *exc):
-        _COLLECTING.bucket = self.outer
-        if self.outer is not None:
-            self.outer.extend(self.records)
-
-    def attach(self, results):
-        if self.records:
+def run_ended(started, results):
+    """Called as the graph ends (also when it raised; ``results`` then None): the first error
+    deferred while it ran goes on ``results`` (a tensor or a sequence of them). Returns ``results``."""
+    state = _RUN
+    state.depth -= 1
+    new = state.made - started
+    if new > 0 and state.during_run:
+        first = state.during_run[-min(new, len(state.during_run))]
+        if results is not None:
             for r in (results if isinstance(results, (tuple, list)) else (results,)):
                 if r is not None and hasattr(r, '__dict__'):
-                    setattr(r, _ATTR, self.records[0])
-        return results
+                    setattr(r, _ATTR, first)
+    if not state.depth and state.during_run:
+        state.during_run = ()
+    return results
 
 
 def raise_deferred(tensor):

@@ -236,3 +236,21 @@ def test_bad_parameter_values_are_reported_at_the_read_as_mxnet():
     res, = exe.forward()
     with pytest.raises(mx.base.MXNetError, match='scale must be positive'):
         res.asnumpy()
+
+
+def test_an_error_whose_arrays_all_died_is_dropped_as_in_mxnet():
+    # MXNet's waitall stays quiet about a failed result nobody holds any more (its own
+    # test_exc_handling runs waitall after such calls), outside and inside compiled graphs
+    def unread():
+        mx.nd.dot(rnd.normal(0, -1, shape=(2, 2)), mx.nd.ones((2, 2)))
+    unread()
+    exe = mx.sym.random.normal(0, -1, shape=(2, 2)).bind(mx.cpu(), {})
+    exe.forward()
+    del exe
+    import gc
+    gc.collect()
+    mx.nd.waitall()
+    kept = rnd.normal(0, -1, shape=(2,))
+    with pytest.raises(mx.base.MXNetError, match='scale must be positive'):
+        mx.nd.waitall()
+    del kept

@@ -97,11 +97,10 @@ class CompiledGraph:
     def __call__(self, tensors, *monitor):
         """Run on the input tensors (then the monitor callback of a monitored graph); torch
         errors become ``MXNetError`` naming the operator."""
+        outputs = None
+        started = async_errors.run_started()
         try:
-            deferred = async_errors.deferred_count()
             outputs = self.fn(*tensors, *monitor)
-            if async_errors.deferred_count() != deferred:   # an operator's deferred error: the outputs report it
-                async_errors.attach_deferred_since(deferred, outputs)
             return outputs
         except MXNetError:
             raise
@@ -109,6 +108,8 @@ class CompiledGraph:
             raise MXNetError('graph execution failed in %s: %s (graph input shapes %s)'
                              % (self._failing_node(err.__traceback__), str(err).split('\n')[0],
                                 [tuple(t.shape) for t in tensors])) from None
+        finally:
+            async_errors.run_ended(started, outputs)
 
     def _failing_node(self, traceback):
         """``'<op> <name>'`` of the operator whose line of the generated source raised."""
