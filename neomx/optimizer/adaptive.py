@@ -79,6 +79,16 @@ class AdamW(Adam):
 
     ``w -= lr_t * m / (sqrt(v) + epsilon) + lr * wd * w``, with ``lr_t`` the bias-corrected
     rate when ``correct_bias``. (MXNet 1.9.1 has only the ``adamw_update`` operator.)
+
+    Example
+    -------
+    >>> opt = mx.optimizer.AdamW(learning_rate=0.1, wd=0.1)
+    >>> weight = mx.nd.ones(2)
+    >>> opt.update(0, weight, mx.nd.array([1, -2]), opt.create_state(0, weight))    # Adam step, then - lr * wd * w
+    >>> weight
+    <BLANKLINE>
+    [0.89000005 1.09      ]
+    <NDArray 2 @cpu(0)>
     """
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8, correct_bias=True, **kwargs):
@@ -98,6 +108,16 @@ class Adamax(_MomentsOptimizer):
     """AdaMax, Adam with the infinity norm (Kingma & Ba, section 7).
 
     ``u = max(beta2 * u, |g|)``; ``w -= lr / (1 - beta1**t) * m / u``.
+
+    Example
+    -------
+    >>> opt = mx.optimizer.Adamax(learning_rate=0.1)
+    >>> weight = mx.nd.ones(2)
+    >>> opt.update(0, weight, mx.nd.array([1, -2]), opt.create_state(0, weight))
+    >>> weight
+    <BLANKLINE>
+    [0.9 1.1]
+    <NDArray 2 @cpu(0)>
     """
 
     def __init__(self, learning_rate=0.002, beta1=0.9, beta2=0.999, **kwargs):
@@ -116,6 +136,16 @@ class Nadam(_MomentsOptimizer):
 
     As in MXNet, the running product of the schedule (``m_schedule``) is shared by all
     parameters: it advances once per parameter update.
+
+    Example
+    -------
+    >>> opt = mx.optimizer.Nadam(learning_rate=0.1)
+    >>> weight = mx.nd.ones(2)
+    >>> opt.update(0, weight, mx.nd.array([1, -2]), opt.create_state(0, weight))
+    >>> weight
+    <BLANKLINE>
+    [0.8943548 1.1056452]
+    <NDArray 2 @cpu(0)>
     """
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8, schedule_decay=0.004,
@@ -152,6 +182,16 @@ class LAMB(_MomentsOptimizer):
     lower_bound, upper_bound : float, optional
         Bounds applied to ``|w|`` in the trust ratio.
     bias_correction : bool
+
+    Example
+    -------
+    >>> opt = mx.optimizer.LAMB(learning_rate=0.1)
+    >>> weight = mx.nd.ones(2)
+    >>> opt.update(0, weight, mx.nd.array([1, -2]), opt.create_state(0, weight))
+    >>> weight
+    <BLANKLINE>
+    [0.90000004 1.1       ]
+    <NDArray 2 @cpu(0)>
     """
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-6, lower_bound=None,
@@ -179,6 +219,16 @@ class AdaGrad(Optimizer):
     ----------
     eps : float
         Added inside the square root for stability.
+
+    Example
+    -------
+    >>> opt = mx.optimizer.AdaGrad(learning_rate=0.1)
+    >>> weight = mx.nd.ones(2)
+    >>> opt.update(0, weight, mx.nd.array([1, -2]), opt.create_state(0, weight))    # the first step is about lr * sign(g)
+    >>> weight
+    <BLANKLINE>
+    [0.9 1.1]
+    <NDArray 2 @cpu(0)>
     """
 
     _LAZY_FOR_ROW_SPARSE = True    # MXNet's sparse kernel updates only the rows held
@@ -204,6 +254,16 @@ class AdaDelta(Optimizer):
     rho : float
         Decay rate of both accumulators.
     epsilon : float
+
+    Example
+    -------
+    >>> opt = mx.optimizer.AdaDelta(rho=0.9, epsilon=1e-5)
+    >>> weight = mx.nd.ones(2)
+    >>> opt.update(0, weight, mx.nd.array([1, -2]), opt.create_state(0, weight))
+    >>> weight
+    <BLANKLINE>
+    [0.9900005 1.0099999]
+    <NDArray 2 @cpu(0)>
     """
 
     def __init__(self, rho=0.90, epsilon=1e-5, **kwargs):
@@ -235,6 +295,16 @@ class RMSProp(Optimizer):
     centered : bool
     clip_weights : float, optional
         Clip the weights to ``[-clip_weights, clip_weights]`` after each step.
+
+    Example
+    -------
+    >>> opt = mx.optimizer.RMSProp(learning_rate=0.1)
+    >>> weight = mx.nd.ones(2)
+    >>> opt.update(0, weight, mx.nd.array([1, -2]), opt.create_state(0, weight))
+    >>> weight
+    <BLANKLINE>
+    [0.68377227 1.3162278 ]
+    <NDArray 2 @cpu(0)>
     """
 
     def __init__(self, learning_rate=0.001, gamma1=0.9, gamma2=0.9, epsilon=1e-8, centered=False,
@@ -270,6 +340,16 @@ class Ftrl(Optimizer):
         L1 regularization strength.
     beta : float
         Smoothing of the per-coordinate rates.
+
+    Example
+    -------
+    >>> opt = mx.optimizer.Ftrl(learning_rate=0.1, lamda1=0.01)
+    >>> weight = mx.nd.ones(2)
+    >>> opt.update(0, weight, mx.nd.array([1, -2]), opt.create_state(0, weight))
+    >>> weight
+    <BLANKLINE>
+    [0.4495 0.733 ]
+    <NDArray 2 @cpu(0)>
     """
 
     _LAZY_FOR_ROW_SPARSE = True    # MXNet's sparse kernel updates only the rows held
@@ -296,6 +376,16 @@ class FTML(Optimizer):
     ----------
     beta1, beta2 : float
     epsilon : float
+
+    Example
+    -------
+    >>> opt = mx.optimizer.FTML(learning_rate=0.1)
+    >>> weight = mx.nd.ones(2)
+    >>> opt.update(0, weight, mx.nd.array([1, -2]), opt.create_state(0, weight))
+    >>> weight
+    <BLANKLINE>
+    [0.9 1.1]
+    <NDArray 2 @cpu(0)>
     """
 
     def __init__(self, beta1=0.6, beta2=0.999, epsilon=1e-8, **kwargs):

@@ -62,6 +62,18 @@ class Optimizer:
         Keep float32 master weights (and states) for float16/bfloat16 weights.
     param_dict : dict of int to Parameter, optional
         Gluon parameters by index, whose ``lr_mult``/``wd_mult`` take precedence.
+
+    Example
+    -------
+    >>> opt = mx.optimizer.Optimizer.create_optimizer('sgd', learning_rate=0.1, wd=0.01)
+    >>> type(opt).__name__, opt.learning_rate, opt.wd
+    ('SGD', 0.1, 0.01)
+    >>> opt.set_learning_rate(0.05)
+    >>> opt.learning_rate
+    0.05
+    >>> opt.set_lr_mult({'fc_weight': 2.0})
+    >>> opt.lr_mult
+    {'fc_weight': 2.0}
     """
 
     # whether a row_sparse gradient updates only its rows when there is no lazy_update option
@@ -378,6 +390,20 @@ class Updater:
     ``updater(index, grad, weight)`` creates the state of an index on first sight, then
     updates. Lists of indices, grads and weights are updated in one fused call.
     String keys given as bytes (KVStore's form) are decoded first.
+
+    Example
+    -------
+    >>> updater = mx.optimizer.get_updater(mx.optimizer.SGD(learning_rate=0.5, momentum=0.9))
+    >>> weight = mx.nd.ones(3)
+    >>> updater(0, mx.nd.array([1, 2, 3]), weight)       # creates index 0's momentum, then steps
+    >>> weight
+    <BLANKLINE>
+    [ 0.5  0.  -0.5]
+    <NDArray 3 @cpu(0)>
+    >>> updater.states[0]                                 # the momentum
+    <BLANKLINE>
+    [-0.5 -1.  -1.5]
+    <NDArray 3 @cpu(0)>
     """
 
     def __init__(self, optimizer):

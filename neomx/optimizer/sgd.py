@@ -73,6 +73,16 @@ class NAG(_MomentumOptimizer):
 
     ``step = -lr * (clip(rescale_grad * grad) + wd * weight)``; ``mom = momentum * mom + step``;
     ``weight += momentum * mom + step``.
+
+    Example
+    -------
+    >>> opt = mx.optimizer.NAG(learning_rate=0.1, momentum=0.9)
+    >>> weight = mx.nd.ones(2)
+    >>> opt.update(0, weight, mx.nd.array([1, -2]), opt.create_state(0, weight))    # step -0.1 * g, plus 0.9 * mom
+    >>> weight
+    <BLANKLINE>
+    [0.81 1.38]
+    <NDArray 2 @cpu(0)>
     """
 
     def _step(self, indices, weights, grads, states, lrs, wds):
@@ -94,6 +104,16 @@ class Signum(_MomentumOptimizer):
     momentum : float
     wd_lh : float
         Decoupled weight decay (Loshchilov & Hutter).
+
+    Example
+    -------
+    >>> opt = mx.optimizer.Signum(learning_rate=0.1)
+    >>> weight = mx.nd.ones(2)
+    >>> opt.update(0, weight, mx.nd.array([0.5, -3]), opt.create_state(0, weight))    # w + lr * sign(-g)
+    >>> weight
+    <BLANKLINE>
+    [0.9 1.1]
+    <NDArray 2 @cpu(0)>
     """
     _MASTER_FIRST = True
 
@@ -123,6 +143,16 @@ class LARS(SGD):
         Trust coefficient.
     eps : float
     momentum_correction : bool
+
+    Example
+    -------
+    >>> opt = mx.optimizer.LARS(learning_rate=0.1, eta=0.1)
+    >>> weight = mx.nd.ones(2)
+    >>> opt.update(0, weight, mx.nd.array([3, 4]), opt.create_state(0, weight))    # lr scaled by eta * |w| / |g|
+    >>> weight
+    <BLANKLINE>
+    [0.99151474 0.98868626]
+    <NDArray 2 @cpu(0)>
     """
 
     def __init__(self, momentum=0.0, lazy_update=True, eta=0.001, eps=0, momentum_correction=True, **kwargs):
@@ -300,6 +330,16 @@ class DCASGD(Optimizer):
     momentum : float
     lamda : float
         Delay compensation strength.
+
+    Example
+    -------
+    >>> opt = mx.optimizer.DCASGD(learning_rate=0.1, momentum=0.9)
+    >>> weight = mx.nd.ones(2)
+    >>> opt.update(0, weight, mx.nd.array([1, -2]), opt.create_state(0, weight))
+    >>> weight
+    <BLANKLINE>
+    [0.9 1.2]
+    <NDArray 2 @cpu(0)>
     """
 
     def __init__(self, momentum=0.0, lamda=0.04, **kwargs):
@@ -319,7 +359,17 @@ class DCASGD(Optimizer):
 
 @register
 class SGLD(Optimizer):
-    """Stochastic gradient Langevin dynamics: half a gradient step plus Gaussian noise of variance ``lr``."""
+    """Stochastic gradient Langevin dynamics: half a gradient step plus Gaussian noise of variance ``lr``.
+
+    Example
+    -------
+    >>> mx.random.seed(0)
+    >>> opt = mx.optimizer.SGLD(learning_rate=0.01)
+    >>> weight = mx.nd.ones(2)
+    >>> opt.update(0, weight, mx.nd.array([1, -2]), None)     # w - lr/2 * g + N(0, lr) noise
+    >>> weight.shape, weight.dtype
+    ((2,), <class 'numpy.float32'>)
+    """
 
     def _step(self, indices, weights, grads, states, lrs, wds):
         K.sgld_(weights, grads, lrs, wds, self.rescale_grad, self._clip())
@@ -327,4 +377,15 @@ class SGLD(Optimizer):
 
 @register
 class ccSGD(SGD):      # noqa: N801  (MXNet's name)
-    """Deprecated alias of :class:`SGD`."""
+    """Deprecated alias of :class:`SGD`.
+
+    Example
+    -------
+    >>> opt = mx.optimizer.ccSGD(learning_rate=0.1)
+    >>> weight = mx.nd.ones(2)
+    >>> opt.update(0, weight, mx.nd.array([1, -2]), opt.create_state(0, weight))
+    >>> weight
+    <BLANKLINE>
+    [0.9 1.2]
+    <NDArray 2 @cpu(0)>
+    """
