@@ -83,8 +83,8 @@ class AdamW(Adam):
     Example
     -------
     >>> opt = mx.optimizer.AdamW(learning_rate=0.1, wd=0.1)
-    >>> weight = mx.nd.ones(2)
-    >>> opt.update(0, weight, mx.nd.array([1, -2]), opt.create_state(0, weight))    # Adam step, then - lr * wd * w
+    >>> weight, grad = mx.nd.ones(2), mx.nd.array([1, -2])
+    >>> opt.update(0, weight, grad, opt.create_state(0, weight))  # Adam step, then - lr * wd * w
     >>> weight
     <BLANKLINE>
     [0.89000005 1.09      ]
@@ -112,8 +112,8 @@ class Adamax(_MomentsOptimizer):
     Example
     -------
     >>> opt = mx.optimizer.Adamax(learning_rate=0.1)
-    >>> weight = mx.nd.ones(2)
-    >>> opt.update(0, weight, mx.nd.array([1, -2]), opt.create_state(0, weight))
+    >>> weight, grad = mx.nd.ones(2), mx.nd.array([1, -2])
+    >>> opt.update(0, weight, grad, opt.create_state(0, weight))
     >>> weight
     <BLANKLINE>
     [0.9 1.1]
@@ -140,8 +140,8 @@ class Nadam(_MomentsOptimizer):
     Example
     -------
     >>> opt = mx.optimizer.Nadam(learning_rate=0.1)
-    >>> weight = mx.nd.ones(2)
-    >>> opt.update(0, weight, mx.nd.array([1, -2]), opt.create_state(0, weight))
+    >>> weight, grad = mx.nd.ones(2), mx.nd.array([1, -2])
+    >>> opt.update(0, weight, grad, opt.create_state(0, weight))
     >>> weight
     <BLANKLINE>
     [0.8943548 1.1056452]
@@ -186,8 +186,8 @@ class LAMB(_MomentsOptimizer):
     Example
     -------
     >>> opt = mx.optimizer.LAMB(learning_rate=0.1)
-    >>> weight = mx.nd.ones(2)
-    >>> opt.update(0, weight, mx.nd.array([1, -2]), opt.create_state(0, weight))
+    >>> weight, grad = mx.nd.ones(2), mx.nd.array([1, -2])
+    >>> opt.update(0, weight, grad, opt.create_state(0, weight))
     >>> weight
     <BLANKLINE>
     [0.90000004 1.1       ]
@@ -223,8 +223,8 @@ class AdaGrad(Optimizer):
     Example
     -------
     >>> opt = mx.optimizer.AdaGrad(learning_rate=0.1)
-    >>> weight = mx.nd.ones(2)
-    >>> opt.update(0, weight, mx.nd.array([1, -2]), opt.create_state(0, weight))    # the first step is about lr * sign(g)
+    >>> weight, grad = mx.nd.ones(2), mx.nd.array([1, -2])
+    >>> opt.update(0, weight, grad, opt.create_state(0, weight))  # the first step is about lr * sign(g)
     >>> weight
     <BLANKLINE>
     [0.9 1.1]
@@ -258,8 +258,8 @@ class AdaDelta(Optimizer):
     Example
     -------
     >>> opt = mx.optimizer.AdaDelta(rho=0.9, epsilon=1e-5)
-    >>> weight = mx.nd.ones(2)
-    >>> opt.update(0, weight, mx.nd.array([1, -2]), opt.create_state(0, weight))
+    >>> weight, grad = mx.nd.ones(2), mx.nd.array([1, -2])
+    >>> opt.update(0, weight, grad, opt.create_state(0, weight))
     >>> weight
     <BLANKLINE>
     [0.9900005 1.0099999]
@@ -299,8 +299,8 @@ class RMSProp(Optimizer):
     Example
     -------
     >>> opt = mx.optimizer.RMSProp(learning_rate=0.1)
-    >>> weight = mx.nd.ones(2)
-    >>> opt.update(0, weight, mx.nd.array([1, -2]), opt.create_state(0, weight))
+    >>> weight, grad = mx.nd.ones(2), mx.nd.array([1, -2])
+    >>> opt.update(0, weight, grad, opt.create_state(0, weight))
     >>> weight
     <BLANKLINE>
     [0.68377227 1.3162278 ]
@@ -344,8 +344,8 @@ class Ftrl(Optimizer):
     Example
     -------
     >>> opt = mx.optimizer.Ftrl(learning_rate=0.1, lamda1=0.01)
-    >>> weight = mx.nd.ones(2)
-    >>> opt.update(0, weight, mx.nd.array([1, -2]), opt.create_state(0, weight))
+    >>> weight, grad = mx.nd.ones(2), mx.nd.array([1, -2])
+    >>> opt.update(0, weight, grad, opt.create_state(0, weight))
     >>> weight
     <BLANKLINE>
     [0.4495 0.733 ]
@@ -380,8 +380,8 @@ class FTML(Optimizer):
     Example
     -------
     >>> opt = mx.optimizer.FTML(learning_rate=0.1)
-    >>> weight = mx.nd.ones(2)
-    >>> opt.update(0, weight, mx.nd.array([1, -2]), opt.create_state(0, weight))
+    >>> weight, grad = mx.nd.ones(2), mx.nd.array([1, -2])
+    >>> opt.update(0, weight, grad, opt.create_state(0, weight))
     >>> weight
     <BLANKLINE>
     [0.9 1.1]

@@ -77,8 +77,8 @@ class NAG(_MomentumOptimizer):
     Example
     -------
     >>> opt = mx.optimizer.NAG(learning_rate=0.1, momentum=0.9)
-    >>> weight = mx.nd.ones(2)
-    >>> opt.update(0, weight, mx.nd.array([1, -2]), opt.create_state(0, weight))    # step -0.1 * g, plus 0.9 * mom
+    >>> weight, grad = mx.nd.ones(2), mx.nd.array([1, -2])
+    >>> opt.update(0, weight, grad, opt.create_state(0, weight))  # step -0.1 * g, plus 0.9 * mom
     >>> weight
     <BLANKLINE>
     [0.81 1.38]
@@ -108,8 +108,8 @@ class Signum(_MomentumOptimizer):
     Example
     -------
     >>> opt = mx.optimizer.Signum(learning_rate=0.1)
-    >>> weight = mx.nd.ones(2)
-    >>> opt.update(0, weight, mx.nd.array([0.5, -3]), opt.create_state(0, weight))    # w + lr * sign(-g)
+    >>> weight, grad = mx.nd.ones(2), mx.nd.array([0.5, -3])
+    >>> opt.update(0, weight, grad, opt.create_state(0, weight))  # w + lr * sign(-g)
     >>> weight
     <BLANKLINE>
     [0.9 1.1]
@@ -147,8 +147,8 @@ class LARS(SGD):
     Example
     -------
     >>> opt = mx.optimizer.LARS(learning_rate=0.1, eta=0.1)
-    >>> weight = mx.nd.ones(2)
-    >>> opt.update(0, weight, mx.nd.array([3, 4]), opt.create_state(0, weight))    # lr scaled by eta * |w| / |g|
+    >>> weight, grad = mx.nd.ones(2), mx.nd.array([3, 4])
+    >>> opt.update(0, weight, grad, opt.create_state(0, weight))  # lr scaled by eta * |w| / |g|
     >>> weight
     <BLANKLINE>
     [0.99151474 0.98868626]
@@ -334,8 +334,8 @@ class DCASGD(Optimizer):
     Example
     -------
     >>> opt = mx.optimizer.DCASGD(learning_rate=0.1, momentum=0.9)
-    >>> weight = mx.nd.ones(2)
-    >>> opt.update(0, weight, mx.nd.array([1, -2]), opt.create_state(0, weight))
+    >>> weight, grad = mx.nd.ones(2), mx.nd.array([1, -2])
+    >>> opt.update(0, weight, grad, opt.create_state(0, weight))
     >>> weight
     <BLANKLINE>
     [0.9 1.2]
@@ -382,8 +382,8 @@ class ccSGD(SGD):      # noqa: N801  (MXNet's name)
     Example
     -------
     >>> opt = mx.optimizer.ccSGD(learning_rate=0.1)
-    >>> weight = mx.nd.ones(2)
-    >>> opt.update(0, weight, mx.nd.array([1, -2]), opt.create_state(0, weight))
+    >>> weight, grad = mx.nd.ones(2), mx.nd.array([1, -2])
+    >>> opt.update(0, weight, grad, opt.create_state(0, weight))
     >>> weight
     <BLANKLINE>
     [0.9 1.2]
