@@ -29,6 +29,21 @@ class KVStoreBase:
     A plugin store subclasses this, implements ``broadcast``, ``pushpull``, ``is_capable``,
     ``type``, ``rank`` and ``num_workers`` (and the optimizer-state methods if it can run an
     optimizer), and registers itself with :meth:`register`.
+
+    Example
+    -------
+    >>> kv = mx.kv.create('local')
+    >>> isinstance(kv, mx.kv.KVStoreBase), kv.type, kv.rank, kv.num_workers
+    (True, 'local', 0, 1)
+    >>> kv.is_capable(mx.kv.KVStoreBase.OPTIMIZER)
+    True
+    >>> kv.broadcast('w', mx.nd.ones(2) * 5, out=mx.nd.zeros(2))
+    >>> out = mx.nd.zeros(2)
+    >>> kv.pushpull('w', [mx.nd.ones(2), mx.nd.ones(2)], out=out)     # summed over the list
+    >>> out
+    <BLANKLINE>
+    [2. 2.]
+    <NDArray 2 @cpu(0)>
     """
     OPTIMIZER = 'optimizer'
     kv_registry = {}
@@ -91,7 +106,20 @@ class KVStoreBase:
 
 @KVStoreBase.register
 class TestStore(KVStoreBase):
-    """A single-process store without optimizer support, for tests (MXNet's ``teststore``)."""
+    """A single-process store without optimizer support, for tests (MXNet's ``teststore``).
+
+    Example
+    -------
+    >>> kv = mx.kv.create('teststore')
+    >>> type(kv).__name__, kv.is_capable('optimizer')
+    ('TestStore', False)
+    >>> values = [mx.nd.ones(2), mx.nd.array([1, 2])]
+    >>> kv.pushpull(0, values)                  # every value becomes the sum
+    >>> values[1]
+    <BLANKLINE>
+    [2. 3.]
+    <NDArray 2 @cpu(0)>
+    """
 
     def broadcast(self, key, value, out, priority=0):
         for o in out if isinstance(out, (list, tuple)) else [out]:

@@ -385,7 +385,23 @@ def _count(values):
 
 
 class LocalKVStore(KVStore):
-    """``local``: values stored and summed on the host."""
+    """``local``: values stored and summed on the host.
+
+    Example
+    -------
+    >>> kv = mx.kv.create('local')
+    >>> type(kv).__name__, kv.type
+    ('LocalKVStore', 'local')
+    >>> kv.init(0, mx.nd.zeros(3))
+    >>> kv.set_optimizer(mx.optimizer.SGD(learning_rate=0.5))     # pushed values are now gradients
+    >>> kv.push(0, [mx.nd.ones(3), mx.nd.ones(3)])
+    >>> out = mx.nd.zeros(3)
+    >>> kv.pull(0, out=out)
+    >>> out
+    <BLANKLINE>
+    [-1. -1. -1.]
+    <NDArray 3 @cpu(0)>
+    """
     kind = 'local'
 
 
@@ -395,6 +411,19 @@ class DeviceKVStore(KVStore):
     A key's home is chosen when it is initialized, among the contexts of its init value,
     and moved at its first push from several devices to the least loaded of them (by bytes
     of keys already placed), so the keys' reductions spread over the devices.
+
+    Example
+    -------
+    >>> kv = mx.kv.create('device')
+    >>> type(kv).__name__, kv.type
+    ('DeviceKVStore', 'device')
+    >>> kv.init('b', mx.nd.zeros(2))
+    >>> grads = [mx.nd.ones(2, ctx=mx.cpu(0)), mx.nd.ones(2, ctx=mx.cpu(1))]   # one per device
+    >>> kv.pushpull('b', grads)
+    >>> grads[1]
+    <BLANKLINE>
+    [2. 2.]
+    <NDArray 2 @cpu(1)>
     """
     kind = 'device'
 
@@ -429,7 +458,21 @@ class DeviceKVStore(KVStore):
 
 
 class NCCLKVStore(DeviceKVStore):
-    """``nccl``: a device store for GPUs, reducing and broadcasting with NCCL collectives."""
+    """``nccl``: a device store for GPUs, reducing and broadcasting with NCCL collectives.
+
+    Example
+    -------
+    It needs GPUs (on a machine without one ``mx.kv.create('nccl')`` raises MXNetError):
+
+    >>> issubclass(mx.kv.NCCLKVStore, mx.kv.DeviceKVStore)
+    True
+    >>> kv = mx.kv.create('nccl')                                            # doctest: +SKIP
+    >>> kv.init(0, mx.nd.zeros(2, ctx=mx.gpu(0)))                            # doctest: +SKIP
+    >>> grads = [mx.nd.ones(2, ctx=mx.gpu(i)) for i in range(mx.context.num_gpus())]  # doctest: +SKIP
+    >>> kv.pushpull(0, grads)                   # summed over the GPUs       # doctest: +SKIP
+    >>> grads[0].asnumpy() == len(grads)                                     # doctest: +SKIP
+    array([ True,  True])
+    """
     kind = 'nccl'
 
     def __init__(self):
