@@ -33,7 +33,25 @@ _IMAGENET_STD = (58.395, 57.12, 57.375)
 
 
 class Augmenter:
-    """Base augmenter: keeps its constructor arguments (arrays as lists) for :meth:`dumps`."""
+    """Base augmenter: keeps its constructor arguments (arrays as lists) for :meth:`dumps`.
+
+    Example
+    -------
+
+    >>> class Invert(mx.image.Augmenter):
+    ...     def __init__(self, top=255):
+    ...         super().__init__(top=top)
+    ...         self.top = top
+    ...     def __call__(self, src):
+    ...         return self.top - src
+    >>> aug = Invert()
+    >>> aug.dumps()
+    '["invert", {"top": 255}]'
+    >>> aug(mx.nd.array([[[0, 100, 255]]]))
+    <BLANKLINE>
+    [[[255. 155.   0.]]]
+    <NDArray 1x1x3 @cpu(0)>
+    """
 
     def __init__(self, **kwargs):
         self._kwargs = {key: _jsonable(value) for key, value in kwargs.items()}
@@ -53,7 +71,20 @@ def _jsonable(value):
 
 
 class SequentialAug(Augmenter):
-    """Apply the augmenters ``ts`` one after the other."""
+    """Apply the augmenters ``ts`` one after the other.
+
+    Shape
+    -----
+    src: ``(H, W, C)`` image; out: what the last augmenter makes.
+
+    Example
+    -------
+
+    >>> aug = mx.image.SequentialAug([mx.image.ForceResizeAug((4, 2)), mx.image.CastAug('float16')])
+    >>> out = aug(mx.nd.ones((6, 6, 3), dtype='uint8'))
+    >>> out.shape, out.dtype
+    ((2, 4, 3), <class 'numpy.float16'>)
+    """
 
     def __init__(self, ts):
         super().__init__()
@@ -70,7 +101,22 @@ class SequentialAug(Augmenter):
 
 
 class RandomOrderAug(SequentialAug):
-    """Apply the augmenters ``ts`` in a random order (shuffled in place at every call)."""
+    """Apply the augmenters ``ts`` in a random order (shuffled in place at every call).
+
+    Shape
+    -----
+    src: ``(H, W, C)`` image; out: what the augmenters make.
+
+    Example
+    -------
+
+    >>> import random
+    >>> random.seed(0)
+    >>> aug = mx.image.RandomOrderAug([mx.image.CastAug(), mx.image.ResizeAug(2)])
+    >>> out = aug(mx.nd.ones((4, 6, 3), dtype='uint8'))
+    >>> out.shape, out.dtype
+    ((2, 3, 3), <class 'numpy.float32'>)
+    """
 
     def __call__(self, src):
         pyrandom.shuffle(self.ts)
@@ -87,14 +133,36 @@ class _SizedAug(Augmenter):
 
 
 class ResizeAug(_SizedAug):
-    """Resize the shorter edge to ``size`` (an int)."""
+    """Resize the shorter edge to ``size`` (an int).
+
+    Shape
+    -----
+    src: ``(H, W, C)`` image; out: ``(size, W * size / H, C)`` when H <= W, else ``(H * size / W, size, C)``.
+
+    Example
+    -------
+
+    >>> mx.image.ResizeAug(4)(mx.nd.ones((8, 12, 3), dtype='uint8')).shape
+    (4, 6, 3)
+    """
 
     def __call__(self, src):
         return resize_short(src, self.size, self.interp)
 
 
 class ForceResizeAug(_SizedAug):
-    """Resize to exactly ``size`` (w, h), ignoring the aspect ratio."""
+    """Resize to exactly ``size`` (w, h), ignoring the aspect ratio.
+
+    Shape
+    -----
+    src: ``(H, W, C)`` image; out: ``(size[1], size[0], C)``.
+
+    Example
+    -------
+
+    >>> mx.image.ForceResizeAug((5, 3))(mx.nd.ones((8, 12, 3), dtype='uint8')).shape
+    (3, 5, 3)
+    """
 
     def __call__(self, src):
         sizes = (src.shape[0], src.shape[1], self.size[1], self.size[0])
@@ -102,21 +170,63 @@ class ForceResizeAug(_SizedAug):
 
 
 class RandomCropAug(_SizedAug):
-    """Crop a random window of ``size`` (w, h); see :func:`random_crop`."""
+    """Crop a random window of ``size`` (w, h); see :func:`random_crop`.
+
+    Shape
+    -----
+    src: ``(H, W, C)`` image; out: ``(size[1], size[0], C)``.
+
+    Example
+    -------
+
+    >>> import random
+    >>> random.seed(0)
+    >>> mx.image.RandomCropAug((4, 2))(mx.nd.ones((8, 12, 3), dtype='uint8')).shape
+    (2, 4, 3)
+    """
 
     def __call__(self, src):
         return random_crop(src, self.size, self.interp)[0]
 
 
 class CenterCropAug(_SizedAug):
-    """Crop the centred window of ``size`` (w, h); see :func:`center_crop`."""
+    """Crop the centred window of ``size`` (w, h); see :func:`center_crop`.
+
+    Shape
+    -----
+    src: ``(H, W, C)`` image; out: ``(size[1], size[0], C)``.
+
+    Example
+    -------
+
+    >>> img = mx.nd.arange(16).reshape((4, 4, 1))
+    >>> mx.image.CenterCropAug((2, 2))(img).reshape((2, 2))
+    <BLANKLINE>
+    [[ 5.  6.]
+     [ 9. 10.]]
+    <NDArray 2x2 @cpu(0)>
+    """
 
     def __call__(self, src):
         return center_crop(src, self.size, self.interp)[0]
 
 
 class RandomSizedCropAug(Augmenter):
-    """Crop a window of random area and aspect ratio, resized to ``size``; see :func:`random_size_crop`."""
+    """Crop a window of random area and aspect ratio, resized to ``size``; see :func:`random_size_crop`.
+
+    Shape
+    -----
+    src: ``(H, W, C)`` image; out: ``(size[1], size[0], C)``.
+
+    Example
+    -------
+
+    >>> import random
+    >>> random.seed(0)
+    >>> aug = mx.image.RandomSizedCropAug((4, 4), area=(0.3, 1.0), ratio=(3 / 4, 4 / 3))
+    >>> aug(mx.nd.ones((16, 16, 3), dtype='uint8')).shape
+    (4, 4, 3)
+    """
 
     def __init__(self, size, area, ratio, interp=2, **kwargs):
         super().__init__(size=size, area=area, ratio=ratio, interp=interp)
@@ -135,7 +245,23 @@ def _jitter_factor(spread):
 
 
 class BrightnessJitterAug(Augmenter):
-    """Scale all pixels by a factor in [1 - brightness, 1 + brightness] (in place)."""
+    """Scale all pixels by a factor in [1 - brightness, 1 + brightness] (in place).
+
+    Shape
+    -----
+    src: ``(H, W, C)`` image; out: the same.
+
+    Example
+    -------
+
+    >>> import random
+    >>> random.seed(0)
+    >>> mx.image.BrightnessJitterAug(0.5)(mx.nd.ones((1, 2, 3)) * 100)
+    <BLANKLINE>
+    [[[134.44218 134.44218 134.44218]
+      [134.44218 134.44218 134.44218]]]
+    <NDArray 1x2x3 @cpu(0)>
+    """
 
     def __init__(self, brightness):
         super().__init__(brightness=brightness)
@@ -147,7 +273,24 @@ class BrightnessJitterAug(Augmenter):
 
 
 class ContrastJitterAug(Augmenter):
-    """Blend the image with its mean gray level by a random factor (in place)."""
+    """Blend the image with its mean gray level by a random factor (in place).
+
+    Shape
+    -----
+    src: ``(H, W, C)`` image; out: the same.
+
+    Example
+    -------
+
+    >>> import random
+    >>> random.seed(0)
+    >>> img = mx.nd.array([[[0, 0, 0], [200, 200, 200]]])        # mean gray level 100
+    >>> mx.image.ContrastJitterAug(0.5)(img)
+    <BLANKLINE>
+    [[[-34.442184 -34.442184 -34.442184]
+      [234.44218  234.44218  234.44218 ]]]
+    <NDArray 1x2x3 @cpu(0)>
+    """
 
     def __init__(self, contrast):
         super().__init__(contrast=contrast)
@@ -165,7 +308,22 @@ class ContrastJitterAug(Augmenter):
 
 
 class SaturationJitterAug(Augmenter):
-    """Blend every pixel with its own luma by a random factor (in place)."""
+    """Blend every pixel with its own luma by a random factor (in place).
+
+    Shape
+    -----
+    src: ``(H, W, C)`` image; out: the same.
+
+    Example
+    -------
+
+    >>> import random
+    >>> random.seed(0)
+    >>> mx.image.SaturationJitterAug(0.5)(mx.nd.array([[[200, 100, 0]]]))
+    <BLANKLINE>
+    [[[228.07037  93.62819 -40.81399]]]
+    <NDArray 1x1x3 @cpu(0)>
+    """
 
     def __init__(self, saturation):
         super().__init__(saturation=saturation)
@@ -182,7 +340,24 @@ class SaturationJitterAug(Augmenter):
 
 
 class HueJitterAug(Augmenter):
-    """Rotate the hue by a random angle in [-hue, hue] * pi, linearly in YIQ space."""
+    """Rotate the hue by a random angle in [-hue, hue] * pi, linearly in YIQ space.
+
+    Shape
+    -----
+    src: ``(H, W, C)`` image; out: the same.
+
+    Example
+    -------
+
+    >>> import random
+    >>> random.seed(0)
+    >>> gray = mx.nd.ones((1, 2, 3)) * 50                         # gray has no hue: unchanged
+    >>> mx.image.HueJitterAug(0.5)(gray).round()
+    <BLANKLINE>
+    [[[50. 50. 50.]
+      [50. 50. 50.]]]
+    <NDArray 1x2x3 @cpu(0)>
+    """
 
     def __init__(self, hue):
         super().__init__(hue=hue)
@@ -197,7 +372,23 @@ class HueJitterAug(Augmenter):
 
 
 class ColorJitterAug(RandomOrderAug):
-    """Brightness, contrast and saturation jitter (the non-zero ones) in a random order."""
+    """Brightness, contrast and saturation jitter (the non-zero ones) in a random order.
+
+    Shape
+    -----
+    src: ``(H, W, C)`` image; out: the same.
+
+    Example
+    -------
+
+    >>> import random
+    >>> random.seed(0)
+    >>> aug = mx.image.ColorJitterAug(brightness=0.3, contrast=0, saturation=0.3)
+    >>> [type(a).__name__ for a in aug.ts]                      # the non-zero jitters
+    ['BrightnessJitterAug', 'SaturationJitterAug']
+    >>> aug(mx.nd.ones((2, 2, 3)) * 100).shape
+    (2, 2, 3)
+    """
 
     def __init__(self, brightness, contrast, saturation):
         jitters = [(BrightnessJitterAug, brightness), (ContrastJitterAug, contrast),
@@ -206,7 +397,24 @@ class ColorJitterAug(RandomOrderAug):
 
 
 class LightingAug(Augmenter):
-    """AlexNet-style PCA noise: add ``eigvec @ (alpha * eigval)``, alpha ~ N(0, alphastd)."""
+    """AlexNet-style PCA noise: add ``eigvec @ (alpha * eigval)``, alpha ~ N(0, alphastd).
+
+    Shape
+    -----
+    src: ``(H, W, C)`` image; out: the same.
+
+    Example
+    -------
+
+    >>> np.random.seed(0)
+    >>> eigval = np.array([55.46, 4.794, 1.148])
+    >>> eigvec = np.array([[-0.5675, 0.7192, 0.4009], [-0.5808, -0.0045, -0.8140],
+    ...                    [-0.5836, -0.6948, 0.4203]])
+    >>> mx.image.LightingAug(0.1, eigval, eigvec)(mx.nd.zeros((1, 1, 3)))
+    <BLANKLINE>
+    [[[-5.3690863 -5.7745423 -5.795675 ]]]
+    <NDArray 1x1x3 @cpu(0)>
+    """
 
     def __init__(self, alphastd, eigval, eigvec):
         super().__init__(alphastd=alphastd, eigval=eigval, eigvec=eigvec)
@@ -221,7 +429,21 @@ class LightingAug(Augmenter):
 
 
 class ColorNormalizeAug(Augmenter):
-    """Subtract ``mean`` and divide by ``std`` per channel; see :func:`color_normalize`."""
+    """Subtract ``mean`` and divide by ``std`` per channel; see :func:`color_normalize`.
+
+    Shape
+    -----
+    src: ``(H, W, C)`` image; out: the same.
+
+    Example
+    -------
+
+    >>> aug = mx.image.ColorNormalizeAug(mean=[100, 50, 0], std=[50, 25, 1])
+    >>> aug(mx.nd.array([[[150, 100, 3]]]))
+    <BLANKLINE>
+    [[[1. 2. 3.]]]
+    <NDArray 1x1x3 @cpu(0)>
+    """
 
     def __init__(self, mean, std):
         super().__init__(mean=mean, std=std)
@@ -237,7 +459,21 @@ def _as_ndarray(value):
 
 
 class RandomGrayAug(Augmenter):
-    """With probability ``p``, replace each channel by the pixel's gray level (3 channels kept)."""
+    """With probability ``p``, replace each channel by the pixel's gray level (3 channels kept).
+
+    Shape
+    -----
+    src: ``(H, W, C)`` image; out: the same.
+
+    Example
+    -------
+
+    >>> aug = mx.image.RandomGrayAug(p=1.0)                     # always
+    >>> aug(mx.nd.array([[[100, 200, 0]]]))                     # 0.21 R + 0.72 G + 0.07 B
+    <BLANKLINE>
+    [[[165. 165. 165.]]]
+    <NDArray 1x1x3 @cpu(0)>
+    """
 
     def __init__(self, p):
         super().__init__(p=p)
@@ -251,7 +487,21 @@ class RandomGrayAug(Augmenter):
 
 
 class HorizontalFlipAug(Augmenter):
-    """With probability ``p``, mirror the image left-right."""
+    """With probability ``p``, mirror the image left-right.
+
+    Shape
+    -----
+    src: ``(H, W, C)`` image; out: the same.
+
+    Example
+    -------
+
+    >>> aug = mx.image.HorizontalFlipAug(p=1.0)                 # always
+    >>> aug(mx.nd.arange(3).reshape((1, 3, 1))).reshape((3,))
+    <BLANKLINE>
+    [2. 1. 0.]
+    <NDArray 3 @cpu(0)>
+    """
 
     def __init__(self, p):
         super().__init__(p=p)
@@ -264,7 +514,21 @@ class HorizontalFlipAug(Augmenter):
 
 
 class CastAug(Augmenter):
-    """Cast the image to dtype ``typ``."""
+    """Cast the image to dtype ``typ``.
+
+    Shape
+    -----
+    src: ``(H, W, C)`` image; out: the same, of dtype ``typ``.
+
+    Example
+    -------
+
+    >>> aug = mx.image.CastAug('float16')
+    >>> aug(mx.nd.ones((2, 2, 3), dtype='uint8')).dtype
+    <class 'numpy.float16'>
+    >>> aug.dumps()
+    '["castaug", {"type": "float16"}]'
+    """
 
     def __init__(self, typ='float32'):
         super().__init__(type=typ)

@@ -84,6 +84,28 @@ class ImageIter(DataIter):
 
     Each batch holds data of shape (batch_size, 3, H, W) float32 and the labels; ``pad`` counts
     the samples repeated to fill the last batch.
+
+    Example
+    -------
+    >>> import os, tempfile
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> rec = os.path.join(folder.name, 'imgs.rec')
+    >>> writer = mx.recordio.MXRecordIO(rec, 'w')
+    >>> for label in range(3):
+    ...     img = np.full((8, 8, 3), 40 * label, np.uint8)
+    ...     writer.write(mx.recordio.pack_img(mx.recordio.IRHeader(0, label, label, 0), img, img_fmt='.png'))
+    >>> writer.close()
+    >>> it = mx.image.ImageIter(2, (3, 4, 4), path_imgrec=rec, resize=4)
+    >>> batch = it.next()
+    >>> batch.data[0].shape
+    (2, 3, 4, 4)
+    >>> batch.label[0]
+    <BLANKLINE>
+    [0. 1.]
+    <NDArray 2 @cpu(0)>
+    >>> it.next().pad                   # the last batch is filled from the start
+    1
+    >>> folder.cleanup()
     """
 
     def __init__(self, batch_size, data_shape, label_width=1, path_imgrec=None, path_imglist=None,
