@@ -76,6 +76,17 @@ class BucketSentenceIter(DataIter):
     Each batch carries ``bucket_key`` (its length) and its own ``provide_data``/
     ``provide_label``; the iterator's describe the largest bucket (``default_bucket_key``).
     ``reset()`` shuffles the batches and the sentences in each bucket.
+
+    Example
+    -------
+    >>> sentences = [[1, 2], [3, 4], [5, 6, 7], [8, 9, 10], [2, 3, 4]]
+    >>> it = mx.rnn.BucketSentenceIter(sentences, batch_size=2, buckets=[2, 3])
+    WARNING: discarded 0 sentences longer than the largest bucket.
+    >>> it.default_bucket_key, it.provide_data
+    (3, [DataDesc[data,(2, 3),<class 'numpy.float32'>,NT]])
+    >>> it.reset()
+    >>> sorted((batch.bucket_key, batch.data[0].shape) for batch in it)
+    [(2, (2, 2)), (3, (2, 3))]
     """
 
     def __init__(self, sentences, batch_size, buckets=None, invalid_label=-1, data_name='data',

@@ -66,6 +66,17 @@ class RNNParams:
     ----------
     prefix : str
         Prepended to the name of every variable made here.
+
+    Example
+    -------
+    >>> params = mx.rnn.RNNParams('shared_')
+    >>> weight = params.get('weight')
+    >>> weight.name, params.get('weight') is weight
+    ('shared_weight', True)
+    >>> a = mx.rnn.RNNCell(3, prefix='a_', params=params)    # both cells use shared_i2h_weight...
+    >>> b = mx.rnn.RNNCell(3, prefix='b_', params=params)
+    >>> a.params is b.params
+    True
     """
 
     def __init__(self, prefix=''):
@@ -89,6 +100,20 @@ class BaseRNNCell:
         Prefix of node names, and of weight names when ``params`` is None.
     params : RNNParams, optional
         Weights shared with other cells; a new container (with ``prefix``) when None.
+
+    Example
+    -------
+    Every cell has this interface (here an :class:`RNNCell`):
+
+    >>> cell = mx.rnn.RNNCell(3, prefix='rnn_')
+    >>> isinstance(cell, mx.rnn.BaseRNNCell), cell.state_info
+    (True, [{'shape': (0, 3), '__layout__': 'NC'}])
+    >>> out, states = cell(mx.sym.var('x'), cell.begin_state())     # one step
+    >>> out.list_arguments()
+    ['x', 'rnn_i2h_weight', 'rnn_i2h_bias', 'rnn_h2h_weight', 'rnn_h2h_bias']
+    >>> outputs, states = cell.unroll(4, mx.sym.var('data'), layout='NTC', merge_outputs=True)
+    >>> outputs.infer_shape(data=(2, 4, 5))[1]
+    [(2, 4, 3)]
     """
 
     def __init__(self, prefix='', params=None):
@@ -297,6 +322,19 @@ class RNNCell(_ProjectionCell):
         An ``act_type`` of ``Activation`` or a symbol function.
     prefix : str, default 'rnn_'
     params : RNNParams, optional
+
+    Shape
+    -----
+    Per step, input (N, C) and output (N, num_hidden); ``unroll`` with ``layout='NTC'`` and ``merge_outputs=True``: (N, T, C) in, (N, T, num_hidden) out.
+
+    Example
+    -------
+    >>> cell = mx.rnn.RNNCell(3, prefix='rnn_')
+    >>> outputs, states = cell.unroll(4, mx.sym.var('data'), layout='NTC', merge_outputs=True)
+    >>> outputs.infer_shape(data=(2, 4, 5))[1]
+    [(2, 4, 3)]
+    >>> sorted(outputs.list_arguments())
+    ['data', 'rnn_h2h_bias', 'rnn_h2h_weight', 'rnn_i2h_bias', 'rnn_i2h_weight']
     """
 
     def __init__(self, num_hidden, activation='tanh', prefix='rnn_', params=None):
@@ -324,6 +362,19 @@ class LSTMCell(_ProjectionCell):
     params : RNNParams, optional
     forget_bias : float, default 1.0
         Initial bias of the forget gate (``i2h_bias`` carries an ``LSTMBias`` initializer).
+
+    Shape
+    -----
+    Per step, input (N, C) and output (N, num_hidden); ``unroll`` with ``layout='NTC'`` and ``merge_outputs=True``: (N, T, C) in, (N, T, num_hidden) out. States h and c: (N, num_hidden).
+
+    Example
+    -------
+    >>> cell = mx.rnn.LSTMCell(3, prefix='lstm_')
+    >>> outputs, states = cell.unroll(4, mx.sym.var('data'), layout='NTC', merge_outputs=True)
+    >>> mx.sym.Group([outputs] + states).infer_shape(data=(2, 4, 5))[1]
+    [(2, 4, 3), (2, 3), (2, 3)]
+    >>> dict(zip(outputs.list_arguments(), outputs.infer_shape(data=(2, 4, 5))[0]))['lstm_i2h_weight']
+    (12, 5)
     """
 
     _num_gates = 4
@@ -359,6 +410,19 @@ class GRUCell(_ProjectionCell):
     num_hidden : int
     prefix : str, default 'gru_'
     params : RNNParams, optional
+
+    Shape
+    -----
+    Per step, input (N, C) and output (N, num_hidden); ``unroll`` with ``layout='NTC'`` and ``merge_outputs=True``: (N, T, C) in, (N, T, num_hidden) out.
+
+    Example
+    -------
+    >>> cell = mx.rnn.GRUCell(3, prefix='gru_')
+    >>> outputs, states = cell.unroll(4, mx.sym.var('data'), layout='NTC', merge_outputs=True)
+    >>> outputs.infer_shape(data=(2, 4, 5))[1]
+    [(2, 4, 3)]
+    >>> dict(zip(outputs.list_arguments(), outputs.infer_shape(data=(2, 4, 5))[0]))['gru_h2h_weight']
+    (9, 3)
     """
 
     _num_gates = 3
@@ -405,6 +469,21 @@ class FusedRNNCell(BaseRNNCell):
     prefix : str, optional
         ``'<mode>_'`` when None.
     params : RNNParams, optional
+
+    Shape
+    -----
+    ``unroll`` with ``layout='TNC'``: (T, N, C) in, (T, N, num_hidden) out (2 * num_hidden bidirectional).
+
+    Example
+    -------
+    >>> cell = mx.rnn.FusedRNNCell(4, num_layers=2, mode='lstm', prefix='f_')
+    >>> outputs, _ = cell.unroll(3, mx.sym.var('data'), layout='TNC', merge_outputs=True)
+    >>> arg_shapes, out_shapes, _ = outputs.infer_shape(data=(3, 2, 5))
+    >>> out_shapes, outputs.list_arguments()
+    ([(3, 2, 4)], ['data', 'f_parameters'])
+    >>> stack = cell.unfuse()                       # the same network as separate LSTM cells
+    >>> type(stack).__name__, len(stack._cells)
+    ('SequentialRNNCell', 2)
     """
 
     def __init__(self, num_hidden, num_layers=1, mode='lstm', bidirectional=False,
@@ -573,6 +652,19 @@ class SequentialRNNCell(_CellGroup):
     ----------
     params : RNNParams, optional
         Shared by all children (which then must not have been given their own).
+
+    Shape
+    -----
+    As the last cell's.
+
+    Example
+    -------
+    >>> stack = mx.rnn.SequentialRNNCell()
+    >>> stack.add(mx.rnn.LSTMCell(4, prefix='l0_'))
+    >>> stack.add(mx.rnn.GRUCell(3, prefix='l1_'))
+    >>> outputs, states = stack.unroll(2, mx.sym.var('data'), layout='NTC', merge_outputs=True)
+    >>> outputs.infer_shape(data=(2, 2, 5))[1], len(states)     # LSTM's h, c, then GRU's h
+    ([(2, 2, 3)], 3)
     """
 
     def __init__(self, params=None):
@@ -615,6 +707,17 @@ class BidirectionalCell(_CellGroup):
     params : RNNParams, optional
     output_prefix : str, default 'bi_'
         Prefix of the ``Concat`` nodes (``bi_t0`` per step, ``bi_out`` merged).
+
+    Shape
+    -----
+    (N, T, C) in, (N, T, 2 * num_hidden) out with ``layout='NTC'``.
+
+    Example
+    -------
+    >>> cell = mx.rnn.BidirectionalCell(mx.rnn.GRUCell(3, prefix='l_'), mx.rnn.GRUCell(3, prefix='r_'))
+    >>> outputs, states = cell.unroll(4, mx.sym.var('data'), layout='NTC', merge_outputs=True)
+    >>> outputs.infer_shape(data=(2, 4, 5))[1], len(states)
+    ([(2, 4, 6)], 2)
     """
 
     def __init__(self, l_cell, r_cell, params=None, output_prefix='bi_'):
@@ -668,6 +771,19 @@ class DropoutCell(BaseRNNCell):
         Probability of dropping an element.
     prefix : str, default 'dropout_'
     params : RNNParams, optional
+
+    Shape
+    -----
+    Output as the input.
+
+    Example
+    -------
+    >>> cell = mx.rnn.DropoutCell(0.5, prefix='drop_')
+    >>> outputs, states = cell.unroll(2, mx.sym.var('data'), layout='NTC', merge_outputs=True)
+    >>> outputs.infer_shape(data=(3, 2, 4))[1], states
+    ([(3, 2, 4)], [])
+    >>> outputs.eval(data=mx.nd.ones((3, 2, 4)))[0].shape     # no dropout outside training
+    (3, 2, 4)
     """
 
     def __init__(self, dropout, prefix='dropout_', params=None):
@@ -702,6 +818,19 @@ class ModifierCell(BaseRNNCell):
     Parameters
     ----------
     base_cell : BaseRNNCell
+
+    Example
+    -------
+    A modifier that doubles its base cell's output:
+
+    >>> class Double(mx.rnn.ModifierCell):
+    ...     def __call__(self, inputs, states):
+    ...         output, states = self.base_cell(inputs, states)
+    ...         return output * 2, states
+    >>> cell = Double(mx.rnn.RNNCell(3, prefix='rnn_'))
+    >>> outputs, _ = cell.unroll(2, mx.sym.var('data'), layout='NTC', merge_outputs=True)
+    >>> outputs.infer_shape(data=(4, 2, 5))[1], cell.params is cell.base_cell.params
+    ([(4, 2, 3)], True)
     """
 
     def __init__(self, base_cell):
@@ -746,6 +875,17 @@ class ZoneoutCell(ModifierCell):
         A cell that can be stepped (not fused, not bidirectional).
     zoneout_outputs : float, default 0.
     zoneout_states : float, default 0.
+
+    Shape
+    -----
+    As ``base_cell``'s.
+
+    Example
+    -------
+    >>> cell = mx.rnn.ZoneoutCell(mx.rnn.RNNCell(3, prefix='rnn_'), zoneout_outputs=0.5, zoneout_states=0.5)
+    >>> outputs, states = cell.unroll(2, mx.sym.var('data'), layout='NTC', merge_outputs=True)
+    >>> outputs.infer_shape(data=(4, 2, 5))[1]
+    [(4, 2, 3)]
     """
 
     def __init__(self, base_cell, zoneout_outputs=0., zoneout_states=0.):
@@ -796,6 +936,17 @@ class ResidualCell(ModifierCell):
     ----------
     base_cell : BaseRNNCell
         Its output width must equal the input width.
+
+    Shape
+    -----
+    As ``base_cell``'s, whose output width must equal the input's.
+
+    Example
+    -------
+    >>> cell = mx.rnn.ResidualCell(mx.rnn.GRUCell(5, prefix='gru_'))
+    >>> outputs, states = cell.unroll(2, mx.sym.var('data'), layout='NTC', merge_outputs=True)
+    >>> outputs.infer_shape(data=(4, 2, 5))[1]
+    [(4, 2, 5)]
     """
 
     def __call__(self, inputs, states):
@@ -842,6 +993,16 @@ class BaseConvRNNCell(BaseRNNCell):
     prefix : str
     params : RNNParams, optional
     conv_layout : str, default 'NCHW'
+
+    Example
+    -------
+    The convolutional cells (here a :class:`ConvLSTMCell`) share this interface:
+
+    >>> cell = mx.rnn.ConvLSTMCell(input_shape=(1, 3, 8, 8), num_hidden=4, prefix='conv_')
+    >>> isinstance(cell, mx.rnn.BaseConvRNNCell), len(cell.state_info)
+    (True, 2)
+    >>> cell.state_info[0]              # h (and c) have the i2h convolution's output shape
+    {'shape': (0, 4, 8, 8), '__layout__': 'NCHW'}
     """
     _num_states = 2     # MXNet's base state_info: [h, c]; the RNN and GRU cells have one
 
