@@ -558,6 +558,15 @@ class Domain:
     ----------
     name : str
         Name of the domain.
+
+    Example
+    -------
+    >>> domain = mx.profiler.Domain('data')
+    >>> str(domain), str(domain.new_task('decode')), str(domain.new_counter('queued', 5))
+    ('data', 'decode', 'queued')
+
+    The annotations are recorded (in the trace written by :func:`dump`, and in
+    :func:`dumps`'s statistics) only between ``set_state('run')`` and ``set_state('stop')``.
     """
 
     def __init__(self, name):
@@ -620,6 +629,15 @@ class Task(_Range):
         Domain of the task (its category).
     name : str
         Name of the task.
+
+    Example
+    -------
+    >>> task = mx.profiler.Task(mx.profiler.Domain('data'), 'decode')
+    >>> task.start()
+    >>> _ = sum(range(100))                 # the work timed, while the profiler runs
+    >>> task.stop()
+    >>> str(task)
+    'decode'
     """
 
     def __init__(self, domain, name):
@@ -636,6 +654,16 @@ class Frame(_Range):
         Domain of the frame.
     name : str
         Name of the frame.
+
+    Example
+    -------
+    >>> frame = mx.profiler.Domain('train').new_frame('iteration')
+    >>> for step in range(2):
+    ...     frame.start()
+    ...     _ = sum(range(100))
+    ...     frame.stop()
+    >>> str(frame)
+    'iteration'
     """
 
     def __init__(self, domain, name):
@@ -650,6 +678,15 @@ class Event(_Range):
     ----------
     name : str
         Name of the event.
+
+    Example
+    -------
+    >>> event = mx.profiler.Event('load_batch')
+    >>> event.start()
+    >>> _ = sum(range(100))
+    >>> event.stop()
+    >>> str(event)
+    'load_batch'
     """
 
     def __init__(self, name):
@@ -667,6 +704,15 @@ class Counter:
         Name of the counter.
     value : int, optional
         Initial value.
+
+    Example
+    -------
+    >>> counter = mx.profiler.Counter(mx.profiler.Domain('data'), 'queued', 10)
+    >>> counter += 5
+    >>> counter -= 3
+    >>> counter.decrement()
+    >>> str(counter)                        # each change is a sample in the trace
+    'queued'
     """
 
     def __init__(self, domain, name, value=None):
@@ -715,6 +761,15 @@ class Marker:
         Domain of the marker.
     name : str
         Name of the marker.
+
+    Example
+    -------
+    >>> marker = mx.profiler.Domain('train').new_marker('epoch_end')
+    >>> marker.mark('process')
+    >>> marker.mark('galaxy')
+    Traceback (most recent call last):
+    ...
+    neomx.base.MXNetError: Invalid Input: 'galaxy', valid values are: {'global', 'marker', 'process', 'task', 'thread'}
     """
 
     def __init__(self, domain, name):
