@@ -161,6 +161,25 @@ class RecurrentCell(Block):
     prefix : str, optional
     params : ParameterDict, optional
         Share the parameters of another cell.
+
+    Example
+    -------
+    A cell keeping a running sum of its inputs:
+
+    >>> class RunningSum(mx.gluon.rnn.RecurrentCell):
+    ...     def state_info(self, batch_size=0):
+    ...         return [{'shape': (batch_size, 2), '__layout__': 'NC'}]
+    ...     def forward(self, inputs, states):
+    ...         total = states[0] + inputs
+    ...         return total, [total]
+    >>> cell = RunningSum()
+    >>> outputs, states = cell.unroll(3, mx.nd.ones((1, 3, 2)), layout='NTC', merge_outputs=True)
+    >>> outputs
+    <BLANKLINE>
+    [[[1. 1.]
+      [2. 2.]
+      [3. 3.]]]
+    <NDArray 1x3x2 @cpu(0)>
     """
 
     def __init__(self, prefix=None, params=None):
@@ -266,7 +285,31 @@ class RecurrentCell(Block):
 
 
 class HybridRecurrentCell(RecurrentCell, HybridBlock):
-    """A recurrent cell written as ``hybrid_forward(F, inputs, states, **params)``."""
+    """A recurrent cell written as ``hybrid_forward(F, inputs, states, **params)``.
+
+    Example
+    -------
+    A cell scaling its input by a learned factor and adding its state:
+
+    >>> class Leaky(mx.gluon.rnn.HybridRecurrentCell):
+    ...     def __init__(self, **kwargs):
+    ...         super().__init__(**kwargs)
+    ...         self.scale = self.params.get('scale', shape=(1,), init=mx.init.Constant(0.5))
+    ...     def state_info(self, batch_size=0):
+    ...         return [{'shape': (batch_size, 2), '__layout__': 'NC'}]
+    ...     def hybrid_forward(self, F, inputs, states, scale):
+    ...         out = F.broadcast_mul(inputs, scale) + states[0]
+    ...         return out, [out]
+    >>> cell = Leaky()
+    >>> cell.initialize()
+    >>> cell.hybridize()
+    >>> outputs, _ = cell.unroll(2, mx.nd.ones((1, 2, 2)), layout='NTC', merge_outputs=True)
+    >>> outputs
+    <BLANKLINE>
+    [[[0.5 0.5]
+      [1.  1. ]]]
+    <NDArray 1x2x2 @cpu(0)>
+    """
 
 
 # ------------------------------------------------------------- gated cells
@@ -568,6 +611,20 @@ class SequentialRNNCell(_CellStack, RecurrentCell):
     ----------
     prefix : str, optional
     params : ParameterDict, optional
+
+    Shape
+    -----
+    As the last cell's output; states: the cells' states in order.
+
+    Example
+    -------
+    >>> stack = mx.gluon.rnn.SequentialRNNCell()
+    >>> stack.add(mx.gluon.rnn.LSTMCell(4))
+    >>> stack.add(mx.gluon.rnn.GRUCell(3))
+    >>> stack.initialize()
+    >>> outputs, states = stack.unroll(5, mx.nd.ones((2, 5, 6)), layout='NTC', merge_outputs=True)
+    >>> outputs.shape, [s.shape for s in states]              # LSTM's h, c, then GRU's h
+    ((2, 5, 3), [(2, 4), (2, 4), (2, 3)])
     """
 
     def forward(self, inputs, states):
@@ -581,6 +638,20 @@ class HybridSequentialRNNCell(_CellStack, HybridRecurrentCell):
     ----------
     prefix : str, optional
     params : ParameterDict, optional
+
+    Shape
+    -----
+    As the last cell's output; states: the cells' states in order.
+
+    Example
+    -------
+    >>> stack = mx.gluon.rnn.HybridSequentialRNNCell()
+    >>> stack.add(mx.gluon.rnn.RNNCell(4))
+    >>> stack.add(mx.gluon.rnn.RNNCell(3))
+    >>> stack.initialize()
+    >>> out, states = stack(mx.nd.ones((2, 6)), stack.begin_state(batch_size=2))    # one step
+    >>> out.shape, len(states)
+    ((2, 3), 2)
     """
 
     def hybrid_forward(self, F, inputs, states):
@@ -598,6 +669,25 @@ class DropoutCell(HybridRecurrentCell):
         Axes along which the same mask is shared.
     prefix : str, optional
     params : ParameterDict, optional
+
+    Shape
+    -----
+    Output as the input; no states.
+
+    Example
+    -------
+    >>> cell = mx.gluon.rnn.DropoutCell(0.5)
+    >>> out, states = cell(mx.nd.ones((2, 3)), [])
+    >>> out                                           # no dropout outside training
+    <BLANKLINE>
+    [[1. 1. 1.]
+     [1. 1. 1.]]
+    <NDArray 2x3 @cpu(0)>
+    >>> mx.random.seed(0)
+    >>> with mx.autograd.train_mode():
+    ...     dropped = cell(mx.nd.ones((2, 3)), [])[0]
+    >>> sorted(set(dropped.asnumpy().ravel().tolist()))    # dropped, or kept and scaled by 1 / (1 - 0.5)
+    [0.0, 2.0]
     """
 
     def __init__(self, rate, axes=(), prefix=None, params=None):
@@ -643,6 +733,22 @@ class ModifierCell(HybridRecurrentCell):
     Parameters
     ----------
     base_cell : RecurrentCell
+
+    Example
+    -------
+    A modifier that doubles its base cell's output:
+
+    >>> class Double(mx.gluon.rnn.ModifierCell):
+    ...     def hybrid_forward(self, F, inputs, states):
+    ...         output, states = self.base_cell(inputs, states)
+    ...         return output * 2, states
+    >>> base = mx.gluon.rnn.RNNCell(2, input_size=2)
+    >>> base.initialize(mx.init.Constant(0.1))
+    >>> cell = Double(base)
+    >>> cell.unroll(1, mx.nd.ones((1, 1, 2)), layout='NTC', merge_outputs=True)[0]   # 2 * tanh(0.1 + 0.1)
+    <BLANKLINE>
+    [[[0.39475065 0.39475065]]]
+    <NDArray 1x1x2 @cpu(0)>
     """
 
     def __init__(self, base_cell):
@@ -679,6 +785,18 @@ class ZoneoutCell(ModifierCell):
         Probability of keeping an output element of the previous step.
     zoneout_states : float
         Probability of keeping a state element of the previous step.
+
+    Shape
+    -----
+    As ``base_cell``'s.
+
+    Example
+    -------
+    >>> cell = mx.gluon.rnn.ZoneoutCell(mx.gluon.rnn.GRUCell(3), zoneout_outputs=0.5, zoneout_states=0.5)
+    >>> cell.initialize()
+    >>> outputs, states = cell.unroll(4, mx.nd.ones((2, 4, 5)), layout='NTC', merge_outputs=True)
+    >>> outputs.shape, states[0].shape
+    ((2, 4, 3), (2, 3))
     """
 
     def __init__(self, base_cell, zoneout_outputs=0., zoneout_states=0.):
@@ -724,6 +842,20 @@ class ResidualCell(ModifierCell):
     Parameters
     ----------
     base_cell : RecurrentCell
+
+    Shape
+    -----
+    As ``base_cell``'s, whose output size must equal the input's.
+
+    Example
+    -------
+    >>> base = mx.gluon.rnn.RNNCell(2, input_size=2)
+    >>> base.initialize(mx.init.Zero())                # the base cell outputs 0
+    >>> cell = mx.gluon.rnn.ResidualCell(base)
+    >>> cell.unroll(1, mx.nd.array([[[1, 2]]]), layout='NTC', merge_outputs=True)[0]   # 0 + the input
+    <BLANKLINE>
+    [[[1. 2.]]]
+    <NDArray 1x1x2 @cpu(0)>
     """
 
     def hybrid_forward(self, F, inputs, states):
@@ -759,6 +891,18 @@ class BidirectionalCell(HybridRecurrentCell):
         The backward-time cell.
     output_prefix : str
         Prefix of the names of the concatenated outputs (symbols).
+
+    Shape
+    -----
+    ``unroll``: (N, T, C) in, (N, T, l_hidden + r_hidden) out with ``layout='NTC'``.
+
+    Example
+    -------
+    >>> cell = mx.gluon.rnn.BidirectionalCell(mx.gluon.rnn.LSTMCell(3), mx.gluon.rnn.LSTMCell(3))
+    >>> cell.initialize()
+    >>> outputs, states = cell.unroll(5, mx.nd.ones((2, 5, 4)), layout='NTC', merge_outputs=True)
+    >>> outputs.shape, len(states)
+    ((2, 5, 6), 4)
     """
 
     def __init__(self, l_cell, r_cell, output_prefix='bi_'):
