@@ -8,7 +8,25 @@ __all__ = ['Dataset', 'SimpleDataset', 'ArrayDataset', 'RecordFileDataset']
 
 
 class Dataset:
-    """Abstract dataset: ``__getitem__(idx)`` returns a sample and ``__len__`` their number."""
+    """Abstract dataset: ``__getitem__(idx)`` returns a sample and ``__len__`` their number.
+
+    Example
+    -------
+    >>> class Squares(mx.gluon.data.Dataset):
+    ...     def __getitem__(self, idx):
+    ...         return idx * idx
+    ...     def __len__(self):
+    ...         return 4
+    >>> dataset = Squares()
+    >>> [dataset[i] for i in range(len(dataset))]
+    [0, 1, 4, 9]
+    >>> squares = dataset.transform(lambda x: x + 1)
+    >>> [squares[i] for i in range(len(squares))]
+    [1, 2, 5, 10]
+    >>> evens = dataset.filter(lambda x: x % 2 == 0)
+    >>> [evens[i] for i in range(len(evens))]
+    [0, 4]
+    """
 
     def __getitem__(self, idx):
         raise NotImplementedError
@@ -172,6 +190,20 @@ class RecordFileDataset(Dataset):
     ----------
     filename : str
         Path of the ``.rec`` file; ``<name>.idx`` must sit next to it.
+
+    Example
+    -------
+    >>> import os, tempfile
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> rec, idx = os.path.join(folder.name, 'data.rec'), os.path.join(folder.name, 'data.idx')
+    >>> writer = mx.recordio.MXIndexedRecordIO(idx, rec, 'w')
+    >>> for i, text in enumerate([b'first', b'second', b'third']):
+    ...     writer.write_idx(i, text)
+    >>> writer.close()
+    >>> dataset = mx.gluon.data.RecordFileDataset(rec)
+    >>> len(dataset), dataset[1]
+    (3, b'second')
+    >>> folder.cleanup()
     """
 
     def __init__(self, filename):

@@ -16,7 +16,20 @@ def check_last_batch(last_batch):
 
 
 class Sampler:
-    """Base class: ``iter(sampler)`` yields indices, ``len(sampler)`` counts them."""
+    """Base class: ``iter(sampler)`` yields indices, ``len(sampler)`` counts them.
+
+    Example
+    -------
+    >>> class EvenSampler(mx.gluon.data.Sampler):
+    ...     def __init__(self, length):
+    ...         self._length = length
+    ...     def __iter__(self):
+    ...         return iter(range(0, self._length, 2))
+    ...     def __len__(self):
+    ...         return (self._length + 1) // 2
+    >>> list(EvenSampler(7)), len(EvenSampler(7))
+    ([0, 2, 4, 6], 4)
+    """
 
     def __iter__(self):
         raise NotImplementedError
@@ -26,7 +39,13 @@ class Sampler:
 
 
 class SequentialSampler(Sampler):
-    """``start, start + 1, ..., start + length - 1``."""
+    """``start, start + 1, ..., start + length - 1``.
+
+    Example
+    -------
+    >>> list(mx.gluon.data.SequentialSampler(4)), list(mx.gluon.data.SequentialSampler(3, start=5))
+    ([0, 1, 2, 3], [5, 6, 7])
+    """
 
     def __init__(self, length, start=0):
         self._length = length
@@ -40,7 +59,15 @@ class SequentialSampler(Sampler):
 
 
 class RandomSampler(Sampler):
-    """A fresh random permutation of ``range(length)`` every epoch (numpy's global RNG)."""
+    """A fresh random permutation of ``range(length)`` every epoch (numpy's global RNG).
+
+    Example
+    -------
+    >>> np.random.seed(0)
+    >>> sampler = mx.gluon.data.RandomSampler(5)
+    >>> sorted(sampler), len(sampler)                 # every index once, in a random order
+    ([0, 1, 2, 3, 4], 5)
+    """
 
     def __init__(self, length):
         self._length = length
@@ -55,7 +82,14 @@ class RandomSampler(Sampler):
 
 
 class FilterSampler(Sampler):
-    """The indices of the samples of ``dataset`` for which ``fn(sample)`` is true."""
+    """The indices of the samples of ``dataset`` for which ``fn(sample)`` is true.
+
+    Example
+    -------
+    >>> dataset = mx.gluon.data.SimpleDataset([3, 8, 1, 10, 7])
+    >>> list(mx.gluon.data.FilterSampler(lambda x: x > 5, dataset))
+    [1, 3, 4]
+    """
 
     def __init__(self, fn, dataset):
         self._fn = fn
@@ -79,6 +113,17 @@ class BatchSampler(Sampler):
     last_batch : {'keep', 'discard', 'rollover'}
         The incomplete last batch is yielded, dropped, or prepended to the next epoch.
         Checked when iterated, as in MXNet.
+
+    Example
+    -------
+    >>> sampler = mx.gluon.data.SequentialSampler(5)
+    >>> list(mx.gluon.data.BatchSampler(sampler, 2, 'keep'))
+    [[0, 1], [2, 3], [4]]
+    >>> list(mx.gluon.data.BatchSampler(sampler, 2, 'discard'))
+    [[0, 1], [2, 3]]
+    >>> rollover = mx.gluon.data.BatchSampler(sampler, 2, 'rollover')
+    >>> list(rollover), list(rollover)          # the left-over 4 starts the next epoch
+    ([[0, 1], [2, 3]], [[4, 0], [1, 2], [3, 4]])
     """
 
     def __init__(self, sampler, batch_size, last_batch='keep'):
