@@ -29,6 +29,19 @@ class Compose(Sequential):
     Parameters
     ----------
     transforms : list of Block
+
+    Shape
+    -----
+    As the transforms make.
+
+    Example
+    -------
+    >>> transforms = mx.gluon.data.vision.transforms
+    >>> pipeline = transforms.Compose([transforms.Resize(4), transforms.ToTensor(),
+    ...                                transforms.Normalize(0.5, 0.25)])
+    >>> out = pipeline(mx.nd.full((8, 6, 3), 255, dtype='uint8'))
+    >>> out.shape, out.dtype, float(out[0, 0, 0].asscalar())     # (1 - 0.5) / 0.25
+    ((3, 4, 4), <class 'numpy.float32'>, 2.0)
     """
 
     def __init__(self, transforms):
@@ -55,7 +68,18 @@ class Compose(Sequential):
 
 
 class Cast(HybridBlock):
-    """Cast the input to ``dtype`` (default float32)."""
+    """Cast the input to ``dtype`` (default float32).
+
+    Shape
+    -----
+    out: the input's shape, of ``dtype``.
+
+    Example
+    -------
+    >>> cast = mx.gluon.data.vision.transforms.Cast('float16')
+    >>> cast(mx.nd.ones((2, 2, 3), dtype='uint8')).dtype
+    <class 'numpy.float16'>
+    """
 
     def __init__(self, dtype='float32'):
         super().__init__()
@@ -66,7 +90,25 @@ class Cast(HybridBlock):
 
 
 class ToTensor(HybridBlock):
-    """HWC (or NHWC) image in [0, 255] -> CHW (NCHW) float32 in [0, 1]."""
+    """HWC (or NHWC) image in [0, 255] -> CHW (NCHW) float32 in [0, 1].
+
+    Shape
+    -----
+    data: ``(H, W, C)`` or ``(N, H, W, C)``, uint8 or float; out: ``(C, H, W)`` or ``(N, C, H, W)`` float32.
+
+    Example
+    -------
+    >>> to_tensor = mx.gluon.data.vision.transforms.ToTensor()
+    >>> img = mx.nd.array([[[0, 51, 255], [102, 153, 204]]], dtype='uint8')     # 1x2 pixels, RGB
+    >>> to_tensor(img)
+    <BLANKLINE>
+    [[[0.  0.4]]
+    <BLANKLINE>
+     [[0.2 0.6]]
+    <BLANKLINE>
+     [[1.  0.8]]]
+    <NDArray 3x1x2 @cpu(0)>
+    """
 
     def hybrid_forward(self, F, x):
         return F.image.to_tensor(x)
@@ -79,6 +121,22 @@ class Normalize(HybridBlock):
     ----------
     mean, std : float or tuple of float
         One value for all channels, or one per channel.
+
+    Shape
+    -----
+    data: ``(C, H, W)`` or ``(N, C, H, W)`` float32; out: the same shape.
+
+    Example
+    -------
+    >>> normalize = mx.gluon.data.vision.transforms.Normalize(mean=(0.5, 0.0, 1.0), std=(0.5, 2.0, 1.0))
+    >>> normalize(mx.nd.ones((3, 1, 2)))
+    <BLANKLINE>
+    [[[1.  1. ]]
+    <BLANKLINE>
+     [[0.5 0.5]]
+    <BLANKLINE>
+     [[0.  0. ]]]
+    <NDArray 3x1x2 @cpu(0)>
     """
 
     def __init__(self, mean=0.0, std=1.0):
@@ -100,6 +158,18 @@ class Resize(HybridBlock):
     keep_ratio : bool
     interpolation : int
         0 nearest, 1 bilinear, 2 bicubic, 3 area.
+
+    Shape
+    -----
+    data: ``(H, W, C)`` or ``(N, H, W, C)``; out: ``(height, width, C)`` (with a batch axis for a batch).
+
+    Example
+    -------
+    >>> img = mx.nd.ones((8, 12, 3), dtype='uint8')
+    >>> mx.gluon.data.vision.transforms.Resize((3, 5))(img).shape           # (width, height)
+    (5, 3, 3)
+    >>> mx.gluon.data.vision.transforms.Resize(4, keep_ratio=True)(img).shape    # shorter side 4
+    (4, 6, 3)
     """
 
     def __init__(self, size, keep_ratio=False, interpolation=1):
@@ -162,6 +232,19 @@ class CenterCrop(Block):
     size : int or (width, height)
     interpolation : int
         Used only when the image must be resized (never for a crop within the image).
+
+    Shape
+    -----
+    data: ``(H, W, C)``; out: ``(height, width, C)``.
+
+    Example
+    -------
+    >>> img = mx.nd.arange(16).reshape((4, 4, 1))
+    >>> mx.gluon.data.vision.transforms.CenterCrop(2)(img).reshape((2, 2))
+    <BLANKLINE>
+    [[ 5.  6.]
+     [ 9. 10.]]
+    <NDArray 2x2 @cpu(0)>
     """
 
     def __init__(self, size, interpolation=1):
@@ -184,6 +267,18 @@ class RandomResizedCrop(Block):
     ratio : (float, float)
         Range of the region's aspect ratio (width / height), sampled log-uniformly.
     interpolation : int
+
+    Shape
+    -----
+    data: ``(H, W, C)``; out: ``(height, width, C)``.
+
+    Example
+    -------
+    >>> import random
+    >>> random.seed(0)
+    >>> crop = mx.gluon.data.vision.transforms.RandomResizedCrop((4, 3), scale=(0.5, 1.0))
+    >>> crop(mx.nd.ones((10, 10, 3), dtype='uint8')).shape
+    (3, 4, 3)
     """
 
     def __init__(self, size, scale=(0.08, 1.0), ratio=(3.0 / 4.0, 4.0 / 3.0), interpolation=1):
@@ -290,14 +385,40 @@ class RandomApply(Sequential):
 
 
 class RandomFlipLeftRight(HybridBlock):
-    """Mirror an HWC image horizontally with probability 0.5."""
+    """Mirror an HWC image horizontally with probability 0.5.
+
+    Shape
+    -----
+    data: ``(H, W, C)`` image or ``(N, H, W, C)`` batch; out: the same shape.
+
+    Example
+    -------
+    >>> mx.random.seed(0)
+    >>> flip = mx.gluon.data.vision.transforms.RandomFlipLeftRight()
+    >>> img = mx.nd.arange(3).reshape((1, 3, 1))
+    >>> sorted({tuple(flip(img).reshape((3,)).asnumpy().tolist()) for _ in range(20)})   # as is, or mirrored
+    [(0.0, 1.0, 2.0), (2.0, 1.0, 0.0)]
+    """
 
     def hybrid_forward(self, F, x):
         return F.image.random_flip_left_right(x)
 
 
 class RandomFlipTopBottom(HybridBlock):
-    """Flip an HWC image vertically with probability 0.5."""
+    """Flip an HWC image vertically with probability 0.5.
+
+    Shape
+    -----
+    data: ``(H, W, C)`` image or ``(N, H, W, C)`` batch; out: the same shape.
+
+    Example
+    -------
+    >>> mx.random.seed(0)
+    >>> flip = mx.gluon.data.vision.transforms.RandomFlipTopBottom()
+    >>> img = mx.nd.arange(3).reshape((3, 1, 1))
+    >>> sorted({tuple(flip(img).reshape((3,)).asnumpy().tolist()) for _ in range(20)})   # as is, or flipped
+    [(0.0, 1.0, 2.0), (2.0, 1.0, 0.0)]
+    """
 
     def hybrid_forward(self, F, x):
         return F.image.random_flip_top_bottom(x)
@@ -316,7 +437,19 @@ class _RandomFactor(HybridBlock):
 
 
 class RandomBrightness(_RandomFactor):
-    """Multiply pixel values by a random factor in [max(0, 1 - brightness), 1 + brightness]."""
+    """Multiply pixel values by a random factor in [max(0, 1 - brightness), 1 + brightness].
+
+    Shape
+    -----
+    data: ``(H, W, C)`` image or ``(N, H, W, C)`` batch; out: the same shape.
+
+    Example
+    -------
+    >>> mx.random.seed(0)
+    >>> out = mx.gluon.data.vision.transforms.RandomBrightness(0.5)(mx.nd.ones((2, 2, 3)) * 100)
+    >>> out.shape, bool(50 <= out[0, 0, 0].asscalar() <= 150)     # every pixel times one factor
+    ((2, 2, 3), True)
+    """
     _op = 'random_brightness'
 
     def __init__(self, brightness):
@@ -324,7 +457,21 @@ class RandomBrightness(_RandomFactor):
 
 
 class RandomContrast(_RandomFactor):
-    """Blend with the mean gray level by a random factor in [1 - contrast, 1 + contrast]."""
+    """Blend with the mean gray level by a random factor in [1 - contrast, 1 + contrast].
+
+    Shape
+    -----
+    data: ``(H, W, C)`` image or ``(N, H, W, C)`` batch; out: the same shape.
+
+    Example
+    -------
+    >>> mx.random.seed(0)
+    >>> gray = mx.nd.ones((2, 2, 3)) * 100                     # a flat image keeps its contrast
+    >>> mx.gluon.data.vision.transforms.RandomContrast(0.5)(gray)[0, 0]
+    <BLANKLINE>
+    [100. 100. 100.]
+    <NDArray 3 @cpu(0)>
+    """
     _op = 'random_contrast'
 
     def __init__(self, contrast):
@@ -332,7 +479,21 @@ class RandomContrast(_RandomFactor):
 
 
 class RandomSaturation(_RandomFactor):
-    """Blend with each pixel's gray level by a random factor in [1 - saturation, 1 + saturation]."""
+    """Blend with each pixel's gray level by a random factor in [1 - saturation, 1 + saturation].
+
+    Shape
+    -----
+    data: ``(H, W, C)`` image or ``(N, H, W, C)`` batch; out: the same shape.
+
+    Example
+    -------
+    >>> mx.random.seed(0)
+    >>> gray = mx.nd.ones((2, 2, 3)) * 100                     # a gray image has no saturation
+    >>> mx.gluon.data.vision.transforms.RandomSaturation(0.5)(gray)[0, 0]
+    <BLANKLINE>
+    [100. 100. 100.]
+    <NDArray 3 @cpu(0)>
+    """
     _op = 'random_saturation'
 
     def __init__(self, saturation):
@@ -340,7 +501,21 @@ class RandomSaturation(_RandomFactor):
 
 
 class RandomHue(_RandomFactor):
-    """Rotate the hue by a random factor in [1 - hue, 1 + hue] turns (1 turn: unchanged)."""
+    """Rotate the hue by a random factor in [1 - hue, 1 + hue] turns (1 turn: unchanged).
+
+    Shape
+    -----
+    data: ``(H, W, C)`` image or ``(N, H, W, C)`` batch; out: the same shape.
+
+    Example
+    -------
+    >>> mx.random.seed(0)
+    >>> gray = mx.nd.ones((2, 2, 3)) * 100                     # a gray image has no hue
+    >>> mx.gluon.data.vision.transforms.RandomHue(0.5)(gray)[0, 0].round()
+    <BLANKLINE>
+    [100. 100. 100.]
+    <NDArray 3 @cpu(0)>
+    """
     _op = 'random_hue'
 
     def __init__(self, hue):
@@ -354,6 +529,19 @@ class RandomColorJitter(HybridBlock):
     ----------
     brightness, contrast, saturation, hue : float
         Jitter amounts (0 disables that change).
+
+    Shape
+    -----
+    data: ``(H, W, C)`` image or ``(N, H, W, C)`` batch; out: the same shape.
+
+    Example
+    -------
+    >>> mx.random.seed(0)
+    >>> jitter = mx.gluon.data.vision.transforms.RandomColorJitter(brightness=0.2, contrast=0.2,
+    ...                                                            saturation=0.2, hue=0.1)
+    >>> out = jitter(mx.nd.random.uniform(0, 255, shape=(4, 4, 3)))
+    >>> out.shape, out.dtype
+    ((4, 4, 3), <class 'numpy.float32'>)
     """
 
     def __init__(self, brightness=0, contrast=0, saturation=0, hue=0):
@@ -365,7 +553,19 @@ class RandomColorJitter(HybridBlock):
 
 
 class RandomLighting(HybridBlock):
-    """AlexNet-style PCA lighting noise with standard deviation ``alpha``."""
+    """AlexNet-style PCA lighting noise with standard deviation ``alpha``.
+
+    Shape
+    -----
+    data: ``(H, W, C)`` image or ``(N, H, W, C)`` batch; out: the same shape.
+
+    Example
+    -------
+    >>> mx.random.seed(0)
+    >>> out = mx.gluon.data.vision.transforms.RandomLighting(0.1)(mx.nd.ones((2, 2, 3)) * 100)
+    >>> out.shape, bool((out[0, 0] == out[1, 1]).min())     # the same shift for every pixel
+    ((2, 2, 3), True)
+    """
 
     def __init__(self, alpha):
         super().__init__()
