@@ -125,6 +125,26 @@ class EvalMetric:
         Which outputs/labels ``update_dict`` passes to ``update`` (all by default).
     has_global_stats : bool
         Keep global accumulators that ``reset_local`` does not clear.
+
+    Example
+    -------
+
+    A metric subclass implements ``update`` on top of ``sum_metric`` and ``num_inst``:
+
+    >>> class MaxError(mx.metric.EvalMetric):
+    ...     def __init__(self):
+    ...         super().__init__('max_error')
+    ...     def update(self, labels, preds):
+    ...         for label, pred in zip(labels, preds):
+    ...             self.sum_metric = max(self.sum_metric, float(abs(label - pred).max().asscalar()))
+    ...             self.num_inst = 1
+    >>> metric = MaxError()
+    >>> metric.update([mx.nd.array([1, 2])], [mx.nd.array([1.5, 4])])
+    >>> metric.get()
+    ('max_error', 2.0)
+    >>> metric.reset()
+    >>> metric.get()                            # nothing seen yet
+    ('max_error', nan)
     """
 
     def __init__(self, name, output_names=None, label_names=None, **kwargs):
@@ -451,7 +471,17 @@ class F1(_BinaryMetric):
 
 @register
 class MCC(_BinaryMetric):
-    """Matthews correlation coefficient of a binary classifier (predictions: (N, 2) scores)."""
+    """Matthews correlation coefficient of a binary classifier (predictions: (N, 2) scores).
+
+    Example
+    -------
+
+    >>> mcc = mx.metric.MCC()
+    >>> preds = mx.nd.array([[0.3, 0.7], [0.6, 0.4], [0.2, 0.8], [0.9, 0.1]])
+    >>> mcc.update(labels=[mx.nd.array([1, 0, 0, 0])], preds=[preds])    # 1 TP, 2 TN, 1 FP
+    >>> mcc.get()
+    ('mcc', 0.5773502691896258)
+    """
     _score = staticmethod(_BinaryConfusion.matthewscc)
 
     def __init__(self, name='mcc', output_names=None, label_names=None, average='macro'):
@@ -463,6 +493,15 @@ class PCC(EvalMetric):
     """Multiclass Matthews correlation (Pearson correlation of the confusion matrix).
 
     The confusion matrix grows as new classes appear; ``num_inst`` counts updates.
+
+    Example
+    -------
+
+    >>> pcc = mx.metric.PCC()
+    >>> preds = mx.nd.array([[0.8, 0.1, 0.1], [0.1, 0.8, 0.1], [0.1, 0.1, 0.8], [0.8, 0.1, 0.1]])
+    >>> pcc.update(labels=[mx.nd.array([0, 1, 2, 2])], preds=[preds])
+    >>> pcc.get()
+    ('pcc', 0.7)
     """
 
     def __init__(self, name='pcc', output_names=None, label_names=None, has_global_stats=True):
@@ -557,7 +596,16 @@ class _RegressionMetric(EvalMetric):
 
 @register
 class MAE(_RegressionMetric):
-    """Mean absolute error."""
+    """Mean absolute error.
+
+    Example
+    -------
+
+    >>> mae = mx.metric.MAE()
+    >>> mae.update(labels=[mx.nd.array([1, 2, 3])], preds=[mx.nd.array([1.5, 2, 1])])
+    >>> mae.get()                               # (0.5 + 0 + 2) / 3
+    ('mae', 0.8333333134651184)
+    """
 
     def __init__(self, name='mae', output_names=None, label_names=None):
         super().__init__(name, output_names, label_names)
@@ -589,7 +637,16 @@ class MSE(_RegressionMetric):
 
 @register
 class RMSE(_RegressionMetric):
-    """Root mean squared error (per batch, then averaged over batches)."""
+    """Root mean squared error (per batch, then averaged over batches).
+
+    Example
+    -------
+
+    >>> rmse = mx.metric.RMSE()
+    >>> rmse.update(labels=[mx.nd.array([1, 2, 3])], preds=[mx.nd.array([1, 2, 6])])
+    >>> rmse.get()                              # sqrt((0 + 0 + 9) / 3)
+    ('rmse', 1.7320507764816284)
+    """
 
     def __init__(self, name='rmse', output_names=None, label_names=None):
         super().__init__(name, output_names, label_names)
@@ -638,7 +695,16 @@ class CrossEntropy(_LikelihoodMetric):
 @register
 @alias('nll_loss')
 class NegativeLogLikelihood(_LikelihoodMetric):
-    """Negative log-likelihood of predicted class probabilities (N, C) and labels (N,)."""
+    """Negative log-likelihood of predicted class probabilities (N, C) and labels (N,).
+
+    Example
+    -------
+
+    >>> nll = mx.metric.NegativeLogLikelihood()
+    >>> nll.update(labels=[mx.nd.array([0, 1])], preds=[mx.nd.array([[0.5, 0.5], [0.1, 0.9]])])
+    >>> nll.get()                               # -(log 0.5 + log 0.9) / 2
+    ('nll-loss', 0.39925387501716614)
+    """
 
     def __init__(self, eps=1e-12, name='nll-loss', output_names=None, label_names=None):
         super().__init__(eps, name, output_names, label_names)
@@ -654,6 +720,14 @@ class Perplexity(EvalMetric):
         Label positions with this value are left out of the mean.
     axis : int
         The class axis of the predictions.
+
+    Example
+    -------
+
+    >>> perplexity = mx.metric.Perplexity(ignore_label=None)
+    >>> perplexity.update(labels=[mx.nd.array([0, 1])], preds=[mx.nd.array([[0.5, 0.5], [0.2, 0.8]])])
+    >>> perplexity.get()                        # exp(-(log 0.5 + log 0.8) / 2)
+    ('perplexity', 1.58113880522986)
     """
 
     def __init__(self, ignore_label, axis=-1, name='perplexity', output_names=None, label_names=None):
@@ -697,6 +771,15 @@ class PearsonCorrelation(EvalMetric):
 
     ``average='macro'`` averages per-update correlations; ``'micro'`` correlates all values
     seen so far, with streaming means, variances and covariance.
+
+    Example
+    -------
+
+    >>> pearson = mx.metric.PearsonCorrelation()
+    >>> pearson.update(labels=[mx.nd.array([1, 2, 3, 4])], preds=[mx.nd.array([2, 4, 6, 9])])
+    >>> name, value = pearson.get()
+    >>> name, round(float(value), 4)
+    ('pearsonr', 0.9944)
     """
 
     def __init__(self, name='pearsonr', output_names=None, label_names=None, average='macro'):
@@ -743,7 +826,16 @@ class PearsonCorrelation(EvalMetric):
 
 @register
 class Loss(EvalMetric):
-    """Mean of loss values: ``update(_, preds)`` sums the predictions (the losses)."""
+    """Mean of loss values: ``update(_, preds)`` sums the predictions (the losses).
+
+    Example
+    -------
+
+    >>> loss = mx.metric.Loss()
+    >>> loss.update(None, [mx.nd.array([0.5, 1.5]), mx.nd.array([1.0])])   # the labels are ignored
+    >>> loss.get()
+    ('loss', 1.0)
+    """
 
     def __init__(self, name='loss', output_names=None, label_names=None):
         super().__init__(name, output_names=output_names, label_names=label_names,
@@ -758,7 +850,16 @@ class Loss(EvalMetric):
 
 @register
 class Torch(Loss):
-    """Dummy metric for torch criterions (a :class:`Loss`)."""
+    """Dummy metric for torch criterions (a :class:`Loss`).
+
+    Example
+    -------
+
+    >>> metric = mx.metric.Torch()
+    >>> metric.update(None, [mx.nd.array([2.0, 4.0])])
+    >>> metric.get()
+    ('torch', 3.0)
+    """
 
     def __init__(self, name='torch', output_names=None, label_names=None):
         super().__init__(name, output_names, label_names)
@@ -766,7 +867,16 @@ class Torch(Loss):
 
 @register
 class Caffe(Loss):
-    """Dummy metric for caffe criterions (a :class:`Loss`)."""
+    """Dummy metric for caffe criterions (a :class:`Loss`).
+
+    Example
+    -------
+
+    >>> metric = mx.metric.Caffe()
+    >>> metric.update(None, [mx.nd.array([2.0, 4.0])])
+    >>> metric.get()
+    ('caffe', 3.0)
+    """
 
     def __init__(self, name='caffe', output_names=None, label_names=None):
         super().__init__(name, output_names, label_names)
@@ -783,6 +893,18 @@ class CustomMetric(EvalMetric):
         Defaults to ``feval.__name__`` (``custom(<lambda>)`` for lambdas).
     allow_extra_outputs : bool
         Allow more predictions than labels.
+
+    Example
+    -------
+
+    >>> def max_abs_error(label, pred):
+    ...     return np.abs(label - pred).max()
+    >>> metric = mx.metric.CustomMetric(max_abs_error)
+    >>> metric.update([mx.nd.array([1, 2]), mx.nd.array([0, 0])], [mx.nd.array([1, 3]), mx.nd.array([3, 0])])
+    >>> metric.get()                            # the mean over the two pairs: (1 + 3) / 2
+    ('max_abs_error', 2.0)
+    >>> mx.metric.CustomMetric(lambda label, pred: 0.0).name
+    'custom(<lambda>)'
     """
 
     def __init__(self, feval, name=None, allow_extra_outputs=False, output_names=None, label_names=None):
