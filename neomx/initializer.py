@@ -43,6 +43,19 @@ class InitDesc(str):
         Attributes; ``'__init__'`` names an initializer that overrides the name-based choice.
     global_init : Initializer, optional
         The initializer of the whole model, set by the first initializer that sees the desc.
+
+    Example
+    -------
+
+    >>> desc = mx.init.InitDesc('fc_weight', attrs={'__init__': mx.init.One().dumps()})
+    >>> desc, desc.attrs
+    ('fc_weight', {'__init__': '["one", {}]'})
+    >>> arr = mx.nd.zeros(2)
+    >>> mx.init.Zero()(desc, arr)                # the '__init__' attribute wins
+    >>> arr
+    <BLANKLINE>
+    [1. 1.]
+    <NDArray 2 @cpu(0)>
     """
 
     def __new__(cls, name, attrs=None, global_init=None):
@@ -108,6 +121,31 @@ class Initializer:
 
     Keyword arguments given to the constructor are what :meth:`dumps` records, so that
     ``create(init.dumps())`` rebuilds an equal initializer.
+
+    Example
+    -------
+
+    A subclass fills arrays in ``_init_weight`` (the name's suffix picks the method:
+    ``_bias`` names get ``_init_bias``...):
+
+    >>> class Arange(mx.init.Initializer):
+    ...     def _init_weight(self, name, arr):
+    ...         arr[:] = mx.nd.arange(arr.size).reshape(arr.shape)
+    >>> weight = mx.nd.zeros((2, 2))
+    >>> Arange()(mx.init.InitDesc('fc_weight'), weight)
+    >>> weight
+    <BLANKLINE>
+    [[0. 1.]
+     [2. 3.]]
+    <NDArray 2x2 @cpu(0)>
+    >>> bias = mx.nd.ones(2)
+    >>> Arange()(mx.init.InitDesc('fc_bias'), bias)          # biases get zeros
+    >>> bias
+    <BLANKLINE>
+    [0. 0.]
+    <NDArray 2 @cpu(0)>
+    >>> mx.init.Xavier(magnitude=2).dumps()
+    '["xavier", {"rnd_type": "uniform", "factor_type": "avg", "magnitude": 2}]'
     """
 
     def __init__(self, **kwargs):
@@ -227,6 +265,16 @@ class Load:
         For names absent from ``param``.
     verbose : bool
         Log which names were loaded.
+
+    Example
+    -------
+
+    >>> init = mx.init.Load({'arg:fc_weight': mx.nd.array([1, 2])}, default_init=mx.init.Zero())
+    >>> weight, bias = mx.nd.ones(2), mx.nd.ones(2)
+    >>> init('fc_weight', weight)               # loaded
+    >>> init('fc_bias', bias)                   # not saved: default_init
+    >>> weight.asnumpy(), bias.asnumpy()
+    (array([1., 2.], dtype=float32), array([0., 0.], dtype=float32))
     """
 
     def __init__(self, param, default_init=None, verbose=False):
@@ -263,6 +311,16 @@ class Mixed:
         Regular expressions, matched at the start of the name (``re.match``).
     initializers : list of Initializer
         One per pattern.
+
+    Example
+    -------
+
+    >>> init = mx.init.Mixed(['.*bias', '.*'], [mx.init.Constant(0.5), mx.init.One()])
+    >>> bias, weight = mx.nd.zeros(2), mx.nd.zeros(2)
+    >>> init('fc_bias', bias)
+    >>> init('fc_weight', weight)
+    >>> bias.asnumpy(), weight.asnumpy()
+    (array([0., 0.], dtype=float32), array([1., 1.], dtype=float32))
     """
 
     def __init__(self, patterns, initializers):
@@ -281,7 +339,19 @@ class Mixed:
 @register
 @alias('zeros')
 class Zero(Initializer):
-    """Fill with 0."""
+    """Fill with 0.
+
+    Example
+    -------
+
+    >>> layer = mx.gluon.nn.Dense(2, in_units=3, weight_initializer=mx.init.Zero())
+    >>> layer.initialize()
+    >>> layer.weight.data()
+    <BLANKLINE>
+    [[0. 0. 0.]
+     [0. 0. 0.]]
+    <NDArray 2x3 @cpu(0)>
+    """
 
     def __init__(self):
         super().__init__()
@@ -293,7 +363,19 @@ class Zero(Initializer):
 @register
 @alias('ones')
 class One(Initializer):
-    """Fill with 1."""
+    """Fill with 1.
+
+    Example
+    -------
+
+    >>> layer = mx.gluon.nn.Dense(2, in_units=3, weight_initializer=mx.init.One())
+    >>> layer.initialize()
+    >>> layer.weight.data()
+    <BLANKLINE>
+    [[1. 1. 1.]
+     [1. 1. 1.]]
+    <NDArray 2x3 @cpu(0)>
+    """
 
     def __init__(self):
         super().__init__()
@@ -380,6 +462,16 @@ class Orthogonal(Initializer):
         Multiplies the orthonormal rows (or columns).
     rand_type : {'uniform', 'normal'}
         Distribution of the random matrix whose SVD gives the orthogonal factor.
+
+    Example
+    -------
+
+    >>> mx.random.seed(0)
+    >>> layer = mx.gluon.nn.Dense(3, in_units=3, weight_initializer=mx.init.Orthogonal(scale=1.0))
+    >>> layer.initialize()
+    >>> w = layer.weight.data().asnumpy()
+    >>> np.allclose(w @ w.T, np.eye(3), atol=1e-5)      # orthonormal rows
+    True
     """
 
     def __init__(self, scale=1.414, rand_type='uniform'):
@@ -451,7 +543,18 @@ class Xavier(Initializer):
 
 @register
 class MSRAPrelu(Xavier):
-    """He initialization for PReLU nets: Gaussian Xavier with magnitude ``2 / (1 + slope^2)``."""
+    """He initialization for PReLU nets: Gaussian Xavier with magnitude ``2 / (1 + slope^2)``.
+
+    Example
+    -------
+
+    >>> mx.random.seed(0)
+    >>> layer = mx.gluon.nn.Dense(100, in_units=200, weight_initializer=mx.init.MSRAPrelu(slope=0.0))
+    >>> layer.initialize()
+    >>> w = layer.weight.data().asnumpy()       # std sqrt(2 / mean(fan_in, fan_out)) = 0.115
+    >>> round(float(w.std()), 2)
+    0.12
+    """
 
     def __init__(self, factor_type='avg', slope=0.25):
         super().__init__('gaussian', factor_type, 2.0 / (1 + slope ** 2))
@@ -460,7 +563,21 @@ class MSRAPrelu(Xavier):
 
 @register
 class Bilinear(Initializer):
-    """Bilinear-interpolation kernels (for upsampling with Deconvolution), per filter."""
+    """Bilinear-interpolation kernels (for upsampling with Deconvolution), per filter.
+
+    Example
+    -------
+
+    >>> weight = mx.nd.zeros((1, 1, 4, 4))      # a 2x upsampling Deconvolution kernel
+    >>> mx.init.Bilinear()(mx.init.InitDesc('up_weight'), weight)
+    >>> weight[0, 0]
+    <BLANKLINE>
+    [[0.0625 0.1875 0.1875 0.0625]
+     [0.1875 0.5625 0.5625 0.1875]
+     [0.1875 0.5625 0.5625 0.1875]
+     [0.0625 0.1875 0.1875 0.0625]]
+    <NDArray 4x4 @cpu(0)>
+    """
 
     def __init__(self):
         super().__init__()
@@ -476,7 +593,18 @@ class Bilinear(Initializer):
 
 @register
 class LSTMBias(Initializer):
-    """Zeros, except the forget-gate quarter (the second of four gates) set to ``forget_bias``."""
+    """Zeros, except the forget-gate quarter (the second of four gates) set to ``forget_bias``.
+
+    Example
+    -------
+
+    >>> cell = mx.gluon.rnn.LSTMCell(2, input_size=3, i2h_bias_initializer=mx.init.LSTMBias(1.0))
+    >>> cell.initialize()
+    >>> cell.i2h_bias.data()                    # 4 gates of 2 units: i, f, c, o
+    <BLANKLINE>
+    [0. 0. 1. 1. 0. 0. 0. 0.]
+    <NDArray 8 @cpu(0)>
+    """
 
     def __init__(self, forget_bias=1.0):
         super().__init__(forget_bias=forget_bias)

@@ -31,6 +31,20 @@ class LRScheduler:
     warmup_begin_lr : float
         The rate at update 0; must not exceed ``base_lr``.
     warmup_mode : {'linear', 'constant'}
+
+    Example
+    -------
+
+    A subclass defines ``__call__(num_update)``, using ``get_warmup_lr`` during warmup:
+
+    >>> class Halving(mx.lr_scheduler.LRScheduler):
+    ...     def __call__(self, num_update):
+    ...         if num_update < self.warmup_steps:
+    ...             return self.get_warmup_lr(num_update)
+    ...         return self.base_lr / 2 ** (num_update - self.warmup_steps)
+    >>> sched = Halving(base_lr=1.0, warmup_steps=2, warmup_begin_lr=0.5)
+    >>> [sched(n) for n in range(5)]
+    [0.5, 0.75, 1.0, 0.5, 0.25]
     """
 
     def __init__(self, base_lr=0.01, warmup_steps=0, warmup_begin_lr=0, warmup_mode='linear'):
@@ -191,6 +205,13 @@ class PolyScheduler(_AnnealingScheduler):
     pwr : float
         Power of the polynomial.
     final_lr : float
+
+    Example
+    -------
+
+    >>> sched = mx.lr_scheduler.PolyScheduler(max_update=4, base_lr=1.0, pwr=2)
+    >>> [round(sched(n), 4) for n in range(6)]
+    [1.0, 0.5625, 0.25, 0.0625, 0.0, 0.0]
     """
 
     def __init__(self, max_update, base_lr=0.01, pwr=2, final_lr=0, warmup_steps=0, warmup_begin_lr=0,
