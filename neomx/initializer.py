@@ -271,8 +271,8 @@ class Load:
 
     >>> init = mx.init.Load({'arg:fc_weight': mx.nd.array([1, 2])}, default_init=mx.init.Zero())
     >>> weight, bias = mx.nd.ones(2), mx.nd.ones(2)
-    >>> init('fc_weight', weight)               # loaded
-    >>> init('fc_bias', bias)                   # not saved: default_init
+    >>> init(mx.init.InitDesc('fc_weight'), weight)               # loaded
+    >>> init(mx.init.InitDesc('fc_bias'), bias)                   # not saved: default_init
     >>> weight.asnumpy(), bias.asnumpy()
     (array([1., 2.], dtype=float32), array([0., 0.], dtype=float32))
     """
@@ -317,8 +317,8 @@ class Mixed:
 
     >>> init = mx.init.Mixed(['.*bias', '.*'], [mx.init.Constant(0.5), mx.init.One()])
     >>> bias, weight = mx.nd.zeros(2), mx.nd.zeros(2)
-    >>> init('fc_bias', bias)
-    >>> init('fc_weight', weight)
+    >>> init(mx.init.InitDesc('fc_bias'), bias)
+    >>> init(mx.init.InitDesc('fc_weight'), weight)
     >>> bias.asnumpy(), weight.asnumpy()
     (array([0., 0.], dtype=float32), array([1., 1.], dtype=float32))
     """
