@@ -17,6 +17,18 @@ class DataDesc(namedtuple('DataDesc', ['name', 'shape'])):
 
     A ``(name, shape)`` named tuple (so old code unpacking pairs keeps working) that also
     carries ``dtype`` (default float32) and ``layout`` (default ``'NCHW'``).
+
+    Example
+    -------
+
+    >>> desc = mx.io.DataDesc('data', (32, 3, 28, 28))
+    >>> desc
+    DataDesc[data,(32, 3, 28, 28),<class 'numpy.float32'>,NCHW]
+    >>> name, shape = desc                      # still a (name, shape) pair
+    >>> name, shape, desc.layout
+    ('data', (32, 3, 28, 28), 'NCHW')
+    >>> mx.io.DataDesc.get_batch_axis('TNC')
+    1
     """
 
     def __new__(cls, name, shape, dtype=np.float32, layout='NCHW'):
@@ -53,6 +65,15 @@ class DataBatch:
     index : numpy array, optional
         Indices of the samples.
     provide_data, provide_label : list of DataDesc, optional
+
+    Example
+    -------
+
+    >>> batch = mx.io.DataBatch(data=[mx.nd.ones((4, 3))], label=[mx.nd.zeros(4)], pad=1)
+    >>> print(batch)
+    DataBatch: data shapes: [(4, 3)] label shapes: [(4,)]
+    >>> batch.pad
+    1
     """
 
     def __init__(self, data, label=None, pad=None, index=None, bucket_key=None,
@@ -80,6 +101,27 @@ class DataIter:
 
     Subclasses implement ``iter_next``, ``getdata``, ``getlabel`` (and optionally
     ``getindex``, ``getpad``) or override ``next`` itself.
+
+    Example
+    -------
+
+    A minimal iterator, yielding three batches of constant data:
+
+    >>> class Constant(mx.io.DataIter):
+    ...     def __init__(self):
+    ...         super().__init__(batch_size=2)
+    ...         self.count = 0
+    ...     def reset(self):
+    ...         self.count = 0
+    ...     def iter_next(self):
+    ...         self.count += 1
+    ...         return self.count <= 3
+    ...     def getdata(self):
+    ...         return [mx.nd.full((2, 2), self.count)]
+    ...     def getlabel(self):
+    ...         return [mx.nd.zeros(2)]
+    >>> [float(batch.data[0][0, 0].asscalar()) for batch in Constant()]
+    [1.0, 2.0, 3.0]
     """
 
     def __init__(self, batch_size=0):
@@ -330,6 +372,14 @@ class ResizeIter(_WrappingIter):
     size : int
     reset_internal : bool
         Reset the inner iterator at every ``reset``.
+
+    Example
+    -------
+
+    >>> inner = mx.io.NDArrayIter(np.arange(6).reshape((6, 1)), batch_size=2)      # 3 batches
+    >>> resized = mx.io.ResizeIter(inner, 5)
+    >>> [batch.data[0].asnumpy().ravel().tolist() for batch in resized]          # restarts inner
+    [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0], [0.0, 1.0], [2.0, 3.0]]
     """
 
     def __init__(self, data_iter, size, reset_internal=True):
@@ -371,6 +421,16 @@ class PrefetchingIter(_WrappingIter):
         Batches of several iterators are merged (their data and label lists concatenated).
     rename_data, rename_label : list of dict, optional
         Per iterator, new names for its provide_data/provide_label entries.
+
+    Example
+    -------
+
+    >>> data = mx.io.NDArrayIter(np.arange(8).reshape((4, 2)), batch_size=2)
+    >>> it = mx.io.PrefetchingIter(data)
+    >>> [batch.data[0].shape for batch in it]
+    [(2, 2), (2, 2)]
+    >>> it.provide_data
+    [DataDesc[data,(2, 2),<class 'numpy.float32'>,NCHW]]
     """
 
     def __init__(self, iters, rename_data=None, rename_label=None):

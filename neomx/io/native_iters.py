@@ -128,6 +128,18 @@ class CSVIter(_InMemoryIter):
         Fill the last batch from the start of the data (and begin the next epoch after it);
         otherwise the last batch is padded with rows of the batch before it.
     dtype : {'float32', 'int32', 'int64'}
+
+    Example
+    -------
+
+    >>> import os, tempfile
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(folder.name, 'data.csv')
+    >>> np.savetxt(path, np.arange(10).reshape((5, 2)), delimiter=',')
+    >>> it = mx.io.CSVIter(data_csv=path, data_shape=(2,), batch_size=2)
+    >>> [(batch.data[0].asnumpy().tolist(), batch.pad) for batch in it]      # the last batch wraps
+    [([[0.0, 1.0], [2.0, 3.0]], 0), ([[4.0, 5.0], [6.0, 7.0]], 0), ([[8.0, 9.0], [0.0, 1.0]], 1)]
+    >>> folder.cleanup()
     """
 
     def __init__(self, data_csv, data_shape, label_csv=None, label_shape=(1,), batch_size=1,
@@ -179,6 +191,26 @@ class MNISTIter(_InMemoryIter):
     flat : bool
     num_parts, part_index : int
         Read only part ``part_index`` of ``num_parts`` equal parts (distributed training).
+
+    Example
+    -------
+
+    Two tiny IDX files of 4 images and their labels:
+
+    >>> import os, struct, tempfile
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> images, labels = os.path.join(folder.name, 'img'), os.path.join(folder.name, 'lbl')
+    >>> with open(images, 'wb') as f:
+    ...     _ = f.write(struct.pack('>4B3I', 0, 0, 8, 3, 4, 28, 28) + bytes(4 * 28 * 28))
+    >>> with open(labels, 'wb') as f:
+    ...     _ = f.write(struct.pack('>4BI', 0, 0, 8, 1, 4) + bytes([3, 1, 4, 1]))
+    >>> it = mx.io.MNISTIter(image=images, label=labels, batch_size=2, shuffle=False)
+    >>> batch = it.next()
+    >>> batch.data[0].shape, batch.label[0].asnumpy()
+    ((2, 1, 28, 28), array([3., 1.], dtype=float32))
+    >>> mx.io.MNISTIter(image=images, label=labels, batch_size=2, flat=True).next().data[0].shape
+    (2, 784)
+    >>> folder.cleanup()
     """
 
     def __init__(self, image='./train-images-idx3-ubyte', label='./train-labels-idx1-ubyte',
