@@ -9,7 +9,20 @@ __all__ = ['Concurrent', 'HybridConcurrent', 'Identity', 'SparseEmbedding', 'Syn
 
 
 class Concurrent(Sequential):
-    """Feed the same input to every child and concatenate their outputs along ``axis``."""
+    """Feed the same input to every child and concatenate their outputs along ``axis``.
+
+    Shape
+    -----
+    The children's outputs concatenated along ``axis``.
+
+    Example
+    -------
+    >>> net = mx.gluon.contrib.nn.Concurrent(axis=1)
+    >>> net.add(mx.gluon.nn.Dense(2), mx.gluon.nn.Dense(3), mx.gluon.contrib.nn.Identity())
+    >>> net.initialize()
+    >>> net(mx.nd.ones((4, 5))).shape           # 2 + 3 + 5 columns
+    (4, 10)
+    """
 
     def __init__(self, axis=-1, prefix=None, params=None):
         super().__init__(prefix=prefix, params=params)
@@ -20,7 +33,23 @@ class Concurrent(Sequential):
 
 
 class HybridConcurrent(HybridSequential):
-    """Hybridizable :class:`Concurrent`."""
+    """Hybridizable :class:`Concurrent`.
+
+    Shape
+    -----
+    The children's outputs concatenated along ``axis``.
+
+    Example
+    -------
+    >>> net = mx.gluon.contrib.nn.HybridConcurrent(axis=1)
+    >>> net.add(mx.gluon.nn.Dense(2), mx.gluon.contrib.nn.Identity())
+    >>> net.initialize(mx.init.One())
+    >>> net.hybridize()
+    >>> net(mx.nd.ones((1, 3)))                 # the Dense sums (3 + bias 0), then the input
+    <BLANKLINE>
+    [[3. 3. 1. 1. 1.]]
+    <NDArray 1x5 @cpu(0)>
+    """
 
     def __init__(self, axis=-1, prefix=None, params=None):
         super().__init__(prefix=prefix, params=params)
@@ -31,7 +60,19 @@ class HybridConcurrent(HybridSequential):
 
 
 class Identity(HybridSequential):
-    """Return the input unchanged (a placeholder branch in Concurrent blocks)."""
+    """Return the input unchanged (a placeholder branch in Concurrent blocks).
+
+    Shape
+    -----
+    out: the input.
+
+    Example
+    -------
+    >>> mx.gluon.contrib.nn.Identity()(mx.nd.array([1, 2]))
+    <BLANKLINE>
+    [1. 2.]
+    <NDArray 2 @cpu(0)>
+    """
 
     def hybrid_forward(self, F, x):
         return x
@@ -65,6 +106,30 @@ class SyncBatchNorm(BatchNorm):
         defaults to the number of GPUs, or 1 (MXNet's default); 1 accepts any step size.
     momentum, epsilon, center, scale, use_global_stats, *_initializer
         As :class:`~neomx.gluon.nn.BatchNorm`.
+
+    Shape
+    -----
+    data: ``(N, C, ...)``; out: the same.
+
+    Example
+    -------
+    On one context it is BatchNorm (in a parallel step over several GPUs, each
+    normalises with the statistics of the whole batch):
+
+    >>> layer = mx.gluon.contrib.nn.SyncBatchNorm(in_channels=2, num_devices=1)
+    >>> layer.initialize()
+    >>> x = mx.nd.array([[1, 10], [3, 30]])
+    >>> with mx.autograd.record():
+    ...     y = layer(x)
+    >>> y.round()                               # per channel: (x - mean) / std
+    <BLANKLINE>
+    [[-1. -1.]
+     [ 1.  1.]]
+    <NDArray 2x2 @cpu(0)>
+    >>> layer.running_mean.data()               # 0.9 * 0 + 0.1 * mean
+    <BLANKLINE>
+    [0. 0.]
+    <NDArray 2 @cpu(0)>
     """
 
     def __init__(self, in_channels=0, num_devices=None, momentum=0.9, epsilon=1e-5, center=True,
@@ -89,6 +154,22 @@ class SparseEmbedding(Block):
     In neomx this is :class:`~neomx.gluon.nn.Embedding` with ``sparse_grad`` (its weight's
     gradient is row_sparse) run imperatively; unlike MXNet it also runs before a Trainer exists.
     Shapes: indices of any shape ``S`` -> ``S + (output_dim,)``.
+
+    Example
+    -------
+    >>> layer = mx.gluon.contrib.nn.SparseEmbedding(10, 3)
+    >>> layer.initialize(mx.init.Constant(0.5))
+    >>> trainer = mx.gluon.Trainer(layer.collect_params(), 'sgd')     # MXNet needs one first
+    >>> x = mx.nd.array([[1, 4], [4, 9]])
+    >>> with mx.autograd.record():
+    ...     y = layer(x)
+    >>> y.backward()
+    >>> y.shape, layer.weight.grad().stype
+    ((2, 2, 3), 'row_sparse')
+    >>> layer.weight.grad().indices                     # only the rows looked up
+    <BLANKLINE>
+    [1 4 9]
+    <NDArray 3 @cpu(0)>
     """
 
     def __init__(self, input_dim, output_dim, dtype='float32', weight_initializer=None, **kwargs):
@@ -124,7 +205,17 @@ class _PixelShuffle(HybridBlock):
 
 
 class PixelShuffle1D(_PixelShuffle):
-    """Shapes: (N, f * C, W) -> (N, C, W * f)."""
+    """Shapes: (N, f * C, W) -> (N, C, W * f).
+
+    Example
+    -------
+    >>> x = mx.nd.arange(8).reshape((1, 4, 2))          # (N, f * C, W) with f = 2, C = 2
+    >>> mx.gluon.contrib.nn.PixelShuffle1D(2)(x)
+    <BLANKLINE>
+    [[[0. 2. 1. 3.]
+      [4. 6. 5. 7.]]]
+    <NDArray 1x2x4 @cpu(0)>
+    """
 
     def __init__(self, factor):
         super().__init__(int(factor))
@@ -137,7 +228,19 @@ class PixelShuffle1D(_PixelShuffle):
 
 
 class PixelShuffle2D(_PixelShuffle):
-    """Shapes: (N, f1 * f2 * C, H, W) -> (N, C, H * f1, W * f2)."""
+    """Shapes: (N, f1 * f2 * C, H, W) -> (N, C, H * f1, W * f2).
+
+    Example
+    -------
+    >>> x = mx.nd.arange(16).reshape((1, 4, 2, 2))      # f1 = f2 = 2, C = 1
+    >>> mx.gluon.contrib.nn.PixelShuffle2D((2, 2))(x)
+    <BLANKLINE>
+    [[[[ 0.  4.  1.  5.]
+       [ 8. 12.  9. 13.]
+       [ 2.  6.  3.  7.]
+       [10. 14. 11. 15.]]]]
+    <NDArray 1x1x4x4 @cpu(0)>
+    """
 
     def __init__(self, factor):
         super().__init__(_factors(factor, 2))
@@ -151,7 +254,14 @@ class PixelShuffle2D(_PixelShuffle):
 
 
 class PixelShuffle3D(_PixelShuffle):
-    """Shapes: (N, f1 * f2 * f3 * C, D, H, W) -> (N, C, D * f1, H * f2, W * f3)."""
+    """Shapes: (N, f1 * f2 * f3 * C, D, H, W) -> (N, C, D * f1, H * f2, W * f3).
+
+    Example
+    -------
+    >>> x = mx.nd.ones((1, 24, 2, 3, 4))                 # f = (2, 3, 4), C = 1
+    >>> mx.gluon.contrib.nn.PixelShuffle3D((2, 3, 4))(x).shape
+    (1, 1, 4, 9, 16)
+    """
 
     def __init__(self, factor):
         super().__init__(_factors(factor, 3))
