@@ -85,6 +85,20 @@ class Speedometer:
     batch_size : int
     frequent : int
     auto_reset : bool
+
+    Example
+    -------
+    >>> import logging, sys
+    >>> root, handler = logging.getLogger(), logging.StreamHandler(sys.stdout)
+    >>> level = root.level
+    >>> root.addHandler(handler); root.setLevel(logging.INFO)          # log to stdout here
+    >>> metric = mx.metric.Accuracy()
+    >>> metric.update([mx.nd.array([0, 1])], [mx.nd.array([[0.9, 0.1], [0.8, 0.2]])])
+    >>> speedometer = mx.callback.Speedometer(batch_size=2, frequent=2)
+    >>> for nbatch in range(3):                 # the first call starts the clock
+    ...     speedometer(mx.model.BatchEndParam(epoch=0, nbatch=nbatch, eval_metric=metric, locals=None))
+    Epoch[0] Batch [0-2] Speed: ... samples/sec accuracy=0.500000
+    >>> root.removeHandler(handler); root.setLevel(level)
     """
 
     def __init__(self, batch_size, frequent=50, auto_reset=True):
@@ -132,6 +146,17 @@ class ProgressBar:
         Number of batches per epoch.
     length : int
         Width of the bar in characters.
+
+    Example
+    -------
+    >>> import logging, sys
+    >>> root, handler = logging.getLogger(), logging.StreamHandler(sys.stdout)
+    >>> level = root.level
+    >>> root.addHandler(handler); root.setLevel(logging.INFO)          # log to stdout here
+    >>> bar = mx.callback.ProgressBar(total=4, length=10)
+    >>> bar(mx.model.BatchEndParam(epoch=0, nbatch=2, eval_metric=None, locals=None))
+    [=====-----] 50%
+    >>> root.removeHandler(handler); root.setLevel(level)
     """
 
     def __init__(self, total, length=80):

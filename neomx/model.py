@@ -35,7 +35,14 @@ __all__ = ['save_checkpoint', 'load_checkpoint', 'load_params', 'BatchEndParam',
 
 BatchEndParam = namedtuple('BatchEndParams', ['epoch', 'nbatch', 'eval_metric', 'locals'])
 BatchEndParam.__doc__ = """What batch-end and score-end callbacks receive: the epoch, the batch
-number (or the number of batches scored), the metric and the caller's local variables."""
+number (or the number of batches scored), the metric and the caller's local variables.
+
+Example
+-------
+>>> param = mx.model.BatchEndParam(epoch=1, nbatch=20, eval_metric=mx.metric.Accuracy(), locals=None)
+>>> param.epoch, param.nbatch, param.eval_metric.get()
+(1, 20, ('accuracy', nan))
+"""
 
 # A 'local' store updates on the host unless a parameter is bigger than this (elements):
 # such parameters are then updated on each device instead (MXNet's rule).
@@ -182,7 +189,21 @@ SKLEARN_INSTALLED = importlib.util.find_spec('sklearn') is not None
 
 class LogValidationMetricsCallback:
     """A score-end callback (``fit``'s ``eval_end_callback``) logging
-    ``Epoch[e] Validation-<metric>=<value>``."""
+    ``Epoch[e] Validation-<metric>=<value>``.
+
+    Example
+    -------
+    >>> import logging, sys
+    >>> root, handler = logging.getLogger(), logging.StreamHandler(sys.stdout)
+    >>> level = root.level
+    >>> root.addHandler(handler); root.setLevel(logging.INFO)          # log to stdout here
+    >>> metric = mx.metric.MAE()
+    >>> metric.update([mx.nd.array([1, 2])], [mx.nd.array([1.5, 2.5])])
+    >>> callback = mx.callback.LogValidationMetricsCallback()
+    >>> callback(mx.model.BatchEndParam(epoch=3, nbatch=1, eval_metric=metric, locals=None))
+    Epoch[3] Validation-mae=0.500000
+    >>> root.removeHandler(handler); root.setLevel(level)
+    """
 
     def __call__(self, param):
         if not param.eval_metric:
