@@ -49,6 +49,21 @@ class MXRecordIO:
     Pickling closes the record (flushing a writer) and the copy reopens it, as MXNet does so
     that readers can be sent to DataLoader worker processes. A reader refuses to ``read`` in
     another process than the one that opened it (``RuntimeError``).
+
+    Example
+    -------
+    >>> import os, tempfile
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(folder.name, 'data.rec')
+    >>> writer = mx.recordio.MXRecordIO(path, 'w')
+    >>> for text in [b'first', b'second']:
+    ...     writer.write(text)
+    >>> writer.close()
+    >>> reader = mx.recordio.MXRecordIO(path, 'r')
+    >>> reader.read(), reader.read(), reader.read()      # None at the end
+    (b'first', b'second', None)
+    >>> reader.close()
+    >>> folder.cleanup()
     """
 
     def __init__(self, uri, flag):
@@ -156,6 +171,24 @@ class MXIndexedRecordIO(MXRecordIO):
         Keys in file order.
     idx : dict
         Byte offset of the record of each key.
+
+    Example
+    -------
+    >>> import os, tempfile
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> rec, idx = os.path.join(folder.name, 'data.rec'), os.path.join(folder.name, 'data.idx')
+    >>> writer = mx.recordio.MXIndexedRecordIO(idx, rec, 'w')
+    >>> for key in range(3):
+    ...     writer.write_idx(key, mx.recordio.pack(mx.recordio.IRHeader(0, key * 10, key, 0), b'payload'))
+    >>> writer.close()
+    >>> reader = mx.recordio.MXIndexedRecordIO(idx, rec, 'r')
+    >>> reader.keys
+    [0, 1, 2]
+    >>> header, payload = mx.recordio.unpack(reader.read_idx(2))     # random access by key
+    >>> header.label, payload
+    (20.0, b'payload')
+    >>> reader.close()
+    >>> folder.cleanup()
     """
 
     def __init__(self, idx_path, uri, flag, key_type=int):
@@ -267,6 +300,16 @@ label : float or array of float32
     The label(s).
 id, id2 : int
     Unsigned 64-bit ids of the record.
+
+Example
+-------
+>>> header = mx.recordio.IRHeader(flag=0, label=3.0, id=7, id2=0)
+>>> packed = mx.recordio.pack(header, b'payload')
+>>> mx.recordio.unpack(packed)
+(HEADER(flag=0, label=3.0, id=7, id2=0), b'payload')
+>>> multi = mx.recordio.pack(mx.recordio.IRHeader(0, [1, 2], 8, 0), b'')     # flag set to 2
+>>> mx.recordio.unpack(multi)[0]
+HEADER(flag=2, label=array([1., 2.], dtype=float32), id=8, id2=0)
 """
 _IR_FORMAT = 'IfQQ'
 _IR_SIZE = struct.calcsize(_IR_FORMAT)

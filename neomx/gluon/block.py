@@ -96,7 +96,18 @@ class _BlockScope:
 
 
 class HookHandle:
-    """Returned by ``register_forward_hook``: ``detach()`` removes the hook again."""
+    """Returned by ``register_forward_hook``: ``detach()`` removes the hook again.
+
+    Example
+    -------
+    >>> layer = mx.gluon.nn.Dense(1, in_units=1)
+    >>> layer.initialize(mx.init.One())
+    >>> handle = layer.register_forward_hook(lambda block, inputs, out: print(out.asnumpy().tolist()))
+    >>> _ = layer(mx.nd.ones((1, 1)))
+    [[1.0]]
+    >>> handle.detach()
+    >>> _ = layer(mx.nd.ones((1, 1)))            # the hook is gone
+    """
     _ids = itertools.count()
 
     def __init__(self):
@@ -1042,6 +1053,19 @@ class SymbolBlock(HybridBlock):
 
     Calls always run the compiled graph; called on Symbols, the block returns a copy of
     its graph with the inputs replaced.
+
+    Example
+    -------
+    >>> data = mx.sym.var('data')
+    >>> out = mx.sym.FullyConnected(data, num_hidden=2, name='fc')
+    >>> block = mx.gluon.SymbolBlock(out, data)
+    >>> block.initialize(mx.init.One())
+    >>> block(mx.nd.ones((1, 3)))                # fc_weight and fc_bias became parameters
+    <BLANKLINE>
+    [[4. 4.]]
+    <NDArray 1x2 @cpu(0)>
+    >>> sorted(block.collect_params().keys())
+    ['fc_bias', 'fc_weight']
     """
 
     def __init__(self, outputs, inputs, params=None):

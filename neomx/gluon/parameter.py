@@ -552,6 +552,25 @@ class Constant(Parameter):
     ----------
     name : str
     value : NDArray or array-like
+
+    Example
+    -------
+    >>> class Scale(mx.gluon.HybridBlock):
+    ...     def __init__(self, **kwargs):
+    ...         super().__init__(**kwargs)
+    ...         self.factor = self.params.get_constant('factor', [[2.0, 3.0]])
+    ...     def hybrid_forward(self, F, x, factor):
+    ...         return F.broadcast_mul(x, factor)
+    >>> block = Scale(prefix='scale_')
+    >>> block.initialize()
+    >>> block(mx.nd.ones((1, 2)))
+    <BLANKLINE>
+    [[2. 3.]]
+    <NDArray 1x2 @cpu(0)>
+    >>> block.factor
+    Constant scale_factor (shape=(1, 2), dtype=<class 'numpy.float32'>)
+    >>> block.factor.grad_req
+    'null'
     """
 
     def __init__(self, name, value):
@@ -585,6 +604,25 @@ class ParameterDict:
         Prepended to the names given to :meth:`get`.
     shared : ParameterDict, optional
         Parameters looked up there first, so blocks can share weights.
+
+    Example
+    -------
+    >>> params = mx.gluon.ParameterDict('net_')
+    >>> weight = params.get('weight', shape=(2, 3))
+    >>> params
+    net_ (
+      Parameter net_weight (shape=(2, 3), dtype=<class 'numpy.float32'>)
+    )
+    >>> params.get('weight') is weight, list(params.keys())
+    (True, ['net_weight'])
+    >>> params.initialize(mx.init.One())
+    >>> params['net_weight'].data().sum()
+    <BLANKLINE>
+    [6.]
+    <NDArray 1 @cpu(0)>
+    >>> shared = mx.gluon.ParameterDict('net_', shared=params)
+    >>> shared.get('weight') is weight          # net_weight is found in the shared dict
+    True
     """
 
     def __init__(self, prefix='', shared=None):

@@ -222,6 +222,21 @@ class ReflectionPad2D(HybridBlock):
     ----------
     padding : int or tuple of 8 ints
         An int pads every side by it; 8 ints are MXNet's ``pad_width`` (before/after per axis).
+
+    Shape
+    -----
+    data: ``(N, C, H, W)``; out: ``(N, C, H + pad_top + pad_bottom, W + pad_left + pad_right)``.
+
+    Example
+    -------
+    >>> pad = mx.gluon.nn.ReflectionPad2D(1)
+    >>> pad(mx.nd.arange(4).reshape((1, 1, 2, 2)))
+    <BLANKLINE>
+    [[[[3. 2. 3. 2.]
+       [1. 0. 1. 0.]
+       [3. 2. 3. 2.]
+       [1. 0. 1. 0.]]]]
+    <NDArray 1x1x4x4 @cpu(0)>
     """
 
     def __init__(self, padding=0, **kwargs):
