@@ -103,6 +103,26 @@ class BaseModule(abc.ABC):
     ----------
     binded, for_training, inputs_need_grad, params_initialized, optimizer_initialized : bool
         The module's state; each primitive checks the ones it needs.
+
+    Example
+    -------
+    :class:`Module` is the usual concrete module; ``fit``, ``score`` and ``predict`` are
+    this class's loops:
+
+    >>> data = mx.sym.var('data')
+    >>> fc = mx.sym.FullyConnected(data, num_hidden=1, name='fc')
+    >>> net = mx.sym.LinearRegressionOutput(fc, name='out')
+    >>> x = np.array([[0.], [1.], [2.], [3.]])
+    >>> train = mx.io.NDArrayIter(x, 2 * x + 1, batch_size=2, label_name='out_label')
+    >>> mod = mx.mod.Module(net, label_names=['out_label'])
+    >>> isinstance(mod, mx.mod.BaseModule)
+    True
+    >>> mod.fit(train, num_epoch=20, initializer=mx.init.Zero(), optimizer_params={'learning_rate': 0.1})
+    >>> name, mse = mod.score(train, 'mse')[0]
+    >>> name, mse < 0.1
+    ('mse', True)
+    >>> mod.predict(train).shape
+    (4, 1)
     """
 
     def __init__(self, logger=logging):

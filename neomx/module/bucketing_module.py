@@ -57,6 +57,25 @@ class BucketingModule(BaseModule):
         Without ``default_bucket_key``.
     ValueError
         When the default bucket's symbol lacks one of its data, state or fixed parameter names.
+
+    Example
+    -------
+    Sequences of any length summed, then one fully connected layer whose parameters all
+    buckets share:
+
+    >>> def sym_gen(seq_len):
+    ...     total = mx.sym.sum(mx.sym.var('data'), axis=1, keepdims=True)
+    ...     return mx.sym.FullyConnected(total, num_hidden=2, name='fc'), ('data',), None
+    >>> mod = mx.mod.BucketingModule(sym_gen, default_bucket_key=5)
+    >>> mod.bind(data_shapes=[('data', (1, 5))], for_training=False)
+    >>> mod.init_params(mx.init.One())
+    >>> batch = mx.io.DataBatch([mx.nd.ones((1, 3))], bucket_key=3,
+    ...                         provide_data=[mx.io.DataDesc('data', (1, 3))])
+    >>> mod.forward(batch, is_train=False)       # binds bucket 3, sharing bucket 5's parameters
+    >>> mod.get_outputs()[0]
+    <BLANKLINE>
+    [[3. 3.]]
+    <NDArray 1x2 @cpu(0)>
     """
 
     def __init__(self, sym_gen, default_bucket_key=None, logger=logging, context=cpu(), work_load_list=None,

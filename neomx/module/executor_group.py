@@ -104,6 +104,28 @@ class DataParallelExecutorGroup:
         Arguments holding recurrent states (set by the user, not learned).
     group2ctxs : dict of str -> list of Context, or list of dict of str -> Context, optional
         Model parallelism: the context of each ``ctx_group`` attribute value, per device.
+
+    Example
+    -------
+    Modules make these; here two CPU contexts share each batch of 4 equally:
+
+    >>> net = mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=2, name='fc')
+    >>> group = mx.module.executor_group.DataParallelExecutorGroup(
+    ...     net, [mx.cpu(0), mx.cpu(1)], [1, 1], [mx.io.DataDesc('data', (4, 3))], None,
+    ...     ['fc_weight', 'fc_bias'], for_training=False, inputs_need_grad=False)
+    >>> group.slices
+    [slice(0, 2, None), slice(2, 4, None)]
+    >>> group.set_params({'fc_weight': mx.nd.ones((2, 3)), 'fc_bias': mx.nd.zeros(2)}, {})
+    >>> group.forward(mx.io.DataBatch([mx.nd.ones((4, 3))]), is_train=False)
+    >>> [out.context for out in group.get_outputs(merge_multi_context=False)[0]]
+    [cpu(0), cpu(1)]
+    >>> group.get_outputs()[0]                   # merged
+    <BLANKLINE>
+    [[3. 3.]
+     [3. 3.]
+     [3. 3.]
+     [3. 3.]]
+    <NDArray 4x2 @cpu(0)>
     """
 
     def __init__(self, symbol, contexts, workload, data_shapes, label_shapes, param_names, for_training,

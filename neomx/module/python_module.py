@@ -19,6 +19,31 @@ class PythonModule(BaseModule):
     ----------
     data_names, label_names, output_names : list of str
     logger : logging.Logger
+
+    Example
+    -------
+    A module doubling its input:
+
+    >>> class Double(mx.mod.PythonModule):
+    ...     def _compute_output_shapes(self):
+    ...         return [('double_output', self.data_shapes[0][1])]
+    ...     def forward(self, data_batch, is_train=None):
+    ...         self._outputs = [data_batch.data[0] * 2]
+    ...     def get_outputs(self, merge_multi_context=True):
+    ...         return self._outputs
+    ...     def backward(self, out_grads=None):
+    ...         pass
+    ...     def get_input_grads(self, merge_multi_context=True):
+    ...         return []
+    >>> mod = Double(data_names=['data'], label_names=None, output_names=['double_output'])
+    >>> mod.bind(data_shapes=[('data', (1, 2))])
+    >>> mod.output_shapes
+    [('double_output', (1, 2))]
+    >>> mod.forward(mx.io.DataBatch([mx.nd.array([[1, 2]])]))
+    >>> mod.get_outputs()[0]
+    <BLANKLINE>
+    [[2. 4.]]
+    <NDArray 1x2 @cpu(0)>
     """
 
     def __init__(self, data_names, label_names, output_names, logger=logging):

@@ -27,6 +27,23 @@ class SequentialModule(BaseModule):
     - ``take_labels``: the module receives the chain's labels (any module may take them).
     - ``auto_wiring``: the previous module's outputs are renamed to this module's data names
       (else they must already carry those names).
+
+    Example
+    -------
+    >>> fc1 = mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=3, name='fc1')
+    >>> fc2 = mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=1, name='fc2')
+    >>> net2 = mx.sym.LinearRegressionOutput(fc2, name='out')
+    >>> seq = mx.mod.SequentialModule()
+    >>> _ = seq.add(mx.mod.Module(fc1, label_names=None))     # add returns the chain
+    >>> _ = seq.add(mx.mod.Module(net2, label_names=['out_label']), take_labels=True, auto_wiring=True)
+    >>> seq.bind(data_shapes=[('data', (2, 4))], label_shapes=[('out_label', (2, 1))])
+    >>> seq.init_params(mx.init.One())          # weights 1, biases 0
+    >>> seq.forward(mx.io.DataBatch([mx.nd.ones((2, 4))], [mx.nd.zeros((2, 1))]), is_train=False)
+    >>> seq.get_outputs()[0]                    # fc1: 4 per unit; fc2: 3 * 4
+    <BLANKLINE>
+    [[12.]
+     [12.]]
+    <NDArray 2x1 @cpu(0)>
     """
 
     META_TAKE_LABELS = 'take_labels'
