@@ -769,7 +769,7 @@ class Marker:
     >>> marker.mark('galaxy')
     Traceback (most recent call last):
     ...
-    neomx.base.MXNetError: Invalid Input: 'galaxy', valid values are: {'global', 'marker', 'process', 'task', 'thread'}
+    neomx.base.MXNetError: Invalid Input: 'galaxy', valid values are: {'global', 'marker', ...}
     """
 
     def __init__(self, domain, name):

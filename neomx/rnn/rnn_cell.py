@@ -325,7 +325,8 @@ class RNNCell(_ProjectionCell):
 
     Shape
     -----
-    Per step, input (N, C) and output (N, num_hidden); ``unroll`` with ``layout='NTC'`` and ``merge_outputs=True``: (N, T, C) in, (N, T, num_hidden) out.
+    Per step, input (N, C) and output (N, num_hidden); ``unroll`` with ``layout='NTC'`` and
+    ``merge_outputs=True``: (N, T, C) in, (N, T, num_hidden) out.
 
     Example
     -------
@@ -365,7 +366,9 @@ class LSTMCell(_ProjectionCell):
 
     Shape
     -----
-    Per step, input (N, C) and output (N, num_hidden); ``unroll`` with ``layout='NTC'`` and ``merge_outputs=True``: (N, T, C) in, (N, T, num_hidden) out. States h and c: (N, num_hidden).
+    Per step, input (N, C) and output (N, num_hidden); ``unroll`` with ``layout='NTC'`` and
+    ``merge_outputs=True``: (N, T, C) in, (N, T, num_hidden) out.
+    States h and c: (N, num_hidden).
 
     Example
     -------
@@ -413,7 +416,8 @@ class GRUCell(_ProjectionCell):
 
     Shape
     -----
-    Per step, input (N, C) and output (N, num_hidden); ``unroll`` with ``layout='NTC'`` and ``merge_outputs=True``: (N, T, C) in, (N, T, num_hidden) out.
+    Per step, input (N, C) and output (N, num_hidden); ``unroll`` with ``layout='NTC'`` and
+    ``merge_outputs=True``: (N, T, C) in, (N, T, num_hidden) out.
 
     Example
     -------
