@@ -210,6 +210,20 @@ _DOC = """{dims}-D convolutional {family} cell (``*`` is convolution).
     Inputs: ``inputs`` (N, *input_shape) and ``states`` as :meth:`state_info` gives them,
     (N, hidden_channels, *spatial) for the default layout.
     Outputs: ``h_t`` and the list of next states.
+
+    Shape
+    -----
+    inputs: ``(N, *input_shape)`` per step; out: ``(N, hidden_channels, *spatial)``, the
+    spatial size of the i2h convolution's output (for the default layout).
+
+    Example
+    -------
+    >>> cell = mx.gluon.contrib.rnn.Conv{dims}D{family}Cell({example_shape}, 4, i2h_kernel=3, h2h_kernel=3,
+    ...                                              i2h_pad=1)
+    >>> cell.initialize()
+    >>> out, states = cell(mx.nd.ones((2,) + {example_shape}), cell.begin_state(batch_size=2))
+    >>> out.shape, len(states)
+    ({out_shape}, {num_states})
 """
 
 
@@ -233,7 +247,8 @@ def _public_cell(family_cell, dims):
     __init__.__qualname__ = name + '.__init__'
     doc = _DOC.format(dims=dims, family=family, equations=_EQUATIONS[family], layout=layout,
                       channel_last=channel_last, example=tuple('C' + layout[2:]),
-                      alias=family.lower())
+                      alias=family.lower(), example_shape=(3,) + (5,) * dims,
+                      out_shape=(2, 4) + (5,) * dims, num_states=2 if family == 'LSTM' else 1)
     return type(name, (family_cell,), {'__init__': __init__, '__doc__': doc, '_dims': dims,
                                        '__module__': __name__, '__qualname__': name})
 
