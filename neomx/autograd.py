@@ -478,6 +478,28 @@ class Function:
 
     Subclass it and define ``forward(self, *inputs)`` and ``backward(self, *output_grads)``;
     ``save_for_backward`` keeps arrays for ``backward`` in ``self.saved_tensors``.
+
+    Example
+    -------
+    A numerically stable sigmoid with a hand-written gradient:
+
+    >>> class Sigmoid(mx.autograd.Function):
+    ...     def forward(self, x):
+    ...         y = 1 / (1 + mx.nd.exp(-x))
+    ...         self.save_for_backward(y)
+    ...         return y
+    ...     def backward(self, dy):
+    ...         y, = self.saved_tensors
+    ...         return dy * y * (1 - y)
+    >>> x = mx.nd.array([0., 2.])
+    >>> x.attach_grad()
+    >>> with mx.autograd.record():
+    ...     y = Sigmoid()(x)
+    >>> y.backward()
+    >>> x.grad
+    <BLANKLINE>
+    [0.25       0.10499363]
+    <NDArray 2 @cpu(0)>
     """
 
     def __init__(self):

@@ -37,6 +37,15 @@ class Context:
         Device kind, or another Context to copy.
     device_id : int, default 0
         Device ordinal.
+
+    Example
+    -------
+    >>> ctx = mx.Context('cpu', 1)
+    >>> ctx, ctx.device_type, ctx.device_id, ctx == mx.cpu(1)
+    (cpu(1), 'cpu', 1, True)
+    >>> with mx.cpu(1):                         # the default context inside the block
+    ...     mx.nd.zeros(2).context
+    cpu(1)
     """
     __slots__ = ('device_typeid', 'device_id', '_old_ctx', '_torch_device')
     devtype2str = {1: 'cpu', 2: 'gpu', 3: 'cpu_pinned', 5: 'cpu_shared'}

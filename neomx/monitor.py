@@ -40,6 +40,20 @@ class Monitor:
         Sort the results by name.
     monitor_all : bool
         Also collect each operator's inputs, not only its outputs.
+
+    Example
+    -------
+    >>> data = mx.sym.var('data')
+    >>> net = mx.sym.FullyConnected(data, num_hidden=2, name='fc')
+    >>> exe = net.simple_bind(mx.cpu(), data=(1, 3))
+    >>> exe.arg_dict['fc_weight'][:] = 1
+    >>> exe.arg_dict['fc_bias'][:] = 0
+    >>> mon = mx.monitor.Monitor(1, pattern='fc_output')
+    >>> mon.install(exe)
+    >>> mon.tic()
+    >>> _ = exe.forward(data=mx.nd.ones((1, 3)))
+    >>> [(step, name, text.strip()) for step, name, text in mon.toc()]     # root mean square, as text
+    [(1, 'fc_output', '3.0')]
     """
 
     def __init__(self, interval, stat_func=None, pattern='.*', sort=False, monitor_all=False):

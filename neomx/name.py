@@ -12,6 +12,15 @@ class NameManager:
 
     Used as a context manager, a new manager starts its own counters, which is how tests
     get reproducible names (``with mx.name.NameManager(): ...``).
+
+    Example
+    -------
+    >>> with mx.name.NameManager():
+    ...     first = mx.sym.FullyConnected(mx.sym.var('x'), num_hidden=2)
+    ...     second = mx.sym.FullyConnected(mx.sym.var('x'), num_hidden=2)
+    ...     named = mx.sym.FullyConnected(mx.sym.var('x'), num_hidden=2, name='head')
+    >>> first.name, second.name, named.name
+    ('fullyconnected0', 'fullyconnected1', 'head')
     """
     _current = threading.local()
 
@@ -44,7 +53,16 @@ class NameManager:
 
 
 class Prefix(NameManager):
-    """A NameManager that prepends ``prefix`` to every name it returns."""
+    """A NameManager that prepends ``prefix`` to every name it returns.
+
+    Example
+    -------
+    >>> with mx.name.Prefix('encoder_'):
+    ...     fc = mx.sym.FullyConnected(mx.sym.var('x'), num_hidden=2)
+    ...     head = mx.sym.FullyConnected(mx.sym.var('x'), num_hidden=2, name='head')
+    >>> fc.name, head.name
+    ('encoder_fullyconnected0', 'encoder_head')
+    """
 
     def __init__(self, prefix):
         super().__init__()

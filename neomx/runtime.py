@@ -21,7 +21,14 @@ from .base import check_call  # noqa: E402,F401
 
 
 class Feature:
-    """One compile-time feature: ``name`` and whether it is ``enabled``."""
+    """One compile-time feature: ``name`` and whether it is ``enabled``.
+
+    Example
+    -------
+    >>> feature = mx.runtime.Features()['CUDA']
+    >>> feature.name, isinstance(feature.enabled, bool)
+    ('CUDA', True)
+    """
     __slots__ = ('name', 'enabled')
 
     def __init__(self, name, enabled):
@@ -101,6 +108,14 @@ class Features(collections.OrderedDict):
     """Ordered mapping of feature name to :class:`Feature`; one shared instance.
 
     The features are detected on first use; ``Features()`` always returns the same object.
+
+    Example
+    -------
+    >>> features = mx.runtime.Features()
+    >>> features is mx.runtime.Features(), 'CUDNN' in features
+    (True, True)
+    >>> features.is_enabled('CUDA') == (mx.context.num_gpus() > 0)
+    True
     """
     instance = None
 

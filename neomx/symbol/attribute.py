@@ -15,6 +15,15 @@ class AttrScope:
     ----------
     **kwargs : str
         Attribute values, e.g. ``ctx_group='dev1'`` or ``__lr_mult__='0.1'``.
+
+    Example
+    -------
+    >>> with mx.AttrScope(ctx_group='stage1'):
+    ...     a = mx.sym.var('a')
+    ...     with mx.AttrScope(__lr_mult__='0.1'):
+    ...         b = mx.sym.var('b', attr={'ctx_group': 'stage2'})
+    >>> a.attr('ctx_group'), b.attr('ctx_group'), b.attr('__lr_mult__')
+    ('stage1', 'stage2', '0.1')
     """
     _current = threading.local()
     _subgraph_names = collections.defaultdict(int)   # control-flow subgraphs named so far, by name

@@ -24,6 +24,13 @@ class IntervalSampler(sampler.Sampler):
     Notes
     -----
     As in MXNet, ``len()`` is ``length`` even when ``rollover=False`` yields fewer indices.
+
+    Example
+    -------
+    >>> list(mx.gluon.contrib.data.IntervalSampler(7, 3))
+    [0, 3, 6, 1, 4, 2, 5]
+    >>> list(mx.gluon.contrib.data.IntervalSampler(7, 3, rollover=False))
+    [0, 3, 6]
     """
 
     def __init__(self, length, interval, rollover=True):

@@ -66,6 +66,26 @@ class VariationalDropoutCell(ModifierCell):
         Dropout rate of the first state (the hidden state fed back); 0 disables it.
     drop_outputs : float
         Dropout rate of the outputs; 0 disables it.
+
+    Shape
+    -----
+    As ``base_cell``'s.
+
+    Example
+    -------
+    >>> mx.random.seed(0)
+    >>> base = mx.gluon.rnn.RNNCell(4, input_size=4)
+    >>> cell = mx.gluon.contrib.rnn.VariationalDropoutCell(base, drop_inputs=0.5)
+    >>> cell.initialize(mx.init.One())
+    >>> with mx.autograd.train_mode():
+    ...     outputs, _ = cell.unroll(3, mx.nd.ones((1, 3, 4)), layout='NTC', merge_outputs=True)
+    >>> outputs.shape
+    (1, 3, 4)
+    >>> outputs, _ = cell.unroll(3, mx.nd.ones((1, 3, 4)), layout='NTC', merge_outputs=True)
+    >>> outputs[0, 0]                           # no dropout outside training: tanh(4)
+    <BLANKLINE>
+    [0.9993293 0.9993293 0.9993293 0.9993293]
+    <NDArray 4 @cpu(0)>
     """
 
     def __init__(self, base_cell, drop_inputs=0., drop_states=0., drop_outputs=0.):
@@ -171,6 +191,19 @@ class LSTMPCell(HybridRecurrentCell):
 
     Inputs: ``inputs`` (N, C) and ``states`` [r (N, projection_size), c (N, hidden_size)].
     Outputs: ``r_t`` (N, projection_size) and ``[r_t, c_t]``.
+
+    Shape
+    -----
+    inputs: ``(N, C)`` per step; out: ``(N, projection_size)``; states:
+    ``[(N, projection_size), (N, hidden_size)]``.
+
+    Example
+    -------
+    >>> cell = mx.gluon.contrib.rnn.LSTMPCell(hidden_size=8, projection_size=3)
+    >>> cell.initialize()
+    >>> out, (r, c) = cell(mx.nd.ones((2, 5)), cell.begin_state(batch_size=2))
+    >>> out.shape, r.shape, c.shape
+    ((2, 3), (2, 3), (2, 8))
     """
 
     def __init__(self, hidden_size, projection_size, i2h_weight_initializer=None,
