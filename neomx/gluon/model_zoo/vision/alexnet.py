@@ -23,6 +23,12 @@ class AlexNet(HybridBlock):
 
     Shapes: ``(batch, 3, H, W)`` -> ``(batch, classes)``, H and W at least 63; the first
     dense layer's input size is set by the first input (``256 * 6 * 6`` at 224x224).
+
+    Example
+    -------
+    >>> net = mx.gluon.model_zoo.vision.AlexNet(classes=10)
+    >>> net.output                              # the classifier; its input size is set by the first batch
+    Dense(None -> 10, linear)
     """
 
     def __init__(self, classes=1000, **kwargs):

@@ -63,6 +63,12 @@ class DenseNet(HybridBlock):
 
     Shapes: ``(batch, 3, 224, 224)`` -> ``(batch, classes)``. The final 7x7 average pooling
     needs inputs of at least 221x221; the first input fixes the classifier's input size.
+
+    Example
+    -------
+    >>> net = mx.gluon.model_zoo.vision.DenseNet(num_init_features=8, growth_rate=4, block_config=[2, 2], classes=10)
+    >>> net.output                              # the classifier; its input size is set by the first batch
+    Dense(None -> 10, linear)
     """
 
     def __init__(self, num_init_features, growth_rate, block_config, bn_size=4, dropout=0,

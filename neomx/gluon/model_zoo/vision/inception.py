@@ -111,6 +111,12 @@ class Inception3(HybridBlock):
 
     Shapes: ``(batch, 3, 299, 299)`` -> ``(batch, classes)`` (the final pooling expects
     the 8x8 maps of 299x299 inputs).
+
+    Example
+    -------
+    >>> net = mx.gluon.model_zoo.vision.Inception3(classes=10)
+    >>> net.output                              # the classifier; its input size is set by the first batch
+    Dense(None -> 10, linear)
     """
 
     def __init__(self, classes=1000, **kwargs):

@@ -89,6 +89,12 @@ class MobileNet(HybridBlock):
     classes : int, default 1000
 
     Shapes: ``(batch, 3, H, W)`` -> ``(batch, classes)`` for any H, W >= 1.
+
+    Example
+    -------
+    >>> net = mx.gluon.model_zoo.vision.MobileNet(multiplier=0.25, classes=10)
+    >>> net.output                              # the classifier; its input size is set by the first batch
+    Dense(None -> 10, linear)
     """
 
     def __init__(self, multiplier=1.0, classes=1000, **kwargs):
@@ -121,6 +127,15 @@ class MobileNetV2(HybridBlock):
     classes : int, default 1000
 
     Shapes: ``(batch, 3, H, W)`` -> ``(batch, classes)`` for any H, W >= 1.
+
+    Example
+    -------
+    >>> net = mx.gluon.model_zoo.vision.MobileNetV2(multiplier=0.25, classes=10)
+    >>> net.output                              # a 1x1 convolution, then flattening
+    HybridSequential(
+      (0): Conv2D(None -> 10, kernel_size=(1, 1), stride=(1, 1), bias=False)
+      (1): Flatten
+    )
     """
 
     def __init__(self, multiplier=1.0, classes=1000, **kwargs):

@@ -115,7 +115,15 @@ class _ResidualV2(HybridBlock):
 
 
 class BasicBlockV1(_ResidualV1):
-    __doc__ = """Two 3x3 convolutions, post-activation (ResNet-18/34 V1).""" + _BLOCK_PARAMS_DOC
+    __doc__ = """Two 3x3 convolutions, post-activation (ResNet-18/34 V1).""" + _BLOCK_PARAMS_DOC + """
+
+    Example
+    -------
+    >>> block = mx.gluon.model_zoo.vision.BasicBlockV1(8, stride=2, downsample=True, in_channels=4)
+    >>> block.initialize()
+    >>> block(mx.nd.ones((1, 4, 8, 8))).shape
+    (1, 8, 4, 4)
+    """
     _shortcut_first = True
 
     def __init__(self, channels, stride, downsample=False, in_channels=0, **kwargs):
@@ -125,7 +133,15 @@ class BasicBlockV1(_ResidualV1):
 
 class BottleneckV1(_ResidualV1):
     __doc__ = """1x1 (strided) -> 3x3 -> 1x1 convolutions at a quarter of the output channels,
-    post-activation (ResNet-50/101/152 V1; the 1x1 convolutions have a bias).""" + _BLOCK_PARAMS_DOC
+    post-activation (ResNet-50/101/152 V1; the 1x1 convolutions have a bias).""" + _BLOCK_PARAMS_DOC + """
+
+    Example
+    -------
+    >>> block = mx.gluon.model_zoo.vision.BottleneckV1(16, stride=1, downsample=True, in_channels=4)
+    >>> block.initialize()
+    >>> block(mx.nd.ones((1, 4, 8, 8))).shape
+    (1, 16, 8, 8)
+    """
 
     def __init__(self, channels, stride, downsample=False, in_channels=0, **kwargs):
         width = channels // 4
@@ -135,7 +151,15 @@ class BottleneckV1(_ResidualV1):
 
 
 class BasicBlockV2(_ResidualV2):
-    __doc__ = """Two 3x3 convolutions, pre-activation (ResNet-18/34 V2).""" + _BLOCK_PARAMS_DOC
+    __doc__ = """Two 3x3 convolutions, pre-activation (ResNet-18/34 V2).""" + _BLOCK_PARAMS_DOC + """
+
+    Example
+    -------
+    >>> block = mx.gluon.model_zoo.vision.BasicBlockV2(8, stride=2, downsample=True, in_channels=4)
+    >>> block.initialize()
+    >>> block(mx.nd.ones((1, 4, 8, 8))).shape
+    (1, 8, 4, 4)
+    """
 
     def __init__(self, channels, stride, downsample=False, in_channels=0, **kwargs):
         super().__init__([(channels, 3, stride, in_channels), (channels, 3, 1, channels)],
@@ -144,7 +168,15 @@ class BasicBlockV2(_ResidualV2):
 
 class BottleneckV2(_ResidualV2):
     __doc__ = """1x1 -> 3x3 (strided) -> 1x1 convolutions at a quarter of the output channels,
-    pre-activation (ResNet-50/101/152 V2).""" + _BLOCK_PARAMS_DOC
+    pre-activation (ResNet-50/101/152 V2).""" + _BLOCK_PARAMS_DOC + """
+
+    Example
+    -------
+    >>> block = mx.gluon.model_zoo.vision.BottleneckV2(16, stride=2, downsample=True, in_channels=4)
+    >>> block.initialize()
+    >>> block(mx.nd.ones((1, 4, 8, 8))).shape
+    (1, 16, 4, 4)
+    """
 
     def __init__(self, channels, stride, downsample=False, in_channels=0, **kwargs):
         width = channels // 4
@@ -217,13 +249,35 @@ class _ResNet(HybridBlock):
 
 
 class ResNetV1(_ResNet):
-    __doc__ = """ResNet V1: post-activation residual blocks.""" + _NET_PARAMS_DOC.format(n=1)
+    __doc__ = """ResNet V1: post-activation residual blocks.""" + _NET_PARAMS_DOC.format(n=1) + """
+
+    Example
+    -------
+    A small ResNet (one basic block per stage):
+
+    >>> net = mx.gluon.model_zoo.vision.ResNetV1(mx.gluon.model_zoo.vision.BasicBlockV1, [1, 1, 1, 1],
+    ...                                          [4, 4, 8, 16, 32], classes=10)
+    >>> net.initialize()
+    >>> net(mx.nd.ones((1, 3, 32, 32))).shape
+    (1, 10)
+    """
 
 
 class ResNetV2(_ResNet):
     __doc__ = """ResNet V2: pre-activation residual blocks; the input is first normalised by a
     BatchNorm without scale and shift, and the features end with BatchNorm and ReLU.""" \
-        + _NET_PARAMS_DOC.format(n=2)
+        + _NET_PARAMS_DOC.format(n=2) + """
+
+    Example
+    -------
+    A small pre-activation ResNet (one bottleneck per stage):
+
+    >>> net = mx.gluon.model_zoo.vision.ResNetV2(mx.gluon.model_zoo.vision.BottleneckV2, [1, 1, 1, 1],
+    ...                                          [4, 8, 16, 32, 64], classes=10)
+    >>> net.initialize()
+    >>> net(mx.nd.ones((1, 3, 32, 32))).shape
+    (1, 10)
+    """
 
     def _input_layers(self):
         return [nn.BatchNorm(scale=False, center=False)]

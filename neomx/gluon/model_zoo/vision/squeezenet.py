@@ -50,6 +50,18 @@ class SqueezeNet(HybridBlock):
 
     Shapes: ``(batch, 3, 224, 224)`` -> ``(batch, classes)`` (the final pooling expects
     the 13x13 maps of 224x224 inputs).
+
+    Example
+    -------
+    >>> net = mx.gluon.model_zoo.vision.SqueezeNet('1.1', classes=10)
+    >>> net.output                              # a 1x1 convolution, 13x13 average pooling, flattening
+    HybridSequential(
+      (0): Conv2D(None -> 10, kernel_size=(1, 1), stride=(1, 1))
+      (1): Activation(relu)
+      (2): AvgPool2D(size=(13, 13), stride=(13, 13), padding=(0, 0), ceil_mode=False,
+        global_pool=False, pool_type=avg, layout=NCHW)
+      (3): Flatten
+    )
     """
 
     def __init__(self, version, classes=1000, **kwargs):

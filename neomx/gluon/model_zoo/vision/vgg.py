@@ -29,6 +29,12 @@ class VGG(HybridBlock):
 
     Shapes: ``(batch, 3, H, W)`` -> ``(batch, classes)``, H and W multiples of 32; the
     first dense layer's input size (``512 * H/32 * W/32``) is set by the first input.
+
+    Example
+    -------
+    >>> net = mx.gluon.model_zoo.vision.VGG(layers=[1, 1, 2, 2, 2], filters=[64, 128, 256, 512, 512], classes=10)
+    >>> net.output                              # the classifier; its input size is set by the first batch
+    Dense(None -> 10, linear)
     """
 
     def __init__(self, layers, filters, classes=1000, batch_norm=False, **kwargs):
