@@ -66,7 +66,8 @@ class DenseNet(HybridBlock):
 
     Example
     -------
-    >>> net = mx.gluon.model_zoo.vision.DenseNet(num_init_features=8, growth_rate=4, block_config=[2, 2], classes=10)
+    >>> net = mx.gluon.model_zoo.vision.DenseNet(num_init_features=8, growth_rate=4, block_config=[2, 2],
+    ...                                          classes=10)
     >>> net.output                              # the classifier; its input size is set by the first batch
     Dense(None -> 10, linear)
     """

@@ -32,7 +32,8 @@ class VGG(HybridBlock):
 
     Example
     -------
-    >>> net = mx.gluon.model_zoo.vision.VGG(layers=[1, 1, 2, 2, 2], filters=[64, 128, 256, 512, 512], classes=10)
+    >>> net = mx.gluon.model_zoo.vision.VGG(layers=[1, 1, 2, 2, 2], filters=[64, 128, 256, 512, 512],
+    ...                                     classes=10)
     >>> net.output                              # the classifier; its input size is set by the first batch
     Dense(None -> 10, linear)
     """
