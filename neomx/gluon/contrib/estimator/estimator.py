@@ -73,6 +73,26 @@ class Estimator:
         stdout; every handler logs through it.
     max_epoch, max_batch, batch_axis
         The arguments of the current :meth:`fit`, read by the handlers.
+
+    Example
+    -------
+    >>> import logging
+    >>> x = np.array([[0., 1.], [1., 0.], [0., 2.], [2., 0.]], dtype='float32')
+    >>> data = mx.gluon.data.DataLoader(mx.gluon.data.ArrayDataset(x, np.array([1, 0, 1, 0])), batch_size=2)
+    >>> net = mx.gluon.nn.Dense(2)
+    >>> net.initialize(mx.init.Zero())
+    >>> trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 1.0})
+    >>> est = mx.gluon.contrib.estimator.Estimator(net, mx.gluon.loss.SoftmaxCrossEntropyLoss(),
+    ...                                            trainer=trainer, context=mx.cpu())
+    >>> est.fit(data, epochs=2)
+    Training begin: using optimizer SGD with current learning rate 1.0000
+    ...
+    Train finished using total ...s with 2 epochs. training accuracy: ..., training softmaxcrossentropyloss: ...
+    >>> est.evaluate(data)
+    Validation Begin
+    [Epoch 0] Finished in ...s, validation accuracy: 1.0000, validation softmaxcrossentropyloss: ...
+    >>> est.val_metrics[0].get()                # after two epochs the classes are separated
+    ('validation accuracy', 1.0)
     """
 
     logger = None

@@ -43,35 +43,130 @@ def _check_event_handlers(handlers):
 
 
 class TrainBegin(EventHandler):
-    """Called once before the first epoch."""
+    """Called once before the first epoch.
+
+    Example
+    -------
+    >>> import logging
+    >>> x = np.array([[0., 1.], [1., 0.], [0., 2.], [2., 0.]], dtype='float32')
+    >>> data = mx.gluon.data.DataLoader(mx.gluon.data.ArrayDataset(x, np.array([1, 0, 1, 0])), batch_size=2)
+    >>> net = mx.gluon.nn.Dense(2)
+    >>> net.initialize(mx.init.Zero())
+    >>> trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 1.0})
+    >>> est = mx.gluon.contrib.estimator.Estimator(net, mx.gluon.loss.SoftmaxCrossEntropyLoss(),
+    ...                                            trainer=trainer, context=mx.cpu())
+    >>> est.logger.setLevel(logging.WARNING)      # no progress log
+    >>> class Announce(mx.gluon.contrib.estimator.TrainBegin):
+    ...     def train_begin(self, estimator, *args, **kwargs):
+    ...         print('training for', estimator.max_epoch, 'epochs')
+    >>> est.fit(data, epochs=2, event_handlers=[Announce()])
+    training for 2 epochs
+    """
 
     def train_begin(self, estimator, *args, **kwargs):
         pass
 
 
 class TrainEnd(EventHandler):
-    """Called once after training stopped."""
+    """Called once after training stopped.
+
+    Example
+    -------
+    >>> import logging
+    >>> x = np.array([[0., 1.], [1., 0.], [0., 2.], [2., 0.]], dtype='float32')
+    >>> data = mx.gluon.data.DataLoader(mx.gluon.data.ArrayDataset(x, np.array([1, 0, 1, 0])), batch_size=2)
+    >>> net = mx.gluon.nn.Dense(2)
+    >>> net.initialize(mx.init.Zero())
+    >>> trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 1.0})
+    >>> est = mx.gluon.contrib.estimator.Estimator(net, mx.gluon.loss.SoftmaxCrossEntropyLoss(),
+    ...                                            trainer=trainer, context=mx.cpu())
+    >>> est.logger.setLevel(logging.WARNING)      # no progress log
+    >>> class Report(mx.gluon.contrib.estimator.TrainEnd):
+    ...     def train_end(self, estimator, *args, **kwargs):
+    ...         print('done:', estimator.train_metrics[0].get())
+    >>> est.fit(data, epochs=2, event_handlers=[Report()])
+    done: ('training accuracy', 1.0)
+    """
 
     def train_end(self, estimator, *args, **kwargs):
         pass
 
 
 class EpochBegin(EventHandler):
-    """Called before each epoch (and before each evaluation)."""
+    """Called before each epoch (and before each evaluation).
+
+    Example
+    -------
+    >>> import logging
+    >>> x = np.array([[0., 1.], [1., 0.], [0., 2.], [2., 0.]], dtype='float32')
+    >>> data = mx.gluon.data.DataLoader(mx.gluon.data.ArrayDataset(x, np.array([1, 0, 1, 0])), batch_size=2)
+    >>> net = mx.gluon.nn.Dense(2)
+    >>> net.initialize(mx.init.Zero())
+    >>> trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 1.0})
+    >>> est = mx.gluon.contrib.estimator.Estimator(net, mx.gluon.loss.SoftmaxCrossEntropyLoss(),
+    ...                                            trainer=trainer, context=mx.cpu())
+    >>> est.logger.setLevel(logging.WARNING)      # no progress log
+    >>> class Decay(mx.gluon.contrib.estimator.EpochBegin):
+    ...     def epoch_begin(self, estimator, *args, **kwargs):
+    ...         estimator.trainer.set_learning_rate(estimator.trainer.learning_rate / 2)
+    >>> est.fit(data, epochs=3, event_handlers=[Decay()])
+    >>> trainer.learning_rate                   # halved before each of the 3 epochs
+    0.125
+    """
 
     def epoch_begin(self, estimator, *args, **kwargs):
         pass
 
 
 class EpochEnd(EventHandler):
-    """Called after each epoch; returning True stops training."""
+    """Called after each epoch; returning True stops training.
+
+    Example
+    -------
+    >>> import logging
+    >>> x = np.array([[0., 1.], [1., 0.], [0., 2.], [2., 0.]], dtype='float32')
+    >>> data = mx.gluon.data.DataLoader(mx.gluon.data.ArrayDataset(x, np.array([1, 0, 1, 0])), batch_size=2)
+    >>> net = mx.gluon.nn.Dense(2)
+    >>> net.initialize(mx.init.Zero())
+    >>> trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 1.0})
+    >>> est = mx.gluon.contrib.estimator.Estimator(net, mx.gluon.loss.SoftmaxCrossEntropyLoss(),
+    ...                                            trainer=trainer, context=mx.cpu())
+    >>> est.logger.setLevel(logging.WARNING)      # no progress log
+    >>> class StopWhenPerfect(mx.gluon.contrib.estimator.EpochEnd):
+    ...     def epoch_end(self, estimator, *args, **kwargs):
+    ...         name, accuracy = estimator.train_metrics[0].get()
+    ...         print(name, accuracy)
+    ...         return accuracy == 1.0              # True stops training
+    >>> est.fit(data, epochs=10, event_handlers=[StopWhenPerfect()])
+    training accuracy 0.75
+    training accuracy 1.0
+    """
 
     def epoch_end(self, estimator, *args, **kwargs):
         return False
 
 
 class BatchBegin(EventHandler):
-    """Called before each batch with ``batch=``."""
+    """Called before each batch with ``batch=``.
+
+    Example
+    -------
+    >>> import logging
+    >>> x = np.array([[0., 1.], [1., 0.], [0., 2.], [2., 0.]], dtype='float32')
+    >>> data = mx.gluon.data.DataLoader(mx.gluon.data.ArrayDataset(x, np.array([1, 0, 1, 0])), batch_size=2)
+    >>> net = mx.gluon.nn.Dense(2)
+    >>> net.initialize(mx.init.Zero())
+    >>> trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 1.0})
+    >>> est = mx.gluon.contrib.estimator.Estimator(net, mx.gluon.loss.SoftmaxCrossEntropyLoss(),
+    ...                                            trainer=trainer, context=mx.cpu())
+    >>> est.logger.setLevel(logging.WARNING)      # no progress log
+    >>> class Shapes(mx.gluon.contrib.estimator.BatchBegin):
+    ...     def batch_begin(self, estimator, *args, **kwargs):
+    ...         print(kwargs['batch'][0].shape)
+    >>> est.fit(data, epochs=1, event_handlers=[Shapes()])
+    (2, 2)
+    (2, 2)
+    """
 
     def batch_begin(self, estimator, *args, **kwargs):
         pass
@@ -79,7 +174,26 @@ class BatchBegin(EventHandler):
 
 class BatchEnd(EventHandler):
     """Called after each batch with ``batch=, pred=, label=, loss=``; returning True stops
-    the current epoch (and training, through :class:`StoppingHandler`)."""
+    the current epoch (and training, through :class:`StoppingHandler`).
+
+    Example
+    -------
+    >>> import logging
+    >>> x = np.array([[0., 1.], [1., 0.], [0., 2.], [2., 0.]], dtype='float32')
+    >>> data = mx.gluon.data.DataLoader(mx.gluon.data.ArrayDataset(x, np.array([1, 0, 1, 0])), batch_size=2)
+    >>> net = mx.gluon.nn.Dense(2)
+    >>> net.initialize(mx.init.Zero())
+    >>> trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 1.0})
+    >>> est = mx.gluon.contrib.estimator.Estimator(net, mx.gluon.loss.SoftmaxCrossEntropyLoss(),
+    ...                                            trainer=trainer, context=mx.cpu())
+    >>> est.logger.setLevel(logging.WARNING)      # no progress log
+    >>> class Losses(mx.gluon.contrib.estimator.BatchEnd):
+    ...     def batch_end(self, estimator, *args, **kwargs):
+    ...         print(kwargs['loss'][0].mean().asnumpy().round(4))
+    >>> est.fit(data, epochs=1, event_handlers=[Losses()])
+    [0.6931]
+    [0.3133]
+    """
 
     def batch_end(self, estimator, *args, **kwargs):
         return False
@@ -94,6 +208,23 @@ class StoppingHandler(TrainBegin, BatchEnd, EpochEnd):
     max_batch : int, optional
         Both are re-read from the estimator (``estimator.max_epoch``/``max_batch``) at
         train begin, so that a resumed checkpoint can shorten them.
+
+    Example
+    -------
+    >>> import logging
+    >>> x = np.array([[0., 1.], [1., 0.], [0., 2.], [2., 0.]], dtype='float32')
+    >>> data = mx.gluon.data.DataLoader(mx.gluon.data.ArrayDataset(x, np.array([1, 0, 1, 0])), batch_size=2)
+    >>> net = mx.gluon.nn.Dense(2)
+    >>> net.initialize(mx.init.Zero())
+    >>> trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 1.0})
+    >>> est = mx.gluon.contrib.estimator.Estimator(net, mx.gluon.loss.SoftmaxCrossEntropyLoss(),
+    ...                                            trainer=trainer, context=mx.cpu())
+    >>> est.logger.setLevel(logging.WARNING)      # no progress log
+    >>> est.fit(data, batches=3)                 # a StoppingHandler ends training after 3 batches
+    >>> stopper = mx.gluon.contrib.estimator.StoppingHandler(max_epoch=5, max_batch=3)
+    >>> stopper.train_begin(est)                # takes the estimator's limits
+    >>> stopper.max_epoch, stopper.max_batch
+    (None, 3)
     """
 
     def __init__(self, max_epoch=None, max_batch=None):
@@ -133,6 +264,24 @@ class MetricHandler(EpochBegin, BatchEnd):
     metrics : EvalMetric or list of EvalMetric
     priority : float, default -1000
         Runs before the handlers (logging, checkpoints) that read the metrics.
+
+    Example
+    -------
+    >>> import logging
+    >>> x = np.array([[0., 1.], [1., 0.], [0., 2.], [2., 0.]], dtype='float32')
+    >>> data = mx.gluon.data.DataLoader(mx.gluon.data.ArrayDataset(x, np.array([1, 0, 1, 0])), batch_size=2)
+    >>> net = mx.gluon.nn.Dense(2)
+    >>> net.initialize(mx.init.Zero())
+    >>> trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 1.0})
+    >>> est = mx.gluon.contrib.estimator.Estimator(net, mx.gluon.loss.SoftmaxCrossEntropyLoss(),
+    ...                                            trainer=trainer, context=mx.cpu())
+    >>> est.logger.setLevel(logging.WARNING)      # no progress log
+    >>> accuracy = mx.metric.Accuracy()
+    >>> handler = mx.gluon.contrib.estimator.MetricHandler([accuracy])
+    >>> handler.batch_end(est, label=[mx.nd.array([1, 0])], pred=[mx.nd.array([[0, 1], [0, 1]])],
+    ...                   loss=[mx.nd.zeros(2)])
+    >>> accuracy.get()
+    ('accuracy', 0.5)
     """
 
     def __init__(self, metrics, priority=-1000):
@@ -168,6 +317,27 @@ class ValidationHandler(TrainBegin, BatchEnd, EpochEnd):
     priority : float, default -1000
     event_handlers : EventHandler or list of EventHandler, optional
         Passed on to ``eval_fn``.
+
+    Example
+    -------
+    >>> import logging
+    >>> x = np.array([[0., 1.], [1., 0.], [0., 2.], [2., 0.]], dtype='float32')
+    >>> data = mx.gluon.data.DataLoader(mx.gluon.data.ArrayDataset(x, np.array([1, 0, 1, 0])), batch_size=2)
+    >>> net = mx.gluon.nn.Dense(2)
+    >>> net.initialize(mx.init.Zero())
+    >>> trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 1.0})
+    >>> est = mx.gluon.contrib.estimator.Estimator(net, mx.gluon.loss.SoftmaxCrossEntropyLoss(),
+    ...                                            trainer=trainer, context=mx.cpu())
+    >>> est.logger.setLevel(logging.WARNING)      # no progress log
+    >>> class Counter(mx.gluon.contrib.estimator.EpochEnd):
+    ...     count = 0
+    ...     def epoch_end(self, estimator, *args, **kwargs):
+    ...         Counter.count += 1
+    >>> validate = mx.gluon.contrib.estimator.ValidationHandler(data, est.evaluate, epoch_period=2,
+    ...                                                         event_handlers=[Counter()])
+    >>> est.fit(data, epochs=4, event_handlers=[validate])
+    >>> Counter.count                           # validated after epochs 2 and 4
+    2
     """
 
     def __init__(self, val_data, eval_fn, epoch_period=1, batch_period=None, priority=-1000,
@@ -223,6 +393,26 @@ class LoggingHandler(TrainBegin, TrainEnd, EpochBegin, EpochEnd, BatchBegin, Bat
     ------
     ValueError
         If ``log_interval`` is neither an integer nor ``'epoch'``.
+
+    Example
+    -------
+    >>> import logging
+    >>> x = np.array([[0., 1.], [1., 0.], [0., 2.], [2., 0.]], dtype='float32')
+    >>> data = mx.gluon.data.DataLoader(mx.gluon.data.ArrayDataset(x, np.array([1, 0, 1, 0])), batch_size=2)
+    >>> net = mx.gluon.nn.Dense(2)
+    >>> net.initialize(mx.init.Zero())
+    >>> trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 1.0})
+    >>> est = mx.gluon.contrib.estimator.Estimator(net, mx.gluon.loss.SoftmaxCrossEntropyLoss(),
+    ...                                            trainer=trainer, context=mx.cpu())
+    >>> logging_handler = mx.gluon.contrib.estimator.LoggingHandler(log_interval=1, metrics=est.train_metrics)
+    >>> est.fit(data, epochs=1, event_handlers=[logging_handler])
+    Training begin: using optimizer SGD with current learning rate 1.0000
+    Train for 1 epochs.
+    [Epoch 0] Begin, current learning rate: 1.0000
+    [Epoch 0][Batch 0][Samples 2] time/interval: ...s training accuracy: ..., training softmaxcrossentropyloss: ...
+    [Epoch 0][Batch 1][Samples 4] time/interval: ...s training accuracy: ..., training softmaxcrossentropyloss: ...
+    [Epoch 0] Finished in ...s, training accuracy: ..., training softmaxcrossentropyloss: ...
+    Train finished using total ...s with 1 epochs. training accuracy: ..., training softmaxcrossentropyloss: ...
     """
 
     def __init__(self, log_interval='epoch', metrics=None, priority=math.inf):
@@ -354,6 +544,27 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
     ------
     ValueError
         If ``save_best`` is set without an EvalMetric ``monitor``.
+
+    Example
+    -------
+    >>> import logging
+    >>> x = np.array([[0., 1.], [1., 0.], [0., 2.], [2., 0.]], dtype='float32')
+    >>> data = mx.gluon.data.DataLoader(mx.gluon.data.ArrayDataset(x, np.array([1, 0, 1, 0])), batch_size=2)
+    >>> net = mx.gluon.nn.Dense(2)
+    >>> net.initialize(mx.init.Zero())
+    >>> trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 1.0})
+    >>> est = mx.gluon.contrib.estimator.Estimator(net, mx.gluon.loss.SoftmaxCrossEntropyLoss(),
+    ...                                            trainer=trainer, context=mx.cpu())
+    >>> est.logger.setLevel(logging.WARNING)      # no progress log
+    >>> import os, tempfile
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> checkpoint = mx.gluon.contrib.estimator.CheckpointHandler(folder.name, model_prefix='net',
+    ...                                                           max_checkpoints=2)
+    >>> est.fit(data, epochs=3, event_handlers=[checkpoint])
+    >>> sorted(os.listdir(folder.name))         # the last two epochs': parameters, random state, trainer
+    ['net-epoch1batch4.params', 'net-epoch1batch4.rng', 'net-epoch1batch4.states',
+     'net-epoch2batch6.params', 'net-epoch2batch6.rng', 'net-epoch2batch6.states']
+    >>> folder.cleanup()
     """
 
     def __init__(self, model_dir, model_prefix='model', monitor=None, verbose=0, save_best=False,
@@ -551,6 +762,25 @@ class EarlyStoppingHandler(TrainBegin, EpochEnd, TrainEnd):
     ------
     ValueError
         If ``monitor`` is not an EvalMetric or is a CompositeEvalMetric.
+
+    Example
+    -------
+    >>> import logging
+    >>> x = np.array([[0., 1.], [1., 0.], [0., 2.], [2., 0.]], dtype='float32')
+    >>> data = mx.gluon.data.DataLoader(mx.gluon.data.ArrayDataset(x, np.array([1, 0, 1, 0])), batch_size=2)
+    >>> net = mx.gluon.nn.Dense(2)
+    >>> net.initialize(mx.init.Zero())
+    >>> trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 1.0})
+    >>> est = mx.gluon.contrib.estimator.Estimator(net, mx.gluon.loss.SoftmaxCrossEntropyLoss(),
+    ...                                            trainer=trainer, context=mx.cpu())
+    >>> est.logger.setLevel(logging.WARNING)      # no progress log
+    >>> loss_metric = est.train_metrics[1]
+    >>> loss_metric.name
+    'training softmaxcrossentropyloss'
+    >>> stop = mx.gluon.contrib.estimator.EarlyStoppingHandler(monitor=loss_metric, min_delta=10, mode='min')
+    >>> est.fit(data, epochs=10, event_handlers=[stop])       # no epoch improves the loss by 10
+    >>> stop.stopped_epoch
+    1
     """
 
     def __init__(self, monitor, min_delta=0, patience=0, mode='auto', baseline=None):
@@ -610,6 +840,23 @@ class GradientUpdateHandler(BatchEnd):
     ----------
     priority : float, default -2000
         Runs before the metric handler.
+
+    Example
+    -------
+    >>> import logging
+    >>> x = np.array([[0., 1.], [1., 0.], [0., 2.], [2., 0.]], dtype='float32')
+    >>> data = mx.gluon.data.DataLoader(mx.gluon.data.ArrayDataset(x, np.array([1, 0, 1, 0])), batch_size=2)
+    >>> net = mx.gluon.nn.Dense(2)
+    >>> net.initialize(mx.init.Zero())
+    >>> trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 1.0})
+    >>> est = mx.gluon.contrib.estimator.Estimator(net, mx.gluon.loss.SoftmaxCrossEntropyLoss(),
+    ...                                            trainer=trainer, context=mx.cpu())
+    >>> est.logger.setLevel(logging.WARNING)      # no progress log
+    >>> class Show(mx.gluon.contrib.estimator.BatchEnd):       # default priority 0: after the update
+    ...     def batch_end(self, estimator, *args, **kwargs):
+    ...         print(net.weight.data()[0].asnumpy().round(4))
+    >>> est.fit(data, batches=1, event_handlers=[mx.gluon.contrib.estimator.GradientUpdateHandler(), Show()])
+    [ 0.25 -0.25]
     """
 
     def __init__(self, priority=-2000):
