@@ -7,7 +7,16 @@ __all__ = ['LearningRateScheduler', 'FactorScheduler']
 
 
 class LearningRateScheduler:
-    """Base class: ``scheduler(iteration)`` returns the learning rate; ``base_lr`` is 0.01."""
+    """Base class: ``scheduler(iteration)`` returns the learning rate; ``base_lr`` is 0.01.
+
+    Example
+    -------
+    >>> class Halving(mx.misc.LearningRateScheduler):
+    ...     def __call__(self, iteration):
+    ...         return self.base_lr / 2 ** iteration
+    >>> [Halving()(i) for i in range(3)]
+    [0.01, 0.005, 0.0025]
+    """
 
     def __init__(self):
         self.base_lr = 0.01

@@ -89,6 +89,24 @@ class Checkpointer:
     prefix : str
     keep : int
         Complete checkpoints kept; rank 0 deletes older ones.
+
+    Example
+    -------
+    >>> import tempfile
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> net = mx.gluon.nn.Dense(1, in_units=2)
+    >>> net.initialize(mx.init.One())
+    >>> checkpointer = mx.gluon.checkpoint.Checkpointer(folder.name, net)
+    >>> checkpointer.save(epoch=1, batch=10)
+    >>> net.weight.set_data(mx.nd.zeros((1, 2)))          # training goes on, then a worker is lost
+    >>> meta = checkpointer.restore()
+    >>> meta['epoch'], meta['batch']
+    (1, 10)
+    >>> net.weight.data()
+    <BLANKLINE>
+    [[1. 1.]]
+    <NDArray 1x2 @cpu(0)>
+    >>> folder.cleanup()
     """
 
     def __init__(self, directory, net, trainer=None, rank=0, num_workers=1, prefix='checkpoint', keep=2):

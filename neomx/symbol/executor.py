@@ -87,6 +87,22 @@ class Executor:
     arg_dict, grad_dict, aux_dict : dict of str -> NDArray
     outputs : list of NDArray
         The results of the last :meth:`forward` (the same objects across calls).
+
+    Example
+    -------
+    >>> x = mx.sym.var('x')
+    >>> y = 2 * x * x
+    >>> exe = y.simple_bind(mx.cpu(), x=(2,))
+    >>> exe.arg_dict['x'][:] = mx.nd.array([1, 3])
+    >>> exe.forward(is_train=True)[0]
+    <BLANKLINE>
+    [ 2. 18.]
+    <NDArray 2 @cpu(0)>
+    >>> exe.backward(mx.nd.ones(2))
+    >>> exe.grad_dict['x']                      # 4 x
+    <BLANKLINE>
+    [ 4. 12.]
+    <NDArray 2 @cpu(0)>
     """
 
     def __init__(self, symbol, ctx, args, args_grad=None, grad_req='write', aux_states=None):

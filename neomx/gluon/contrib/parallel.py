@@ -210,6 +210,15 @@ class DataParallelModel:
         SyncBatchNorm to share statistics); otherwise one after the other.
 
     Calling it with whole-batch NDArrays returns one tuple of outputs per context.
+
+    Example
+    -------
+    >>> net = mx.gluon.nn.Dense(1, in_units=2)
+    >>> net.initialize(mx.init.One())
+    >>> model = mx.gluon.contrib.parallel.DataParallelModel(net, [mx.cpu(0), mx.cpu(1)])
+    >>> outputs = model(mx.nd.array([[1, 2], [3, 4], [5, 6], [7, 8]]))   # two samples per context
+    >>> [(out[0].context, out[0].asnumpy().ravel().tolist()) for out in outputs]
+    [(cpu(0), [3.0, 7.0]), (cpu(1), [11.0, 15.0])]
     """
 
     def __init__(self, module, ctx_list=None, sync=False):
@@ -242,6 +251,18 @@ class DataParallelCriterion:
         Run the contexts in parallel threads; otherwise one after the other.
 
     Calling it with the model's outputs and whole-batch targets returns one loss per context.
+
+    Example
+    -------
+    >>> ctx = [mx.cpu(0), mx.cpu(1)]
+    >>> net = mx.gluon.nn.Dense(1, in_units=2)
+    >>> net.initialize(mx.init.One())
+    >>> model = mx.gluon.contrib.parallel.DataParallelModel(net, ctx)
+    >>> criterion = mx.gluon.contrib.parallel.DataParallelCriterion(mx.gluon.loss.L2Loss(), ctx)
+    >>> outputs = model(mx.nd.array([[1, 2], [3, 4], [5, 6], [7, 8]]))
+    >>> losses = criterion(outputs, mx.nd.array([3, 7, 11, 16]))     # one loss per context
+    >>> [loss.asnumpy().tolist() for loss in losses]
+    [[0.0, 0.0], [0.0, 0.5]]
     """
 
     def __init__(self, module, ctx_list=None, sync=False):

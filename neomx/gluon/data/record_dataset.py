@@ -24,6 +24,22 @@ class ImageRecordDataset(RecordFileDataset):
     The label is the header's float, or its float32 array for multi-label records.
     Images are decoded with OpenCV, as MXNet's, when the ``vision`` extra is installed, else
     with Pillow (JPEG pixels may then differ slightly).
+
+    Example
+    -------
+    >>> import os, tempfile
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> rec, idx = os.path.join(folder.name, 'img.rec'), os.path.join(folder.name, 'img.idx')
+    >>> writer = mx.recordio.MXIndexedRecordIO(idx, rec, 'w')
+    >>> for i in range(2):
+    ...     img = np.full((4, 6, 3), 50 * i, np.uint8)
+    ...     writer.write_idx(i, mx.recordio.pack_img(mx.recordio.IRHeader(0, i, i, 0), img, img_fmt='.png'))
+    >>> writer.close()
+    >>> dataset = mx.gluon.data.vision.ImageRecordDataset(rec)
+    >>> image, label = dataset[1]
+    >>> len(dataset), image.shape, image.dtype, float(image[0, 0, 0].asscalar()), label
+    (2, (4, 6, 3), <class 'numpy.uint8'>, 50.0, 1.0)
+    >>> folder.cleanup()
     """
 
     def __init__(self, filename, flag=1, transform=None):

@@ -134,6 +134,20 @@ class DeformableConvolution(_DeformableConv):
 
     Inputs: ``data`` (batch, in_channels, height, width). Outputs: (batch, channels, out_height,
     out_width), see the module docstring.
+
+    Shape
+    -----
+    data: ``(N, in_channels, H, W)``; out: ``(N, channels, H_out, W_out)`` as for
+    :class:`~neomx.gluon.nn.Conv2D`.
+
+    Example
+    -------
+    >>> layer = mx.gluon.contrib.cnn.DeformableConvolution(4, kernel_size=(3, 3), padding=(1, 1))
+    >>> layer.initialize()                      # the offsets start at 0: a plain convolution
+    >>> layer(mx.nd.ones((1, 2, 5, 5))).shape
+    (1, 4, 5, 5)
+    >>> layer.offset_weight.shape               # 2 offsets per tap of the 3x3 kernel
+    (18, 2, 3, 3)
     """
     _OP = 'DeformableConvolution'
 
@@ -162,6 +176,20 @@ class ModulatedDeformableConvolution(_DeformableConv):
     Parameters are those of :class:`DeformableConvolution`; the offset convolution has
     ``3 * kh * kw * num_deformable_group`` output channels (moves, then mask logits).
     The repr is Block's default, as in MXNet.
+
+    Shape
+    -----
+    data: ``(N, in_channels, H, W)``; out: ``(N, channels, H_out, W_out)`` as for
+    :class:`~neomx.gluon.nn.Conv2D`.
+
+    Example
+    -------
+    >>> layer = mx.gluon.contrib.cnn.ModulatedDeformableConvolution(4, kernel_size=(3, 3), padding=(1, 1))
+    >>> layer.initialize()
+    >>> layer(mx.nd.ones((1, 2, 5, 5))).shape
+    (1, 4, 5, 5)
+    >>> layer.offset_weight.shape               # 2 offsets and 1 mask logit per tap
+    (27, 2, 3, 3)
     """
     _OP = 'ModulatedDeformableConvolution'
     _OFFSETS_PER_TAP = 3

@@ -262,6 +262,24 @@ class ImageFolderDataset(Dataset):
         Class names (folder names), by label.
     items : list of (str, int)
         Image paths and labels.
+
+    Example
+    -------
+    >>> import os, tempfile
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> for name in ['cat', 'dog']:
+    ...     os.makedirs(os.path.join(folder.name, name))
+    ...     png = mx.recordio.unpack(mx.recordio.pack_img(mx.recordio.IRHeader(0, 0, 0, 0),
+    ...                                                   np.zeros((4, 6, 3), np.uint8), img_fmt='.png'))[1]
+    ...     with open(os.path.join(folder.name, name, '1.png'), 'wb') as f:
+    ...         _ = f.write(png)
+    >>> dataset = mx.gluon.data.vision.ImageFolderDataset(folder.name)
+    >>> dataset.synsets, len(dataset)
+    (['cat', 'dog'], 2)
+    >>> image, label = dataset[1]
+    >>> image.shape, label
+    ((4, 6, 3), 1)
+    >>> folder.cleanup()
     """
     _extensions = ('.jpg', '.jpeg', '.png')
 
