@@ -179,6 +179,18 @@ class DataParallelExecutorManager:
     logger : logging.Logger, optional
     sym_gen : callable(bucket_key) -> Symbol, optional
         Makes the network of each bucket (``data_batch.bucket_key``).
+
+    Example
+    -------
+    >>> net = mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=2, name='fc')
+    >>> train = mx.io.NDArrayIter(np.ones((4, 3)), batch_size=4)
+    >>> manager = mx.executor_manager.DataParallelExecutorManager(
+    ...     net, [mx.cpu(0), mx.cpu(1)], train, net.list_arguments(), ['fc_weight', 'fc_bias'], [])
+    >>> manager.set_params({'fc_weight': mx.nd.ones((2, 3)), 'fc_bias': mx.nd.zeros(2)}, {})
+    >>> manager.load_data_batch(train.next())
+    >>> manager.forward(is_train=False)
+    >>> [out.shape for out in manager.curr_execgrp.train_execs[0].outputs]     # each context: 2 rows
+    [(2, 2)]
     """
 
     def __init__(self, symbol, ctx, train_data, arg_names, param_names, aux_names, work_load_list=None,

@@ -30,7 +30,16 @@ def set_is_training(is_train):
 
 class TrainingStateScope:
     """A ``with`` scope that sets the training state (recording and train mode) to
-    ``enter_state`` and restores the previous one on exit."""
+    ``enter_state`` and restores the previous one on exit.
+
+    Example
+    -------
+    >>> with mx.contrib.autograd.TrainingStateScope(True):
+    ...     mx.autograd.is_training(), mx.autograd.is_recording()
+    (True, True)
+    >>> mx.autograd.is_training(), mx.autograd.is_recording()      # restored
+    (False, False)
+    """
 
     def __init__(self, enter_state):
         self._enter_state = enter_state

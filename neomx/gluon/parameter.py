@@ -42,7 +42,21 @@ def _layout_changed():
 
 
 class DeferredInitializationError(MXNetError):
-    """A parameter whose initialization is deferred was used before its shape was known."""
+    """A parameter whose initialization is deferred was used before its shape was known.
+
+    Example
+    -------
+    >>> layer = mx.gluon.nn.Dense(2)                # the input size is not known yet
+    >>> layer.initialize()
+    >>> try:
+    ...     layer.weight.data()
+    ... except mx.gluon.parameter.DeferredInitializationError:
+    ...     print('deferred until the first forward pass')
+    deferred until the first forward pass
+    >>> _ = layer(mx.nd.ones((1, 3)))
+    >>> layer.weight.data().shape
+    (2, 3)
+    """
 
 
 class _SymbolicData(threading.local):

@@ -12,6 +12,28 @@ class BatchProcessor:
     Both take the estimator, a batch ``(data, label, ...)`` from a DataLoader and the batch
     axis, split data and label across ``estimator.context`` with ``split_and_load`` and
     return four lists with one entry per context: ``data, label, pred, loss``.
+
+    Example
+    -------
+    A processor that also counts the batches it trains on:
+
+    >>> class Counting(mx.gluon.contrib.estimator.BatchProcessor):
+    ...     batches = 0
+    ...     def fit_batch(self, estimator, train_batch, batch_axis=0):
+    ...         Counting.batches += 1
+    ...         return super().fit_batch(estimator, train_batch, batch_axis)
+    >>> x = np.array([[0., 1.], [1., 0.], [0., 2.], [2., 0.]], dtype='float32')
+    >>> data = mx.gluon.data.DataLoader(mx.gluon.data.ArrayDataset(x, np.array([1, 0, 1, 0])), batch_size=2)
+    >>> net = mx.gluon.nn.Dense(2)
+    >>> net.initialize()
+    >>> trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1})
+    >>> est = mx.gluon.contrib.estimator.Estimator(net, mx.gluon.loss.SoftmaxCrossEntropyLoss(),
+    ...                                            trainer=trainer, context=mx.cpu(),
+    ...                                            batch_processor=Counting())
+    >>> est.logger.disabled = True
+    >>> est.fit(data, epochs=3)
+    >>> Counting.batches
+    6
     """
 
     @staticmethod
