@@ -116,6 +116,13 @@ class MNIST(_DownloadedDataset):
         The 60,000 training images, or the 10,000 test images.
     transform : callable, optional
         ``transform(data, label) -> sample``.
+
+    Example
+    -------
+    >>> test = mx.gluon.data.vision.MNIST(train=False)     # the repository's copy if not downloaded
+    >>> image, label = test[0]
+    >>> len(test), image.shape, image.dtype, int(label)
+    (10000, (28, 28, 1), <class 'numpy.uint8'>, 7)
     """
     _namespace = 'mnist'
     # file -> accepted sha1s: MXNet's repository's, then the repository copy's (other gzip bytes)
