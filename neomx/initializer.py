@@ -46,7 +46,6 @@ class InitDesc(str):
 
     Example
     -------
-
     >>> desc = mx.init.InitDesc('fc_weight', attrs={'__init__': mx.init.One().dumps()})
     >>> desc, desc.attrs
     ('fc_weight', {'__init__': '["one", {}]'})
@@ -268,7 +267,6 @@ class Load:
 
     Example
     -------
-
     >>> init = mx.init.Load({'arg:fc_weight': mx.nd.array([1, 2])}, default_init=mx.init.Zero())
     >>> weight, bias = mx.nd.ones(2), mx.nd.ones(2)
     >>> init(mx.init.InitDesc('fc_weight'), weight)               # loaded
@@ -314,7 +312,6 @@ class Mixed:
 
     Example
     -------
-
     >>> init = mx.init.Mixed(['.*bias', '.*'], [mx.init.Constant(0.5), mx.init.One()])
     >>> bias, weight = mx.nd.zeros(2), mx.nd.zeros(2)
     >>> init(mx.init.InitDesc('fc_bias'), bias)
@@ -343,7 +340,6 @@ class Zero(Initializer):
 
     Example
     -------
-
     >>> layer = mx.gluon.nn.Dense(2, in_units=3, weight_initializer=mx.init.Zero())
     >>> layer.initialize()
     >>> layer.weight.data()
@@ -367,7 +363,6 @@ class One(Initializer):
 
     Example
     -------
-
     >>> layer = mx.gluon.nn.Dense(2, in_units=3, weight_initializer=mx.init.One())
     >>> layer.initialize()
     >>> layer.weight.data()
@@ -465,7 +460,6 @@ class Orthogonal(Initializer):
 
     Example
     -------
-
     >>> mx.random.seed(0)
     >>> layer = mx.gluon.nn.Dense(3, in_units=3, weight_initializer=mx.init.Orthogonal(scale=1.0))
     >>> layer.initialize()
@@ -547,7 +541,6 @@ class MSRAPrelu(Xavier):
 
     Example
     -------
-
     >>> mx.random.seed(0)
     >>> layer = mx.gluon.nn.Dense(100, in_units=200, weight_initializer=mx.init.MSRAPrelu(slope=0.0))
     >>> layer.initialize()
@@ -567,7 +560,6 @@ class Bilinear(Initializer):
 
     Example
     -------
-
     >>> weight = mx.nd.zeros((1, 1, 4, 4))      # a 2x upsampling Deconvolution kernel
     >>> mx.init.Bilinear()(mx.init.InitDesc('up_weight'), weight)
     >>> weight[0, 0]
@@ -597,7 +589,6 @@ class LSTMBias(Initializer):
 
     Example
     -------
-
     >>> cell = mx.gluon.rnn.LSTMCell(2, input_size=3, i2h_bias_initializer=mx.init.LSTMBias(1.0))
     >>> cell.initialize()
     >>> cell.i2h_bias.data()                    # 4 gates of 2 units: i, f, c, o

@@ -208,7 +208,6 @@ class PolyScheduler(_AnnealingScheduler):
 
     Example
     -------
-
     >>> sched = mx.lr_scheduler.PolyScheduler(max_update=4, base_lr=1.0, pwr=2)
     >>> [round(sched(n), 4) for n in range(6)]
     [1.0, 0.5625, 0.25, 0.0625, 0.0, 0.0]

@@ -475,7 +475,6 @@ class MCC(_BinaryMetric):
 
     Example
     -------
-
     >>> mcc = mx.metric.MCC()
     >>> preds = mx.nd.array([[0.3, 0.7], [0.6, 0.4], [0.2, 0.8], [0.9, 0.1]])
     >>> mcc.update(labels=[mx.nd.array([1, 0, 0, 0])], preds=[preds])    # 1 TP, 2 TN, 1 FP
@@ -496,7 +495,6 @@ class PCC(EvalMetric):
 
     Example
     -------
-
     >>> pcc = mx.metric.PCC()
     >>> preds = mx.nd.array([[0.8, 0.1, 0.1], [0.1, 0.8, 0.1], [0.1, 0.1, 0.8], [0.8, 0.1, 0.1]])
     >>> pcc.update(labels=[mx.nd.array([0, 1, 2, 2])], preds=[preds])
@@ -600,7 +598,6 @@ class MAE(_RegressionMetric):
 
     Example
     -------
-
     >>> mae = mx.metric.MAE()
     >>> mae.update(labels=[mx.nd.array([1, 2, 3])], preds=[mx.nd.array([1.5, 2, 1])])
     >>> mae.get()                               # (0.5 + 0 + 2) / 3
@@ -641,7 +638,6 @@ class RMSE(_RegressionMetric):
 
     Example
     -------
-
     >>> rmse = mx.metric.RMSE()
     >>> rmse.update(labels=[mx.nd.array([1, 2, 3])], preds=[mx.nd.array([1, 2, 6])])
     >>> rmse.get()                              # sqrt((0 + 0 + 9) / 3)
@@ -699,7 +695,6 @@ class NegativeLogLikelihood(_LikelihoodMetric):
 
     Example
     -------
-
     >>> nll = mx.metric.NegativeLogLikelihood()
     >>> nll.update(labels=[mx.nd.array([0, 1])], preds=[mx.nd.array([[0.5, 0.5], [0.1, 0.9]])])
     >>> nll.get()                               # -(log 0.5 + log 0.9) / 2
@@ -723,7 +718,6 @@ class Perplexity(EvalMetric):
 
     Example
     -------
-
     >>> perplexity = mx.metric.Perplexity(ignore_label=None)
     >>> perplexity.update(labels=[mx.nd.array([0, 1])], preds=[mx.nd.array([[0.5, 0.5], [0.2, 0.8]])])
     >>> perplexity.get()                        # exp(-(log 0.5 + log 0.8) / 2)
@@ -774,7 +768,6 @@ class PearsonCorrelation(EvalMetric):
 
     Example
     -------
-
     >>> pearson = mx.metric.PearsonCorrelation()
     >>> pearson.update(labels=[mx.nd.array([1, 2, 3, 4])], preds=[mx.nd.array([2, 4, 6, 9])])
     >>> name, value = pearson.get()
@@ -830,7 +823,6 @@ class Loss(EvalMetric):
 
     Example
     -------
-
     >>> loss = mx.metric.Loss()
     >>> loss.update(None, [mx.nd.array([0.5, 1.5]), mx.nd.array([1.0])])   # the labels are ignored
     >>> loss.get()
@@ -854,7 +846,6 @@ class Torch(Loss):
 
     Example
     -------
-
     >>> metric = mx.metric.Torch()
     >>> metric.update(None, [mx.nd.array([2.0, 4.0])])
     >>> metric.get()
@@ -871,7 +862,6 @@ class Caffe(Loss):
 
     Example
     -------
-
     >>> metric = mx.metric.Caffe()
     >>> metric.update(None, [mx.nd.array([2.0, 4.0])])
     >>> metric.get()
@@ -896,7 +886,6 @@ class CustomMetric(EvalMetric):
 
     Example
     -------
-
     >>> def max_abs_error(label, pred):
     ...     return np.abs(label - pred).max()
     >>> metric = mx.metric.CustomMetric(max_abs_error)

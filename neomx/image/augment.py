@@ -37,7 +37,6 @@ class Augmenter:
 
     Example
     -------
-
     >>> class Invert(mx.image.Augmenter):
     ...     def __init__(self, top=255):
     ...         super().__init__(top=top)
@@ -79,7 +78,6 @@ class SequentialAug(Augmenter):
 
     Example
     -------
-
     >>> aug = mx.image.SequentialAug([mx.image.ForceResizeAug((4, 2)), mx.image.CastAug('float16')])
     >>> out = aug(mx.nd.ones((6, 6, 3), dtype='uint8'))
     >>> out.shape, out.dtype
@@ -109,7 +107,6 @@ class RandomOrderAug(SequentialAug):
 
     Example
     -------
-
     >>> import random
     >>> random.seed(0)
     >>> aug = mx.image.RandomOrderAug([mx.image.CastAug(), mx.image.ResizeAug(2)])
@@ -141,7 +138,6 @@ class ResizeAug(_SizedAug):
 
     Example
     -------
-
     >>> mx.image.ResizeAug(4)(mx.nd.ones((8, 12, 3), dtype='uint8')).shape
     (4, 6, 3)
     """
@@ -159,7 +155,6 @@ class ForceResizeAug(_SizedAug):
 
     Example
     -------
-
     >>> mx.image.ForceResizeAug((5, 3))(mx.nd.ones((8, 12, 3), dtype='uint8')).shape
     (3, 5, 3)
     """
@@ -178,7 +173,6 @@ class RandomCropAug(_SizedAug):
 
     Example
     -------
-
     >>> import random
     >>> random.seed(0)
     >>> mx.image.RandomCropAug((4, 2))(mx.nd.ones((8, 12, 3), dtype='uint8')).shape
@@ -198,7 +192,6 @@ class CenterCropAug(_SizedAug):
 
     Example
     -------
-
     >>> img = mx.nd.arange(16).reshape((4, 4, 1))
     >>> mx.image.CenterCropAug((2, 2))(img).reshape((2, 2))
     <BLANKLINE>
@@ -220,7 +213,6 @@ class RandomSizedCropAug(Augmenter):
 
     Example
     -------
-
     >>> import random
     >>> random.seed(0)
     >>> aug = mx.image.RandomSizedCropAug((4, 4), area=(0.3, 1.0), ratio=(3 / 4, 4 / 3))
@@ -253,7 +245,6 @@ class BrightnessJitterAug(Augmenter):
 
     Example
     -------
-
     >>> import random
     >>> random.seed(0)
     >>> mx.image.BrightnessJitterAug(0.5)(mx.nd.ones((1, 2, 3)) * 100)
@@ -281,7 +272,6 @@ class ContrastJitterAug(Augmenter):
 
     Example
     -------
-
     >>> import random
     >>> random.seed(0)
     >>> img = mx.nd.array([[[0, 0, 0], [200, 200, 200]]])        # mean gray level 100
@@ -316,7 +306,6 @@ class SaturationJitterAug(Augmenter):
 
     Example
     -------
-
     >>> import random
     >>> random.seed(0)
     >>> mx.image.SaturationJitterAug(0.5)(mx.nd.array([[[200, 100, 0]]]))
@@ -348,7 +337,6 @@ class HueJitterAug(Augmenter):
 
     Example
     -------
-
     >>> import random
     >>> random.seed(0)
     >>> gray = mx.nd.ones((1, 2, 3)) * 50                         # gray has no hue: unchanged
@@ -380,7 +368,6 @@ class ColorJitterAug(RandomOrderAug):
 
     Example
     -------
-
     >>> import random
     >>> random.seed(0)
     >>> aug = mx.image.ColorJitterAug(brightness=0.3, contrast=0, saturation=0.3)
@@ -405,7 +392,6 @@ class LightingAug(Augmenter):
 
     Example
     -------
-
     >>> np.random.seed(0)
     >>> eigval = np.array([55.46, 4.794, 1.148])
     >>> eigvec = np.array([[-0.5675, 0.7192, 0.4009], [-0.5808, -0.0045, -0.8140],
@@ -437,7 +423,6 @@ class ColorNormalizeAug(Augmenter):
 
     Example
     -------
-
     >>> aug = mx.image.ColorNormalizeAug(mean=[100, 50, 0], std=[50, 25, 1])
     >>> aug(mx.nd.array([[[150, 100, 3]]]))
     <BLANKLINE>
@@ -467,7 +452,6 @@ class RandomGrayAug(Augmenter):
 
     Example
     -------
-
     >>> aug = mx.image.RandomGrayAug(p=1.0)                     # always
     >>> aug(mx.nd.array([[[100, 200, 0]]]))                     # 0.21 R + 0.72 G + 0.07 B
     <BLANKLINE>
@@ -495,7 +479,6 @@ class HorizontalFlipAug(Augmenter):
 
     Example
     -------
-
     >>> aug = mx.image.HorizontalFlipAug(p=1.0)                 # always
     >>> aug(mx.nd.arange(3).reshape((1, 3, 1))).reshape((3,))
     <BLANKLINE>
@@ -522,7 +505,6 @@ class CastAug(Augmenter):
 
     Example
     -------
-
     >>> aug = mx.image.CastAug('float16')
     >>> aug(mx.nd.ones((2, 2, 3), dtype='uint8')).dtype
     <class 'numpy.float16'>

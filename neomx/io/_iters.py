@@ -20,7 +20,6 @@ class DataDesc(namedtuple('DataDesc', ['name', 'shape'])):
 
     Example
     -------
-
     >>> desc = mx.io.DataDesc('data', (32, 3, 28, 28))
     >>> desc
     DataDesc[data,(32, 3, 28, 28),<class 'numpy.float32'>,NCHW]
@@ -68,7 +67,6 @@ class DataBatch:
 
     Example
     -------
-
     >>> batch = mx.io.DataBatch(data=[mx.nd.ones((4, 3))], label=[mx.nd.zeros(4)], pad=1)
     >>> print(batch)
     DataBatch: data shapes: [(4, 3)] label shapes: [(4,)]
@@ -375,7 +373,6 @@ class ResizeIter(_WrappingIter):
 
     Example
     -------
-
     >>> inner = mx.io.NDArrayIter(np.arange(6).reshape((6, 1)), batch_size=2)      # 3 batches
     >>> resized = mx.io.ResizeIter(inner, 5)
     >>> [batch.data[0].asnumpy().ravel().tolist() for batch in resized]          # restarts inner
@@ -424,7 +421,6 @@ class PrefetchingIter(_WrappingIter):
 
     Example
     -------
-
     >>> data = mx.io.NDArrayIter(np.arange(8).reshape((4, 2)), batch_size=2)
     >>> it = mx.io.PrefetchingIter(data)
     >>> [batch.data[0].shape for batch in it]

@@ -131,7 +131,6 @@ class CSVIter(_InMemoryIter):
 
     Example
     -------
-
     >>> import os, tempfile
     >>> folder = tempfile.TemporaryDirectory()
     >>> path = os.path.join(folder.name, 'data.csv')
