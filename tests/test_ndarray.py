@@ -189,3 +189,22 @@ def test_pickle_round_trip_keeps_values_and_context():
     b = pickle.loads(pickle.dumps(a))
     assert b.dtype is np.int32 and str(b.context) == 'cpu(1)'
     np.testing.assert_array_equal(b.asnumpy(), [[1, 2]])
+
+
+def test_asscalar_returns_what_mxnet_returns_for_each_shape():
+    # MXNet: asnumpy()[0] of shape (1,), asnumpy()[()] otherwise -- a numpy scalar of shape (),
+    # the one-element array itself of shape (1, 1); item() is always a scalar
+    assert mx.nd.array([3]).asscalar() == 3 and np.ndim(mx.nd.array([3]).asscalar()) == 0
+    kept = mx.nd.array([[3]]).asscalar()
+    assert isinstance(kept, np.ndarray) and kept.shape == (1, 1) and kept[0, 0] == 3
+    assert np.ndim(mx.nd.array([[3]]).item()) == 0
+    with pytest.raises(ValueError, match='not a scalar'):
+        mx.nd.ones((2,)).asscalar()
+
+
+def test_normalize_takes_one_or_three_channels_as_mxnet():
+    from neomx.gluon.data.vision import transforms
+    out = transforms.Normalize(0.5, 0.5)(mx.nd.ones((1, 2, 2)))
+    assert np.allclose(out.asnumpy(), 1.0)
+    with pytest.raises(mx.base.MXNetError, match='1 or 3 elements.*\\(2, 3, 3\\)'):
+        transforms.Normalize(0.5, 0.5)(mx.nd.ones((2, 3, 3)))

@@ -57,6 +57,8 @@ def normalize(data, mean, std):
     """(x - mean) / std per channel of a CHW (NCHW) tensor; one value applies to every channel."""
     _check_image('normalize', data)
     channels = data.shape[-3]
+    check(channels in (1, 3), 'normalize', 'the first dimension of the input (the channels) must have '
+          '1 or 3 elements, got input of shape %s', tuple(data.shape))
     for name, values in (('mean', mean), ('std', std)):
         check(len(values) == 1 or len(values) >= channels, 'normalize',
               '%s has %d values for %d channels', name, len(values), channels)
