@@ -10,7 +10,7 @@ ImageNet stem, as ``train_workloads.resnet`` builds it), one SGD step each, in t
   multi-precision); BatchNorm's parameters stay float32 (as MXNet's bf16 lists keep them);
 
 each also with ``-cl``: weights and inputs in ``torch.channels_last``. The variants take turns
-(rounds of a few steps each), so a busy machine slows them alike; the table gives the median
+(rounds of a few steps each), with host memory pooled as neomx pools it, so a busy machine slows them alike; the table gives the median
 wall and process-CPU milliseconds per step and the ratio to float32 of the same layout.
 
     python benchmarks/amp_ceiling_torch.py [lenet|resnet] [rounds] [--threads N] [--profile VARIANT]
@@ -138,7 +138,17 @@ def measure(workload, variants, rounds, steps):
 VARIANTS = ['fp32', 'autocast', 'bf16w', 'fp32-cl', 'autocast-cl', 'bf16w-cl']
 
 
+def pool_host_memory():
+    """What neomx does at import (``neomx._memory``): glibc keeps freed blocks for reuse instead
+    of unmapping them, so big activations do not page-fault on every step."""
+    import ctypes
+    mallopt = ctypes.CDLL(None).mallopt
+    mallopt(-4, 0)              # M_MMAP_MAX: large blocks from the heap
+    mallopt(-1, 2 ** 31 - 1)    # M_TRIM_THRESHOLD: never give the heap's top back
+
+
 def main(argv):
+    pool_host_memory()
     threads = 2
     if '--threads' in argv:
         i = argv.index('--threads')
