@@ -179,17 +179,47 @@ def convolution(data, weight, bias, kernel, stride, dilate, pad, num_filter, num
     _check_filter_inputs('Convolution', data, weight,
                          _conv_weight_shape(data.shape, num_filter, num_group, kernel, layout), kernel)
     stride, dilate, pad = conv_geometry('Convolution', kernel, stride, dilate, pad)
+    return _convolution(data, weight, None if no_bias else bias, kernel, stride, dilate, pad, num_group, layout)
+
+
+def convolution_casting_filters(cast, data, weight, bias, kernel, stride, dilate, pad, num_filter, num_group,
+                                workspace, no_bias, cudnn_tune, cudnn_off, layout):
+    """:func:`convolution` with the filters ``cast(weight)`` (mixed precision's ``amp_cast``),
+    the same values and gradients. Where one kernel position alone meets the data (1-pixel
+    inputs, see :func:`_single_taps`), only that position's filters are cast: a cast of the
+    whole filter array, and of its gradient (zero but for that position) back, costs ResNet-18
+    on 32x32 images three times its last stage's matrix products."""
+    _check_filter_inputs('Convolution', data, weight,
+                         _conv_weight_shape(data.shape, num_filter, num_group, kernel, layout), kernel)
+    stride, dilate, pad = conv_geometry('Convolution', kernel, stride, dilate, pad)
+    bias = None if no_bias else bias
+    taps = _taps_of(data, kernel, stride, dilate, pad, num_group, layout)
+    if taps is not None:
+        return _single_tap_convolution(data, weight, bias, taps, cast)
+    return _convolution(data, cast(weight), bias, kernel, stride, dilate, pad, num_group, layout)
+
+
+def _taps_of(data, kernel, stride, dilate, pad, num_group, layout):
+    """The kernel position meeting a 1-pixel input (see :func:`_single_taps`) where
+    :func:`convolution` runs it as a dense layer, else None."""
+    if (data.shape[2:].numel() != 1 or num_group != 1 or layout in _CHANNEL_LAST
+            or data.device.type != 'cpu'):
+        return None
+    return _single_taps(kernel, stride, dilate, pad)
+
+
+def _convolution(data, weight, bias, kernel, stride, dilate, pad, num_group, layout):
+    """The convolution once the inputs are checked: by the kernels fastest for its shape."""
     pixels = data.shape[2:].numel()
     if pixels <= _FEW_PIXELS and layout not in _CHANNEL_LAST and data.device.type == 'cpu':
-        taps = _single_taps(kernel, stride, dilate, pad) if pixels == 1 and num_group == 1 else None
+        taps = _taps_of(data, kernel, stride, dilate, pad, num_group, layout)
         if taps is not None:
-            return _single_tap_convolution(data, weight, None if no_bias else bias, taps)
+            return _single_tap_convolution(data, weight, bias, taps)
         if data.dtype is torch.bfloat16 and pixels <= _MATMUL_PIXELS and data.dim() == 4 and num_group == 1:
-            return _matmul_convolution(data, weight, None if no_bias else bias, stride, pad, dilate)
+            return _matmul_convolution(data, weight, bias, stride, pad, dilate)
         if data.dim() == 4 and data.dtype is not torch.bfloat16:
             data = as_layout(data, torch.contiguous_format)
-    return _run_filter(_CONV[len(kernel)], layout, data, weight, None if no_bias else bias, stride, pad,
-                       dilate, num_group)
+    return _run_filter(_CONV[len(kernel)], layout, data, weight, bias, stride, pad, dilate, num_group)
 
 
 # Up to this many pixels per channel, oneDNN's channels-first convolutions (backward most)
@@ -233,18 +263,21 @@ def _single_taps(kernel, stride, dilate, pad):
     return tuple(taps)
 
 
-def _single_tap_convolution(data, weight, bias, taps):
+def _single_tap_convolution(data, weight, bias, taps, cast=None):
     """The convolution of 1-pixel inputs where one kernel position meets the input: a dense
-    layer with that position's filters. oneDNN pads such inputs to the kernel's size, at 10-30
-    times the cost (ResNets on small images reach 1x1 in their last stage); the gradient of
-    the other positions is zero either way."""
+    layer with that position's filters (passed through ``cast`` when given). oneDNN pads such
+    inputs to the kernel's size, at 10-30 times the cost (ResNets on small images reach 1x1
+    in their last stage); the gradient of the other positions is zero either way."""
     position = 0
     for tap, size in zip(taps, weight.shape[2:]):
         position = position * size + tap
     # one select on the flattened kernel (its gradient: one zero-filled filter array), copied
     # once: the matrix products of forward and backward then share it instead of each
     # gathering the strided filters
-    out = F.linear(data.flatten(1), weight.flatten(2)[:, :, position].contiguous(), bias)
+    filters = weight.flatten(2)[:, :, position]
+    # a cast copies the strided filters into a contiguous array anyway
+    filters = (filters if cast is None else cast(filters)).contiguous()
+    out = F.linear(data.flatten(1), filters, bias)
     return out.reshape(out.shape + (1,) * len(taps))
 
 

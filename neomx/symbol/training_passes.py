@@ -16,14 +16,20 @@ inference rewrites of :mod:`neomx.symbol.passes`. Each rewrite is exact in every
   layout torch's max pooling is fast on (see ``neomx.operator.nn_conv``), instead of
   being copied there after the convolution. This pays where the data has no more channels
   than the output (checked when it runs); a 1-channel image is channels-last as it is.
+* :func:`cast_filters_in_convolution`: under mixed precision a Convolution reads its
+  filters through an ``amp_cast``; where only one kernel position meets the data (1-pixel
+  inputs), only that position's filters need the cast, and their gradient alone the cast
+  back (see ``neomx.operator.nn_conv.convolution_casting_filters``).
 """
+import functools
 
 from ..operator.layout import as_channels_last
+from ..operator.nn_conv import convolution, convolution_casting_filters
 from .passes import _is_bound, _is_relu
 from .plan import Call, Plan
 
 __all__ = ['PoolThenRelu', 'ChannelsLastInput', 'pool_before_relu', 'channels_last_before_max_pool',
-           'TRAINING_PASSES']
+           'cast_filters_in_convolution', 'TRAINING_PASSES']
 
 
 def _is_max_pool(call):
@@ -120,4 +126,31 @@ def channels_last_before_max_pool(plan):
     return Plan(plan.inputs, [changed.get(c.out, c) for c in plan.calls], plan.heads)
 
 
-TRAINING_PASSES = (pool_before_relu, channels_last_before_max_pool)
+def cast_filters_in_convolution(plan):
+    """Give each Convolution whose filters are an ``amp_cast`` read by it alone the cast to
+    make itself (see the module doc); the ``amp_cast`` call goes.
+
+    Returns
+    -------
+    Plan
+        ``plan`` itself when nothing applies.
+    """
+    readers = _sole_reads(plan)
+    casts = {c.out: c for c in plan.calls if c.node.op == 'amp_cast' and _is_bound(c)}
+    changed, dropped = {}, set()
+    for call in plan.calls:
+        if call.node.op != 'Convolution' or not _is_bound(call) or call.fn.func is not convolution:
+            continue
+        weight = call.args[1]
+        cast = casts.get(weight[0]) if weight is not None and weight[1] is None else None
+        if cast is None or readers.get(cast.out) is not call:
+            continue
+        fn = functools.partial(convolution_casting_filters, cast.fn, **call.fn.keywords)
+        changed[call.out] = Call(fn, [call.args[0], cast.args[0]] + call.args[2:], call.out, call.node)
+        dropped.add(cast.out)
+    if not changed:
+        return plan
+    return Plan(plan.inputs, [changed.get(c.out, c) for c in plan.calls if c.out not in dropped], plan.heads)
+
+
+TRAINING_PASSES = (cast_filters_in_convolution, pool_before_relu, channels_last_before_max_pool)
