@@ -41,9 +41,11 @@ def _grads(fn, *tensors):
                                                             ((2, 2), (3, 3), (2, 2), (1, 1), (1, 1)),
                                                             ((2, 2), (3, 3), (1, 1), (2, 2), (2, 2)),
                                                             ((1, 4), (1, 3), (1, 1), (1, 1), (0, 1)),
-                                                            ((2, 2), (1, 1), (1, 1), (1, 1), (0, 0))])
+                                                            ((2, 2), (1, 1), (1, 1), (1, 1), (0, 0)),
+                                                            ((4, 4), (3, 3), (2, 2), (1, 1), (1, 1)),
+                                                            ((4, 4), (1, 1), (2, 2), (1, 1), (0, 0))])
 @pytest.mark.parametrize('bias', [True, False])
-def test_few_pixel_bfloat16_convolution_is_a_matrix_product_with_convolutions_values(shape, kernel, stride,
+def test_few_output_pixel_bfloat16_convolution_is_a_matrix_product_with_convolutions_values(shape, kernel, stride,
                                                                                      dilate, pad, bias):
     gen = torch.Generator().manual_seed(0)
     x = torch.randn((4, 6) + shape, generator=gen).bfloat16()

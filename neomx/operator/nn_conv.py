@@ -215,8 +215,10 @@ def _convolution(data, weight, bias, kernel, stride, dilate, pad, num_group, lay
         taps = _taps_of(data, kernel, stride, dilate, pad, num_group, layout)
         if taps is not None:
             return _single_tap_convolution(data, weight, bias, taps)
-        if data.dtype is torch.bfloat16 and pixels <= _MATMUL_PIXELS and data.dim() == 4 and num_group == 1:
-            return _matmul_convolution(data, weight, bias, stride, pad, dilate)
+        out_size = _conv_out_size(data.shape[2:], kernel, stride, dilate, pad)
+        if (data.dtype is torch.bfloat16 and math.prod(out_size) <= _MATMUL_PIXELS and data.dim() == 4
+                and num_group == 1):
+            return _matmul_convolution(data, weight, bias, stride, pad, dilate, out_size)
         if data.dim() == 4 and data.dtype is not torch.bfloat16:
             data = as_layout(data, torch.contiguous_format)
     return _run_filter(_CONV[len(kernel)], layout, data, weight, bias, stride, pad, dilate, num_group)
@@ -230,26 +232,28 @@ def _convolution(data, weight, bias, kernel, stride, dilate, pad, num_group, lay
 _FEW_PIXELS = 16
 
 
-# Up to this many pixels per channel, a bfloat16 2-D convolution runs as one matrix product
-# of its filters with the unfolded data: oneDNN's bfloat16 kernels (AMX) pad such inputs to
-# the kernel's size and take 2-5 times as long forward and backward (measured on ResNet-18's
-# 2x2 stage at one thread: 2.5 ms against 5.2 ms, 2.5 ms against 12 ms for its strided
-# 256 to 512 filters). float32 convolutions gain little so, except for 1-pixel outputs.
+# Up to this many output pixels per channel (from inputs of at most _FEW_PIXELS), a bfloat16
+# 2-D convolution runs as one matrix product of its filters with the unfolded data: oneDNN's
+# bfloat16 kernels (AMX) pad such inputs to the kernel's size and take 2-5 times as long
+# forward and backward (ResNet-18's 2x2 stage at one thread, forward and backward: 2.6 ms
+# against 5.1-5.9 ms; its strided 256 to 512 filters 2.3 ms against 9.7-12 ms, 128 to 256
+# filters 1.5 ms against 2.8-3.1 ms). At 4x4 outputs oneDNN is faster again. float32
+# convolutions gain less so, and keep oneDNN's channels-first kernels.
 _MATMUL_PIXELS = 4
 
 
-def _matmul_convolution(data, weight, bias, stride, pad, dilate):
+def _conv_out_size(spatial, kernel, stride, dilate, pad):
+    return [(n + 2 * p - d * (k - 1) - 1) // s + 1 for n, k, s, d, p in zip(spatial, kernel, stride, dilate, pad)]
+
+
+def _matmul_convolution(data, weight, bias, stride, pad, dilate, out_size):
     """A 2-D convolution (one group) as ``filters @ unfold(data)``: the same sums, by torch's
     matrix product, whose gradients are matrix products and a fold."""
-    batch, _, height, width = data.shape
-    kernel = tuple(weight.shape[2:])
-    columns = F.unfold(data, kernel, dilation=dilate, padding=pad, stride=stride)
+    columns = F.unfold(data, tuple(weight.shape[2:]), dilation=dilate, padding=pad, stride=stride)
     out = torch.matmul(weight.flatten(1), columns)
     if bias is not None:
         out = out + bias[:, None]
-    out_size = [(n + 2 * p - d * (k - 1) - 1) // s + 1
-                for n, k, s, d, p in zip((height, width), kernel, stride, dilate, pad)]
-    return out.view(batch, weight.shape[0], *out_size)
+    return out.view(data.shape[0], weight.shape[0], *out_size)
 
 
 def _single_taps(kernel, stride, dilate, pad):
