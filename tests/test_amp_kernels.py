@@ -1,6 +1,7 @@
 """bfloat16 mixed precision's faster paths give the values and gradients of the plain ones:
 few-pixel bfloat16 convolutions as matrix products, and the training pass that lets a
-Convolution cast its own filters (1-pixel inputs: only the kernel position that meets them)."""
+Convolution cast its own filters (1-pixel inputs: only the kernel position that meets them),
+and Flatten between casts to float32 and back run in the 16-bit type."""
 import numpy as np
 import pytest
 import torch
@@ -13,7 +14,8 @@ from neomx.contrib.amp import amp as amp_module
 from neomx.operator.elemwise import amp_cast
 from neomx.operator.nn_conv import convolution, convolution_casting_filters
 from neomx.symbol.plan import plan_of
-from neomx.symbol.training_passes import cast_filters_in_convolution
+from neomx.symbol.training_passes import (ReshapeInNarrowType, cast_filters_in_convolution,
+                                          reshape_without_cast_round_trip)
 
 
 @pytest.fixture
@@ -137,3 +139,31 @@ def test_hybridized_amp_training_of_one_pixel_convolutions_matches_eager(amp_bf1
     for eager, hybrid in zip(*results):
         assert hybrid.dtype == np.float32
         np.testing.assert_array_equal(hybrid, eager)
+
+
+def _flatten_symbol(head=False):
+    x = mx.sym.var('x')
+    narrow = mx.sym.amp_cast(mx.sym.Flatten(mx.sym.amp_cast(x, dtype='float32')), dtype='bfloat16')
+    return narrow if head else mx.sym.relu(narrow)
+
+
+def test_pass_runs_flatten_between_round_trip_casts_in_the_narrow_type():
+    sym = _flatten_symbol()
+    plan = reshape_without_cast_round_trip(plan_of(sym, mx.cpu(), ['x']))
+    assert [c.node.op for c in plan.calls] == ['amp_cast', 'relu']
+    assert isinstance(plan.calls[0].fn, ReshapeInNarrowType) and plan.calls[0].args == [('x0', None)]
+    head = _flatten_symbol(head=True)                   # an output may not be a view of an argument
+    original = plan_of(head, mx.cpu(), ['x'])
+    assert reshape_without_cast_round_trip(original) is original
+
+
+@pytest.mark.parametrize('dtype', [torch.bfloat16, torch.float32])
+def test_reshape_in_narrow_type_gives_the_casts_values_gradients_and_layouts(dtype):
+    call = reshape_without_cast_round_trip(plan_of(_flatten_symbol(), mx.cpu(), ['x'])).calls[0].fn
+    x = torch.randn((3, 4, 2, 5), generator=torch.Generator().manual_seed(0)).to(dtype)
+    x = x.contiguous(memory_format=torch.channels_last)
+    out, (grad,) = _grads(call, x)
+    want, (want_grad,) = _grads(lambda t: call.narrow(call.reshape(call.widen(t))), x)
+    assert out.dtype == want.dtype == torch.bfloat16 and torch.equal(out, want) and out.is_contiguous()
+    assert grad.dtype == dtype and torch.equal(grad, want_grad)
+    assert grad.is_contiguous(memory_format=torch.channels_last)       # the data's own layout

@@ -20,16 +20,24 @@ inference rewrites of :mod:`neomx.symbol.passes`. Each rewrite is exact in every
   filters through an ``amp_cast``; where only one kernel position meets the data (1-pixel
   inputs), only that position's filters need the cast, and their gradient alone the cast
   back (see ``neomx.operator.nn_conv.convolution_casting_filters``).
+* :func:`reshape_without_cast_round_trip`: mixed precision runs Flatten and Reshape in
+  float32, so a bfloat16 network's Flatten before a dense layer reads an ``amp_cast`` to
+  float32 and is read by one back to bfloat16. Widening is exact and the values narrowed
+  back are the widened ones, so when the data already has the narrow dtype both casts are
+  the identity (forward and backward) and the reshape runs on the data itself.
 """
 import functools
 
-from ..operator.layout import as_channels_last
+import torch
+
+from ..operator.layout import as_channels_last, as_layout
 from ..operator.nn_conv import convolution, convolution_casting_filters
 from .passes import _is_bound, _is_relu
 from .plan import Call, Plan
 
 __all__ = ['PoolThenRelu', 'ChannelsLastInput', 'pool_before_relu', 'channels_last_before_max_pool',
-           'cast_filters_in_convolution', 'TRAINING_PASSES']
+           'cast_filters_in_convolution', 'ReshapeInNarrowType', 'reshape_without_cast_round_trip',
+           'TRAINING_PASSES']
 
 
 def _is_max_pool(call):
@@ -153,4 +161,62 @@ def cast_filters_in_convolution(plan):
     return Plan(plan.inputs, [changed.get(c.out, c) for c in plan.calls if c.out not in dropped], plan.heads)
 
 
-TRAINING_PASSES = (cast_filters_in_convolution, pool_before_relu, channels_last_before_max_pool)
+class ReshapeInNarrowType:
+    """``narrow(reshape(widen(data)))``, where ``widen`` is an ``amp_cast`` to float32 and
+    ``narrow`` one to a 16-bit type: ``reshape(data)`` when ``data`` has that type already
+    (the casts cancel exactly, see the module doc). The data is made channels-first first, as
+    the widening cast and the reshape would copy it, and its gradient comes back in the data's
+    own layout, as the widening cast gives it.
+
+    Parameters
+    ----------
+    widen, reshape, narrow : functools.partial
+        The bound ``amp_cast``, Flatten or Reshape, and ``amp_cast`` implementations.
+    """
+
+    def __init__(self, widen, reshape, narrow):
+        self.widen, self.reshape, self.narrow = widen, reshape, narrow
+
+    def __call__(self, data):
+        if data.dtype is self.narrow.keywords['dtype']:
+            return self.reshape(as_layout(data, torch.contiguous_format))
+        return self.narrow(self.reshape(self.widen(data)))
+
+
+_RESHAPES = ('Flatten', 'Reshape')
+_NARROW_TYPES = (torch.bfloat16, torch.float16)
+
+
+def _is_amp_cast_to(call, dtypes):
+    return call.node.op == 'amp_cast' and _is_bound(call) and call.fn.keywords['dtype'] in dtypes
+
+
+def reshape_without_cast_round_trip(plan):
+    """Run each Flatten or Reshape between an ``amp_cast`` to float32 and one back to a 16-bit
+    type (each read by the next alone) as :class:`ReshapeInNarrowType` (see the module doc).
+
+    Returns
+    -------
+    Plan
+        ``plan`` itself when nothing applies.
+    """
+    readers = _sole_reads(plan)
+    # an output must not share its memory with an argument (the heads' copying implementations)
+    heads = {name for name, _ in plan.heads}
+    changed, dropped = {}, set()
+    for widen in plan.calls:
+        reshape = readers.get(widen.out)
+        narrow = readers.get(reshape.out) if reshape is not None else None
+        if (narrow is None or narrow.out in heads or not _is_amp_cast_to(widen, (torch.float32,)) or reshape.node.op not in _RESHAPES
+                or not _is_bound(reshape) or not _is_amp_cast_to(narrow, _NARROW_TYPES)):
+            continue
+        changed[narrow.out] = Call(ReshapeInNarrowType(widen.fn, reshape.fn, narrow.fn), widen.args, narrow.out,
+                                   narrow.node)
+        dropped.update((widen.out, reshape.out))
+    if not changed:
+        return plan
+    return Plan(plan.inputs, [changed.get(c.out, c) for c in plan.calls if c.out not in dropped], plan.heads)
+
+
+TRAINING_PASSES = (cast_filters_in_convolution, reshape_without_cast_round_trip, pool_before_relu,
+                   channels_last_before_max_pool)
