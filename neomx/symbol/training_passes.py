@@ -172,6 +172,20 @@ class ReshapeInNarrowType:
     ----------
     widen, reshape, narrow : functools.partial
         The bound ``amp_cast``, Flatten or Reshape, and ``amp_cast`` implementations.
+
+    Shape
+    -----
+    data: any shape the reshape takes; output: the reshape's.
+
+    Examples
+    --------
+    >>> from neomx.operator.elemwise import amp_cast
+    >>> from neomx.operator.shape import flatten
+    >>> call = ReshapeInNarrowType(functools.partial(amp_cast, dtype=torch.float32), functools.partial(flatten),
+    ...                            functools.partial(amp_cast, dtype=torch.bfloat16))
+    >>> out = call(torch.arange(12.).reshape(1, 3, 2, 2).to(torch.bfloat16))
+    >>> out.dtype, out.tolist()
+    (torch.bfloat16, [[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0]])
     """
 
     def __init__(self, widen, reshape, narrow):
