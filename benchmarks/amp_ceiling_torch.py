@@ -10,8 +10,9 @@ ImageNet stem, as ``train_workloads.resnet`` builds it), one SGD step each, in t
   multi-precision); BatchNorm's parameters stay float32 (as MXNet's bf16 lists keep them);
 
 each also with ``-cl``: weights and inputs in ``torch.channels_last``. The variants take turns
-(rounds of a few steps each), with host memory pooled as neomx pools it, so a busy machine slows them alike; the table gives the median
-wall and process-CPU milliseconds per step and the ratio to float32 of the same layout.
+(rounds of a few steps each), with host memory pooled as neomx pools it, so a busy machine
+slows them alike; the table gives the median wall and process-CPU milliseconds per step and
+the ratio to float32 of the same layout. ``amp_cpu_time.py`` measures neomx's own steps so.
 
     python benchmarks/amp_ceiling_torch.py [lenet|resnet] [rounds] [--threads N] [--profile VARIANT]
 

@@ -221,8 +221,9 @@ def reshape_without_cast_round_trip(plan):
     for widen in plan.calls:
         reshape = readers.get(widen.out)
         narrow = readers.get(reshape.out) if reshape is not None else None
-        if (narrow is None or narrow.out in heads or not _is_amp_cast_to(widen, (torch.float32,)) or reshape.node.op not in _RESHAPES
-                or not _is_bound(reshape) or not _is_amp_cast_to(narrow, _NARROW_TYPES)):
+        if (narrow is None or narrow.out in heads or not _is_amp_cast_to(widen, (torch.float32,))
+                or reshape.node.op not in _RESHAPES or not _is_bound(reshape)
+                or not _is_amp_cast_to(narrow, _NARROW_TYPES)):
             continue
         changed[narrow.out] = Call(ReshapeInNarrowType(widen.fn, reshape.fn, narrow.fn), widen.args, narrow.out,
                                    narrow.node)
