@@ -22,6 +22,7 @@ import torch
 from . import _int_grad
 from . import _torch_private
 from . import _released_graphs as _released
+from . import _recorded_graph as _recorded
 from . import _autograd_state, upper_layers
 from .base import MXNetError
 
@@ -441,11 +442,43 @@ def _grad_target(t):
 
 
 def get_symbol(x):
-    """The recorded computation of ``x`` as a Symbol (not supported: torch keeps no graph IR)."""
-    raise MXNetError('autograd.get_symbol is not supported by neomx; use HybridBlock.hybridize() and '
-                     'export() to obtain a Symbol graph')
+    """Retrieve the recorded computation history of ``x`` as a Symbol.
 
+    Every registry operator (``mx.nd`` functions, NDArray arithmetic), ``autograd.Function``
+    (a ``_CustomFunction`` node) and hybridized block (a ``_CachedOp`` node, or its
+    operators where they are no more than its ``inline_limit``) run inside ``record()`` on
+    arrays that require gradients is recorded, as in MXNet. Arrays that no recorded
+    operation made are the variables: ``var<N>`` for arrays with gradients, ``null<N>``
+    for others, numbered in the order they were first recorded.
 
+    Parameters
+    ----------
+    x : NDArray
+        Array representing the head of computation graph.
+
+    Returns
+    -------
+    Symbol
+        The retrieved Symbol.
+
+    Example
+    -------
+    >>> import json
+    >>> x = mx.nd.ones((2, 3))
+    >>> x.attach_grad()
+    >>> with mx.autograd.record():
+    ...     y = mx.nd.relu(x * 2).sum(axis=1)
+    >>> sym = mx.autograd.get_symbol(y)
+    >>> [n['op'] for n in json.loads(sym.tojson())['nodes']]
+    ['null', '_mul_scalar', 'relu', 'sum']
+    >>> sym.eval(**{sym.list_arguments()[0]: x})[0]
+    <BLANKLINE>
+    [6. 6.]
+    <NDArray 2 @cpu(0)>
+    """
+    if not isinstance(getattr(x, '_t', None), torch.Tensor):    # MXNet asserts an NDArray
+        raise AssertionError('get_symbol: Invalid argument type, expecting NDArray, got %s' % type(x))
+    return upper_layers.get('recorded_symbol')(x)
 # ------------------------------------------------------------------ Function
 class _TorchBridge(torch.autograd.Function):
     """Runs a user's :class:`Function` forward/backward (on NDArrays) inside torch autograd."""
@@ -515,13 +548,16 @@ class Function:
         _new = upper_layers.get('array_from_tensor')
         self._in_ctx = [x._ctx for x in inputs]
         tensors = [x._t for x in inputs]
-        if any(t.requires_grad for t in tensors):
+        recorded = any(t.requires_grad for t in tensors)
+        if recorded:
             outs = run_untracked(_TorchBridge.apply, self, *tensors)
         else:
             outs = _TorchBridge.apply(self, *tensors)
         if not isinstance(outs, tuple):
             outs = (outs,)
         wrapped = [_new(t, c) for t, c in zip(outs, self._out_ctx)]
+        if recorded and _STATE.recording:       # MXNet records a _CustomFunction node
+            _recorded.note('_CustomFunction', {}, inputs, wrapped)
         return wrapped[0] if self._single else wrapped
 
     def forward(self, *inputs):

@@ -19,6 +19,7 @@ _OFFERED_BY = {
     'symbol_from_json': 'neomx.symbol',       # mx.sym.load_json, for _CachedOp's subgraph
     'np_symbol_call': 'neomx.symbol',         # (op, arrays, attrs, out) -> mx.sym.np._Symbol node
     'np_records_creation': 'neomx.symbol',    # () -> whether array-less operators record nodes
+    'recorded_symbol': 'neomx.symbol',        # (torch.Tensor) -> Symbol of its recorded computation
     'profile_operator_names': 'neomx.ndarray',  # (bool) -> None: MXNet's names on the profiler's timeline
     # gluon.contrib.data.text's datasets index their tokens with mx.contrib.text (which uses gluon)
     'text_vocabulary': 'neomx.contrib',       # mx.contrib.text.vocab.Vocabulary

@@ -39,6 +39,7 @@ import torch
 from .._autograd_state import STATE as _AUTOGRAD
 from .. import _int_grad, autograd
 from .._memory import pool_host_memory
+from .._recorded_graph import note as note_recorded
 from .._torch_private import inductor_freezing
 from ..base import MXNetError
 from ..ndarray import NDArray
@@ -277,6 +278,7 @@ class CachedGraph:
         self.out_fmt = out_fmt
         self._static_alloc = bool(flags.get('static_alloc'))
         self._mirror = flags.get('mirror')
+        self._inline_limit = flags.get('inline_limit', 2)
         self._backend = backend
         self.runner = graph_runner(backend, self._static_alloc and bool(flags.get('static_shape')),
                                    flags.get('backend_opts'))
@@ -323,10 +325,19 @@ class CachedGraph:
                 if (not t.requires_grad and (_int_grad.LIVE[0] or any(x.requires_grad for x in tensors))
                         and _int_grad.carrier_of(t) is None):
                     autograd.mark_constant_result(t)
-            return [new(t, ctx) for t in outputs]
+            results = [new(t, ctx) for t in outputs]
+            if any(t.requires_grad for t in tensors):      # for autograd.get_symbol
+                self._note_recorded(flat_args, bound, results)
+            return results
         run = bound.run if autograd.is_training() else bound.infer
         # No graph outside record(), whatever torch's grad mode of the thread.
         return [new(t, ctx) for t in autograd.run_without_graph(run, tensors)]
+
+    def _note_recorded(self, flat_args, bound, results):
+        """Record this run as MXNet records a CachedOp's: its inputs in the graph's order."""
+        arrays = [flat_args[i] for i in self._data_positions] + list(bound.arrays)
+        note_recorded('_CachedOp', {'__graph__': (self.symbol, self._input_names, self._inline_limit)},
+                      arrays, results)
 
     def _sparse_data(self, flat_args):
         """Whether some data input is sparse, with the default backend: the graph then takes

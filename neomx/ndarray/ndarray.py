@@ -14,6 +14,7 @@ from .._autograd_state import STATE as _AUTOGRAD
 from .. import _int_grad, autograd, upper_layers
 from .._division import divide as _divide, divide_, mod, mod_
 from .. import async_errors
+from .._recorded_graph import note as _note_recorded
 from ..async_errors import raise_deferred
 from ..base import MXNetError, claim_dlpack_tensor, np_dtype, numpy_dtype, refuse_numpy_shape, torch_dtype
 from ..context import Context, as_context, current_context
@@ -236,9 +237,29 @@ def _check_inplace(arr, value=None):
                          % (tuple(arr._t.shape),))
 
 
+# The operators MXNet's NDArray dunders call, as autograd.get_symbol shows them:
+# (array op array, array op scalar); a reflected dunder's scalar operator.
+_RECORDED_AS = {
+    '__add__': ('broadcast_add', '_plus_scalar'), '__sub__': ('broadcast_sub', '_minus_scalar'),
+    '__mul__': ('broadcast_mul', '_mul_scalar'), '__truediv__': ('broadcast_div', '_div_scalar'),
+    '__mod__': ('broadcast_mod', '_mod_scalar'), '__pow__': ('broadcast_power', '_power_scalar'),
+    '__eq__': ('broadcast_equal', '_equal_scalar'), '__ne__': ('broadcast_not_equal', '_not_equal_scalar'),
+    '__gt__': ('broadcast_greater', '_greater_scalar'),
+    '__ge__': ('broadcast_greater_equal', '_greater_equal_scalar'),
+    '__lt__': ('broadcast_lesser', '_lesser_scalar'), '__le__': ('broadcast_lesser_equal', '_lesser_equal_scalar'),
+    '__radd__': '_plus_scalar', '__rsub__': '_rminus_scalar', '__rmul__': '_mul_scalar',
+    '__rtruediv__': '_rdiv_scalar', '__rmod__': '_rmod_scalar', '__rpow__': '_rpower_scalar'}
+
+
+def _recorded_scalar(op, array, scalar, res):
+    """Record ``op`` with ``scalar`` for get_symbol (called while recording only)."""
+    _note_recorded(op, {'scalar': float(scalar)}, (array,), res)
+
+
 def _binary(op_name, torch_fn, int_fn=None):
     """An arithmetic dunder: array op array (broadcasting) or array op scalar."""
     int_live = _INT_LIVE
+    array_op, scalar_op = _RECORDED_AS[op_name]
 
     def method(self, other):
         t = self._t
@@ -253,7 +274,10 @@ def _binary(op_name, torch_fn, int_fn=None):
                     return _new(res, self._ctx)
             try:
                 if t.requires_grad or o.requires_grad:
-                    return _new(_run_untracked(fn, t, o), self._ctx)
+                    res = _new(_run_untracked(fn, t, o), self._ctx)
+                    if _AUTOGRAD.recording:
+                        _note_recorded(array_op, {}, (self, other), res)
+                    return res
                 return _new(fn(t, o), self._ctx)
             except MXNetError:
                 raise
@@ -266,7 +290,10 @@ def _binary(op_name, torch_fn, int_fn=None):
                 if res is not None:
                     return _new(res, self._ctx)
             if t.requires_grad:
-                return _new(_run_untracked(fn, t, _scalar_for(t, other)), self._ctx)
+                res = _new(_run_untracked(fn, t, _scalar_for(t, other)), self._ctx)
+                if _AUTOGRAD.recording:
+                    _recorded_scalar(scalar_op, self, other, res)
+                return res
             return _new(fn(t, _scalar_for(t, other)), self._ctx)
         if isinstance(other, np.ndarray):
             return method(self, array(other, ctx=self._ctx, dtype=other.dtype))
@@ -277,6 +304,8 @@ def _binary(op_name, torch_fn, int_fn=None):
 
 def _reflected(op_name, torch_fn, int_fn=None):
     """``scalar op array`` (``10 - a``, ``2 ** a``)."""
+    scalar_op = _RECORDED_AS[op_name]
+
     def method(self, other):
         if _is_scalar(other):
             t = self._t
@@ -286,7 +315,10 @@ def _reflected(op_name, torch_fn, int_fn=None):
                 if res is not None:
                     return _new(res, self._ctx)
             if t.requires_grad:
-                return _new(_run_untracked(fn, _scalar_for(t, other), t), self._ctx)
+                res = _new(_run_untracked(fn, _scalar_for(t, other), t), self._ctx)
+                if _AUTOGRAD.recording:
+                    _recorded_scalar(scalar_op, self, other, res)
+                return res
             return _new(fn(_scalar_for(t, other), t), self._ctx)
         if isinstance(other, np.ndarray):
             return getattr(array(other, ctx=self._ctx, dtype=other.dtype), op_name.replace('__r', '__'))(self)
@@ -381,7 +413,7 @@ class NDArray:
      [6. 8.]]
     <NDArray 2x2 @cpu(0)>
     """
-    __slots__ = ('_t', '_ctx', '_grad', '__weakref__')
+    __slots__ = ('_t', '_ctx', '_grad', '_rec', '__weakref__')   # _rec: see neomx._recorded_graph
     __array_priority__ = 1000.0
     # True for ``mx.np.ndarray``: the generated operator functions of each interface refuse
     # the other's arrays, as MXNet does.
@@ -769,13 +801,19 @@ class NDArray:
     __le__ = _binary('__le__', _as_input_dtype(torch.le))
 
     def __neg__(self):
-        return _new(_call(torch.neg, self._t), self._ctx)
+        res = _new(_call(torch.neg, self._t), self._ctx)
+        if _AUTOGRAD.recording and self._t.requires_grad:   # MXNet multiplies by -1
+            _recorded_scalar('_mul_scalar', self, -1.0, res)
+        return res
 
     def __pos__(self):
         return self
 
     def __abs__(self):
-        return _new(_call(torch.abs, self._t), self._ctx)
+        res = _new(_call(torch.abs, self._t), self._ctx)
+        if _AUTOGRAD.recording and self._t.requires_grad:
+            _note_recorded('abs', {}, (self,), res)
+        return res
 
     def __matmul__(self, other):
         from . import op

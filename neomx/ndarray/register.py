@@ -15,6 +15,7 @@ from ..context import Context, as_context, current_context
 from ..operator import registry
 from .. import _int_grad, async_errors
 from .._autograd_state import STATE as _AUTOGRAD
+from .._recorded_graph import note as note_recorded
 from ..autograd import run_untracked
 from .ndarray import NDArray, constructor
 NDArrayBase = NDArray       # MXNet's base class of NDArray, which its generated functions check for
@@ -100,6 +101,7 @@ def make_function(spec, func_name, array_class=NDArray, on_symbol=None):
     input_pos = {n: i for i, n in enumerate(inputs)}
     attr_names = spec.attr_names
     impl = spec.nd_impl
+    op_name = spec.name
     parse = _attr_parser(spec)
     variadic = spec.variadic
     count_attr = variadic if isinstance(variadic, str) else None    # None: no attribute counts them (Custom)
@@ -223,15 +225,18 @@ def make_function(spec, func_name, array_class=NDArray, on_symbol=None):
             ctx = c
         elif ctx is None:
             ctx = current_context()
+        recorded = False
         try:
             if (int_live[0] or casts) and _AUTOGRAD.recording:    # integer gradients
                 res = _int_grad.run(impl, tensors, attrs)
                 if res is None:
                     res = run_untracked(impl, *tensors, **attrs)
+                recorded = any(t is not None and t.requires_grad for t in tensors)
             else:
                 for t in tensors:       # inputs requiring gradients: recorded or graph-free
                     if t is not None and t.requires_grad:
                         res = run_untracked(impl, *tensors, **attrs)
+                        recorded = _AUTOGRAD.recording      # for autograd.get_symbol
                         break
                 else:
                     res = impl(*tensors, **attrs)
@@ -247,12 +252,18 @@ def make_function(spec, func_name, array_class=NDArray, on_symbol=None):
                 arr._t = res
                 arr._ctx = ctx
                 arr._grad = None
+                if recorded:
+                    note_recorded(op_name, kwargs, arrays, arr)
                 return arr
-            return write_out(out, (res,))
-        nvis = fixed_visible if fixed_visible is not None else (
-            fixed_outputs if spec.num_visible_outputs is None and fixed_outputs is not None
-            else count_visible(attrs))
-        return results(res, out, ctx, nvis, new)
+            ret = write_out(out, (res,))
+        else:
+            nvis = fixed_visible if fixed_visible is not None else (
+                fixed_outputs if spec.num_visible_outputs is None and fixed_outputs is not None
+                else count_visible(attrs))
+            ret = results(res, out, ctx, nvis, new)
+        if recorded:
+            note_recorded(op_name, kwargs, arrays, ret)
+        return ret
 
     if spec.storage is not None:        # sparse inputs go through the operator's storage rule
         general = storage_entry(spec, general)

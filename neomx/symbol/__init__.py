@@ -25,6 +25,8 @@ from .. import upper_layers as _upper_layers  # noqa: E402
 _upper_layers.register('compiled_graph', _compiled)
 _upper_layers.register('custom_symbol', op.Custom)
 _upper_layers.register('symbol_from_json', load_json)
+from .recorded import recorded_symbol as _recorded_symbol  # noqa: E402
+_upper_layers.register('recorded_symbol', _recorded_symbol)     # autograd.get_symbol
 from . import numpy  # noqa: E402  (mx.sym.np; its functions are put there by neomx.numpy_extension)
 from . import numpy as np  # noqa: E402
 from . import numpy_extension  # noqa: E402

@@ -1,0 +1,105 @@
+"""What ``autograd.record()`` recorded, as MXNet operators, for :func:`neomx.autograd.get_symbol`.
+
+torch's autograd graph holds torch functions, not MXNet operators, so the frontends tell
+this module, only while recording and only for operations on arrays that require
+gradients, which operator with which attributes made each output from which inputs. Each
+output array carries its *entry* ``(node, output index)`` in its ``_rec`` slot, as each
+MXNet array carries its autograd entry. An input without one gets a variable node the
+first time a recorded operation reads it, named as MXNet names them: ``var<N>`` for
+arrays with gradients (kept on their tensor, which every array of a parameter shares),
+``null<N>`` for the others.
+
+A node is a list ``[op, attrs, inputs, name]`` (cheaper to make than an object, and this
+runs for every recorded operation):
+
+* ``op``: the registry operator's name (``'_CachedOp'`` for a hybridized block's graph),
+  None for a variable;
+* ``attrs``: the attributes as the caller gave them (values, not yet strings); for a
+  graph ``{'__graph__': (symbol, input_names, inline_limit)}``;
+* ``inputs``: the entries the operation read, in input order;
+* ``name``: ``var<N>``/``null<N>`` for variables, ``node_<N>`` once a Symbol was built.
+
+The nodes hold their input *entries*, never arrays, so the record keeps no array alive.
+"""
+import itertools
+
+__all__ = ['OP', 'ATTRS', 'INPUTS', 'NAME', 'TENSOR_ATTR', 'note', 'entry_of', 'name_of', 'new_node_name']
+
+OP, ATTRS, INPUTS, NAME = range(4)
+TENSOR_ATTR = '_neomx_recorded_entry'       # a variable's entry on a tensor with gradients
+# One counter for variables, one for operations, as MXNet's (process-wide; next() is atomic)
+_VARIABLE_IDS = itertools.count()
+_NODE_IDS = itertools.count()
+
+
+def _input_entry(array):
+    """The entry of input ``array``, made a variable's where it has none."""
+    tensor = array._t
+    entry = getattr(tensor, TENSOR_ATTR, None)
+    if entry is None:
+        if tensor.requires_grad and tensor.is_leaf:
+            entry = ([None, None, (), 'var%d' % next(_VARIABLE_IDS)], 0)
+            setattr(tensor, TENSOR_ATTR, entry)
+        else:
+            entry = ([None, None, (), 'null%d' % next(_VARIABLE_IDS)], 0)
+    array._rec = entry
+    return entry
+
+
+def entry_of(array):
+    """The entry of ``array``: its recorded operation's, or a variable's for an array with
+    gradients (marked now); None for other arrays no recorded operation made."""
+    entry = getattr(array, '_rec', None) or getattr(array._t, TENSOR_ATTR, None)
+    if entry is None and array._t.requires_grad and array._t.is_leaf:
+        entry = _input_entry(array)
+    return entry
+
+
+def note(op, attrs, arrays, result):
+    """Record that operator ``op`` with ``attrs`` made ``result`` (an array, or a list or
+    tuple of them by output index) from ``arrays`` (absent optional inputs None, left out).
+
+    Called by the frontends while recording, after the operation ran: this is the cost
+    recording adds to each operation, so the common cases (one or two inputs that have
+    entries, one result) take the shortest path."""
+    try:
+        if len(arrays) == 1:
+            inputs = (arrays[0]._rec or _input_entry(arrays[0]),)
+        elif len(arrays) == 2:
+            inputs = (arrays[0]._rec or _input_entry(arrays[0]), arrays[1]._rec or _input_entry(arrays[1]))
+        else:
+            inputs = _entries(arrays)
+    except AttributeError:      # an array never recorded (its _rec slot unset), or None
+        inputs = _entries(arrays)
+    node = [op, attrs, inputs, None]
+    if type(result) is list or type(result) is tuple:
+        for i, r in enumerate(result):
+            if not _among(r, arrays):
+                r._rec = (node, i)
+    elif not _among(result, arrays):
+        result._rec = (node, 0)
+
+
+def _entries(arrays):
+    return tuple(getattr(a, '_rec', None) or _input_entry(a) for a in arrays if a is not None)
+
+
+def _among(array, arrays):
+    """Whether ``array`` is one of the inputs (an operation handing its input back, as
+    ``as_in_context`` to the same device does, leaves that input's own entry)."""
+    for a in arrays:
+        if a is array:
+            return True
+    return False
+
+
+def new_node_name():
+    """The next operation node's name, ``node_<N>``."""
+    return 'node_%d' % next(_NODE_IDS)
+
+
+def name_of(node):
+    """``node``'s name, given now (``node_<N>``) to an operation first named."""
+    if node[NAME] is None:
+        node[NAME] = new_node_name()
+    return node[NAME]
