@@ -13,7 +13,7 @@ import numpy as np
 from ._optional import require
 from .base import MXNetError
 
-__all__ = ['decode', 'decode_buffer', 'decode_bytes', 'opencv']
+__all__ = ['buffer_bytes', 'decode', 'decode_buffer', 'decode_bytes', 'opencv']
 
 _OPENCV = []
 
@@ -84,10 +84,15 @@ def decode(stream, flag, to_rgb, source):
 def decode_buffer(buf, flag, to_rgb):
     """:func:`decode_bytes` for an image held in memory: bytes, bytearray, or a numpy array (or
     anything with ``asnumpy``, an NDArray) read as a uint8 buffer."""
+    return decode_bytes(buffer_bytes(buf), flag, to_rgb, 'buffer')
+
+
+def buffer_bytes(buf):
+    """The bytes of an encoded image held in memory: bytes, bytearray, or a numpy array (or
+    anything with ``asnumpy``, an NDArray) read as a uint8 buffer."""
     if hasattr(buf, 'asnumpy'):
         buf = buf.asnumpy()
     if not isinstance(buf, (bytes, bytearray, np.ndarray)):
         raise ValueError('buf must be of type bytes, bytearray or numpy.ndarray,'
                          'if you would like to input type str, please convert to bytes')
-    data = buf.astype(np.uint8).tobytes() if isinstance(buf, np.ndarray) else bytes(buf)
-    return decode_bytes(data, flag, to_rgb, 'buffer')
+    return buf.astype(np.uint8).tobytes() if isinstance(buf, np.ndarray) else bytes(buf)

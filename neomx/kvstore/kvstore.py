@@ -62,7 +62,10 @@ class KVStore(KVStoreBase):
     kind = 'local'
     _type_name = None               # the name given to create(), when it differs from kind
 
-    def __init__(self):
+    def __init__(self, handle=None):
+        # MXNet wraps the C store ``handle`` that create() made; neomx's stores are Python
+        if handle is not None:
+            raise MXNetError('KVStore: neomx has no C store handles; create stores with mx.kv.create')
         self._store = {}
         self._merge_buffers = {}
         self._key_type = None

@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from .._image_decode import decode_buffer
+from .._image_decode import buffer_bytes
 from . import op
 from .ndarray import NDArray, array
 
@@ -154,13 +154,11 @@ def imdecode(str_img, clip_rect=(0, 0, 0, 0), out=None, index=0, channels=3, mea
     NDArray
         ``out`` when given.
     """
-    image = array(decode_buffer(str_img, 1 if channels == 3 else 0, True), dtype='uint8')
-    x0, y0, x1, y1 = clip_rect
-    if x1 > x0 and y1 > y0:
-        image = image[y0:y1, x0:x1]
-    result = image.astype('float32').transpose((2, 0, 1))
-    if mean is not None:
-        result = result - mean
+    if mean is None:        # MXNet passes an empty array: nothing to subtract
+        mean = array([], ctx=out.context if out is not None else None)
+    str_img = buffer_bytes(str_img)
+    result = op._imdecode(mean, index, clip_rect[0], clip_rect[1], clip_rect[2], clip_rect[3], channels,
+                          len(str_img), str_img=str_img)
     if out is None:
         return result
     target = out[index] if out.ndim == 4 else out

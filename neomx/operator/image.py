@@ -5,14 +5,16 @@ Images are HWC (or NHWC batches) as decoded, except ``normalize`` which works on
 runs in float32 and is rounded and saturated back, as image libraries do. The random
 operators draw from torch's generator (``mx.random.seed`` makes them reproducible).
 """
+import ast
 import functools
 import math
 
 import torch
 
+from .._image_decode import decode_bytes
 from .._image_resize import resize_hwc
 from .dtype_rules import DTypeRule
-from .registry import BOOL, FLOAT, FLOATS, INT, SHAPE, check, register
+from .registry import BOOL, FLOAT, FLOATS, INT, SHAPE, Attr, check, register
 
 # ITU-R 601 luma weights (RGB -> gray), used by contrast and saturation.
 _LUMA = (0.299, 0.587, 0.114)
@@ -41,6 +43,36 @@ def _restore(values, like):
 
 def _as_float(data):
     return data if data.dtype.is_floating_point else data.float()
+
+
+def _to_bytes(value):
+    """An encoded image: bytes as given, or their ``repr`` (a Symbol's attribute string)."""
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value)
+    if isinstance(value, str) and value[:2] in ("b'", 'b"'):
+        return ast.literal_eval(value)
+    raise TypeError('expected the encoded image as bytes, got %s' % type(value).__name__)
+
+
+@register('_imdecode', inputs=('mean',), dtypes=DTypeRule(output='float32'),
+          attrs=[('index', INT), ('x0', INT), ('y0', INT), ('x1', INT), ('y1', INT), ('c', INT), ('size', INT),
+                 ('str_img', Attr('bytes', _to_bytes))])
+def imdecode_legacy(mean, index, x0, y0, x1, y1, c, size, str_img):  # pylint: disable=unused-argument
+    """Decode an image, clip to (x0, y0, x1, y1), subtract mean, and write to buffer.
+
+    MXNet's legacy decoder behind ``mx.nd.imdecode``: the first ``size`` bytes of
+    ``str_img`` decoded to a (c, h, w) float32 array, c 3 (RGB) or 1 (grey), cut to the
+    rectangle where ``x1 > x0`` and ``y1 > y0``, minus ``mean`` unless ``mean`` is empty.
+    ``index`` is the slice of a 4-D output buffer ``mx.nd.imdecode`` writes the image to.
+    """
+    check(c in (1, 3), '_imdecode', 'c must be 3 (colour) or 1 (grey), got %d', c)
+    check(0 < size <= len(str_img), '_imdecode', 'size %d is not within the %d bytes of str_img',
+          size, len(str_img))
+    image = torch.from_numpy(decode_bytes(str_img[:size], 1 if c == 3 else 0, True, 'str_img'))
+    if x1 > x0 and y1 > y0:
+        image = image[y0:y1, x0:x1]
+    image = image.permute(2, 0, 1).to(device=mean.device, dtype=torch.float32)
+    return image - mean if mean.numel() else image
 
 
 @register('_image_to_tensor', inputs=('data',), dtypes=DTypeRule(output='float32'))

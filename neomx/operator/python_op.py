@@ -87,6 +87,7 @@ def _symbol_of(python_op, compute_class, args, kwargs):
 
     op_type = '_%s%d' % (type(python_op).__name__, next(_OP_NUMBERS))
     register(op_type)(_Prop)
+    python_op.info_ = op_type       # what the _Native/_NDArray operators' ``info`` names
     PythonOp._ref_holder.append(python_op)
     return upper_layers.get('custom_symbol')(*args, op_type=op_type, **kwargs)
 

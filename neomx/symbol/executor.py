@@ -21,6 +21,7 @@ from .graph import compiled, infer, resolve_open_shapes
 from .integer_grads import carry_integer_gradients, needs_integer_gradients
 from .memory_estimate import allocated_bytes
 from .passes import INFERENCE_PASSES
+from .placement import argument_contexts, device_pass, placement
 from .sparse_storage import keep_sparse_storage
 
 __all__ = ['Executor', 'simple_bind']
@@ -105,8 +106,13 @@ class Executor:
     <NDArray 2 @cpu(0)>
     """
 
-    def __init__(self, symbol, ctx, args, args_grad=None, grad_req='write', aux_states=None):
+    def __init__(self, symbol, ctx, args, args_grad=None, grad_req='write', aux_states=None, group2ctx=None,
+                 handle=None):
+        if handle is not None:
+            raise MXNetError('Executor: neomx has no C executor handles; create executors with '
+                             'Symbol.bind or simple_bind')
         self._symbol, self._ctx = symbol, ctx
+        self._group2ctx = dict(group2ctx) if group2ctx else None
         arg_names, aux_names = symbol.list_arguments(), symbol.list_auxiliary_states()
         self.arg_arrays = _as_list(args, arg_names, 'args')
         grads = _optional_list(args_grad, arg_names)
@@ -129,11 +135,15 @@ class Executor:
         sparse_args = {n for n, a, req in zip(arg_names, self.arg_arrays, self._grad_req)
                        if a.stype != 'default' and req == 'null'}
         sparse_pass = (keep_sparse_storage,) if sparse_args else ()
+        # model parallelism: each operator on its ctx_group's context (the inference
+        # rewrites, which make new nodes, are left out then)
+        self._devices = placement(self._optimized, ctx, self._group2ctx)
+        self._placed = (device_pass(self._devices),) if self._group2ctx else ()
         self._graph = compiled(self._optimized, ctx, inputs, open_shapes=self._open_shapes,
-                               passes=((carry_integer_gradients,) if carry else ()) + sparse_pass)
+                               passes=((carry_integer_gradients,) if carry else ()) + sparse_pass + self._placed)
         self._inference = compiled(self._optimized, ctx, self._graph.input_names,
-                                   passes=INFERENCE_PASSES + sparse_pass, mirror=False,
-                                   open_shapes=self._open_shapes)
+                                   passes=(() if self._placed else INFERENCE_PASSES) + sparse_pass + self._placed,
+                                   mirror=False, open_shapes=self._open_shapes)
         self._monitor = None        # (monitored graph, reporting function) of set_monitor_callback
         self._monitor_callback = self._monitor_all = None
         by_name = dict(self.arg_dict, **self.aux_dict)
@@ -150,7 +160,15 @@ class Executor:
     def _allocate_outputs(self):
         shapes, dtypes = infer(self._symbol, {n: a.shape for n, a in self.arg_dict.items()},
                                {n: a.dtype for n, a in self.arg_dict.items()})
-        return [zeros(shapes.get(h, ()), ctx=self._ctx, dtype=dtypes.get(h)) for h in self._symbol._heads]
+        return [zeros(shapes.get(h, ()), ctx=self._output_context(h), dtype=dtypes.get(h)) for h in self._symbol._heads]
+
+    def _output_context(self, head):
+        """Where output ``head`` lives: on its operator's context (see :mod:`.placement`)."""
+        node = head[0]
+        if node.is_variable:
+            arrays = dict(self.arg_dict, **self.aux_dict)
+            return arrays[node.name].context if node.name in arrays else self._ctx
+        return self._devices.get(node, self._ctx)
 
     @property
     def output_dict(self):
@@ -219,7 +237,7 @@ class Executor:
         """
         self._monitor_callback, self._monitor_all = callback, monitor_all     # kept by reshape
         graph = compiled(self._optimized, self._ctx, self._graph.input_names, mirror=False,
-                         open_shapes=self._open_shapes,
+                         open_shapes=self._open_shapes, passes=self._placed,
                          monitor='executor_all' if monitor_all else 'outputs')
         ctx = self._ctx
 
@@ -330,7 +348,7 @@ class Executor:
         args = [resized(n, a, s) for n, a, s in zip(names, self.arg_arrays, arg_shapes)]
         grads = [resized(n, g, s) for n, g, s in zip(names, self.grad_arrays, arg_shapes)]
         aux = [resized(n, a, s) for n, a, s in zip(self._symbol.list_auxiliary_states(), self.aux_arrays, aux_shapes)]
-        reshaped = Executor(self._symbol, self._ctx, args, grads, self._grad_req, aux)
+        reshaped = Executor(self._symbol, self._ctx, args, grads, self._grad_req, aux, group2ctx=self._group2ctx)
         reshaped.keep_monitor_of(self)
         return reshaped
 
@@ -450,18 +468,23 @@ def _grad_stypes(symbol, args, stypes):
     return ['row_sparse' if n in sparse else 'default' for n in args]
 
 
-def simple_bind(symbol, ctx, grad_req, type_dict, shapes, stype_dict=None):
+def simple_bind(symbol, ctx, grad_req, type_dict, shapes, stype_dict=None, group2ctx=None):
     """``Symbol.simple_bind``: zero-filled arrays of the inferred shapes and dtypes (float32
     where nothing decides), sparse where the variables' ``stype`` or ``stype_dict`` say (and
     their gradients where MXNet makes them row_sparse, see :func:`_grad_stypes`)."""
     known_shapes, known_dtypes = infer(symbol, shapes, type_dict)
+    default_ctx = ctx
     args, aux = symbol._variables()
     unknown = [n.name for n in args + aux if (n, 0) not in known_shapes]
     if unknown:
         raise MXNetError('simple_bind: cannot infer the shapes of %s from %s' % (', '.join(unknown), shapes))
 
+    # model parallelism: each array on the context of the group that uses it, as MXNet's
+    contexts = argument_contexts(symbol, ctx, group2ctx) if group2ctx else {}
+
     def allocate(node, stype='default', compressed=False):
         shape, dtype = known_shapes[(node, 0)], known_dtypes.get((node, 0), torch.float32)
+        ctx = contexts.get(node.name, default_ctx)
         if compressed:      # an input not differentiated: only its non-zeros are ever stored
             return zeros(shape, ctx=ctx, dtype=dtype, stype=stype)
         arr = zeros(shape, ctx=ctx, dtype=dtype)
@@ -471,4 +494,4 @@ def simple_bind(symbol, ctx, grad_req, type_dict, shapes, stype_dict=None):
     arg_arrays = [allocate(n, s, s != 'default' and req == 'null') for n, s, req in zip(args, stypes, reqs)]
     grads = [allocate(n, s) if req != 'null' else None
              for n, req, s in zip(args, reqs, _grad_stypes(symbol, args, stypes))]
-    return Executor(symbol, ctx, arg_arrays, grads, reqs, [allocate(n) for n in aux])
+    return Executor(symbol, ctx, arg_arrays, grads, reqs, [allocate(n) for n in aux], group2ctx=group2ctx)

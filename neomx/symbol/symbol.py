@@ -441,7 +441,7 @@ class Symbol:
         <NDArray 2 @cpu(0)>
         """
         from ..context import as_context
-        return executor.Executor(self, as_context(ctx), args, args_grad, grad_req, aux_states)
+        return executor.Executor(self, as_context(ctx), args, args_grad, grad_req, aux_states, group2ctx=group2ctx)
 
     def simple_bind(self, ctx, grad_req='write', type_dict=None, stype_dict=None, group2ctx=None,
                     shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
@@ -455,7 +455,8 @@ class Symbol:
         [('data', (2, 4)), ('fc_bias', (3,)), ('fc_weight', (3, 4))]
         """
         from ..context import as_context
-        return executor.simple_bind(self, as_context(ctx), grad_req, type_dict or {}, kwargs, stype_dict)
+        return executor.simple_bind(self, as_context(ctx), grad_req, type_dict or {}, kwargs, stype_dict,
+                                    group2ctx=group2ctx)
 
     def eval(self, ctx=None, **kwargs):
         """Run the graph once on the named NDArrays; returns the list of outputs."""
