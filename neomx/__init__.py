@@ -60,6 +60,7 @@ from . import profiler
 from . import runtime
 from . import util
 from . import engine
+from . import rtc
 from . import random as rnd
 from .util import is_np_array, is_np_shape, np_array, np_shape, set_np_shape  # noqa: E402
 from .util import use_np, use_np_array, use_np_shape  # noqa: E402

@@ -3,8 +3,9 @@
 neomx keeps its hot paths close to raw torch through a few of torch's private functions: the
 multi-tensor ``torch._foreach_*`` family (optimizer updates), the plain grad-mode setter and
 the backward engine (autograd), torch's fused SGD kernel (momentum updates in one pass), the fused RNN kernels of ``torch._VF`` (the ``RNN``
-operator), oneDNN's ``torch.ops.mkldnn`` convolutions (inference rewrites) and inductor's
-freezing switch (``hybridize(backend='inductor')``). Each is looked
+operator), oneDNN's ``torch.ops.mkldnn`` convolutions (inference rewrites), inductor's
+freezing switch (``hybridize(backend='inductor')``) and the NVRTC compiler behind ``mx.rtc``
+(which has no public fallback: without it ``mx.rtc`` refuses to compile). Each is looked
 up here, once; where a torch release renames or drops one, its public equivalent runs
 instead (slower, same values). A torch upgrade therefore touches this file only, and
 ``tests/test_torch_private.py`` runs every fallback against the private path.
@@ -24,7 +25,8 @@ import functools
 import torch
 
 __all__ = ['foreach', 'tensor_version', 'per_tensor', 'momentum_sgd_', 'set_grad_enabled', 'engine_run_backward',
-           'rnn_kernel', 'onednn_ops', 'has_lapack', 'inductor_freezing', 'aoti_compile_and_package']
+           'rnn_kernel', 'onednn_ops', 'has_lapack', 'inductor_freezing', 'aoti_compile_and_package',
+           'nvrtc_available', 'nvrtc_compile', 'cuda_launch']
 
 
 # ------------------------------------------------------------------ foreach
@@ -229,3 +231,36 @@ def aoti_compile_and_package(exported_program, package_path, inductor_configs=No
         if compile_and_package is None:
             return None
     return compile_and_package(exported_program, package_path=package_path, inductor_configs=inductor_configs)
+
+
+# ------------------------------------------------------------------ NVRTC (mx.rtc)
+def nvrtc_available():
+    """Whether kernels can be compiled at run time: a CUDA build of torch with a GPU and
+    its NVRTC helpers (``torch.cuda._utils._nvrtc_compile``, present since torch 2.8)."""
+    if not torch.cuda.is_available():
+        return False
+    try:
+        from torch.cuda import _utils  # pylint: disable=import-outside-toplevel
+    except ImportError:
+        return False
+    return all(hasattr(_utils, n) for n in ('_nvrtc_compile', '_cuda_load_module', '_get_gpu_runtime_library'))
+
+
+def nvrtc_compile(source, name, options=()):
+    """Compile CUDA ``source`` with NVRTC for the current GPU and load kernel ``name`` (a
+    C++ name expression: ``axpy``, ``axpy<float>``); returns the loaded function handle
+    (a ctypes pointer). RuntimeError with NVRTC's log when compilation fails."""
+    from torch.cuda import _utils  # pylint: disable=import-outside-toplevel
+    binary, lowered = _utils._nvrtc_compile(source, name, None, None, list(options) or None)
+    return _utils._cuda_load_module(binary, [lowered])[lowered].func
+
+
+def cuda_launch(function, grid, block, arguments, shared_mem, stream):
+    """``cuLaunchKernel`` of a loaded ``function`` on ``stream`` (a torch.cuda.Stream);
+    ``arguments``: a ctypes array of pointers to each argument's value."""
+    from torch.cuda import _utils  # pylint: disable=import-outside-toplevel
+    libcuda = _utils._get_gpu_runtime_library()
+    result = libcuda.cuLaunchKernel(function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                                    shared_mem, stream._as_parameter_, arguments, None)
+    if result != 0:
+        raise RuntimeError('cuLaunchKernel failed with CUDA error %d' % result)
