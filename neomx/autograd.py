@@ -242,6 +242,7 @@ def attach(arr, grad_req='write', grad_buf=None):
     old = arr._grad
     if old is not None and old.hook is not None:
         old.hook.remove()
+    arr._rec = None         # a new variable for get_symbol, as MXNet's mark_variables makes
     t = arr._t
     if t.grad_fn is not None:      # a recorded result becomes a new leaf
         t = arr._t = t.detach()

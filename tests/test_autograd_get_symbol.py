@@ -131,3 +131,14 @@ def test_the_record_keeps_no_array_alive():
     gc.collect()
     assert alive() is None
     assert [n['op'] for n in _nodes(mx.autograd.get_symbol(y))] == ['null', '_mul_scalar', '_plus_scalar']
+
+
+def test_attach_grad_makes_a_recorded_result_a_new_variable():
+    x = mx.nd.ones((2,))
+    x.attach_grad()
+    with mx.autograd.record():
+        y = x * 2
+    y.attach_grad()
+    with mx.autograd.record():
+        z = y + 1
+    assert [n['op'] for n in _nodes(mx.autograd.get_symbol(z))] == ['null', '_plus_scalar']
