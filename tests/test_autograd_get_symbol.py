@@ -142,3 +142,24 @@ def test_attach_grad_makes_a_recorded_result_a_new_variable():
     with mx.autograd.record():
         z = y + 1
     assert [n['op'] for n in _nodes(mx.autograd.get_symbol(z))] == ['null', '_plus_scalar']
+
+
+@pytest.mark.parametrize('method, ops', [
+    (lambda a: a.reshape((3, 2)), ['Reshape']),
+    (lambda a: a.astype('float64'), ['Cast']),
+    (lambda a: a.T, ['transpose']),
+    (lambda a: a.copy(), ['_copyto']),
+    (lambda a: a[1], ['slice', 'Reshape']),
+    (lambda a: a[-1, 0:2], ['slice', 'Reshape']),
+    (lambda a: a[:, ::2], ['slice']),
+])
+def test_array_methods_and_basic_indexing_are_recorded(method, ops):
+    x = mx.nd.arange(6).reshape((2, 3))
+    x.attach_grad()
+    with mx.autograd.record():
+        y = method(x * 1)
+    sym = mx.autograd.get_symbol(y)
+    assert [n['op'] for n in _nodes(sym)] == ['null', '_mul_scalar'] + ops
+    value = sym.eval(**{sym.list_arguments()[0]: x})[0]
+    assert value.dtype == y.dtype
+    np.testing.assert_array_equal(value.asnumpy(), y.asnumpy())

@@ -256,6 +256,55 @@ def _recorded_scalar(op, array, scalar, res):
     _note_recorded(op, {'scalar': float(scalar)}, (array,), res)
 
 
+def _recorded(op, attrs, array, res):
+    """``res``, an NDArray made from ``array`` by what MXNet records as operator ``op`` with
+    ``attrs``, noted for get_symbol while recording (``attrs`` a function of no arguments,
+    called only then)."""
+    if _AUTOGRAD.recording and array._t.requires_grad:
+        _note_recorded(op, attrs(), (array,), res)
+    return res
+
+
+def _basic_slices(key, ndim):
+    """``(begin, end, step, dropped)`` of a basic index (ints and slices, by axis from the
+    first) as MXNet's ``slice`` operator takes it, ``dropped`` whether an int removed an
+    axis; None for other indexes (arrays, Ellipsis, None), which get_symbol leaves out."""
+    items = key if type(key) is tuple else (key,)
+    if len(items) > ndim:
+        return None
+    begin, end, step, dropped = [], [], [], False
+    for item in items:
+        if type(item) is int:
+            begin.append(item)
+            end.append(item + 1 if item != -1 else None)
+            step.append(None)
+            dropped = True
+        elif type(item) is slice:
+            begin.append(item.start)
+            end.append(item.stop)
+            step.append(item.step)
+        else:
+            return None
+    return tuple(begin), tuple(end), tuple(step), dropped
+
+
+def _note_getitem(array, key, res):
+    """Record ``array[key]`` as MXNet does: ``slice``, then ``Reshape`` where ints drop axes."""
+    cut = _basic_slices(key, array._t.dim())
+    if cut is None:
+        return
+    begin, end, step, dropped = cut
+    attrs = {'begin': begin, 'end': end}
+    if any(s is not None for s in step):
+        attrs['step'] = step
+    if not dropped:
+        _note_recorded('slice', attrs, (array,), res)
+        return
+    sliced = _new(res._t, res._ctx)     # stands for the slice's own result
+    _note_recorded('slice', attrs, (array,), sliced)
+    _note_recorded('Reshape', {'shape': tuple(res._t.shape)}, (sliced,), res)
+
+
 def _binary(op_name, torch_fn, int_fn=None):
     """An arithmetic dunder: array op array (broadcasting) or array op scalar."""
     int_live = _INT_LIVE
@@ -490,7 +539,7 @@ class NDArray:
     def T(self):
         if self._t.dim() < 2:
             return self
-        return _new(_call(_transpose, self._t), self._ctx)
+        return _recorded('transpose', dict, self, _new(_call(_transpose, self._t), self._ctx))
 
     @property
     def writable(self):
@@ -630,7 +679,7 @@ class NDArray:
 
     # -------------------------------------------------------- copies/devices
     def copy(self):
-        return _new(_call(torch.clone, self._t), self._ctx)
+        return _recorded('_copyto', dict, self, _new(_call(torch.clone, self._t), self._ctx))
 
     def copyto(self, other):
         """Copy into ``other`` (an NDArray: returns it) or onto a Context (returns a new array)."""
@@ -667,7 +716,9 @@ class NDArray:
         tdt = torch_dtype(dtype, 'astype')
         if tdt is self._t.dtype:
             return self.copy() if copy else self
-        return _new(_call(lambda t: t.to(tdt), self._t), self._ctx)
+        # recorded as the Cast it is (MXNet records a _copyto, whose Symbol keeps the dtype)
+        return _recorded('Cast', lambda: {'dtype': np_dtype(tdt).__name__}, self,
+                         _new(_call(lambda t: t.to(tdt), self._t), self._ctx))
 
     def tostype(self, stype):
         """A copy with storage type ``stype`` ('default', 'row_sparse', 'csr'), stored
@@ -714,8 +765,10 @@ class NDArray:
             shape = shape[0]
         if kwargs:
             raise TypeError('reshape() got unexpected keyword arguments %s' % ', '.join(kwargs))
-        target = infer_reshape(tuple(self._t.shape), _shape_tuple(shape, 'reshape'), reverse)
-        return _new(_call(lambda t: t.reshape(target), self._t), self._ctx)
+        given = _shape_tuple(shape, 'reshape')
+        target = infer_reshape(tuple(self._t.shape), given, reverse)
+        return _recorded('Reshape', lambda: dict({'shape': given}, **({'reverse': True} if reverse else {})), self,
+                         _new(_call(lambda t: t.reshape(target), self._t), self._ctx))
 
     # ------------------------------------------------------------- indexing
     def __getitem__(self, key):
@@ -730,7 +783,10 @@ class NDArray:
         res = _run_untracked(_getitem, t, key) if t.requires_grad else _getitem(t, key)
         if _ERRORS_LIVE[0]:
             async_errors.carry((t,), res)
-        return _new(res, self._ctx)
+        res = _new(res, self._ctx)
+        if _AUTOGRAD.recording and t.requires_grad:     # for get_symbol
+            _note_getitem(self, key, res)
+        return res
 
     @staticmethod
     def _basic_indexing_slice_is_contiguous(slc_key, shape):
