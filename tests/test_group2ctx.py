@@ -103,3 +103,29 @@ def test_operators_run_on_their_groups_device():
     exe.backward()
     assert exe.grad_dict['fc1_weight']._t.device.type == 'cpu'
     assert exe.grad_dict['fc2_weight']._t.device.type == 'cuda'
+
+
+@pytest.mark.parametrize('contexts, group2ctxs, grad_contexts', [
+    ([mx.cpu(0)], {'dev1': mx.cpu(1), 'dev2': mx.cpu(2)}, [mx.cpu(1), mx.cpu(2)]),
+    ([mx.cpu(0), mx.cpu(1)], [{'dev1': mx.cpu(2), 'dev2': mx.cpu(3)}, {'dev1': mx.cpu(4), 'dev2': mx.cpu(5)}], None),
+    ([mx.cpu(0), mx.cpu(1)], {'dev1': [mx.cpu(2), mx.cpu(4)], 'dev2': [mx.cpu(3), mx.cpu(5)]}, None),
+])
+def test_module_places_inputs_and_their_gradients_by_group(contexts, group2ctxs, grad_contexts):
+    # MXNet's test_module.py::test_module_ctx_group
+    with mx.AttrScope(ctx_group='dev1'):
+        a = mx.sym.var('a') * 2
+    with mx.AttrScope(ctx_group='dev2'):
+        c = a + mx.sym.var('b')
+    shape = (2, 5)
+    grads = []
+    for groups in (group2ctxs, None):
+        mod = mx.mod.Module(c, context=contexts, data_names=['a', 'b'], label_names=None, group2ctxs=groups)
+        mod.bind(data_shapes=[['a', shape], ['b', shape]], inputs_need_grad=True)
+        mod.init_params()
+        mod.forward(mx.io.DataBatch(data=[mx.nd.ones(shape), mx.nd.ones(shape)]), is_train=True)
+        mod.backward([mx.nd.ones(shape)])
+        grads.append(mod.get_input_grads())
+    if grad_contexts is not None:
+        assert [g.context for g in grads[0]] == grad_contexts
+    for placed, plain in zip(*grads):
+        np.testing.assert_array_equal(placed.asnumpy(), plain.asnumpy())

@@ -14,6 +14,7 @@ from ..context import cpu
 from ..io import DataDesc
 from .. import ndarray as nd
 from ..symbol.executor import storage_types
+from ..symbol.placement import argument_contexts
 
 __all__ = ['DataParallelExecutorGroup', 'split_batch']
 
@@ -220,12 +221,15 @@ class DataParallelExecutorGroup:
         # storage types as MXNet's simple_bind gives them: a csr data batch, a row_sparse
         # weight and its row_sparse gradient hold only their non-zeros
         stypes, grad_stypes = storage_types(self.symbol)
+        # model parallelism: each array on the context of its ctx_group, as simple_bind's
+        group2ctx = self.group2ctxs[index]
+        contexts = argument_contexts(self.symbol, ctx, group2ctx) if group2ctx else {}
 
         def array(arrays, name, shape, dtype, stype='default'):
             found = _reused(arrays, name, shape, dtype)
             if found is not None and found.stype == stype:
                 return found
-            return nd.zeros(shape, ctx=ctx, dtype=dtype, stype=stype)
+            return nd.zeros(shape, ctx=contexts.get(name, ctx), dtype=dtype, stype=stype)
         args = [array(reusable, n, s, t, stypes.get(n, 'default'))
                 for n, s, t in zip(self.arg_names, arg_shapes, arg_types)]
         grads = [array(reusable_grads, n, s, t, grad_stypes.get(n, 'default')) if self.grad_req[n] != 'null'
