@@ -63,10 +63,14 @@ def note(op, attrs, arrays, result):
     recording adds to each operation, so the common cases (one or two inputs that have
     entries, one result) take the shortest path."""
     try:
-        if len(arrays) == 1:
+        n = len(arrays)
+        if n == 1:
             inputs = (arrays[0]._rec or _input_entry(arrays[0]),)
-        elif len(arrays) == 2:
+        elif n == 2:
             inputs = (arrays[0]._rec or _input_entry(arrays[0]), arrays[1]._rec or _input_entry(arrays[1]))
+        elif n == 3:        # FullyConnected, Convolution: data, weight, bias
+            inputs = (arrays[0]._rec or _input_entry(arrays[0]), arrays[1]._rec or _input_entry(arrays[1]),
+                      arrays[2]._rec or _input_entry(arrays[2]))
         else:
             inputs = _entries(arrays)
     except AttributeError:      # an array never recorded (its _rec slot unset), or None
@@ -76,8 +80,11 @@ def note(op, attrs, arrays, result):
         for i, r in enumerate(result):
             if not _among(r, arrays):
                 r._rec = (node, i)
-    elif not _among(result, arrays):
-        result._rec = (node, 0)
+        return
+    for a in arrays:        # an operation handing an input back leaves that input's entry
+        if a is result:
+            return
+    result._rec = (node, 0)
 
 
 def _entries(arrays):
