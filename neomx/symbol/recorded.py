@@ -60,8 +60,8 @@ def _build(node, inputs):
     attrs = {k: attr_string(v) for k, v in node[ATTRS].items()}
     try:
         params = _op_params(spec, attrs)
-    except MXNetError:      # not a registry attribute set (as the call gave it): kept as written
-        params = None
+    except MXNetError:      # a value whose text does not parse back: the typed attributes as given
+        params = spec.parse_attrs(node[ATTRS])
     op_node = _Node(spec.name, _recorded_graph.name_of(node), attrs, inputs, spec, params)
     return lambda index: (op_node, index)
 
