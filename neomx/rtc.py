@@ -147,6 +147,14 @@ class CudaKernel:
         Which arguments are arrays (the others are numbers).
     dtypes : list of numpy dtype
         Each argument's element type.
+
+    Example
+    -------
+    >>> kernel = mx.rtc.CudaKernel(None, 'axpy', [True, True, False], ['float32'] * 3)
+    >>> kernel.launch([mx.nd.ones(2), mx.nd.ones(2), 2.0], mx.cpu(), (1, 1, 1), (2, 1, 1))
+    Traceback (most recent call last):
+    ...
+    AssertionError: Cuda kernel can only be launched on GPU
     """
 
     def __init__(self, handle, name, is_ndarray, dtypes):

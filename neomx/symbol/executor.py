@@ -21,7 +21,7 @@ from .graph import compiled, infer, resolve_open_shapes
 from .integer_grads import carry_integer_gradients, needs_integer_gradients
 from .memory_estimate import allocated_bytes
 from .passes import INFERENCE_PASSES
-from .placement import argument_contexts, device_pass, placement
+from .placement import DevicePass, argument_contexts, placement
 from .sparse_storage import keep_sparse_storage
 
 __all__ = ['Executor', 'simple_bind']
@@ -138,7 +138,7 @@ class Executor:
         # model parallelism: each operator on its ctx_group's context (the inference
         # rewrites, which make new nodes, are left out then)
         self._devices = placement(self._optimized, ctx, self._group2ctx)
-        self._placed = (device_pass(self._devices),) if self._group2ctx else ()
+        self._placed = (DevicePass(self._devices),) if self._group2ctx else ()
         self._graph = compiled(self._optimized, ctx, inputs, open_shapes=self._open_shapes,
                                passes=((carry_integer_gradients,) if carry else ()) + sparse_pass + self._placed)
         self._inference = compiled(self._optimized, ctx, self._graph.input_names,

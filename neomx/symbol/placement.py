@@ -14,7 +14,7 @@ import functools
 from ..context import as_context
 from .plan import Call, Plan
 
-__all__ = ['placement', 'argument_contexts', 'device_pass']
+__all__ = ['placement', 'argument_contexts', 'DevicePass']
 
 
 def _group_context(node, group2ctx):
@@ -82,18 +82,31 @@ def _on_device(fn, device):
     return run
 
 
-class device_pass:  # pylint: disable=invalid-name  (a pass, named like the function passes)
+class DevicePass:
     """A plan pass running each call on its node's context from ``devices`` (see
     :func:`placement`); operators creating arrays create them there. Passes with the same
     placement are equal, so a graph bound twice the same way is compiled once (passes are
-    part of the compiled-graph cache key)."""
+    part of the compiled-graph cache key).
+
+    Example
+    -------
+    >>> from neomx.symbol.placement import DevicePass, placement
+    >>> with mx.AttrScope(ctx_group='dev1'):
+    ...     sym = mx.sym.exp(mx.sym.var('a'))
+    >>> devices = placement(sym, mx.cpu(0), {'dev1': mx.cpu(1)})
+    >>> DevicePass(devices) == DevicePass(dict(devices))
+    True
+    >>> exe = sym.bind(mx.cpu(0), {'a': mx.nd.zeros(2)}, group2ctx={'dev1': mx.cpu(1)})
+    >>> exe.forward()[0].context
+    cpu(1)
+    """
 
     def __init__(self, devices):
         self.devices = devices
         self._key = frozenset(devices.items())
 
     def __eq__(self, other):
-        return isinstance(other, device_pass) and self._key == other._key
+        return isinstance(other, DevicePass) and self._key == other._key
 
     def __hash__(self):
         return hash(self._key)
