@@ -480,6 +480,8 @@ def get_symbol(x):
     if not isinstance(getattr(x, '_t', None), torch.Tensor):    # MXNet asserts an NDArray
         raise AssertionError('get_symbol: Invalid argument type, expecting NDArray, got %s' % type(x))
     return upper_layers.get('recorded_symbol')(x)
+
+
 # ------------------------------------------------------------------ Function
 class _TorchBridge(torch.autograd.Function):
     """Runs a user's :class:`Function` forward/backward (on NDArrays) inside torch autograd."""
