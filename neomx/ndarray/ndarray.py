@@ -256,15 +256,6 @@ def _recorded_scalar(op, array, scalar, res):
     _note_recorded(op, {'scalar': float(scalar)}, (array,), res)
 
 
-def _recorded(op, attrs, array, res):
-    """``res``, an NDArray made from ``array`` by what MXNet records as operator ``op`` with
-    ``attrs``, noted for get_symbol while recording (``attrs`` a function of no arguments,
-    called only then)."""
-    if _AUTOGRAD.recording and array._t.requires_grad:
-        _note_recorded(op, attrs(), (array,), res)
-    return res
-
-
 def _basic_slices(key, ndim):
     """``(begin, end, step, dropped)`` of a basic index (ints and slices, by axis from the
     first) as MXNet's ``slice`` operator takes it, ``dropped`` whether an int removed an
@@ -539,7 +530,10 @@ class NDArray:
     def T(self):
         if self._t.dim() < 2:
             return self
-        return _recorded('transpose', dict, self, _new(_call(_transpose, self._t), self._ctx))
+        res = _new(_call(_transpose, self._t), self._ctx)
+        if _AUTOGRAD.recording and self._t.requires_grad:   # for get_symbol
+            _note_recorded('transpose', {}, (self,), res)
+        return res
 
     @property
     def writable(self):
@@ -679,7 +673,10 @@ class NDArray:
 
     # -------------------------------------------------------- copies/devices
     def copy(self):
-        return _recorded('_copyto', dict, self, _new(_call(torch.clone, self._t), self._ctx))
+        res = _new(_call(torch.clone, self._t), self._ctx)
+        if _AUTOGRAD.recording and self._t.requires_grad:   # for get_symbol
+            _note_recorded('_copyto', {}, (self,), res)
+        return res
 
     def copyto(self, other):
         """Copy into ``other`` (an NDArray: returns it) or onto a Context (returns a new array)."""
@@ -717,8 +714,10 @@ class NDArray:
         if tdt is self._t.dtype:
             return self.copy() if copy else self
         # recorded as the Cast it is (MXNet records a _copyto, whose Symbol keeps the dtype)
-        return _recorded('Cast', lambda: {'dtype': np_dtype(tdt).__name__}, self,
-                         _new(_call(lambda t: t.to(tdt), self._t), self._ctx))
+        res = _new(_call(lambda t: t.to(tdt), self._t), self._ctx)
+        if _AUTOGRAD.recording and self._t.requires_grad:
+            _note_recorded('Cast', {'dtype': np_dtype(tdt).__name__}, (self,), res)
+        return res
 
     def tostype(self, stype):
         """A copy with storage type ``stype`` ('default', 'row_sparse', 'csr'), stored
@@ -767,8 +766,10 @@ class NDArray:
             raise TypeError('reshape() got unexpected keyword arguments %s' % ', '.join(kwargs))
         given = _shape_tuple(shape, 'reshape')
         target = infer_reshape(tuple(self._t.shape), given, reverse)
-        return _recorded('Reshape', lambda: dict({'shape': given}, **({'reverse': True} if reverse else {})), self,
-                         _new(_call(lambda t: t.reshape(target), self._t), self._ctx))
+        res = _new(_call(lambda t: t.reshape(target), self._t), self._ctx)
+        if _AUTOGRAD.recording and self._t.requires_grad:   # for get_symbol
+            _note_recorded('Reshape', dict({'shape': given}, **({'reverse': True} if reverse else {})), (self,), res)
+        return res
 
     # ------------------------------------------------------------- indexing
     def __getitem__(self, key):
