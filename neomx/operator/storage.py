@@ -369,20 +369,32 @@ def _dot_rule(stypes, attrs):
     return None
 
 
-def _dot_sparse(lhs, rhs, transpose_a, transpose_b, forward_stype):
-    if rhs.layout is not torch.strided:
-        rhs = to_dense(rhs)         # a row_sparse weight: all its rows are read
+def _check_dot(lhs, rhs, transpose_a, transpose_b):
     if lhs.shape[0 if transpose_a else 1] != rhs.shape[0]:
         raise MXNetError('dot: shape error: %s X %s with transpose_a=%s transpose_b=%s'
                          % (tuple(lhs.shape), tuple(rhs.shape), transpose_a, transpose_b))
     if lhs.dtype != rhs.dtype:
         raise MXNetError('dot: operands have different dtypes %s and %s' % (lhs.dtype, rhs.dtype))
+
+
+def _dot_sparse(lhs, rhs, transpose_a, transpose_b, forward_stype):
+    if rhs.layout is not torch.strided:
+        rhs = to_dense(rhs)         # a row_sparse weight: all its rows are read
     if not transpose_a:
         if rhs.requires_grad and torch.is_grad_enabled():
+            _check_dot(lhs, rhs, transpose_a, transpose_b)
             # recorded: the gradient of rhs is the rows the entries use (MXNet's row_sparse
             # gradient of dot(csr, dense)), several times faster than sparse.mm's dense one
             return _DotCsrRows.apply(lhs, rhs)
-        return torch.sparse.mm(lhs, rhs)
+        try:
+            # torch.mm (sparse.mm's kernel, without its Python wrapper) checks the shapes and
+            # dtypes itself: MXNet's messages are made only when it refuses (a batch of a
+            # training loop is tens of microseconds, the checks a tenth of that)
+            return torch.mm(lhs, rhs)
+        except (RuntimeError, IndexError):
+            _check_dot(lhs, rhs, transpose_a, transpose_b)
+            raise
+    _check_dot(lhs, rhs, transpose_a, transpose_b)
     # csr.T . dense: row c of the result gathers the rows of rhs that column c's entries scale;
     # only the columns holding entries are rows of the (row_sparse) result
     indptr, cols, vals = csr_parts(lhs)
