@@ -136,6 +136,19 @@ def test_row_sparse_check_format():
     mx.nd.sparse.row_sparse_array(([[1, 2], [3, 4]], [0, 2]), shape=(3, 2)).check_format()
 
 
+def test_dot_csr_dense_values_and_errors():
+    # the unrecorded dot(csr, dense) runs torch's kernel first and names the mistake after
+    x = mx.nd.sparse.csr_matrix(([1., 2, 3], [0, 3, 4], [0, 1, 3]), shape=(2, 5))
+    w = mx.nd.arange(10).reshape((5, 2))
+    out = mx.nd.dot(x, w)
+    assert out.stype == 'default' and out.asnumpy().tolist() == [[0, 1], [36, 41]]
+    for bad, message in ((mx.nd.ones((4, 1)), r'dot: shape error: \(2, 5\) X \(4, 1\)'),
+                         (mx.nd.ones((5, 1), dtype='float64'), 'dot: operands have different dtypes'),
+                         (mx.nd.ones((5,)), r'dot: sparse dot only supports 2 dimensional rhs, got shape \(5,\)')):
+        with pytest.raises(MXNetError, match=message):
+            mx.nd.dot(x, bad)
+
+
 # ------------------------------------------------------------------ gradients and updates
 def test_dot_gives_a_row_sparse_gradient():
     w = mx.nd.ones((5, 2))

@@ -718,16 +718,26 @@ def storage_entry(spec, nd_function):
     by_attrs = getattr(spec, 'storage_by_attrs', False)     # cast_storage: output type from attributes
 
     parsed = {}     # attributes parsed per keyword set (a training loop repeats a few)
+    all_dense = (DEFAULT,) * n_in
 
     sparse_made = SPARSE_MADE
 
     def entry(*args, **kwargs):
         if not (sparse_made[0] or by_attrs):
             return nd_function(*args, **kwargs)
-        if kwargs:
-            out, name = kwargs.pop('out', None), kwargs.pop('name', None)
-        else:       # dot(x, w): no dictionary work on the hot sparse path
-            out = name = None
+        if not kwargs and len(args) == n_in and not variadic:
+            # the call of a training loop's hot path, dot(x, w): inputs alone, by position
+            stypes = tuple([a._STYPE if isinstance(a, BaseSparseNDArray) else DEFAULT for a in args])
+            if stypes == all_dense and not by_attrs:
+                return nd_function(*args)
+            attrs = parsed.get(())
+            if attrs is None:
+                attrs = parsed[()] = spec.parse_attrs({})
+            res = _run_sparse(spec, rule, sparse_impl, args, attrs, stypes)
+            if res is not None:
+                return res
+            return _storage_call(spec, rule, sparse_impl, nd_function, args, kwargs, None, None, n_in, input_pos)
+        out, name = kwargs.pop('out', None), kwargs.pop('name', None)
         arrays = args if variadic else args[:n_in]
         for a in arrays:
             if isinstance(a, BaseSparseNDArray):
@@ -748,7 +758,8 @@ def storage_entry(spec, nd_function):
                         parsed[tuple(kwargs.items())] = attrs
                     except TypeError:
                         pass
-            res = _run_sparse(spec, rule, sparse_impl, args, attrs)
+            res = _run_sparse(spec, rule, sparse_impl, args, attrs,
+                              tuple([a._STYPE if isinstance(a, BaseSparseNDArray) else DEFAULT for a in args]))
             if res is not None:
                 return res
         return _storage_call(spec, rule, sparse_impl, nd_function, args, kwargs, out, name, n_in, input_pos)
@@ -801,14 +812,14 @@ def _recorded_tensors(spec, arrays, attrs):
     return tensors if recorded(tuple(stypes), attrs) else None
 
 
-def _run_sparse(spec, rule, sparse_impl, arrays, attrs):
-    """The result of the sparse implementation for these inputs, or None where the rule
-    falls back (the caller then goes the general way, which logs and densifies).
+def _run_sparse(spec, rule, sparse_impl, arrays, attrs, stypes):
+    """The result of the sparse implementation for these inputs (of storage types ``stypes``),
+    or None where the rule falls back (the caller then goes the general way, which logs and
+    densifies).
 
     This is the path of every sparse call in a training loop (``dot(csr_batch, weight)``
     costs tens of microseconds), so it is written flat: no generators, the autograd test
     only when recording, a dense result wrapped directly."""
-    stypes = tuple([a._STYPE if isinstance(a, BaseSparseNDArray) else DEFAULT for a in arrays])
     if is_recording() and _records_gradient(arrays):
         tensors = _recorded_tensors(spec, arrays, attrs)
         if tensors is None:
