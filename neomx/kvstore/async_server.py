@@ -101,7 +101,8 @@ class _Shard:
             missing = [s[0] for s in slots if s not in self.values]
             if missing:
                 return 'key(s) %s have not been initialized (call init first)' % missing
-            return [self.values[s].view((-1,) + tuple(shape))[rows].clone()
+            # indexing by a tensor of rows copies them: the answer shares nothing with the shard
+            return [self.values[s].view((-1,) + tuple(shape))[rows]
                     for s, shape, rows in zip(slots, row_shapes, rows_list)]
 
     @autograd.untracked

@@ -14,6 +14,7 @@ import atexit
 import collections
 import itertools
 import os
+import sys
 import warnings
 import zlib
 
@@ -40,6 +41,7 @@ _MAX_IN_FLIGHT = 4      # pushes a worker sends before waiting for the oldest's 
 # count each worker's requests, whichever store sent them: see async_server.in_order)
 _SEQUENCE = {}
 _RPC = {'started': False}
+SERVER_SWITCH_INTERVAL = 0.0005     # seconds; see _start_rpc
 
 
 def _start_rpc(group):
@@ -62,7 +64,18 @@ def _start_rpc(group):
         rpc.init_rpc(_SERVER % group.rank, rank=group.rank, world_size=group.num_workers,
                      rpc_backend_options=options)
     _RPC['started'] = True
-    atexit.register(rpc.shutdown)
+    # This process now answers the other workers' pushes and pulls on RPC threads, while its
+    # own training loop runs Python on the main thread. With CPython's default 5 ms switch
+    # interval, a request that finds the loop holding the GIL can wait up to 5 ms for it, and
+    # every row_sparse_pull of the other workers waits for such requests (MXNet's servers are
+    # processes of their own). A shorter interval bounds that wait; it is restored at shutdown.
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(min(previous, SERVER_SWITCH_INTERVAL))
+
+    def shutdown():
+        rpc.shutdown()
+        sys.setswitchinterval(previous)
+    atexit.register(shutdown)
 
 
 def _stable_hash(key):
@@ -253,14 +266,16 @@ class DistAsyncKVStore(GroupMember, KVStore):
                 args = requests.setdefault(server, (async_server.push_rows, ([], [], [], [])))[1]
                 args[0].append((k, part))
                 args[1].append(row_shape)
+                picked = values[mask]
                 args[2].append(local)
-                args[3].append(values[mask])
-                self.traffic['sent'] += local.numel() * 8 + values[mask].numel() * values.element_size()
+                args[3].append(picked)
+                self.traffic['sent'] += local.numel() * 8 + picked.numel() * picked.element_size()
         self._call_all('push', requests, wait=False)
 
-    def _fetch_rows(self, key, rows):
-        """The stored values of ``rows`` (sorted int64) of ``key``: only those rows travel."""
-        requests, order = {}, []
+    def _ask_rows(self, requests, key, rows):
+        """Add to ``requests`` ({server: (pull_rows, args)}) the reads of ``rows`` (sorted int64)
+        of ``key``; where each part's answer will be: [(server, position in its answer)]."""
+        order = []
         row_shape = tuple(self._layouts[key][0][1:])
         for server, part, local, _ in self._by_part(key, rows):
             args = requests.setdefault(server, (async_server.pull_rows, ([], [], [])))[1]
@@ -268,10 +283,17 @@ class DistAsyncKVStore(GroupMember, KVStore):
             args[1].append(row_shape)
             args[2].append(local)
             order.append((server, len(args[0]) - 1))
-        results = self._call_all('row_sparse_pull', requests)
+        return order
+
+    def _rows_of(self, results, key, order):
+        """The values of the rows :meth:`_ask_rows` asked for: only those rows travelled."""
         pieces = [results[server][i] for server, i in order]
-        dtype = self._layouts[key][1]
-        values = torch.cat(pieces) if pieces else torch.zeros((0,) + row_shape, dtype=dtype)
+        if len(pieces) == 1:
+            values = pieces[0]
+        elif pieces:
+            values = torch.cat(pieces)
+        else:
+            values = torch.zeros((0,) + tuple(self._layouts[key][0][1:]), dtype=self._layouts[key][1])
         self.traffic['received'] += values.numel() * values.element_size()
         return values
 
@@ -315,11 +337,16 @@ class DistAsyncKVStore(GroupMember, KVStore):
         pairs = self._pairs(key, out, 'row_sparse_pull')
         self._check(pairs, 'row_sparse_pull')
         ids = iter(self._row_ids_per_output(pairs, row_ids))
+        # every key's and output's rows in one request per server (one round trip in all)
+        requests, wanted = {}, []
+        for k, outs in pairs:
+            for o in outs:
+                rows = torch.unique(next(ids)._t.to(device='cpu', dtype=torch.int64).reshape(-1))
+                wanted.append((o, k, rows, self._ask_rows(requests, k, rows)))
+        results = self._call_all('row_sparse_pull', requests)
         with torch.no_grad():
-            for k, outs in pairs:
-                for o in outs:
-                    rows = torch.unique(next(ids)._t.to(device='cpu', dtype=torch.int64).reshape(-1))
-                    set_rows(o, rows, self._fetch_rows(k, rows))
+            for o, k, rows, order in wanted:
+                set_rows(o, rows, self._rows_of(results, k, order))
 
     def set_optimizer(self, optimizer):
         """Every worker's server shard runs that worker's optimizer (call it on every worker, as

@@ -40,5 +40,23 @@ dense = mx.nd.zeros((rows, cols))
 kv.pull('w', out=dense)                  # all other rows untouched by the lazy updates
 changed = sorted(set(np.nonzero(dense.asnumpy()[:, 0] != 1.0)[0].tolist()))
 assert changed == sorted({10 + r for r in range(n)} | {990 - r for r in range(n)}), changed
+if kind == 'dist_async' and n > 1:
+    # several keys in one row_sparse_pull: one request to each server holding rows of them
+    import copy
+    import itertools
+    from neomx.kvstore import dist_async
+
+    def next_request(server):      # the number this worker's next request to server gets (not taken)
+        return next(copy.copy(dist_async._SEQUENCE.setdefault(server, itertools.count())))
+    kv.init('v', mx.nd.ones((rows, cols)) * 3)
+    outs = [mx.nd.sparse.zeros('row_sparse', (rows, cols)) for _ in range(2)]
+    other = 1 - rank if n == 2 else (rank + 1) % n
+    before = next_request(other)
+    kv.row_sparse_pull(['w', 'v'], out=outs, row_ids=[mx.nd.array([10, 990]), mx.nd.array([999, 0, 500])])
+    after = next_request(other)
+    assert after - before == 1, (before, after)      # one request for both keys
+    assert outs[0].indices.asnumpy().tolist() == [10, 990]
+    assert outs[1].indices.asnumpy().tolist() == [0, 500, 999]
+    np.testing.assert_allclose(outs[1].data.asnumpy(), 3.0)
 kv._barrier()
 print('RESULT sparse ok rank %d' % rank)
