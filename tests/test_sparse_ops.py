@@ -147,6 +147,10 @@ def test_dot_csr_dense_values_and_errors():
                          (mx.nd.ones((5,)), r'dot: sparse dot only supports 2 dimensional rhs, got shape \(5,\)')):
         with pytest.raises(MXNetError, match=message):
             mx.nd.dot(x, bad)
+    with pytest.raises(MXNetError, match='only supports 2 dimensional rhs'):     # MXNet too
+        mx.nd.dot(x, mx.nd.array([1., 2]), transpose_a=True)
+    out = mx.nd.dot(x, mx.nd.array([[1.], [2]]), transpose_a=True)
+    assert out.stype == 'row_sparse' and out.asnumpy().ravel().tolist() == [1, 0, 0, 4, 6]
 
 
 # ------------------------------------------------------------------ gradients and updates

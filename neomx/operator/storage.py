@@ -370,7 +370,7 @@ def _dot_rule(stypes, attrs):
 
 
 def _check_dot(lhs, rhs, transpose_a, transpose_b):
-    if rhs.dim() != 2:
+    if rhs.dim() != 2:      # MXNet's sparse dot, transposed or not
         raise MXNetError('dot: sparse dot only supports 2 dimensional rhs, got shape %s' % (tuple(rhs.shape),))
     if lhs.shape[0 if transpose_a else 1] != rhs.shape[0]:
         raise MXNetError('dot: shape error: %s X %s with transpose_a=%s transpose_b=%s'
