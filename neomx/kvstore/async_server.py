@@ -14,7 +14,6 @@ raising, so that the caller raises a plain ``MXNetError`` with it.
 import threading
 
 import torch
-from torch.distributed.rpc.functions import async_execution
 
 from .. import autograd
 from ..context import cpu
@@ -136,42 +135,25 @@ class _Shard:
 
 
 SERVER = _Shard()
-_ORDER = threading.Lock()
+_ORDER = threading.Condition()
 _NEXT = {}          # per worker: the number of its next request to run
-_WAITING = {}       # per worker: {number: (fn, args, future)} of requests that came early
-_RUNNING = set()    # the workers whose requests a thread is running now
 
 
-@async_execution
 def in_order(worker, seq, fn, args):
     """Run ``fn(*args)`` as request ``seq`` of ``worker``, after its earlier ones: a worker's
-    requests run in the order it sent them (RPC threads may pick them up in any order).
-
-    A request that comes early is parked, not waited for on its thread: the thread that runs
-    its predecessor runs it next and answers it (its future). A pull right behind a push (the
-    usual order of a training loop) thus costs no second thread's wake-up, which on a busy
-    machine is milliseconds."""
-    answer = torch.futures.Future()
+    requests run in the order it sent them (RPC threads may pick them up in any order)."""
     with _ORDER:
-        _WAITING.setdefault(worker, {})[seq] = (fn, args, answer)
-        if worker in _RUNNING or _NEXT.get(worker, 0) != seq:
-            return answer
-        _RUNNING.add(worker)
-    while True:
+        if not _ORDER.wait_for(lambda: _NEXT.get(worker, 0) == seq, timeout=_ORDER_TIMEOUT):
+            return 'request %d of worker %d waited %d s for its earlier ones' % (seq, worker, _ORDER_TIMEOUT)
+    try:
+        return fn(*args)
+    finally:
         with _ORDER:
-            seq = _NEXT.get(worker, 0)
-            job = _WAITING[worker].pop(seq, None)
-            if job is None:
-                _RUNNING.discard(worker)
-                return answer
             _NEXT[worker] = seq + 1
-        fn, args, future = job
-        try:
-            result = fn(*args)
-        except Exception as err:        # pylint: disable=broad-except
-            future.set_exception(err)   # raised on the worker, as an error of its call
-        else:
-            future.set_result(result)
+            _ORDER.notify_all()
+
+
+_ORDER_TIMEOUT = 600
 
 
 def init(slots, tensors):
