@@ -14,7 +14,6 @@ import atexit
 import collections
 import itertools
 import os
-import sys
 import warnings
 import zlib
 
@@ -41,7 +40,6 @@ _MAX_IN_FLIGHT = 4      # pushes a worker sends before waiting for the oldest's 
 # count each worker's requests, whichever store sent them: see async_server.in_order)
 _SEQUENCE = {}
 _RPC = {'started': False}
-SERVER_SWITCH_INTERVAL = 0.0005     # seconds; see _start_rpc
 
 
 def _start_rpc(group):
@@ -64,18 +62,7 @@ def _start_rpc(group):
         rpc.init_rpc(_SERVER % group.rank, rank=group.rank, world_size=group.num_workers,
                      rpc_backend_options=options)
     _RPC['started'] = True
-    # This process now answers the other workers' pushes and pulls on RPC threads, while its
-    # own training loop runs Python on the main thread. With CPython's default 5 ms switch
-    # interval, a request that finds the loop holding the GIL can wait up to 5 ms for it, and
-    # every row_sparse_pull of the other workers waits for such requests (MXNet's servers are
-    # processes of their own). A shorter interval bounds that wait; it is restored at shutdown.
-    previous = sys.getswitchinterval()
-    sys.setswitchinterval(min(previous, SERVER_SWITCH_INTERVAL))
-
-    def shutdown():
-        rpc.shutdown()
-        sys.setswitchinterval(previous)
-    atexit.register(shutdown)
+    atexit.register(rpc.shutdown)
 
 
 def _stable_hash(key):
