@@ -30,3 +30,26 @@ def test_module_fit_of_the_sparse_linear_model_matches_mxnet():
     norm = float(np.linalg.norm(args['weight'].asnumpy()))
     np.testing.assert_allclose(norm, 0.07989974319934845, rtol=2e-3)
     np.testing.assert_allclose(mod.score(it, 'mse')[0][1], 0.24664361402392387, rtol=1e-4)
+
+
+def test_prepare_pulls_the_rows_of_every_row_sparse_parameter():
+    # two devices: the store updates the parameters, and prepare pulls the rows each batch
+    # uses of both row_sparse weights (one row_sparse_pull for all of them)
+    features, batch = 20, 4
+    x = mx.nd.sparse.csr_matrix(([1., 2, 3, 4], [1, 5, 5, 17], [0, 1, 2, 3, 4]), shape=(batch, features))
+    it = mx.io.NDArrayIter({'data': x}, {'softmax_label': mx.nd.zeros((batch,))}, batch_size=batch,
+                           last_batch_handle='discard')
+    data = mx.sym.var('data', stype='csr')
+    w1, w2 = (mx.sym.var(n, shape=(features, 1), stype='row_sparse', init=mx.init.Constant(0.5)) for n in ('w1', 'w2'))
+    pred = mx.sym.sparse.dot(data, w1) + mx.sym.sparse.dot(data, w2)
+    model = mx.sym.LogisticRegressionOutput(pred, mx.sym.var('softmax_label'))
+    mod = mx.mod.Module(model, data_names=['data'], label_names=['softmax_label'], context=[mx.cpu(0), mx.cpu(1)])
+    mod.bind(data_shapes=it.provide_data, label_shapes=it.provide_label)
+    mod.init_params()
+    mod.init_optimizer(kvstore='local', optimizer='sgd')
+    batch0 = next(iter(it))
+    mod.prepare(batch0, sparse_row_id_fn=lambda b: {'w1': b.data[0].indices, 'w2': b.data[0].indices})
+    for name in ('w1', 'w2'):
+        for arr in mod._exec_group.param_arrays[mod._exec_group.param_names.index(name)]:
+            assert arr.stype == 'row_sparse' and arr.indices.asnumpy().tolist() == [1, 5, 17], (name, arr.indices)
+            np.testing.assert_allclose(arr.data.asnumpy(), 0.5)

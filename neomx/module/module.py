@@ -480,13 +480,20 @@ class Module(BaseModule):
             raise MXNetError('prepare: sparse_row_id_fn must return a dict of parameter name -> row ids, '
                              'got %s' % type(row_ids).__name__)
         names = list(self._exec_group.param_names)
+        keys, outs, ids = [], [], []
         for name, row_id in row_ids.items():
             arrays = self._exec_group.param_arrays[names.index(name)]
             if arrays[0].stype != 'row_sparse':
                 warnings.warn(UserWarning("%s.stype is not 'row_sparse'. No need to perform "
                                           "row_sparse_pull." % name))
             else:
-                self._kvstore.row_sparse_pull(name, arrays, row_ids=row_id, priority=-names.index(name))
+                keys.append(name)
+                outs.append(arrays)
+                ids.append(row_id)
+        if len(keys) == 1:
+            self._kvstore.row_sparse_pull(keys[0], outs[0], row_ids=ids[0])
+        elif keys:      # one call for all: dist_async asks each server once for every key's rows
+            self._kvstore.row_sparse_pull(keys, outs, row_ids=ids)
 
     def update(self):
         """One optimizer step on every parameter with the current gradients (summed over contexts)."""
