@@ -32,9 +32,16 @@ _VARIABLE_IDS = itertools.count()
 _NODE_IDS = itertools.count()
 
 
+def _tensor_of(array):
+    """``array``'s tensor, without densifying a sparse array that has no dense form (a csr
+    batch): its sparse tensor then, which never requires gradients."""
+    either = getattr(array, '_either', None)
+    return array._t if either is None else either()
+
+
 def _input_entry(array):
     """The entry of input ``array``, made a variable's where it has none."""
-    tensor = array._t
+    tensor = _tensor_of(array)
     entry = getattr(tensor, TENSOR_ATTR, None)
     if entry is None:
         if tensor.requires_grad and tensor.is_leaf:
@@ -49,8 +56,9 @@ def _input_entry(array):
 def entry_of(array):
     """The entry of ``array``: its recorded operation's, or a variable's for an array with
     gradients (marked now); None for other arrays no recorded operation made."""
-    entry = getattr(array, '_rec', None) or getattr(array._t, TENSOR_ATTR, None)
-    if entry is None and array._t.requires_grad and array._t.is_leaf:
+    tensor = _tensor_of(array)
+    entry = getattr(array, '_rec', None) or getattr(tensor, TENSOR_ATTR, None)
+    if entry is None and tensor.requires_grad and tensor.is_leaf:
         entry = _input_entry(array)
     return entry
 
