@@ -358,8 +358,9 @@ def unpack(s):
     return header, s
 
 
-def _decode_image(buf, iscolor=1, source='buffer'):
-    """Decode JPEG/PNG bytes to a uint8 array in RGB(A) order.
+def _decode_image(buf, iscolor=1, source='buffer', to_rgb=True):
+    """Decode JPEG/PNG bytes to a uint8 array in RGB(A) order (BGR(A), OpenCV's, when
+    ``to_rgb`` is False).
 
     Parameters
     ----------
@@ -372,14 +373,14 @@ def _decode_image(buf, iscolor=1, source='buffer'):
     -------
     numpy.ndarray
     """
-    img = decode_bytes(buf, iscolor, True, source)
+    img = decode_bytes(buf, iscolor, to_rgb, source)
     return img[:, :, 0] if img.shape[2] == 1 else img
 
 
-def decode_record_image(buf, iscolor, record, source):
+def decode_record_image(buf, iscolor, record, source, to_rgb=True):
     """:func:`_decode_image` whose failure names the record number and the file."""
     try:
-        return _decode_image(buf, iscolor, source)
+        return _decode_image(buf, iscolor, source, to_rgb)
     except MXNetError as err:
         raise MXNetError('RecordIO: the image of record %s of %s does not decode: %s'
                          % (record, source, err)) from None
@@ -422,33 +423,59 @@ def pack_img(header, img, quality=95, img_fmt='.jpg'):
     quality : int
         JPEG quality (1-100); for PNG, the zlib compression level (clipped to 0-9).
     img_fmt : str
-        ``'.jpg'``, ``'.jpeg'`` or ``'.png'``.
+        The encoding, as a file extension: ``'.jpg'``/``'.jpeg'``, ``'.png'``, or any other
+        that the encoder writes (``'.bmp'``, ``'.pgm'``/``'.ppm'``, ``'.tif'``...: stored
+        uncompressed, they decode fastest).
 
     Returns
     -------
     bytes
+
+    Examples
+    --------
+    >>> gray = np.arange(12, dtype=np.uint8).reshape(3, 4)
+    >>> header, pixels = mx.recordio.unpack_img(mx.recordio.pack_img((0, 5.0, 1, 0), gray, img_fmt='.bmp'))
+    >>> header.label, pixels.shape, bool((pixels == gray).all())
+    (5.0, (3, 4), True)
     """
+    return pack(header, _encode_image(np.asarray(img, dtype=np.uint8), quality, img_fmt))
+
+
+def _encode_image(img, quality, img_fmt):
+    """The bytes of ``img`` (BGR or gray uint8) encoded as ``img_fmt`` by OpenCV, else Pillow."""
     fmt = img_fmt.upper()
     cv2 = opencv()
-    if cv2 is not None and fmt in ('.JPG', '.JPEG', '.PNG'):
-        flag = cv2.IMWRITE_PNG_COMPRESSION if fmt == '.PNG' else cv2.IMWRITE_JPEG_QUALITY
-        level = min(max(quality, 0), 9) if fmt == '.PNG' else quality   # as older OpenCVs clip
-        ok, encoded = cv2.imencode(img_fmt, np.asarray(img, dtype=np.uint8), [flag, level])
+    if cv2 is not None:
+        params = []
+        if fmt in ('.JPG', '.JPEG'):
+            params = [cv2.IMWRITE_JPEG_QUALITY, quality]
+        elif fmt == '.PNG':
+            params = [cv2.IMWRITE_PNG_COMPRESSION, min(max(quality, 0), 9)]   # as older OpenCVs clip
+        try:
+            ok, encoded = cv2.imencode(img_fmt, img, params)
+        except cv2.error:           # no encoder for this extension
+            ok = False
         if not ok:
-            raise MXNetError('pack_img: OpenCV could not encode the image as %s' % img_fmt)
-        return pack(header, encoded.tobytes())
+            raise ValueError('pack_img: OpenCV could not encode the image of shape %s as %s'
+                             % (img.shape, img_fmt))
+        return encoded.tobytes()
+    image_module = require('PIL.Image', 'vision', 'mx.recordio.pack_img')
     if fmt in ('.JPG', '.JPEG'):
         options = dict(format='JPEG', quality=quality)
     elif fmt == '.PNG':
         options = dict(format='PNG', compress_level=min(max(quality, 0), 9))
     else:
-        raise ValueError('pack_img: unsupported image format %s (use .jpg or .png)' % img_fmt)
-    pixels = _reverse_channels(np.asarray(img, dtype=np.uint8))
+        image_module.init()         # loads every plugin, so that the table knows each extension
+        options = dict(format=image_module.registered_extensions().get(img_fmt.lower()))
+        if options['format'] is None or options['format'] not in image_module.SAVE:
+            raise ValueError('pack_img: unsupported image format %s (Pillow has no writer for it)'
+                             % img_fmt)
+    pixels = _reverse_channels(img)
     if pixels.ndim == 3 and pixels.shape[2] == 1:
         pixels = pixels[:, :, 0]
     buf = io.BytesIO()
-    require('PIL.Image', 'vision', 'mx.recordio.pack_img').fromarray(pixels).save(buf, **options)
-    return pack(header, buf.getvalue())
+    image_module.fromarray(pixels).save(buf, **options)
+    return buf.getvalue()
 
 
 def __getattr__(name):

@@ -107,8 +107,27 @@ def test_pack_img_png_roundtrip_keeps_bgr_pixels():
     np.testing.assert_array_equal(decoded, bgr)
     gray = mx.recordio.unpack_img(mx.recordio.pack_img((0, 0, 0, 0), bgr[:, :, 0], img_fmt='.png'))[1]
     np.testing.assert_array_equal(gray, bgr[:, :, 0])
-    with pytest.raises(ValueError, match='.bmp'):
-        mx.recordio.pack_img((0, 0, 0, 0), bgr, img_fmt='.bmp')
+    with pytest.raises(ValueError, match=r'\.xyz'):
+        mx.recordio.pack_img((0, 0, 0, 0), bgr, img_fmt='.xyz')
+
+
+@pytest.mark.parametrize('img_fmt', ['.bmp', '.pgm', '.tif'])
+@pytest.mark.parametrize('codec', ['opencv', 'pillow'])
+def test_pack_img_uncompressed_formats_roundtrip(img_fmt, codec, monkeypatch):
+    # MXNet's pack_img hands any extension to cv2.imencode; Pillow writes the same formats
+    from neomx import _image_decode
+    if codec == 'pillow':
+        monkeypatch.setattr(_image_decode, '_OPENCV', [None])
+    elif _image_decode.opencv() is None:
+        pytest.skip('OpenCV is not installed')
+    gray = np.random.RandomState(2).randint(0, 256, (6, 9)).astype(np.uint8)
+    header, decoded = mx.recordio.unpack_img(mx.recordio.pack_img((0, 3.0, 8, 0), gray, img_fmt=img_fmt), 0)
+    assert header == (0, 3.0, 8, 0)
+    np.testing.assert_array_equal(decoded, gray)
+    if img_fmt != '.pgm':       # PGM is gray only
+        bgr = np.random.RandomState(3).randint(0, 256, (6, 9, 3)).astype(np.uint8)
+        np.testing.assert_array_equal(mx.recordio.unpack_img(mx.recordio.pack_img((0, 0, 0, 0), bgr,
+                                                                                  img_fmt=img_fmt))[1], bgr)
 
 
 def test_unpack_img_jpeg_is_close():
