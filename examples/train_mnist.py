@@ -17,7 +17,7 @@ own share of it (every n-th sample) and ``--batch-size`` stays the global batch,
 evenly over the workers; worker 0 prints. With ``--checkpoint-dir`` a checkpoint is written
 atomically after each epoch (and every ``--checkpoint-every`` batches), and ``--resume``
 continues from the newest complete one, at the same sample, with any number of workers.
-With ``--rec`` the training images are read from a RecordIO file of PNG digits (written
+With ``--rec`` the training images are read from a RecordIO file of PGM digits (written
 from the MNIST files when it does not exist), in the same order, each batch decoded on a
 thread while the one before trains.
 """
@@ -71,7 +71,7 @@ def parse_args(argv=None):
 
 
 class RecordBatches:
-    """The training set read from a RecordIO file of PNG digits (``.rec`` with its ``.idx``),
+    """The training set read from a RecordIO file of PGM digits (``.rec`` with its ``.idx``),
     written from the in-memory arrays when it does not exist yet."""
 
     def __init__(self, path, images, labels):
@@ -81,7 +81,8 @@ class RecordBatches:
             for i, (image, label) in enumerate(zip(images, labels)):
                 pixels = np.round(image.reshape(28, 28) * 255).astype(np.uint8)
                 header = mx.recordio.IRHeader(0, float(label), i, 0)
-                writer.write_idx(i, mx.recordio.pack_img(header, pixels, img_fmt='.png'))
+                # PGM: an uncompressed image format, decoded several times faster than PNG
+                writer.write_idx(i, mx.recordio.pack_img(header, pixels, img_fmt='.pgm'))
             writer.close()
             os.replace(path + '.part', path)
             os.replace(index + '.part', index)

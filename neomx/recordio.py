@@ -16,16 +16,16 @@ JPEG pixels may differ by a few levels between the two codecs.
 """
 import io
 import numbers
+import os
 import struct
 from collections import namedtuple
-from multiprocessing import current_process
 
 import numpy as np
 
 from . import _fileio
 from ._image_decode import decode_bytes, opencv
 from ._optional import require
-from ._recordio_format import encode_record, read_record
+from ._recordio_format import encode_record, read_record, read_record_at
 from .base import MXNetError, c_str, check_call  # noqa: F401  (MXNet's module exposes them)
 
 __all__ = ['MXRecordIO', 'MXIndexedRecordIO', 'IRHeader', 'pack', 'unpack', 'pack_img', 'unpack_img']
@@ -88,7 +88,7 @@ class MXRecordIO:
             self.handle = opener(self.uri, self.flag + 'b')
         except MXNetError as err:
             raise MXNetError('RecordIO: %s' % err) from None
-        self.pid = current_process().pid
+        self.pid = os.getpid()
         self.is_open = True
 
     def __del__(self):
@@ -111,7 +111,7 @@ class MXRecordIO:
 
     def _check_pid(self, allow_reset=False):
         """Refuse (or, with ``allow_reset``, reopen) a record opened by another process."""
-        if self.pid != current_process().pid:
+        if self.pid != os.getpid():
             if not allow_reset:
                 raise RuntimeError('Forbidden operation in multiple processes')
             self.reset()
@@ -125,7 +125,7 @@ class MXRecordIO:
         owner, self.pid = self.pid, None
         if not self.writable:
             handle.close()
-        elif owner == current_process().pid:
+        elif owner == os.getpid():
             handle.commit()
         # else: a copy inherited by a forked process; the writing process finishes the file.
 
@@ -219,7 +219,7 @@ class MXIndexedRecordIO(MXRecordIO):
         owner = self.pid
         super().close()
         fidx, self.fidx = self.fidx, None
-        if fidx is not None and owner == current_process().pid:
+        if fidx is not None and owner == os.getpid():
             fidx.commit()       # after the .rec file: an index never points past its records
 
     def __getstate__(self):
@@ -241,8 +241,13 @@ class MXIndexedRecordIO(MXRecordIO):
 
     def read_idx(self, idx):
         """The bytes of the record of key ``idx``."""
-        self.seek(idx)
-        record = self.read()
+        assert not self.writable
+        self._check_pid(allow_reset=True)
+        offset = self.idx[idx]
+        try:
+            record = read_record_at(self.handle, offset)
+        except MXNetError as err:
+            raise MXNetError('%s (record at byte offset %d of %s)' % (err, offset, self.uri)) from None
         if record is None:
             raise MXNetError('RecordIO: index %s gives offset %d for key %r, past the end of %s'
                              % (self.idx_path, self.idx[idx], idx, self.uri))
@@ -409,7 +414,8 @@ def unpack_img(s, iscolor=-1):
         uint8, (H, W) or (H, W, C) in BGR(A) order, as OpenCV decodes.
     """
     header, s = unpack(s)
-    return header, _reverse_channels(_decode_image(s, iscolor))
+    # decoded in OpenCV's BGR order directly (Pillow's RGB reversed by a copy)
+    return header, np.ascontiguousarray(_decode_image(s, iscolor, to_rgb=False))
 
 
 def pack_img(header, img, quality=95, img_fmt='.jpg'):

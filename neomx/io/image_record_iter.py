@@ -38,7 +38,7 @@ import torch
 from .. import _fileio, _recordio_parts, recordio
 from .._batch_workers import BatchPipeline
 from .._image_decode import opencv
-from .._recordio_format import read_record
+from .._recordio_format import read_record_at
 from .._image_resize import pick_interp, resize_pixels
 from .._optional import MissingDependencyError
 from ..base import MXNetError, check_batch_size
@@ -512,9 +512,8 @@ class ImageRecordIter(DataIter):
 
     def _read_at(self, offset):
         """The bytes of the record at byte ``offset``."""
-        self._record.seek(offset)
         try:
-            record = read_record(self._record)
+            record = read_record_at(self._record, offset)
         except MXNetError as err:
             record, problem = None, str(err)
         else:
