@@ -73,6 +73,43 @@ def test_indexed_record_io(tmp_path):
     assert reader.read_idx(3) == b'rec3' * 3 and reader.read() == b'rec1'
 
 
+def test_read_idx_reads_small_large_and_multipart_records_in_any_order(tmp_path):
+    # read_idx reads a one-part record of a local file with os.pread (one call up to 2 KB,
+    # two beyond), and hands records of several parts to the general reader
+    rng = np.random.RandomState(0)
+    large = rng.bytes(5000)
+    payloads = PAYLOADS + [large, large[:2040] + MAGIC + large[2044:], rng.bytes(2040), rng.bytes(2041)]
+    idx, rec = str(tmp_path / 'c.idx'), str(tmp_path / 'c.rec')
+    writer = mx.recordio.MXIndexedRecordIO(idx, rec, 'w')
+    for key, payload in enumerate(payloads):
+        writer.write_idx(key, payload)
+    writer.close()
+    reader = mx.recordio.MXIndexedRecordIO(idx, rec, 'r')
+    for key in rng.permutation(len(payloads)):
+        assert reader.read_idx(int(key)) == payloads[key]
+        # the reader stands behind the record: read() goes on with the next one
+        assert reader.read() == (payloads[key + 1] if key + 1 < len(payloads) else None)
+
+
+def test_read_idx_of_a_corrupt_record_names_its_offset(tmp_path):
+    idx, rec = str(tmp_path / 'd.idx'), str(tmp_path / 'd.rec')
+    writer = mx.recordio.MXIndexedRecordIO(idx, rec, 'w')
+    for key in range(3):
+        writer.write_idx(key, b'payload%d' % key)
+    writer.close()
+    data = bytearray(open(rec, 'rb').read())
+    offset = mx.recordio.MXIndexedRecordIO(idx, rec, 'r').idx[1]
+    data[offset] ^= 0xff                        # its magic number
+    with open(rec, 'wb') as f:
+        f.write(bytes(data[:-3]))               # and the last record cut short
+    reader = mx.recordio.MXIndexedRecordIO(idx, rec, 'r')
+    assert reader.read_idx(0) == b'payload0'
+    with pytest.raises(mx.base.MXNetError, match='bad magic number.*byte offset %d of' % offset):
+        reader.read_idx(1)
+    with pytest.raises(mx.base.MXNetError, match='truncated record'):
+        reader.read_idx(2)
+
+
 def test_pickled_reader_refuses_plain_read_and_bad_arguments(tmp_path):
     path = tmp_path / 'a.rec'
     path.write_bytes(MXNET_FILE)
