@@ -460,8 +460,10 @@ class ImageRecordIter(DataIter):
 
     def _sample(self, offset, pass_number):
         record = self._record_number[offset]
+        # The record's random stream is seeded here, on the caller's thread, which mostly
+        # waits for the workers: seeding a Mersenne Twister costs a few percent of an image.
         return (self._read_at(offset), record, offset,
-                _record_seed(self._seed_aug, pass_number, record))
+                random.Random(_record_seed(self._seed_aug, pass_number, record)))
 
     def reset(self):
         if self.round_batch and self._resume is not None:
@@ -501,10 +503,10 @@ class ImageRecordIter(DataIter):
 
     def _prepare(self, sample, slot, buffers):
         """Decode and augment one record into slot ``slot`` (runs on a worker thread)."""
-        raw, record, offset, seed = sample
+        raw, record, offset, rng = sample
         try:
             header, image = recordio.unpack(raw)
-            buffers[1][slot] = self._transform(header, image, record, random.Random(seed),
+            buffers[1][slot] = self._transform(header, image, record, rng,
                                                buffers[0][slot])
         except MXNetError as err:
             raise MXNetError('ImageRecordIter: record %d at byte offset %d of %s: %s'
