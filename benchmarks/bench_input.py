@@ -19,7 +19,7 @@ Rows:
   images on one thread, in this process) that each ``ImageRecordIter`` row reaches: the
   physical limit of a pipeline that must decode every image.
 - The main job (examples/train_mnist.py) training on its first ``--mnist-batches`` batches
-  of an epoch read from a RecordIO file of PNG digits (``--rec``) against the in-memory
+  of an epoch read from a RecordIO file of PGM digits (``--rec``) against the in-memory
   arrays (the target: at most 10% slower).
 
 The machine must be quiet for figures worth recording; ``--quick`` only checks that the

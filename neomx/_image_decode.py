@@ -42,9 +42,8 @@ def decode_bytes(data, flag, to_rgb, source):
 
 
 def _decode_opencv(cv2, data, flag, to_rgb, source):
-    pixels = np.frombuffer(data, np.uint8)
-    mode = {0: cv2.IMREAD_GRAYSCALE, 1: cv2.IMREAD_COLOR}.get(flag, cv2.IMREAD_UNCHANGED)
-    img = cv2.imdecode(pixels, mode) if pixels.size else None
+    mode = cv2.IMREAD_GRAYSCALE if flag == 0 else cv2.IMREAD_COLOR if flag == 1 else cv2.IMREAD_UNCHANGED
+    img = cv2.imdecode(np.frombuffer(data, np.uint8), mode) if len(data) else None
     if img is None:
         raise MXNetError('Decoding failed. Invalid image file %s' % (source,))
     if img.ndim == 2:

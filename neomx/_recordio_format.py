@@ -3,6 +3,8 @@
 length)`` and its payload, padded to 4 bytes; a payload that holds the magic number at an
 aligned offset is cut there into several parts (cflag 1, 2... 3), so that a reader can find
 record heads by scanning for the magic number."""
+import io
+import os
 import struct
 
 from .base import MXNetError
@@ -60,10 +62,10 @@ def encode_record(buf):
 
 def read_record(stream):
     """The payload of the record at the position of ``stream``, or None at the end of the file."""
-    payload = bytearray()
+    payload = None          # the parts read so far, of a record of several
     while True:
         header = stream.read(PART_HEADER.size)
-        if not header and not payload:
+        if not header and payload is None:
             return None
         if len(header) != PART_HEADER.size:
             raise MXNetError('Invalid RecordIO file: truncated record header')
@@ -75,7 +77,42 @@ def read_record(stream):
         data = stream.read(padded)
         if len(data) != padded:
             raise MXNetError('Invalid RecordIO file: truncated record')
+        if payload is None:
+            if flag == WHOLE:       # the common case: one part, returned without assembly
+                return data if padded == length else data[:length]
+            payload = bytearray()
         payload += data[:length]
         if flag in (WHOLE, LAST):
             return bytes(payload)
         payload += MAGIC_BYTES
+
+
+# The bytes a first read of a record at a known offset asks for: the whole record, for the
+# small ones, in one system call.
+_FIRST_READ = 2048
+
+
+def read_record_at(stream, offset):
+    """:func:`read_record` of the record at byte ``offset``, leaving ``stream`` after it.
+
+    A record of one part in a local file is read with ``os.pread`` (one call for a small
+    record, two for a large one), without the buffered reader's seek and refill.
+    """
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, io.UnsupportedOperation):     # not a local file
+        fd = None
+    if fd is not None:
+        head = os.pread(fd, _FIRST_READ, offset)
+        if len(head) >= PART_HEADER.size:
+            magic, lrecord = PART_HEADER.unpack_from(head)
+            if magic == MAGIC and lrecord >> LENGTH_BITS == WHOLE:
+                end = PART_HEADER.size + lrecord + -lrecord % 4
+                if end > len(head):
+                    head += os.pread(fd, end - len(head), offset + len(head))
+                if end <= len(head):
+                    stream.seek(offset + end)
+                    return head[PART_HEADER.size:PART_HEADER.size + lrecord]
+    # several parts, a stream without a descriptor, or an error to report: the general reader
+    stream.seek(offset)
+    return read_record(stream)

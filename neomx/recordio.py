@@ -16,16 +16,16 @@ JPEG pixels may differ by a few levels between the two codecs.
 """
 import io
 import numbers
+import os
 import struct
 from collections import namedtuple
-from multiprocessing import current_process
 
 import numpy as np
 
 from . import _fileio
 from ._image_decode import decode_bytes, opencv
 from ._optional import require
-from ._recordio_format import encode_record, read_record
+from ._recordio_format import encode_record, read_record, read_record_at
 from .base import MXNetError, c_str, check_call  # noqa: F401  (MXNet's module exposes them)
 
 __all__ = ['MXRecordIO', 'MXIndexedRecordIO', 'IRHeader', 'pack', 'unpack', 'pack_img', 'unpack_img']
@@ -88,7 +88,7 @@ class MXRecordIO:
             self.handle = opener(self.uri, self.flag + 'b')
         except MXNetError as err:
             raise MXNetError('RecordIO: %s' % err) from None
-        self.pid = current_process().pid
+        self.pid = os.getpid()
         self.is_open = True
 
     def __del__(self):
@@ -111,7 +111,7 @@ class MXRecordIO:
 
     def _check_pid(self, allow_reset=False):
         """Refuse (or, with ``allow_reset``, reopen) a record opened by another process."""
-        if self.pid != current_process().pid:
+        if self.pid != os.getpid():
             if not allow_reset:
                 raise RuntimeError('Forbidden operation in multiple processes')
             self.reset()
@@ -125,7 +125,7 @@ class MXRecordIO:
         owner, self.pid = self.pid, None
         if not self.writable:
             handle.close()
-        elif owner == current_process().pid:
+        elif owner == os.getpid():
             handle.commit()
         # else: a copy inherited by a forked process; the writing process finishes the file.
 
@@ -219,7 +219,7 @@ class MXIndexedRecordIO(MXRecordIO):
         owner = self.pid
         super().close()
         fidx, self.fidx = self.fidx, None
-        if fidx is not None and owner == current_process().pid:
+        if fidx is not None and owner == os.getpid():
             fidx.commit()       # after the .rec file: an index never points past its records
 
     def __getstate__(self):
@@ -241,8 +241,13 @@ class MXIndexedRecordIO(MXRecordIO):
 
     def read_idx(self, idx):
         """The bytes of the record of key ``idx``."""
-        self.seek(idx)
-        record = self.read()
+        assert not self.writable
+        self._check_pid(allow_reset=True)
+        offset = self.idx[idx]
+        try:
+            record = read_record_at(self.handle, offset)
+        except MXNetError as err:
+            raise MXNetError('%s (record at byte offset %d of %s)' % (err, offset, self.uri)) from None
         if record is None:
             raise MXNetError('RecordIO: index %s gives offset %d for key %r, past the end of %s'
                              % (self.idx_path, self.idx[idx], idx, self.uri))
@@ -358,8 +363,9 @@ def unpack(s):
     return header, s
 
 
-def _decode_image(buf, iscolor=1, source='buffer'):
-    """Decode JPEG/PNG bytes to a uint8 array in RGB(A) order.
+def _decode_image(buf, iscolor=1, source='buffer', to_rgb=True):
+    """Decode JPEG/PNG bytes to a uint8 array in RGB(A) order (BGR(A), OpenCV's, when
+    ``to_rgb`` is False).
 
     Parameters
     ----------
@@ -372,14 +378,14 @@ def _decode_image(buf, iscolor=1, source='buffer'):
     -------
     numpy.ndarray
     """
-    img = decode_bytes(buf, iscolor, True, source)
+    img = decode_bytes(buf, iscolor, to_rgb, source)
     return img[:, :, 0] if img.shape[2] == 1 else img
 
 
-def decode_record_image(buf, iscolor, record, source):
+def decode_record_image(buf, iscolor, record, source, to_rgb=True):
     """:func:`_decode_image` whose failure names the record number and the file."""
     try:
-        return _decode_image(buf, iscolor, source)
+        return _decode_image(buf, iscolor, source, to_rgb)
     except MXNetError as err:
         raise MXNetError('RecordIO: the image of record %s of %s does not decode: %s'
                          % (record, source, err)) from None
@@ -408,7 +414,8 @@ def unpack_img(s, iscolor=-1):
         uint8, (H, W) or (H, W, C) in BGR(A) order, as OpenCV decodes.
     """
     header, s = unpack(s)
-    return header, _reverse_channels(_decode_image(s, iscolor))
+    # decoded in OpenCV's BGR order directly (Pillow's RGB reversed by a copy)
+    return header, np.ascontiguousarray(_decode_image(s, iscolor, to_rgb=False))
 
 
 def pack_img(header, img, quality=95, img_fmt='.jpg'):
@@ -422,33 +429,59 @@ def pack_img(header, img, quality=95, img_fmt='.jpg'):
     quality : int
         JPEG quality (1-100); for PNG, the zlib compression level (clipped to 0-9).
     img_fmt : str
-        ``'.jpg'``, ``'.jpeg'`` or ``'.png'``.
+        The encoding, as a file extension: ``'.jpg'``/``'.jpeg'``, ``'.png'``, or any other
+        that the encoder writes (``'.bmp'``, ``'.pgm'``/``'.ppm'``, ``'.tif'``...: stored
+        uncompressed, they decode fastest).
 
     Returns
     -------
     bytes
+
+    Examples
+    --------
+    >>> gray = np.arange(12, dtype=np.uint8).reshape(3, 4)
+    >>> header, pixels = mx.recordio.unpack_img(mx.recordio.pack_img((0, 5.0, 1, 0), gray, img_fmt='.bmp'))
+    >>> header.label, pixels.shape, bool((pixels == gray).all())
+    (5.0, (3, 4), True)
     """
+    return pack(header, _encode_image(np.asarray(img, dtype=np.uint8), quality, img_fmt))
+
+
+def _encode_image(img, quality, img_fmt):
+    """The bytes of ``img`` (BGR or gray uint8) encoded as ``img_fmt`` by OpenCV, else Pillow."""
     fmt = img_fmt.upper()
     cv2 = opencv()
-    if cv2 is not None and fmt in ('.JPG', '.JPEG', '.PNG'):
-        flag = cv2.IMWRITE_PNG_COMPRESSION if fmt == '.PNG' else cv2.IMWRITE_JPEG_QUALITY
-        level = min(max(quality, 0), 9) if fmt == '.PNG' else quality   # as older OpenCVs clip
-        ok, encoded = cv2.imencode(img_fmt, np.asarray(img, dtype=np.uint8), [flag, level])
+    if cv2 is not None:
+        params = []
+        if fmt in ('.JPG', '.JPEG'):
+            params = [cv2.IMWRITE_JPEG_QUALITY, quality]
+        elif fmt == '.PNG':
+            params = [cv2.IMWRITE_PNG_COMPRESSION, min(max(quality, 0), 9)]   # as older OpenCVs clip
+        try:
+            ok, encoded = cv2.imencode(img_fmt, img, params)
+        except cv2.error:           # no encoder for this extension
+            ok = False
         if not ok:
-            raise MXNetError('pack_img: OpenCV could not encode the image as %s' % img_fmt)
-        return pack(header, encoded.tobytes())
+            raise ValueError('pack_img: OpenCV could not encode the image of shape %s as %s'
+                             % (img.shape, img_fmt))
+        return encoded.tobytes()
+    image_module = require('PIL.Image', 'vision', 'mx.recordio.pack_img')
     if fmt in ('.JPG', '.JPEG'):
         options = dict(format='JPEG', quality=quality)
     elif fmt == '.PNG':
         options = dict(format='PNG', compress_level=min(max(quality, 0), 9))
     else:
-        raise ValueError('pack_img: unsupported image format %s (use .jpg or .png)' % img_fmt)
-    pixels = _reverse_channels(np.asarray(img, dtype=np.uint8))
+        image_module.init()         # loads every plugin, so that the table knows each extension
+        options = dict(format=image_module.registered_extensions().get(img_fmt.lower()))
+        if options['format'] is None or options['format'] not in image_module.SAVE:
+            raise ValueError('pack_img: unsupported image format %s (Pillow has no writer for it)'
+                             % img_fmt)
+    pixels = _reverse_channels(img)
     if pixels.ndim == 3 and pixels.shape[2] == 1:
         pixels = pixels[:, :, 0]
     buf = io.BytesIO()
-    require('PIL.Image', 'vision', 'mx.recordio.pack_img').fromarray(pixels).save(buf, **options)
-    return pack(header, buf.getvalue())
+    image_module.fromarray(pixels).save(buf, **options)
+    return buf.getvalue()
 
 
 def __getattr__(name):

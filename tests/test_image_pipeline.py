@@ -185,6 +185,30 @@ def test_no_thread_is_left_after_delete_close_or_an_exception():
     assert not _wait_for_no_pipeline_threads()
 
 
+@pytest.mark.parametrize('threads', [1, 2])
+def test_a_short_last_batch_is_zero_filled_in_every_pass(threads):
+    # batch buffers are allocated uninitialised: the filler slots are zeroed explicitly
+    reader, records = mx.recordio.MXRecordIO(REC, 'r'), 0
+    while reader.read() is not None:
+        records += 1
+    assert records % 5
+    data_iter = mx.io.ImageRecordIter(path_imgrec=REC, data_shape=(3, 12, 12), batch_size=5,
+                                      round_batch=False, mean_r=300., preprocess_threads=threads)
+    kept = []
+    for _ in range(3):
+        batches = list(data_iter)
+        data_iter.reset()
+        last = batches[-1]
+        assert last.pad == 5 - records % 5
+        assert (last.data[0].asnumpy()[5 - last.pad:] == 0).all()
+        assert (last.data[0].asnumpy()[:5 - last.pad] != 0).any()
+        kept.append([b.data[0].asnumpy().copy() for b in batches])
+        del batches, last
+    for run in kept[1:]:            # the batches kept are not overwritten by later passes
+        for data, data0 in zip(run, kept[0]):
+            np.testing.assert_array_equal(data, data0)
+
+
 def test_uint8_and_int8_iterators():
     kwargs = dict(path_imgrec=REC, data_shape=(3, 24, 24), batch_size=4)
     pixels = mx.io.ImageRecordUInt8Iter(**kwargs).next().data[0].asnumpy()
@@ -349,7 +373,7 @@ def test_random_contrast_and_illumination_follow_mxnets_formula():
     expected = ((pixels - mean) * contrast + illumination) * (1 / std) * np.float32(0.5)
     np.testing.assert_allclose(expected, [1.1514273, 18.593653, 31.626291], rtol=1e-5)
     # neomx draws c and i per image from its own streams: they stay within the ranges.
-    data_iter = mx.io.ImageRecordIter(path_imgrec=REC, data_shape=(3, 16, 16), batch_size=7,
+    data_iter = mx.io.ImageRecordIter(path_imgrec=REC, data_shape=(3, 16, 16), batch_size=5,
                                       max_random_contrast=0.5, max_random_illumination=20)
     plain = mx.io.ImageRecordIter(path_imgrec=REC, data_shape=(3, 16, 16), batch_size=7)
     lit, base = data_iter.next().data[0].asnumpy(), plain.next().data[0].asnumpy()

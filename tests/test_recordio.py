@@ -73,6 +73,43 @@ def test_indexed_record_io(tmp_path):
     assert reader.read_idx(3) == b'rec3' * 3 and reader.read() == b'rec1'
 
 
+def test_read_idx_reads_small_large_and_multipart_records_in_any_order(tmp_path):
+    # read_idx reads a one-part record of a local file with os.pread (one call up to 2 KB,
+    # two beyond), and hands records of several parts to the general reader
+    rng = np.random.RandomState(0)
+    large = rng.bytes(5000)
+    payloads = PAYLOADS + [large, large[:2040] + MAGIC + large[2044:], rng.bytes(2040), rng.bytes(2041)]
+    idx, rec = str(tmp_path / 'c.idx'), str(tmp_path / 'c.rec')
+    writer = mx.recordio.MXIndexedRecordIO(idx, rec, 'w')
+    for key, payload in enumerate(payloads):
+        writer.write_idx(key, payload)
+    writer.close()
+    reader = mx.recordio.MXIndexedRecordIO(idx, rec, 'r')
+    for key in rng.permutation(len(payloads)):
+        assert reader.read_idx(int(key)) == payloads[key]
+        # the reader stands behind the record: read() goes on with the next one
+        assert reader.read() == (payloads[key + 1] if key + 1 < len(payloads) else None)
+
+
+def test_read_idx_of_a_corrupt_record_names_its_offset(tmp_path):
+    idx, rec = str(tmp_path / 'd.idx'), str(tmp_path / 'd.rec')
+    writer = mx.recordio.MXIndexedRecordIO(idx, rec, 'w')
+    for key in range(3):
+        writer.write_idx(key, b'payload%d' % key)
+    writer.close()
+    data = bytearray(open(rec, 'rb').read())
+    offset = mx.recordio.MXIndexedRecordIO(idx, rec, 'r').idx[1]
+    data[offset] ^= 0xff                        # its magic number
+    with open(rec, 'wb') as f:
+        f.write(bytes(data[:-3]))               # and the last record cut short
+    reader = mx.recordio.MXIndexedRecordIO(idx, rec, 'r')
+    assert reader.read_idx(0) == b'payload0'
+    with pytest.raises(mx.base.MXNetError, match='bad magic number.*byte offset %d of' % offset):
+        reader.read_idx(1)
+    with pytest.raises(mx.base.MXNetError, match='truncated record'):
+        reader.read_idx(2)
+
+
 def test_pickled_reader_refuses_plain_read_and_bad_arguments(tmp_path):
     path = tmp_path / 'a.rec'
     path.write_bytes(MXNET_FILE)
@@ -107,8 +144,27 @@ def test_pack_img_png_roundtrip_keeps_bgr_pixels():
     np.testing.assert_array_equal(decoded, bgr)
     gray = mx.recordio.unpack_img(mx.recordio.pack_img((0, 0, 0, 0), bgr[:, :, 0], img_fmt='.png'))[1]
     np.testing.assert_array_equal(gray, bgr[:, :, 0])
-    with pytest.raises(ValueError, match='.bmp'):
-        mx.recordio.pack_img((0, 0, 0, 0), bgr, img_fmt='.bmp')
+    with pytest.raises(ValueError, match=r'\.xyz'):
+        mx.recordio.pack_img((0, 0, 0, 0), bgr, img_fmt='.xyz')
+
+
+@pytest.mark.parametrize('img_fmt', ['.bmp', '.pgm', '.tif'])
+@pytest.mark.parametrize('codec', ['opencv', 'pillow'])
+def test_pack_img_uncompressed_formats_roundtrip(img_fmt, codec, monkeypatch):
+    # MXNet's pack_img hands any extension to cv2.imencode; Pillow writes the same formats
+    from neomx import _image_decode
+    if codec == 'pillow':
+        monkeypatch.setattr(_image_decode, '_OPENCV', [None])
+    elif _image_decode.opencv() is None:
+        pytest.skip('OpenCV is not installed')
+    gray = np.random.RandomState(2).randint(0, 256, (6, 9)).astype(np.uint8)
+    header, decoded = mx.recordio.unpack_img(mx.recordio.pack_img((0, 3.0, 8, 0), gray, img_fmt=img_fmt), 0)
+    assert header == (0, 3.0, 8, 0)
+    np.testing.assert_array_equal(decoded, gray)
+    if img_fmt != '.pgm':       # PGM is gray only
+        bgr = np.random.RandomState(3).randint(0, 256, (6, 9, 3)).astype(np.uint8)
+        np.testing.assert_array_equal(mx.recordio.unpack_img(mx.recordio.pack_img((0, 0, 0, 0), bgr,
+                                                                                  img_fmt=img_fmt))[1], bgr)
 
 
 def test_unpack_img_jpeg_is_close():

@@ -317,6 +317,9 @@ class ImageDetRecordIter(ImageRecordIter):
         label[:] = self._pad_value
         return data, label
 
+    def _needs_rgb(self):
+        return any(p > 0 for p in self._colour_probs) or super()._needs_rgb()
+
     def _raw_label(self, header):
         if self._det_list is not None:
             if header.id not in self._det_list:

@@ -38,7 +38,7 @@ import torch
 from .. import _fileio, _recordio_parts, recordio
 from .._batch_workers import BatchPipeline
 from .._image_decode import opencv
-from .._recordio_format import read_record
+from .._recordio_format import read_record_at
 from .._image_resize import pick_interp, resize_pixels
 from .._optional import MissingDependencyError
 from ..base import MXNetError, check_batch_size
@@ -367,6 +367,10 @@ class ImageRecordIter(DataIter):
         self._drawn_pass = None     # a pass drawn to complete a last batch not yet read
         self._resume = None         # (order, pass, cursor) after a completed last batch
         self._ended = False
+        # Colour images are decoded in OpenCV's BGR order and their channels reversed by the
+        # write into the batch (a view), which saves a colour conversion of the whole decoded
+        # image, unless an augmentation looks at the colours.
+        self._bgr_pixels = channels == 3 and opencv() is not None and not self._needs_rgb()
         self._pipeline = BatchPipeline(self._prepare, self._allocate, preprocess_threads,
                                        prefetch_buffer, name='ImageRecordIter')
         if mean_img:
@@ -386,7 +390,7 @@ class ImageRecordIter(DataIter):
         for offset in self._offsets:
             header, encoded = recordio.unpack(self._read_at(offset))
             pixels = self._mean_pixels(header, encoded, self._record_number[offset], random.Random(0))
-            total += pixels.transpose(2, 0, 1)
+            total += self._chw(pixels)
         mean = (total / len(self._offsets)).astype(np.float32)
         nd_utils.save(path, {'mean_img': wrap_tensor(torch.from_numpy(mean), cpu(0))})
         return mean
@@ -456,8 +460,10 @@ class ImageRecordIter(DataIter):
 
     def _sample(self, offset, pass_number):
         record = self._record_number[offset]
+        # The record's random stream is seeded here, on the caller's thread, which mostly
+        # waits for the workers: seeding a Mersenne Twister costs a few percent of an image.
         return (self._read_at(offset), record, offset,
-                _record_seed(self._seed_aug, pass_number, record))
+                random.Random(_record_seed(self._seed_aug, pass_number, record)))
 
     def reset(self):
         if self.round_batch and self._resume is not None:
@@ -481,22 +487,26 @@ class ImageRecordIter(DataIter):
         if resume is not None:
             self._resume, self._drawn_pass = resume, None
             self._ended = True          # the wrapped batch is the pass's last
+        elif pad:
+            data[self.batch_size - pad:] = 0    # the filler of a short last batch
         self._batch = ([wrap_tensor(self._batch_output(data), self._ctx)],
                        [wrap_tensor(torch.from_numpy(label), self._ctx)], pad)
         return True
 
     def _allocate(self):
-        # Zeros: a short last batch without round_batch leaves its filler slots at zero.
+        # The data is left uninitialised (zeroing a batch of images costs as much as
+        # normalising it): every slot is written, except the filler of a short last batch,
+        # which iter_next zeroes.
         dtype = self._dtype if self._dtype in (np.uint8, np.int8) else np.float32
-        return (np.zeros((self.batch_size,) + self.data_shape, dtype),
+        return (np.empty((self.batch_size,) + self.data_shape, dtype),
                 np.zeros(self.provide_label[0].shape, np.float32))
 
     def _prepare(self, sample, slot, buffers):
         """Decode and augment one record into slot ``slot`` (runs on a worker thread)."""
-        raw, record, offset, seed = sample
+        raw, record, offset, rng = sample
         try:
             header, image = recordio.unpack(raw)
-            buffers[1][slot] = self._transform(header, image, record, random.Random(seed),
+            buffers[1][slot] = self._transform(header, image, record, rng,
                                                buffers[0][slot])
         except MXNetError as err:
             raise MXNetError('ImageRecordIter: record %d at byte offset %d of %s: %s'
@@ -504,9 +514,8 @@ class ImageRecordIter(DataIter):
 
     def _read_at(self, offset):
         """The bytes of the record at byte ``offset``."""
-        self._record.seek(offset)
         try:
-            record = read_record(self._record)
+            record = read_record_at(self._record, offset)
         except MXNetError as err:
             record, problem = None, str(err)
         else:
@@ -543,9 +552,13 @@ class ImageRecordIter(DataIter):
             pick_interp(self._inter_method, sizes)
         return resize_pixels(pixels, width, height, interp)
 
+    def _needs_rgb(self):
+        """Whether an augmentation needs the pixels in RGB order (not OpenCV's BGR)."""
+        return any(self._hls_jitter) or any(self._jitters) or self._pca_noise > 0
+
     def _decode(self, encoded, record):
         pixels = recordio.decode_record_image(encoded, _DECODE_FLAG[self.data_shape[0]], record,
-                                              self._path_imgrec)
+                                              self._path_imgrec, to_rgb=not self._bgr_pixels)
         return pixels[:, :, None] if pixels.ndim == 2 else pixels
 
     def _process(self, encoded, record, rng):
@@ -583,7 +596,7 @@ class ImageRecordIter(DataIter):
         """Write (H, W, C) uint8 pixels into the batch slot ``out`` (C, H, W): normalised in
         place for float outputs (numpy releases the GIL, so threads run this in parallel),
         the pixels for uint8, saturated at 127 for int8."""
-        chw = pixels.transpose(2, 0, 1)
+        chw = self._chw(pixels)
         if self._dtype == np.uint8:
             out[...] = chw
         elif self._dtype == np.int8:
@@ -600,6 +613,11 @@ class ImageRecordIter(DataIter):
             out *= self._inv_std
             if self._scale != 1:
                 out *= self._scale
+
+    def _chw(self, pixels):
+        """A (C, H, W) RGB view of the (H, W, C) pixels ``_process`` made."""
+        chw = pixels.transpose(2, 0, 1)
+        return chw[::-1] if self._bgr_pixels else chw
 
     def _batch_output(self, data):
         """The batch tensor: the slots' buffer, cast for outputs other than float32/uint8/int8."""
