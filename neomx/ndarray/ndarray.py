@@ -604,18 +604,15 @@ class NDArray:
         return out if dtype is None else out.astype(dtype)
 
     def asscalar(self):
-        """The value of a one-element array as a numpy scalar: ``asnumpy()[0]`` of shape (1,),
-        and as MXNet, ``asnumpy()[()]`` otherwise (a scalar of shape (), the one-element numpy
-        array itself of shape (1, 1) and the like)."""
-        if self._t.numel() != 1:
-            raise ValueError('The current array is not a scalar (shape %s)' % (self.shape,))
-        return self.asnumpy()[0] if self._t.dim() == 1 else self.asnumpy()[()]
-
-    def item(self):
-        """The value of a one-element array as a numpy scalar, whatever its shape."""
+        """The value of a one-element array as a numpy scalar, whatever its shape. (MXNet
+        returns ``asnumpy()[()]`` for shapes other than (1,): a (1, 1) array stays an array,
+        which NumPy 2's ``float()`` refuses; neomx gives the scalar.)"""
         if self._t.numel() != 1:
             raise ValueError('The current array is not a scalar (shape %s)' % (self.shape,))
         return self.asnumpy().reshape(())[()]
+
+    def item(self):
+        return self.asscalar()
 
     def tolist(self):
         return self.asnumpy().tolist()
