@@ -22,8 +22,8 @@ from ..context import Context, as_context, current_context
 from .. import _int_grad, async_errors
 from .._autograd_state import STATE as _AUTOGRAD
 from ..operator.registry import owned_results
+from ..operator.storage import DEFAULT
 from .ndarray import NDArray, constructor
-from .sparse_arrays import BaseSparseNDArray
 from .op_results import IMPL_ERRORS, op_error, results
 
 __all__ = ['entry']
@@ -119,6 +119,9 @@ def one_input_entry(spec, general, array_class=NDArray):
     input_set = frozenset(spec.inputs)
     absent = (None,) * (len(spec.inputs) - 1)
     casts = may_cast(spec)
+    # where the attributes choose the output's storage (cast_storage), the storage rule on a
+    # dense input: the entry takes the calls whose output is dense
+    dense_by_rule = spec.storage[0] if getattr(spec, 'storage_by_attrs', False) else None
 
     def arguments(kwargs):
         """(the implementation's arguments after the input, visible outputs), or None where
@@ -131,6 +134,8 @@ def one_input_entry(spec, general, array_class=NDArray):
             return None
         if spec.input_names(attrs) != spec.inputs[:1]:
             return None
+        if dense_by_rule is not None and dense_by_rule((DEFAULT,), attrs) != DEFAULT:
+            return None     # cast_storage to a sparse type: the storage rule, in general
         return absent + _attr_values(spec, attrs), spec.count_visible(attrs)
 
     calls = _KeywordCalls(arguments)
@@ -271,11 +276,9 @@ def variadic_entry(spec, general, array_class=NDArray):
     new = constructor(array_class)
     calls = _KeywordCalls(lambda kwargs: _ByCount(spec, kwargs))
     last = [(None, 0, None)]    # as _KeywordCalls.last, with the number of arrays
-    sparse_aware = spec.storage is not None     # sparse inputs go to general's storage rule
 
     def nd_function(*args, out=None, name=None, **kwargs):
-        if sparse_aware and any(isinstance(a, BaseSparseNDArray) for a in args):
-            return general(*args, out=out, name=name, **kwargs)
+        # sparse arrays (not array_class) go to general, which applies the storage rule
         if args and out is None and not (_INT_LIVE[0] or _ERRORS_LIVE[0]):
             seen = last[0]
             n = len(args)
@@ -308,7 +311,7 @@ def entry(spec, general, cacheable, array_class=NDArray):
     """The function ``mx.nd`` gets for ``spec``: a lean entry in front of ``general`` where
     the operator has one, else ``general`` itself. ``cacheable``: whether equal keyword
     values give equal attributes (see register._cacheable), which comparing keywords needs."""
-    if not cacheable or getattr(spec, 'storage_by_attrs', False):    # cast_storage: always its rule
+    if not cacheable:
         return general
     if may_cast(spec) and (spec.variadic or not spec.inputs):
         return general      # none such: the entries below do not test for recording
