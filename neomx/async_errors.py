@@ -81,6 +81,8 @@ def run_ended(started, results):
     state = _RUN
     state.depth -= 1
     new = state.made - started
+    if not new:     # nothing deferred while it ran (and if it is the outermost, during_run is empty)
+        return results
     if new > 0 and state.during_run:
         first = state.during_run[-min(new, len(state.during_run))]
         if results is not None:

@@ -202,15 +202,19 @@ def _make_hook(slot):
         if g.requires_grad:         # backward(create_graph=True): keep the buffer a plain array
             g = g.detach()
         buf = slot.buf
-        sparse_rows = g.layout is not _STRIDED and buf.stype == 'row_sparse' and slot.req == 'write'
-        if g.layout is not _STRIDED and not sparse_rows:
-            g = g.to_dense()        # a sparse gradient (dot(csr, w)'s rows) for a dense buffer
-        if sparse_rows:
-            # the rows (the weight's dtype, as the buffer's) become the row_sparse buffer's
-            # value: its dense form, the whole weight's size, is never made
+        req = slot.req      # set to None below where the buffer takes ``g`` as it is
+        if g.layout is not _STRIDED:
+            if buf.stype == 'row_sparse' and req == 'write':
+                # the rows (the weight's dtype, as the buffer's) become the row_sparse buffer's
+                # value: its dense form, the whole weight's size, is never made
+                req = None
+            else:
+                g = g.to_dense()        # a sparse gradient (dot(csr, w)'s rows) for a dense buffer
+        if req is None:
             buf._t = g
-        elif slot.req == 'add':
-            buf._t.add_(g if g.dtype is buf._t.dtype else g.to(buf._t.dtype))
+        elif req == 'add':
+            t = buf._t
+            t.add_(g if g.dtype is t.dtype else g.to(t.dtype))
         elif g.dtype is buf._t.dtype:
             buf._t = g
         else:

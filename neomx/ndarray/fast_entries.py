@@ -49,6 +49,20 @@ def tensors_of(arrays):
     return [a._t for a in arrays]
 
 
+def exact_tensors(arrays, array_class):
+    """The tensors of ``arrays`` where each is an ``array_class`` itself (not a subclass: a
+    sparse array, the other interface's), else None; unrolled for three, the count of
+    ``FullyConnected`` and ``Convolution`` (the generated functions test one or two inline)."""
+    if len(arrays) == 3:
+        a, b, c = arrays
+        return ((a._t, b._t, c._t) if type(a) is array_class and type(b) is array_class
+                and type(c) is array_class else None)
+    for a in arrays:
+        if type(a) is not array_class:
+            return None
+    return [a._t for a in arrays]
+
+
 def _takes_attrs_positionally(spec):
     """Whether ``spec.impl`` is ``impl(<inputs>, <attributes>)`` in declaration order, so
     that a call can pass the attributes by position."""

@@ -22,7 +22,7 @@ NDArrayBase = NDArray       # MXNet's base class of NDArray, which its generated
 from .op_results import IMPL_ERRORS, check_interface, input_names, op_error, results, write_out
 from .sparse_arrays import DENSE_CALL, SPARSE_MADE, storage_dispatch
 from . import fast_entries
-from .fast_entries import tensors_of
+from .fast_entries import exact_tensors, tensors_of
 
 __all__ = ['make_function', 'populate']
 
@@ -202,11 +202,19 @@ def make_function(spec, func_name, array_class=NDArray, on_symbol=None):
                 call = None
             tensors = with_ctx = None
             if call is not None and len(args) == call[1]:
-                try:
-                    tensors = (args[0]._t,) if call[1] == 1 else tensors_of(args)
-                except AttributeError:      # not NDArrays: the general path explains
-                    pass
+                # arrays of the interface's own class only (others, or sparse arrays, take
+                # the path below, which checks them)
+                n_given = call[1]
+                if n_given == 1:
+                    if type(args[0]) is array_class:
+                        tensors = (args[0]._t,)
+                elif n_given == 2:      # binary operators: inline, as the unary ones
+                    a, b = args
+                    if type(a) is array_class and type(b) is array_class:
+                        tensors = (a._t, b._t)
                 else:
+                    tensors = exact_tensors(args, array_class)
+                if tensors is not None:
                     attrs, with_ctx = call[0], call[3]
                     if call[2] is not None:     # absent optional inputs
                         tensors = tuple(tensors) + call[2]
@@ -223,9 +231,9 @@ def make_function(spec, func_name, array_class=NDArray, on_symbol=None):
                     if has_optional_inputs:
                         arrays = _to_present_inputs(spec, attrs, arrays)
                     tensors, ctx = _unwrap(spec, arrays)
-            for a in arrays:        # the interface's own class needs no attribute look-up
-                if type(a) is not array_class and a is not None and a._is_np_array is not np_arrays:
-                    check_interface(spec, func_name, arrays, np_arrays)
+                for a in arrays:        # the interface's own class needs no attribute look-up
+                    if type(a) is not array_class and a is not None and a._is_np_array is not np_arrays:
+                        check_interface(spec, func_name, arrays, np_arrays)
             if ctx_attrs:
                 c = attrs.get('ctx')
                 if not isinstance(c, Context):
