@@ -185,6 +185,10 @@ class Optimizer:
     def _multiplied(self, base, indices, mults, param_attr):
         """``base`` times each index's multiplier: Gluon parameter, then index, then name."""
         param_dict, idx2name = self.param_dict, self.idx2name
+        try:        # a Gluon Trainer's optimizer: every index a parameter's
+            return [base * getattr(param_dict[index], param_attr) for index in indices]
+        except KeyError:
+            pass
         out = []
         for index in indices:
             param = param_dict.get(index)
