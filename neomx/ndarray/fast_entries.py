@@ -244,7 +244,8 @@ def creation_entry(spec, general, array_class=NDArray):
 
 class _ByCount(dict):
     """{number of arrays: (attributes, visible outputs)} of a variadic operator's calls
-    with one keyword set, made as calls come (the count attribute defaults to the number)."""
+    with one keyword set, made as calls come (the count attribute, where the operator has
+    one, defaults to the number)."""
 
     def __init__(self, spec, kwargs):
         super().__init__()
@@ -252,9 +253,11 @@ class _ByCount(dict):
         self.kwargs = dict(kwargs)
 
     def __missing__(self, n):
+        count_attr = self.spec.variadic     # True: no attribute counts the arrays
         try:
-            attrs = self.spec.parse_attrs(dict(self.kwargs, **{self.spec.variadic: n})
-                                          if self.spec.variadic not in self.kwargs else self.kwargs)
+            attrs = self.spec.parse_attrs(dict(self.kwargs, **{count_attr: n})
+                                          if count_attr is not True and count_attr not in self.kwargs
+                                          else self.kwargs)
         except MXNetError:      # the general function reports it
             call = None
         else:
@@ -315,7 +318,11 @@ def variadic_entry(spec, general, array_class=NDArray):
                 except IMPL_ERRORS as err:
                     raise op_error(spec, args, err) from None
                 if type(res) is _Tensor:
-                    return new(res, args[0]._ctx)
+                    arr = _object_new(array_class)      # ndarray._new, inlined: the call's result
+                    arr._t = res
+                    arr._ctx = args[0]._ctx
+                    arr._grad = None
+                    return arr
                 return results(res, None, args[0]._ctx, call[1], new) if call[1] else []    # none: reset_arrays
         return general(*args, out=out, name=name, **kwargs)
     return nd_function
@@ -329,9 +336,9 @@ def entry(spec, general, cacheable, array_class=NDArray):
         return general
     if may_cast(spec) and (spec.variadic or not spec.inputs):
         return general      # none such: the entries below do not test for recording
-    if isinstance(spec.variadic, str):
+    if spec.variadic:
         return variadic_entry(spec, general, array_class)
-    if spec.variadic or not _takes_attrs_positionally(spec):
+    if not _takes_attrs_positionally(spec):
         return general      # the operators left are slow enough for the general path
     if not spec.inputs:
         return creation_entry(spec, general, array_class)
