@@ -28,6 +28,7 @@ __all__ = ['make_function', 'populate']
 
 _Tensor = torch.Tensor
 _object_new = object.__new__
+_NEVER, _ALWAYS = (False,), (True,)     # storage tests' flags (see make_function's build)
 
 
 # Attribute kinds whose parsed value depends on the Python type of an argument, not just
@@ -176,16 +177,13 @@ def make_function(spec, func_name, array_class=NDArray, on_symbol=None):
                 remember_call(tuple(kwargs.items()), attrs, len(present))
         return arrays, attrs
 
-    sparse_made = SPARSE_MADE
-    by_attrs = getattr(spec, 'storage_by_attrs', False)
-
-    def build(storage):
-        """The generated function; ``storage`` (None: none) is the storage rule's test it
-        makes first, once a sparse array exists or where the attributes choose the output's
-        storage (see sparse_arrays.storage_dispatch). The function without it is the rule's
-        dense fallback: both share this code, so a dense call pays two flag tests."""
+    def build(storage, storage_live):
+        """The generated function; ``storage`` is the storage rule's test it makes first
+        while ``storage_live[0]`` (see sparse_arrays.storage_dispatch). The function without
+        the test (``storage_live`` never true) is the rule's dense fallback: both share this
+        code, so a dense call pays one flag test."""
         def general(*args, out=None, name=None, **kwargs):
-            if storage is not None and (sparse_made[0] or by_attrs):
+            if storage_live[0]:
                 res = storage(args, kwargs, out, name)
                 if res is not DENSE_CALL:
                     return res
@@ -285,9 +283,11 @@ def make_function(spec, func_name, array_class=NDArray, on_symbol=None):
                 note_recorded(op_name, kwargs, arrays, ret)
             return ret
         return general
-    general = build(None)
+    general = build(None, _NEVER)
     if spec.storage is not None:        # sparse inputs go through the operator's storage rule
-        general = build(storage_dispatch(spec, general))
+        # once a sparse array exists; cast_storage's output storage comes from its attributes
+        general = build(storage_dispatch(spec, general),
+                        _ALWAYS if getattr(spec, 'storage_by_attrs', False) else SPARSE_MADE)
     nd_function = fast_entries.entry(spec, general, remember, array_class)     # general itself where no entry fits
     nd_function.__name__ = func_name
     nd_function.__qualname__ = func_name
