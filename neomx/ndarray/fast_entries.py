@@ -157,7 +157,8 @@ def one_input_entry(spec, general, array_class=NDArray):
     no_keywords = arguments({})
 
     def nd_function(first=_ABSENT, /, *rest, out=None, name=None, **kwargs):
-        if not rest and out is None:
+        # another type (a sparse array, the other interface's) goes to the general function
+        if not rest and out is None and type(first) is array_class:
             if not kwargs:
                 call = no_keywords
             else:
@@ -166,10 +167,7 @@ def one_input_entry(spec, general, array_class=NDArray):
                     call = seen[1] if seen[0] == kwargs else calls.get(kwargs)
                 except Exception:       # pylint: disable=broad-except  # see _KeywordCalls
                     call = None
-            if type(first) is array_class:
-                t = first._t
-            else:       # another type (a sparse array, the other interface's): the general function
-                call = None
+            t = first._t
             if call is not None and not (_INT_LIVE[0] or _ERRORS_LIVE[0] or t.requires_grad or
                                          (casts and _AUTOGRAD.recording)):
                 try:        # impl(t, *()) costs more than the test
