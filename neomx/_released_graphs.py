@@ -100,12 +100,15 @@ def mark_released(tensors):
 def already_freed(tensors):
     """Whether one of ``tensors`` is the head of a graph a remembered backward pass freed
     (differentiating it again is an error in MXNet, even where torch kept what it needs)."""
-    freed = STATE.freed
+    state = STATE
+    freed = state.freed
     if not freed:
         return False
+    newest = state.newest
     for t in tensors:
         node = t.grad_fn
-        if node is not None and any(node in g.head_nodes for g in freed):
+        # a node newer than every freed head (a training step's new loss) is none of them
+        if node is not None and node._sequence_nr() <= newest and any(node in g.head_nodes for g in freed):
             return True
     return False
 

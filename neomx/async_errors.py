@@ -8,13 +8,13 @@ such an error on the result's tensor (:func:`defer_error`); imperative operators
 to their results (:func:`carry`, only while some error is pending: ``LIVE``), the
 NDArray's read methods call :func:`raise_deferred` and ``waitall`` :func:`raise_pending`.
 A compiled graph (executors, hybridized blocks) hands the first error deferred while it ran to
-all its outputs (:func:`run_started`, :func:`run_ended`). Errors of arguments (shapes, attribute values) stay
+all its outputs (:data:`RUN`, :func:`hand_on`). Errors of arguments (shapes, attribute values) stay
 immediate.
 """
 import threading
 import weakref
 
-__all__ = ['defer_error', 'raise_deferred', 'raise_pending', 'carry', 'run_started', 'run_ended', 'LIVE']
+__all__ = ['defer_error', 'raise_deferred', 'raise_pending', 'carry', 'hand_on', 'LIVE', 'RUN']
 
 _ATTR = '_mx_deferred_error'
 LIVE = [0]              # deferred errors not raised yet (a cheap test for the operators)
@@ -28,7 +28,7 @@ class _RunState(threading.local):
                         # frees its intermediates, and an error on one must still reach the outputs)
 
 
-_RUN = _RunState()
+RUN = _RunState()       # this thread's graph runs (see hand_on)
 
 
 class _Deferred:
@@ -58,7 +58,7 @@ def defer_error(tensor, error):
     returns ``tensor``."""
     record = _Deferred(error)
     setattr(tensor, _ATTR, record)
-    state = _RUN
+    state = RUN
     state.made += 1
     if state.depth:
         state.during_run += (record,)
@@ -67,19 +67,18 @@ def defer_error(tensor, error):
     return tensor
 
 
-def run_started():
-    """Called as a compiled graph starts; hand the result to :func:`run_ended`. (Counting is
-    cheaper than collecting on every call, when errors are rare.)"""
-    state = _RUN
-    state.depth += 1
-    return state.made
+def hand_on(started, results):
+    """Hand the first error deferred during a compiled graph's run on to its ``results`` (a
+    tensor or a sequence of them; None when the graph raised).
 
-
-def run_ended(started, results):
-    """Called as the graph ends (also when it raised; ``results`` then None): the first error
-    deferred while it ran goes on ``results`` (a tensor or a sequence of them). Returns ``results``."""
-    state = _RUN
-    state.depth -= 1
+    A graph brackets its run on :data:`RUN` inline (the protocol, cheaper than calls on every
+    graph call): ``RUN.depth += 1`` and ``started = RUN.made`` as it starts; as it ends
+    (also when it raised) ``RUN.depth -= 1``, then this, only where ``RUN.made != started``
+    (errors were deferred while it ran; otherwise the errors deferred during runs, if any,
+    are those of enclosing graphs, which hand them on as they end). Counting is cheaper
+    than collecting on every call, when errors are rare.
+    """
+    state = RUN
     new = state.made - started
     if new > 0 and state.during_run:
         first = state.during_run[-min(new, len(state.during_run))]
@@ -89,7 +88,6 @@ def run_ended(started, results):
                     setattr(r, _ATTR, first)
     if not state.depth and state.during_run:
         state.during_run = ()
-    return results
 
 
 def raise_deferred(tensor):

@@ -202,23 +202,41 @@ def _make_hook(slot):
         if g.requires_grad:         # backward(create_graph=True): keep the buffer a plain array
             g = g.detach()
         buf = slot.buf
-        sparse_rows = g.layout is not _STRIDED and buf.stype == 'row_sparse' and slot.req == 'write'
-        if g.layout is not _STRIDED and not sparse_rows:
-            g = g.to_dense()        # a sparse gradient (dot(csr, w)'s rows) for a dense buffer
-        if sparse_rows:
-            # the rows (the weight's dtype, as the buffer's) become the row_sparse buffer's
-            # value: its dense form, the whole weight's size, is never made
-            buf._t = g
-        elif slot.req == 'add':
+        if g.layout is not _STRIDED:
+            g = _sparse_gradient(slot, g)
+            if g is None:       # the buffer took it
+                return
+        if slot.req == 'add':
             buf._t.add_(g if g.dtype is buf._t.dtype else g.to(buf._t.dtype))
         elif g.dtype is buf._t.dtype:
             buf._t = g
         else:
             buf._t.copy_(g)
-        slot.fresh = True
+        slot.fresh = True       # _written, inlined (every parameter, every backward pass)
         if slot.ready is not None:
             slot.ready()
     return hook
+
+
+def _sparse_gradient(slot, g):
+    """A sparse gradient ``g`` (``dot(csr, w)``'s rows, a sparse embedding's) for the slot's
+    buffer: the dense gradient for a dense buffer, or None where a row_sparse buffer written
+    took ``g`` itself (and the slot is marked written)."""
+    buf = slot.buf
+    if buf.stype == 'row_sparse' and slot.req == 'write':
+        # the rows (the weight's dtype, as the buffer's) become the row_sparse buffer's
+        # value: its dense form, the whole weight's size, is never made
+        buf._t = g
+        _written(slot)
+        return None
+    return g.to_dense()
+
+
+def _written(slot):
+    """Mark the slot's buffer written by this backward pass (see :class:`_GradSlot`)."""
+    slot.fresh = True
+    if slot.ready is not None:
+        slot.ready()
 
 
 class _GradSlot:

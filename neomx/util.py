@@ -9,13 +9,13 @@ symbols when hybridizing) instead of legacy ``NDArray`` objects. ``npx.set_np()`
 import functools
 import inspect
 import os
-import threading
 
 import numpy as _np
 import torch
 
 from .base import MXNetError, c_str, check_call, py_str  # noqa: F401  (MXNet's util has them)
 from .context import gpu_memory_info, num_gpus
+from ._np_semantics import STATE as _STATE
 
 __all__ = ['is_np_shape', 'is_np_array', 'set_np_shape', 'np_shape', 'np_array',
            'use_np_shape', 'use_np_array', 'use_np', 'set_np', 'reset_np',
@@ -24,15 +24,6 @@ __all__ = ['is_np_shape', 'is_np_array', 'set_np_shape', 'np_shape', 'np_array',
            'wrap_np_unary_func', 'wrap_np_binary_func']
 
 
-class _NumpySemantics(threading.local):
-    """This thread's NumPy semantics; off by default in every thread. Class attributes as the
-    defaults: Block.__call__ reads np_array on every call, and ``getattr`` with a default on a
-    missing thread-local attribute costs an exception each time."""
-    np_shape = False
-    np_array = False
-
-
-_STATE = _NumpySemantics()
 
 
 def is_np_shape():

@@ -77,7 +77,7 @@ def test_stale_gradient_raises_and_ignore_updates_only_fresh_ones():
     used = {p.name for p in first.collect_params().values()}
     for name, p in params.items():
         expected = before[name] - 0.1 * grads[name] if name in used else before[name]
-        np.testing.assert_allclose(p.data().asnumpy(), expected, rtol=1e-6)
+        np.testing.assert_allclose(p.data().asnumpy(), expected, rtol=1e-6, atol=1e-7)
 
 
 def test_grad_req_changes_between_steps_are_followed():
@@ -95,7 +95,7 @@ def test_grad_req_changes_between_steps_are_followed():
     grads = _grads(params)
     trainer.step(1)
     np.testing.assert_allclose(frozen.data().asnumpy(), before[frozen.name] - 0.1 * grads[frozen.name],
-                               rtol=1e-6)
+                               rtol=1e-6, atol=1e-7)
 
 
 def test_a_new_gradient_buffer_is_read_by_the_next_step():
@@ -107,7 +107,7 @@ def test_a_new_gradient_buffer_is_read_by_the_next_step():
     grad = bias.data().grad.asnumpy().copy()
     assert np.abs(grad).sum() > 0
     trainer.step(1)
-    np.testing.assert_allclose(bias.data().asnumpy(), before[bias.name] - 0.1 * grad, rtol=1e-6)
+    np.testing.assert_allclose(bias.data().asnumpy(), before[bias.name] - 0.1 * grad, rtol=1e-6, atol=1e-7)
     after = bias.data().asnumpy().copy()
     trainer.step(1, ignore_stale_grad=True)     # the new buffer was marked as used, too
     np.testing.assert_array_equal(bias.data().asnumpy(), after)

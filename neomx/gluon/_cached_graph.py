@@ -44,7 +44,7 @@ from .._torch_private import inductor_freezing
 from ..base import MXNetError
 from ..ndarray import NDArray
 from ..ndarray.ndarray import constructor, wrap_tensor
-from ..ndarray.sparse_arrays import from_sparse_tensor, storage_tensor
+from ..ndarray.sparse_arrays import SPARSE_MADE, from_sparse_tensor, storage_tensor
 from .. import numpy as _np
 from ..symbol.numpy import NumpySymbol as _Symbol, np_symbol, tracing_inputs
 from ..util import is_np_array
@@ -307,7 +307,7 @@ class CachedGraph:
             While some parameter waits for its shape (see :meth:`complete_deferred`).
         """
         key = self._key(flat_args, ctx) if self._shape_dependent else ctx
-        sparse = self._sparse_data(flat_args)
+        sparse = SPARSE_MADE[0] and self._sparse_data(flat_args)     # no sparse array exists: none
         if sparse:
             key = (key, 'sparse')
         bound = self._bound.get(key)

@@ -22,8 +22,8 @@ from ..context import Context, as_context, current_context
 from .. import _int_grad, async_errors
 from .._autograd_state import STATE as _AUTOGRAD
 from ..operator.registry import owned_results
+from ..operator.storage import DEFAULT
 from .ndarray import NDArray, constructor
-from .sparse_arrays import BaseSparseNDArray
 from .op_results import IMPL_ERRORS, op_error, results
 
 __all__ = ['entry']
@@ -46,6 +46,20 @@ def tensors_of(arrays):
         return (arrays[0]._t, arrays[1]._t)
     if n == 3:
         return (arrays[0]._t, arrays[1]._t, arrays[2]._t)
+    return [a._t for a in arrays]
+
+
+def exact_tensors(arrays, array_class):
+    """The tensors of ``arrays`` where each is an ``array_class`` itself (not a subclass: a
+    sparse array, the other interface's), else None; unrolled for three, the count of
+    ``FullyConnected`` and ``Convolution`` (the generated functions test one or two inline)."""
+    if len(arrays) == 3:
+        a, b, c = arrays
+        return ((a._t, b._t, c._t) if type(a) is array_class and type(b) is array_class
+                and type(c) is array_class else None)
+    for a in arrays:
+        if type(a) is not array_class:
+            return None
     return [a._t for a in arrays]
 
 
@@ -119,6 +133,9 @@ def one_input_entry(spec, general, array_class=NDArray):
     input_set = frozenset(spec.inputs)
     absent = (None,) * (len(spec.inputs) - 1)
     casts = may_cast(spec)
+    # where the attributes choose the output's storage (cast_storage), the storage rule on a
+    # dense input: the entry takes the calls whose output is dense
+    dense_by_rule = spec.storage[0] if getattr(spec, 'storage_by_attrs', False) else None
 
     def arguments(kwargs):
         """(the implementation's arguments after the input, visible outputs), or None where
@@ -131,6 +148,8 @@ def one_input_entry(spec, general, array_class=NDArray):
             return None
         if spec.input_names(attrs) != spec.inputs[:1]:
             return None
+        if dense_by_rule is not None and dense_by_rule((DEFAULT,), attrs) != DEFAULT:
+            return None     # cast_storage to a sparse type: the storage rule, in general
         return absent + _attr_values(spec, attrs), spec.count_visible(attrs)
 
     calls = _KeywordCalls(arguments)
@@ -138,7 +157,8 @@ def one_input_entry(spec, general, array_class=NDArray):
     no_keywords = arguments({})
 
     def nd_function(first=_ABSENT, /, *rest, out=None, name=None, **kwargs):
-        if not rest and out is None:
+        # another type (a sparse array, the other interface's) goes to the general function
+        if not rest and out is None and type(first) is array_class:
             if not kwargs:
                 call = no_keywords
             else:
@@ -147,10 +167,7 @@ def one_input_entry(spec, general, array_class=NDArray):
                     call = seen[1] if seen[0] == kwargs else calls.get(kwargs)
                 except Exception:       # pylint: disable=broad-except  # see _KeywordCalls
                     call = None
-            if type(first) is array_class:
-                t = first._t
-            else:       # another type (a sparse array, the other interface's): the general function
-                call = None
+            t = first._t
             if call is not None and not (_INT_LIVE[0] or _ERRORS_LIVE[0] or t.requires_grad or
                                          (casts and _AUTOGRAD.recording)):
                 try:        # impl(t, *()) costs more than the test
@@ -225,7 +242,8 @@ def creation_entry(spec, general, array_class=NDArray):
 
 class _ByCount(dict):
     """{number of arrays: (attributes, visible outputs)} of a variadic operator's calls
-    with one keyword set, made as calls come (the count attribute defaults to the number)."""
+    with one keyword set, made as calls come (the count attribute, where the operator has
+    one, defaults to the number)."""
 
     def __init__(self, spec, kwargs):
         super().__init__()
@@ -233,9 +251,11 @@ class _ByCount(dict):
         self.kwargs = dict(kwargs)
 
     def __missing__(self, n):
+        count_attr = self.spec.variadic     # True: no attribute counts the arrays
         try:
-            attrs = self.spec.parse_attrs(dict(self.kwargs, **{self.spec.variadic: n})
-                                          if self.spec.variadic not in self.kwargs else self.kwargs)
+            attrs = self.spec.parse_attrs(dict(self.kwargs, **{count_attr: n})
+                                          if count_attr is not True and count_attr not in self.kwargs
+                                          else self.kwargs)
         except MXNetError:      # the general function reports it
             call = None
         else:
@@ -271,11 +291,9 @@ def variadic_entry(spec, general, array_class=NDArray):
     new = constructor(array_class)
     calls = _KeywordCalls(lambda kwargs: _ByCount(spec, kwargs))
     last = [(None, 0, None)]    # as _KeywordCalls.last, with the number of arrays
-    sparse_aware = spec.storage is not None     # sparse inputs go to general's storage rule
 
     def nd_function(*args, out=None, name=None, **kwargs):
-        if sparse_aware and any(isinstance(a, BaseSparseNDArray) for a in args):
-            return general(*args, out=out, name=name, **kwargs)
+        # sparse arrays (not array_class) go to general, which applies the storage rule
         if args and out is None and not (_INT_LIVE[0] or _ERRORS_LIVE[0]):
             seen = last[0]
             n = len(args)
@@ -298,7 +316,11 @@ def variadic_entry(spec, general, array_class=NDArray):
                 except IMPL_ERRORS as err:
                     raise op_error(spec, args, err) from None
                 if type(res) is _Tensor:
-                    return new(res, args[0]._ctx)
+                    arr = _object_new(array_class)      # ndarray._new, inlined: the call's result
+                    arr._t = res
+                    arr._ctx = args[0]._ctx
+                    arr._grad = None
+                    return arr
                 return results(res, None, args[0]._ctx, call[1], new) if call[1] else []    # none: reset_arrays
         return general(*args, out=out, name=name, **kwargs)
     return nd_function
@@ -308,13 +330,13 @@ def entry(spec, general, cacheable, array_class=NDArray):
     """The function ``mx.nd`` gets for ``spec``: a lean entry in front of ``general`` where
     the operator has one, else ``general`` itself. ``cacheable``: whether equal keyword
     values give equal attributes (see register._cacheable), which comparing keywords needs."""
-    if not cacheable or getattr(spec, 'storage_by_attrs', False):    # cast_storage: always its rule
+    if not cacheable:
         return general
     if may_cast(spec) and (spec.variadic or not spec.inputs):
         return general      # none such: the entries below do not test for recording
-    if isinstance(spec.variadic, str):
+    if spec.variadic:
         return variadic_entry(spec, general, array_class)
-    if spec.variadic or not _takes_attrs_positionally(spec):
+    if not _takes_attrs_positionally(spec):
         return general      # the operators left are slow enough for the general path
     if not spec.inputs:
         return creation_entry(spec, general, array_class)

@@ -20,14 +20,15 @@ from ..autograd import run_untracked
 from .ndarray import NDArray, constructor
 NDArrayBase = NDArray       # MXNet's base class of NDArray, which its generated functions check for
 from .op_results import IMPL_ERRORS, check_interface, input_names, op_error, results, write_out
-from .sparse_arrays import storage_entry
+from .sparse_arrays import DENSE_CALL, SPARSE_MADE, storage_dispatch
 from . import fast_entries
-from .fast_entries import tensors_of
+from .fast_entries import exact_tensors, tensors_of
 
 __all__ = ['make_function', 'populate']
 
 _Tensor = torch.Tensor
 _object_new = object.__new__
+_NEVER, _ALWAYS = (False,), (True,)     # storage tests' flags (see make_function's build)
 
 
 # Attribute kinds whose parsed value depends on the Python type of an argument, not just
@@ -176,97 +177,117 @@ def make_function(spec, func_name, array_class=NDArray, on_symbol=None):
                 remember_call(tuple(kwargs.items()), attrs, len(present))
         return arrays, attrs
 
-    def general(*args, out=None, name=None, **kwargs):
-        if len(args) > positional_limit:   # MXNet's order: inputs, attributes, then out and name
-            args, out, name = _out_and_name_by_position(spec, args, positional_limit, out, name)
-        if not kwargs:
-            call = no_keywords[0]
-        elif positional:      # empty for variadic operators and per-call parsing
-            try:
-                call = positional.get(tuple(kwargs.items()))
-            except TypeError:       # an unhashable value (a list)
+    def build(storage, storage_live):
+        """The generated function; ``storage`` is the storage rule's test it makes first
+        while ``storage_live[0]`` (see sparse_arrays.storage_dispatch). The function without
+        the test (``storage_live`` never true) is the rule's dense fallback: both share this
+        code, so a dense call pays one flag test."""
+        def general(*args, out=None, name=None, **kwargs):
+            if storage_live[0]:
+                res = storage(args, kwargs, out, name)
+                if res is not DENSE_CALL:
+                    return res
+            if len(args) > positional_limit:   # MXNet's order: inputs, attributes, then out and name
+                args, out, name = _out_and_name_by_position(spec, args, positional_limit, out, name)
+            if not kwargs:
+                call = no_keywords[0]
+            elif positional:      # empty for variadic operators and per-call parsing
+                try:
+                    call = positional.get(tuple(kwargs.items()))
+                except TypeError:       # an unhashable value (a list)
+                    call = None
+            else:
                 call = None
-        else:
-            call = None
-        tensors = with_ctx = None
-        if call is not None and len(args) == call[1]:
-            try:
-                tensors = (args[0]._t,) if call[1] == 1 else tensors_of(args)
-            except AttributeError:      # not NDArrays: the general path explains
-                pass
-            else:
-                attrs, with_ctx = call[0], call[3]
-                if call[2] is not None:     # absent optional inputs
-                    tensors = tuple(tensors) + call[2]
-                arrays = args
-                ctx = args[0]._ctx if args else None
-        if tensors is None:
-            arrays, attrs = arguments(args, kwargs)
-            try:        # every input given, as an NDArray
-                tensors = tensors_of(arrays)
-                ctx = arrays[0]._ctx if arrays else None
-            except AttributeError:      # absent inputs (None), or a wrong type
-                if on_symbol is not None and any(hasattr(a, '_heads') for a in arrays):
-                    return on_symbol(arrays, kwargs, name)
-                if has_optional_inputs:
-                    arrays = _to_present_inputs(spec, attrs, arrays)
-                tensors, ctx = _unwrap(spec, arrays)
-        for a in arrays:        # the interface's own class needs no attribute look-up
-            if type(a) is not array_class and a is not None and a._is_np_array is not np_arrays:
-                check_interface(spec, func_name, arrays, np_arrays)
-        if ctx_attrs:
-            c = attrs.get('ctx')
-            if not isinstance(c, Context):
-                c = as_context(c) if c else (ctx or current_context())
-            if with_ctx is None:
-                attrs = dict(attrs, ctx=c)
-            else:       # a remembered call: its attributes with each context, made once
-                attrs = with_ctx.get(c) or with_ctx.setdefault(c, dict(attrs, ctx=c))
-            ctx = c
-        elif ctx is None:
-            ctx = current_context()
-        recorded = False
-        try:
-            if (int_live[0] or casts) and _AUTOGRAD.recording:    # integer gradients
-                res = _int_grad.run(impl, tensors, attrs)
-                if res is None:
-                    res = run_untracked(impl, *tensors, **attrs)
-                recorded = any(t is not None and t.requires_grad for t in tensors)
-            else:
-                for t in tensors:       # inputs requiring gradients: recorded or graph-free
-                    if t is not None and t.requires_grad:
-                        res = run_untracked(impl, *tensors, **attrs)
-                        recorded = _AUTOGRAD.recording      # for autograd.get_symbol
-                        break
+            tensors = with_ctx = None
+            if call is not None and len(args) == call[1]:
+                # arrays of the interface's own class only (others, or sparse arrays, take
+                # the path below, which checks them)
+                n_given = call[1]
+                if n_given == 1:
+                    if type(args[0]) is array_class:
+                        tensors = (args[0]._t,)
+                elif n_given == 2:      # binary operators: inline, as the unary ones
+                    a, b = args
+                    if type(a) is array_class and type(b) is array_class:
+                        tensors = (a._t, b._t)
                 else:
-                    res = impl(*tensors, **attrs)
-        except MXNetError:
-            raise
-        except IMPL_ERRORS as err:
-            raise op_error(spec, arrays, err) from None
-        if errors_live[0]:
-            async_errors.carry(tensors, res)
-        if type(res) is _Tensor:
-            if out is None:
-                arr = _object_new(array_class)      # _new, inlined: this is every call's result
-                arr._t = res
-                arr._ctx = ctx
-                arr._grad = None
-                if recorded:
-                    note_recorded(op_name, kwargs, arrays, arr)
-                return arr
-            ret = write_out(out, (res,))
-        else:
-            nvis = fixed_visible if fixed_visible is not None else (
-                fixed_outputs if spec.num_visible_outputs is None and fixed_outputs is not None
-                else count_visible(attrs))
-            ret = results(res, out, ctx, nvis, new)
-        if recorded:
-            note_recorded(op_name, kwargs, arrays, ret)
-        return ret
-
+                    tensors = exact_tensors(args, array_class)
+                if tensors is not None:
+                    attrs, with_ctx = call[0], call[3]
+                    if call[2] is not None:     # absent optional inputs
+                        tensors = tuple(tensors) + call[2]
+                    arrays = args
+                    ctx = args[0]._ctx if args else None
+            if tensors is None:
+                arrays, attrs = arguments(args, kwargs)
+                try:        # every input given, as an NDArray
+                    tensors = tensors_of(arrays)
+                    ctx = arrays[0]._ctx if arrays else None
+                except AttributeError:      # absent inputs (None), or a wrong type
+                    if on_symbol is not None and any(hasattr(a, '_heads') for a in arrays):
+                        return on_symbol(arrays, kwargs, name)
+                    if has_optional_inputs:
+                        arrays = _to_present_inputs(spec, attrs, arrays)
+                    tensors, ctx = _unwrap(spec, arrays)
+                for a in arrays:        # the interface's own class needs no attribute look-up
+                    if type(a) is not array_class and a is not None and a._is_np_array is not np_arrays:
+                        check_interface(spec, func_name, arrays, np_arrays)
+            if ctx_attrs:
+                c = attrs.get('ctx')
+                if not isinstance(c, Context):
+                    c = as_context(c) if c else (ctx or current_context())
+                if with_ctx is None:
+                    attrs = dict(attrs, ctx=c)
+                else:       # a remembered call: its attributes with each context, made once
+                    attrs = with_ctx.get(c) or with_ctx.setdefault(c, dict(attrs, ctx=c))
+                ctx = c
+            elif ctx is None:
+                ctx = current_context()
+            recorded = False
+            try:
+                if (int_live[0] or casts) and _AUTOGRAD.recording:    # integer gradients
+                    res = _int_grad.run(impl, tensors, attrs)
+                    if res is None:
+                        res = run_untracked(impl, *tensors, **attrs)
+                    recorded = any(t is not None and t.requires_grad for t in tensors)
+                else:
+                    for t in tensors:       # inputs requiring gradients: recorded or graph-free
+                        if t is not None and t.requires_grad:
+                            res = run_untracked(impl, *tensors, **attrs)
+                            recorded = _AUTOGRAD.recording      # for autograd.get_symbol
+                            break
+                    else:
+                        res = impl(*tensors, **attrs)
+            except MXNetError:
+                raise
+            except IMPL_ERRORS as err:
+                raise op_error(spec, arrays, err) from None
+            if errors_live[0]:
+                async_errors.carry(tensors, res)
+            if type(res) is _Tensor:
+                if out is None:
+                    arr = _object_new(array_class)      # _new, inlined: this is every call's result
+                    arr._t = res
+                    arr._ctx = ctx
+                    arr._grad = None
+                    if recorded:
+                        note_recorded(op_name, kwargs, arrays, arr)
+                    return arr
+                ret = write_out(out, (res,))
+            else:
+                nvis = fixed_visible if fixed_visible is not None else (
+                    fixed_outputs if spec.num_visible_outputs is None and fixed_outputs is not None
+                    else count_visible(attrs))
+                ret = results(res, out, ctx, nvis, new)
+            if recorded:
+                note_recorded(op_name, kwargs, arrays, ret)
+            return ret
+        return general
+    general = build(None, _NEVER)
     if spec.storage is not None:        # sparse inputs go through the operator's storage rule
-        general = storage_entry(spec, general)
+        # once a sparse array exists; cast_storage's output storage comes from its attributes
+        general = build(storage_dispatch(spec, general),
+                        _ALWAYS if getattr(spec, 'storage_by_attrs', False) else SPARSE_MADE)
     nd_function = fast_entries.entry(spec, general, remember, array_class)     # general itself where no entry fits
     nd_function.__name__ = func_name
     nd_function.__qualname__ = func_name

@@ -26,7 +26,7 @@ from ..operator.storage import CSR, DEFAULT, ROW_SPARSE
 from .ndarray import NDArray, _new, array, register_sparse_storage
 
 __all__ = ['BaseSparseNDArray', 'RowSparseNDArray', 'CSRNDArray', 'with_stype', 'from_sparse_tensor',
-           'row_sparse_array', 'csr_matrix', 'zeros', 'empty', 'sparse_array', 'storage_entry',
+           'row_sparse_array', 'csr_matrix', 'zeros', 'empty', 'sparse_array', 'storage_dispatch', 'DENSE_CALL',
            'stype_of_array', 'cast_storage_of', 'rows_array', 'sum_row_sparse', 'set_rows']
 
 STYPES = (DEFAULT, ROW_SPARSE, CSR)
@@ -707,66 +707,58 @@ def _ufunc(lhs, rhs, elemwise, broadcast, scalar_op):
     return _op(elemwise if tuple(lhs.shape) == tuple(rhs.shape) else broadcast)(lhs, rhs)
 
 
-def storage_entry(spec, nd_function):
-    """``nd_function`` (an operator's generated mx.nd function) behind its storage rule: calls
-    with a sparse input or output go through the rule, all-dense ones straight through."""
+DENSE_CALL = object()    # storage_dispatch's answer for a call its operator's dense path takes
+
+
+def storage_dispatch(spec, dense_function):
+    """The storage rule of ``spec`` as a test the operator's generated mx.nd function makes
+    first, once a sparse array exists (``SPARSE_MADE``) or where the attributes choose the
+    output's storage (``cast_storage``): ``dispatch(args, kwargs, out, name)`` gives the
+    result of a call with a sparse input or output, or :data:`DENSE_CALL` for an all-dense
+    call, which the function then runs itself. ``dense_function`` is the generated function
+    without this test: the rule's dense fallback (sparse inputs densified) calls it."""
     rule, sparse_impl = spec.storage
     inputs = spec.inputs
     variadic = spec.variadic
     n_in = len(inputs)
     input_pos = {n: i for i, n in enumerate(inputs)}
     by_attrs = getattr(spec, 'storage_by_attrs', False)     # cast_storage: output type from attributes
-
-    parsed = {}     # attributes parsed per keyword set (a training loop repeats a few)
     all_dense = (DEFAULT,) * n_in
 
-    sparse_made = SPARSE_MADE
+    parsed = {}     # attributes parsed per keyword set (a training loop repeats a few)
 
-    def entry(*args, **kwargs):
-        if not (sparse_made[0] or by_attrs):
-            return nd_function(*args, **kwargs)
-        if not kwargs and len(args) == n_in and not variadic:
-            # the call of a training loop's hot path, dot(x, w): inputs alone, by position
-            stypes = tuple([a._STYPE if isinstance(a, BaseSparseNDArray) else DEFAULT for a in args])
-            if stypes == all_dense and not by_attrs:
-                return nd_function(*args)
-            attrs = parsed.get(())
-            if attrs is None:
-                attrs = parsed[()] = spec.parse_attrs({})
-            res = _run_sparse(spec, rule, sparse_impl, args, attrs, stypes)
-            if res is not None:
-                return res
-            return _storage_call(spec, rule, sparse_impl, nd_function, args, kwargs, None, None, n_in, input_pos)
-        out, name = kwargs.pop('out', None), kwargs.pop('name', None)
+    def parse(kwargs):
+        try:
+            attrs = parsed.get(tuple(kwargs.items()))
+        except TypeError:       # an unhashable value (a list)
+            return spec.parse_attrs(kwargs)
+        if attrs is None:
+            attrs = spec.parse_attrs(kwargs)
+            if len(parsed) < 64:
+                parsed[tuple(kwargs.items())] = attrs
+        return attrs
+
+    def dispatch(args, kwargs, out, name):
         arrays = args if variadic else args[:n_in]
         for a in arrays:
             if isinstance(a, BaseSparseNDArray):
                 break
         else:   # all-dense positional inputs: every dense call, so the cheapest tests first
-            if not (by_attrs or (out is not None and isinstance(out, BaseSparseNDArray)) or
+            if not ((out is not None and isinstance(out, BaseSparseNDArray)) or
                     (kwargs and any(isinstance(kwargs.get(n), BaseSparseNDArray) for n in inputs if n in kwargs))):
-                return nd_function(*args, out=out, name=name, **kwargs)
+                if not by_attrs:
+                    return DENSE_CALL
+                if (len(args) == n_in and input_pos.keys().isdisjoint(kwargs)
+                        and rule(all_dense, parse(kwargs)) == DEFAULT):
+                    return DENSE_CALL       # cast_storage(dense, 'default'): the dense copy
         if not variadic and len(args) == n_in and out is None and input_pos.keys().isdisjoint(kwargs):
-            try:        # the common sparse call: inputs by position, attributes by keyword
-                attrs = parsed.get(tuple(kwargs.items()))
-            except TypeError:       # an unhashable value (a list)
-                attrs = None
-            if attrs is None:
-                attrs = spec.parse_attrs(kwargs)
-                if len(parsed) < 64:
-                    try:
-                        parsed[tuple(kwargs.items())] = attrs
-                    except TypeError:
-                        pass
-            res = _run_sparse(spec, rule, sparse_impl, args, attrs,
+            # the common sparse call: inputs by position, attributes by keyword
+            res = _run_sparse(spec, rule, sparse_impl, args, parse(kwargs),
                               tuple([a._STYPE if isinstance(a, BaseSparseNDArray) else DEFAULT for a in args]))
             if res is not None:
                 return res
-        return _storage_call(spec, rule, sparse_impl, nd_function, args, kwargs, out, name, n_in, input_pos)
-    entry.__name__ = nd_function.__name__
-    entry.__doc__ = nd_function.__doc__
-    entry.spec = spec
-    return entry
+        return _storage_call(spec, rule, sparse_impl, dense_function, args, kwargs, out, name, n_in, input_pos)
+    return dispatch
 
 
 def _records_gradient(arrays):

@@ -18,6 +18,7 @@ from .. import autograd
 from .._torch_private import foreach
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
+from ..ndarray.sparse_arrays import SPARSE_MADE
 from . import state_check, state_format
 from .lazy_rows import step_lazily
 
@@ -184,6 +185,10 @@ class Optimizer:
     def _multiplied(self, base, indices, mults, param_attr):
         """``base`` times each index's multiplier: Gluon parameter, then index, then name."""
         param_dict, idx2name = self.param_dict, self.idx2name
+        try:        # a Gluon Trainer's optimizer: every index a parameter's
+            return [base * getattr(param_dict[index], param_attr) for index in indices]
+        except KeyError:
+            pass
         out = []
         for index in indices:
             param = param_dict.get(index)
@@ -351,10 +356,14 @@ class Optimizer:
 
     def _apply_group(self, indices, weights, grads, states, multi_precision):
         weights_t = [w._t for w in weights]
-        # a row_sparse gradient's dense form is not made here: step_lazily reads its rows
-        grads_t = [None if type(g) is not NDArray and g.stype == 'row_sparse' else g._t for g in grads]
-        for w, g, g_t in zip(weights_t, grads, grads_t):
-            if w.shape != (g_t.shape if g_t is not None else g.shape):     # torch.Size equals a tuple
+        if SPARSE_MADE[0]:
+            # a row_sparse gradient's dense form is not made here: step_lazily reads its rows
+            grads_t = [None if type(g) is not NDArray and g.stype == 'row_sparse' else g._t for g in grads]
+            shaped = [g if g_t is None else g_t for g, g_t in zip(grads, grads_t)]
+        else:       # no sparse array exists: every gradient is dense
+            grads_t = shaped = [g._t for g in grads]
+        for w, g in zip(weights_t, shaped):
+            if w.shape != g.shape:     # torch.Size equals a tuple
                 raise MXNetError('%s.update: weight shape %s and gradient shape %s differ'
                                  % (type(self).__name__, tuple(w.shape), tuple(g.shape)))
         self._update_count(indices)

@@ -14,6 +14,7 @@ graph's file), :mod:`.mirroring` -- and are importable from here as well.
 import itertools
 
 from .. import async_errors
+from ..async_errors import RUN as _RUN
 from ..base import MXNetError
 from .codegen import generate
 from .inference import (TORCH_ERRORS, infer, infer_shape, infer_type, open_shape_nodes,  # noqa: F401
@@ -98,7 +99,9 @@ class CompiledGraph:
         """Run on the input tensors (then the monitor callback of a monitored graph); torch
         errors become ``MXNetError`` naming the operator."""
         outputs = None
-        started = async_errors.run_started()
+        run = _RUN      # the run bracketed for deferred errors (see async_errors.hand_on)
+        run.depth += 1
+        started = run.made
         try:
             outputs = self.fn(*tensors, *monitor)
             return outputs
@@ -109,7 +112,9 @@ class CompiledGraph:
                              % (self._failing_node(err.__traceback__), str(err).split('\n')[0],
                                 [tuple(t.shape) for t in tensors])) from None
         finally:
-            async_errors.run_ended(started, outputs)
+            run.depth -= 1
+            if run.made != started:
+                async_errors.hand_on(started, outputs)
 
     def _failing_node(self, traceback):
         """``'<op> <name>'`` of the operator whose line of the generated source raised."""
