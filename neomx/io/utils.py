@@ -15,3 +15,8 @@ def __getattr__(name):
             return None
         return h5py
     raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
+
+def __dir__():
+    # h5py is listed as MXNet's module lists it, though it is looked up only when read
+    return sorted(list(globals()) + ['h5py'])
