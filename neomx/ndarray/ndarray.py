@@ -237,18 +237,22 @@ def _check_inplace(arr, value=None):
                          % (tuple(arr._t.shape),))
 
 
-# The operators MXNet's NDArray dunders call, as autograd.get_symbol shows them:
-# (array op array, array op scalar); a reflected dunder's scalar operator.
-_RECORDED_AS = {
-    '__add__': ('broadcast_add', '_plus_scalar'), '__sub__': ('broadcast_sub', '_minus_scalar'),
-    '__mul__': ('broadcast_mul', '_mul_scalar'), '__truediv__': ('broadcast_div', '_div_scalar'),
-    '__mod__': ('broadcast_mod', '_mod_scalar'), '__pow__': ('broadcast_power', '_power_scalar'),
+# The MXNet operators NDArray's dunders stand for (autograd.get_symbol records them, AMP
+# casts by their lists): (array op array, array op number); a reflected dunder has no
+# array form (None).
+ARITHMETIC_OPERATORS = {
+    '__add__': ('broadcast_add', '_plus_scalar'), '__radd__': (None, '_plus_scalar'),
+    '__sub__': ('broadcast_sub', '_minus_scalar'), '__rsub__': (None, '_rminus_scalar'),
+    '__mul__': ('broadcast_mul', '_mul_scalar'), '__rmul__': (None, '_mul_scalar'),
+    '__truediv__': ('broadcast_div', '_div_scalar'), '__rtruediv__': (None, '_rdiv_scalar'),
+    '__mod__': ('broadcast_mod', '_mod_scalar'), '__rmod__': (None, '_rmod_scalar'),
+    '__pow__': ('broadcast_power', '_power_scalar'), '__rpow__': (None, '_rpower_scalar')}
+COMPARISON_OPERATORS = {
     '__eq__': ('broadcast_equal', '_equal_scalar'), '__ne__': ('broadcast_not_equal', '_not_equal_scalar'),
     '__gt__': ('broadcast_greater', '_greater_scalar'),
     '__ge__': ('broadcast_greater_equal', '_greater_equal_scalar'),
-    '__lt__': ('broadcast_lesser', '_lesser_scalar'), '__le__': ('broadcast_lesser_equal', '_lesser_equal_scalar'),
-    '__radd__': '_plus_scalar', '__rsub__': '_rminus_scalar', '__rmul__': '_mul_scalar',
-    '__rtruediv__': '_rdiv_scalar', '__rmod__': '_rmod_scalar', '__rpow__': '_rpower_scalar'}
+    '__lt__': ('broadcast_lesser', '_lesser_scalar'), '__le__': ('broadcast_lesser_equal', '_lesser_equal_scalar')}
+_RECORDED_AS = {**ARITHMETIC_OPERATORS, **COMPARISON_OPERATORS}
 
 
 def _recorded_scalar(op, array, scalar, res):
@@ -344,7 +348,7 @@ def _binary(op_name, torch_fn, int_fn=None):
 
 def _reflected(op_name, torch_fn, int_fn=None):
     """``scalar op array`` (``10 - a``, ``2 ** a``)."""
-    scalar_op = _RECORDED_AS[op_name]
+    scalar_op = _RECORDED_AS[op_name][1]
 
     def method(self, other):
         if _is_scalar(other):

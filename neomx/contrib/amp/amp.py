@@ -33,6 +33,7 @@ from ...context import gpu
 from ...gluon import HybridBlock, SymbolBlock, trainer
 from ...module import BucketingModule
 from ...ndarray import NDArray
+from ...ndarray.ndarray import ARITHMETIC_OPERATORS
 from ...symbol import Symbol
 from ...symbol.low_precision import cast_inputs, multicast_inputs, reduce_precision, set_arithmetic_hook
 from . import lists
@@ -286,16 +287,7 @@ def _wrap_loss_output_functions(module, scaler, target_dtype):
             _replace(module, name, _named_like(warned, f))
 
 
-# NDArray and Symbol arithmetic, with the names of the MXNet functions it goes through:
-# (array with array, array with a number, a number with the array).
-_ND_ARITHMETIC = {
-    '__add__': ('broadcast_add', '_plus_scalar'), '__radd__': (None, '_plus_scalar'),
-    '__sub__': ('broadcast_sub', '_minus_scalar'), '__rsub__': (None, '_rminus_scalar'),
-    '__mul__': ('broadcast_mul', '_mul_scalar'), '__rmul__': (None, '_mul_scalar'),
-    '__truediv__': ('broadcast_div', '_div_scalar'), '__rtruediv__': (None, '_rdiv_scalar'),
-    '__mod__': ('broadcast_mod', '_mod_scalar'), '__rmod__': (None, '_rmod_scalar'),
-    '__pow__': ('broadcast_power', '_power_scalar'), '__rpow__': (None, '_rpower_scalar'),
-}
+# Symbol arithmetic: the operator names of MXNet's lists for the operators a Symbol's dunders make
 _SYMBOL_ARITHMETIC = {
     'elemwise_add': '_Plus', 'elemwise_sub': '_Minus', 'elemwise_mul': '_Mul', 'elemwise_div': '_Div',
     '_mod': '_Mod', '_power': '_Power', '_plus_scalar': '_PlusScalar', '_minus_scalar': '_MinusScalar',
@@ -342,7 +334,8 @@ def _nd_arithmetic(method, array_rule, scalar_rule, target):
 
 
 def _wrap_arithmetic(policy):
-    for method_name, (array_op, scalar_op) in _ND_ARITHMETIC.items():
+    # NDArray arithmetic, by the names of the MXNet operators it stands for
+    for method_name, (array_op, scalar_op) in ARITHMETIC_OPERATORS.items():
         array_rule = policy(array_op) if array_op else None
         scalar_rule = policy(scalar_op)
         if array_rule or scalar_rule:
