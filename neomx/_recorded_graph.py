@@ -41,8 +41,7 @@ def _tensor_of(array):
 
 def _input_entry(array):
     """The entry of input ``array``, made a variable's where it has none."""
-    # a sparse array's stored form: its dense one is made only where something needs it
-    tensor = array._t if array.stype == 'default' else array._either()
+    tensor = _tensor_of(array)
     entry = getattr(tensor, TENSOR_ATTR, None)
     if entry is None:
         if tensor.requires_grad and tensor.is_leaf:
