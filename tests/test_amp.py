@@ -142,6 +142,17 @@ def test_init_trainer_errors():
         amp_module._deinit()
 
 
+def test_deferred_initialisation_runs_through_cast_operators(amp_bf16):
+    # MXNet's AMP tutorial calls amp.init() before building a net whose shapes are deferred:
+    # the first eager forward must infer them through the operators AMP wrapped
+    net = gluon.nn.Sequential()
+    net.add(gluon.nn.Conv2D(3, 3), gluon.nn.Flatten(), gluon.nn.Dense(2))
+    net.initialize(mx.init.One())
+    out = net(mx.nd.ones((1, 2, 4, 4)))
+    assert net[0].weight.shape == (3, 2, 3, 3) and net[2].weight.shape == (2, 12)
+    assert out.dtype == bfloat16 and np.allclose(out.asnumpy().astype(np.float32), 12 * 18)   # biases start at 0
+
+
 def _lenet():
     net = gluon.nn.HybridSequential()
     with net.name_scope():

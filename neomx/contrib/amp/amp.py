@@ -147,6 +147,10 @@ def _named_like(wrapper, f):
     wrapper.__name__, wrapper.__doc__ = f.__name__, f.__doc__
     wrapper.__module__ = getattr(f, '__module__', None)
     wrapper.__wrapped__ = f
+    spec = getattr(f, 'spec', None)
+    if spec is not None:
+        # the same operator: Gluon's deferred initialisation reads its inputs from the spec
+        wrapper.spec = spec
     return wrapper
 
 
