@@ -17,6 +17,16 @@ from neomx.operator import registry
 from neomx.test_utils import check_numeric_gradient
 
 CONTEXTS = [mx.cpu(0), mx.cpu(1)]
+
+
+@pytest.fixture(autouse=True)
+def _current_context_is_the_first_device():
+    """The steps here run on cpu(0) and cpu(1) (two devices any machine has); the arrays a
+    test makes without ``ctx`` belong on the first, also under ``--default-context 'gpu(0)'``."""
+    with CONTEXTS[0]:
+        yield
+
+
 SPLIT = 2                                   # unequal parts: 2 and 3 samples
 
 

@@ -25,7 +25,7 @@ def _values(params):
 
 def _backward(net, x):
     with autograd.record():
-        loss = net(x).sum()
+        loss = net(mx.nd.array(x)).sum()
     loss.backward()
 
 
@@ -33,7 +33,9 @@ def _grads(params):
     return {name: p.grad().asnumpy().copy() for name, p in params.items() if p.grad_req != 'null'}
 
 
-X = mx.nd.array(np.arange(8, dtype='float32').reshape(2, 4) / 8)
+# NumPy, made into an NDArray in each test: on the test's current context (a GPU under
+# ``--default-context``), where the nets are initialized.
+X = np.arange(8, dtype='float32').reshape(2, 4) / 8
 
 
 def _stepped_once():
@@ -70,7 +72,7 @@ def test_stale_gradient_raises_and_ignore_updates_only_fresh_ones():
         trainer.step(1)                     # no backward since the last step
     first = net[0]
     with autograd.record():                 # only the first layer takes part
-        loss = first(X).sum()
+        loss = first(mx.nd.array(X)).sum()
     loss.backward()
     before, grads = _values(params), _grads(params)
     trainer.step(1, ignore_stale_grad=True)
