@@ -104,7 +104,8 @@ def test_save_parameters_uses_mxnet_unfused_keys_and_round_trips(tmp_path):
         '_unfused.0.i2h_weight', '_unfused.0.h2h_weight', '_unfused.0.i2h_bias',
         '_unfused.0.h2h_bias']
     loaded = rnn.LSTM(2, num_layers=2, bidirectional=True)      # input size from the file
-    loaded.load_parameters(str(tmp_path / 'lstm.params'))
+    # without ctx MXNet loads onto cpu(), whatever the current context
+    loaded.load_parameters(str(tmp_path / 'lstm.params'), ctx=mx.current_context())
     x = mx.nd.array(_data(3, 2, 2))
     np.testing.assert_array_equal(loaded(x).asnumpy(), layer(x).asnumpy())
 

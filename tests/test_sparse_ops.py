@@ -212,7 +212,7 @@ _MXNET_CSR = ('c9fa93f9020000000100000003000000000000000200000002000000000000000
 
 def test_sparse_files_are_mxnets_bytes(tmp_path):
     path = str(tmp_path / 'c.params')
-    mx.nd.save(path, [_csr()])
+    mx.nd.save(path, [_csr().as_in_context(mx.cpu())])     # the file records the array's device
     with open(path, 'rb') as f:
         assert f.read()[24:] == binascii.unhexlify(_MXNET_CSR)
     back = mx.nd.load(path)[0]
@@ -251,7 +251,7 @@ def test_row_sparse_parameter_step_records_through_sparse_operators():
     x = mx.gluon.Parameter('x', shape=(2, 10), stype='row_sparse', grad_stype='row_sparse')
     x.initialize(ctx=mx.cpu(0), init='ones')
     trainer = mx.gluon.Trainer([x], 'sgd', {'learning_rate': 1.0}, kvstore='local')
-    rows = mx.nd.arange(0, 2)
+    rows = mx.nd.arange(0, 2, ctx=mx.cpu(0))     # row_sparse_data answers on the rows' context
     with mx.autograd.record():
         w = x.row_sparse_data(rows)
         y = 3 * w

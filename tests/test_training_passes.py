@@ -21,6 +21,14 @@ DTYPES = ['float32', 'float64']
 TOL = {'float32': dict(rtol=1e-5, atol=1e-6), 'float64': dict(rtol=1e-10, atol=1e-12)}
 
 
+@pytest.fixture(autouse=True)
+def _on_cpu():
+    """The passes rewrite graphs bound on a CPU context (GPU graphs run as traced), so the
+    nets here run on the CPU, also under ``--default-context 'gpu(0)'``."""
+    with mx.cpu():
+        yield
+
+
 def _convnet(batch_norm=False, dropout=False, groups=1, dilation=1):
     """Conv -> [BN] -> relu -> max pool, twice, [dropout], dense: the chains the passes rewrite,
     down to a 1-pixel convolution (3x3, pad 1) and a few-pixel one."""
