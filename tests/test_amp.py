@@ -20,7 +20,11 @@ def _amp_undone_after_each_test():
 
 @pytest.fixture
 def amp_bf16():
+    """amp.init('bfloat16'), the test on a CPU context: MXNet 1.9.1 casts NDArrays to bfloat16
+    on CPUs only (on GPUs between float16 and float32), also under ``--default-context``."""
     amp.init('bfloat16')
+    with mx.cpu():
+        yield
 
 
 def _nodes(sym):
@@ -223,8 +227,9 @@ def test_loss_scaler_grows_after_2000_clean_steps():
 
 
 def test_convert_hybrid_block_runs_bf16():
-    net = _lenet()
-    x = mx.nd.random.uniform(shape=(2, 1, 8, 8))
+    with mx.cpu():                      # bfloat16 conversion is for CPUs (ctx=mx.cpu() below)
+        net = _lenet()
+        x = mx.nd.random.uniform(shape=(2, 1, 8, 8))
     expected = net(x).asnumpy()
     converted = amp.convert_hybrid_block(net, target_dtype='bfloat16', ctx=mx.cpu())
     got = converted(x)
