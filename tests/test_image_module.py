@@ -103,8 +103,10 @@ def test_crops_and_scale_down(rgb):
 
 
 def test_color_normalize(rgb):
-    out = mx.image.color_normalize(rgb.astype('float32'), mx.nd.array([100, 110, 120]),
-                                   mx.nd.array([50, 60, 70]))
+    # decoded images are on the CPU (as MXNet's), whatever the current context
+    assert rgb.context == mx.cpu(0)
+    out = mx.image.color_normalize(rgb.astype('float32'), mx.nd.array([100, 110, 120], ctx=rgb.context),
+                                   mx.nd.array([50, 60, 70], ctx=rgb.context))
     np.testing.assert_allclose(out.asnumpy(), ORACLE['normalize'], rtol=1e-6)
 
 

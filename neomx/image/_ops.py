@@ -14,7 +14,7 @@ import torch.nn.functional as F
 
 from .._image_decode import decode_buffer, decode_bytes
 from ..base import MXNetError
-from ..context import current_context
+from ..context import cpu
 from ..ndarray.ndarray import wrap_tensor
 from ..operator.image_cv import copy_make_border
 from .._image_resize import pick_interp, resize_hwc
@@ -25,7 +25,9 @@ __all__ = ['imread', 'imdecode', 'imresize', 'scale_down', 'copyMakeBorder', 're
            'imrotate', 'random_rotate']
 
 def _to_ndarray(pixels):
-    return wrap_tensor(torch.from_numpy(np.array(pixels)), current_context())
+    # Decoded images live on the CPU whatever the current context, as MXNet's OpenCV decoders'
+    # outputs do: the augmenters and DataLoader workers that read them work on the CPU.
+    return wrap_tensor(torch.from_numpy(np.array(pixels)), cpu(0))
 
 
 def imread(filename, flag=1, to_rgb=True, out=None):
@@ -45,7 +47,7 @@ def imread(filename, flag=1, to_rgb=True, out=None):
     Returns
     -------
     NDArray
-        uint8 image of shape (H, W, 3) or (H, W, 1).
+        uint8 image of shape (H, W, 3) or (H, W, 1), on cpu(0) (as MXNet's).
     """
     try:
         stream = open(filename, 'rb')
@@ -73,7 +75,7 @@ def imdecode(buf, flag=1, to_rgb=True, out=None):
     Returns
     -------
     NDArray
-        uint8 image of shape (H, W, 3) or (H, W, 1).
+        uint8 image of shape (H, W, 3) or (H, W, 1), on cpu(0) (as MXNet's).
     """
     return _write_out(_to_ndarray(decode_buffer(buf, flag, to_rgb)), out)
 
@@ -353,6 +355,6 @@ def random_rotate(src, angle_limits, zoom_in=False, zoom_out=False):
     """
     if src.ndim == 3:
         return imrotate(src, nprandom.uniform(*angle_limits), zoom_in=zoom_in, zoom_out=zoom_out)
-    degrees = wrap_tensor(torch.from_numpy(nprandom.uniform(*angle_limits, size=src.shape[0])).float(),
-                   src._ctx)
+    degrees = wrap_tensor(torch.as_tensor(nprandom.uniform(*angle_limits, size=src.shape[0]),
+                                          dtype=torch.float32, device=src._t.device), src._ctx)
     return imrotate(src, degrees, zoom_in=zoom_in, zoom_out=zoom_out)

@@ -289,7 +289,7 @@ class ContrastJitterAug(Augmenter):
 
     def __call__(self, src):
         alpha = _jitter_factor(self.contrast)
-        gray = src * self.coef
+        gray = src * _on_context_of(src, self.coef)
         # 3 * mean of the weighted channels = the mean luma of the image.
         gray = (3.0 * (1.0 - alpha) / gray.size) * nd.sum(gray)
         src *= alpha
@@ -321,7 +321,7 @@ class SaturationJitterAug(Augmenter):
 
     def __call__(self, src):
         alpha = _jitter_factor(self.saturation)
-        gray = nd.sum(src * self.coef, axis=2, keepdims=True)
+        gray = nd.sum(src * _on_context_of(src, self.coef), axis=2, keepdims=True)
         gray *= (1.0 - alpha)
         src *= alpha
         src += gray
@@ -356,7 +356,7 @@ class HueJitterAug(Augmenter):
         cos, sin = np.cos(angle), np.sin(angle)
         rotate_iq = np.array([[1.0, 0.0, 0.0], [0.0, cos, -sin], [0.0, sin, cos]])
         transform = (_YIQ_TO_RGB @ rotate_iq @ _RGB_TO_YIQ).T
-        return nd.dot(src, nd.array(transform))
+        return nd.dot(src, nd.array(transform, ctx=src.context))
 
 
 class ColorJitterAug(RandomOrderAug):
@@ -410,7 +410,7 @@ class LightingAug(Augmenter):
 
     def __call__(self, src):
         alpha = nprandom.normal(0, self.alphastd, size=(3,))
-        src += nd.array(np.dot(self.eigvec * alpha, self.eigval))
+        src += nd.array(np.dot(self.eigvec * alpha, self.eigval), ctx=src.context)
         return src
 
 
@@ -436,11 +436,18 @@ class ColorNormalizeAug(Augmenter):
         self.std = _as_ndarray(std)
 
     def __call__(self, src):
-        return color_normalize(src, self.mean, self.std)
+        return color_normalize(src, _on_context_of(src, self.mean), _on_context_of(src, self.std))
 
 
 def _as_ndarray(value):
     return value if value is None or isinstance(value, NDArray) else nd.array(value)
+
+
+def _on_context_of(src, value):
+    """``value`` (an NDArray or None) on ``src``'s context: an augmenter's arrays are made on
+    the context current where it is built, its images may come from elsewhere (decoded on
+    the CPU, or augmented on an iterator's threads)."""
+    return value if value is None else value.as_in_context(src.context)
 
 
 class RandomGrayAug(Augmenter):
@@ -466,7 +473,7 @@ class RandomGrayAug(Augmenter):
 
     def __call__(self, src):
         if pyrandom.random() < self.p:
-            src = nd.dot(src, self.mat)
+            src = nd.dot(src, _on_context_of(src, self.mat))
         return src
 
 
