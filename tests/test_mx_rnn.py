@@ -95,7 +95,7 @@ def test_shared_params_and_modifier_rules():
 def _random_args(sym, data_shape, seed=0):
     arg_shapes, _, _ = sym.infer_shape(data=data_shape)
     rng = np.random.RandomState(seed)
-    return {name: mx.nd.array(rng.uniform(-0.5, 0.5, shape))
+    return {name: mx.nd.array(rng.uniform(-0.5, 0.5, shape), ctx=mx.cpu())     # bound on the CPU
             for name, shape in zip(sym.list_arguments(), arg_shapes)}
 
 

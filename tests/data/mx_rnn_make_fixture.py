@@ -81,7 +81,7 @@ def sequential_cell(mx):
 
 def forward(mx, sym, data_shape):
     arg_shapes, _, _ = sym.infer_shape(data=data_shape)
-    args = {name: mx.nd.array(deterministic(shape, seed))
+    args = {name: mx.nd.array(deterministic(shape, seed), ctx=mx.cpu())      # bound on the CPU
             for seed, (name, shape) in enumerate(zip(sym.list_arguments(), arg_shapes))}
     return [out.asnumpy().round(6).tolist() for out in sym.bind(mx.cpu(), args).forward()]
 
