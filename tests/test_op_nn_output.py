@@ -30,16 +30,17 @@ def _forward_backward(fn, x_np, head=None):
 
 
 X = _rand(3, 4)
-LABEL = mx.nd.array([0, 3, 1])
+LABEL = [0, 3, 1]            # made an NDArray in each test: on the test's current context
 ONE_HOT = np.eye(4, dtype='float32')[[0, 3, 1]]
 
 
 # ------------------------------------------------------------- SoftmaxOutput
 def test_softmax_output_forward_and_head_ignoring_gradient():
-    out, grad = _forward_backward(lambda d: mx.nd.SoftmaxOutput(d, LABEL), X, head=np.full((3, 4), 5.))
+    out, grad = _forward_backward(lambda d: mx.nd.SoftmaxOutput(d, mx.nd.array(LABEL)), X,
+                                  head=np.full((3, 4), 5.))
     np.testing.assert_allclose(out, _softmax(X), rtol=1e-5)
     np.testing.assert_allclose(grad, _softmax(X) - ONE_HOT, rtol=1e-5, atol=1e-6)
-    assert mx.nd.Softmax(mx.nd.array(X), LABEL).shape == (3, 4)
+    assert mx.nd.Softmax(mx.nd.array(X), mx.nd.array(LABEL)).shape == (3, 4)
 
 
 @pytest.mark.parametrize('kwargs, label, scale', [
@@ -56,7 +57,7 @@ def test_softmax_output_normalization_and_ignore(kwargs, label, scale):
 
 
 def test_softmax_output_label_smoothing_and_bad_labels():
-    _, grad = _forward_backward(lambda d: mx.nd.SoftmaxOutput(d, LABEL, smooth_alpha=.3), X)
+    _, grad = _forward_backward(lambda d: mx.nd.SoftmaxOutput(d, mx.nd.array(LABEL), smooth_alpha=.3), X)
     np.testing.assert_allclose(grad, _softmax(X) - (ONE_HOT * .7 + (1 - ONE_HOT) * .1), rtol=1e-5, atol=1e-6)
     # labels are truncated to integers; out-of-range ones select no class
     _, grad = _forward_backward(lambda d: mx.nd.SoftmaxOutput(d, mx.nd.array([-1, 3.7, 9])), X)
@@ -68,7 +69,7 @@ def test_softmax_output_probability_labels_and_out_grad():
     _, grad = _forward_backward(lambda d: mx.nd.SoftmaxOutput(d, mx.nd.array(target)), X)
     np.testing.assert_allclose(grad, _softmax(X) - target, rtol=1e-5, atol=1e-6)
     # MXNet 1.9.1 scales by the layer's output with out_grad=True, whatever the head gradient
-    _, grad = _forward_backward(lambda d: mx.nd.SoftmaxOutput(d, LABEL, out_grad=True), X,
+    _, grad = _forward_backward(lambda d: mx.nd.SoftmaxOutput(d, mx.nd.array(LABEL), out_grad=True), X,
                                 head=np.arange(12.).reshape(3, 4))
     np.testing.assert_allclose(grad, (_softmax(X) - ONE_HOT) * _softmax(X), rtol=1e-5, atol=1e-6)
 
