@@ -193,3 +193,26 @@ def context_of_device(device):
     if device.type == 'cuda':
         return Context('gpu', device.index or 0)
     return Context('cpu', 0)
+
+
+def context_naming(tensor):
+    """The context an array wrapping ``tensor`` is on when none is given: the current one
+    where ``tensor`` lives on its device (cpu(3) names CPU tensors too), else the context of
+    the tensor's own device (a CPU tensor wrapped inside ``with mx.gpu():`` is on cpu(0)).
+
+    Example
+    -------
+    >>> import torch
+    >>> from neomx.context import context_naming
+    >>> with mx.cpu(3):
+    ...     context_naming(torch.zeros(2))
+    cpu(3)
+    """
+    ctx = current_context()
+    device = tensor.device
+    if device.type == 'cuda':
+        if ctx.device_typeid != 2 or ctx.device_id != (device.index or 0):
+            return context_of_device(device)
+    elif device.type == 'cpu' and ctx.device_typeid == 2:
+        return Context('cpu', 0)
+    return ctx

@@ -35,7 +35,7 @@ def _train_pass(mirror, **layers):
     net = _mlp(**layers)
     net.initialize(mx.init.Xavier())
     net.hybridize(mirror=mirror)
-    x = mx.nd.NDArray(torch.randn((8, 5), generator=torch.Generator().manual_seed(0)))
+    x = mx.nd.array(torch.randn((8, 5), generator=torch.Generator().manual_seed(0)).numpy())
     mx.random.seed(2)
     with autograd.record():
         loss = (net(x) ** 2).sum()

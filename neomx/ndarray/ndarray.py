@@ -17,7 +17,7 @@ from .. import async_errors
 from .._recorded_graph import note as _note_recorded
 from ..async_errors import raise_deferred
 from ..base import MXNetError, claim_dlpack_tensor, np_dtype, numpy_dtype, refuse_numpy_shape, torch_dtype
-from ..context import Context, as_context, current_context
+from ..context import Context, as_context, context_naming, current_context
 from ..util import is_np_array, is_np_shape
 from . import params_format
 from .handles import array_of, handle_of, held_handle
@@ -479,7 +479,7 @@ class NDArray:
                 source = array_of(tensor)
                 tensor, ctx = source._t, source._ctx
         self._t = tensor
-        self._ctx = ctx if ctx is not None else current_context()
+        self._ctx = ctx if ctx is not None else context_naming(tensor)
         self._grad = None
 
     # ------------------------------------------------------------ properties

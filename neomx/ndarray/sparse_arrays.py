@@ -20,7 +20,7 @@ import torch
 from .._torch_private import tensor_version
 from ..autograd import is_recording, run_untracked
 from ..base import MXNetError, np_dtype, torch_dtype
-from ..context import Context, current_context
+from ..context import Context, context_naming, current_context
 from ..operator import storage
 from ..operator.storage import CSR, DEFAULT, ROW_SPARSE
 from .ndarray import NDArray, _new, array, register_sparse_storage
@@ -89,7 +89,7 @@ class BaseSparseNDArray(NDArray):
         """Wrap ``handle``: a torch sparse tensor of this storage type, or a dense tensor
         (then compressed)."""
         SPARSE_MADE[0] = True
-        self._ctx, self._grad, self._synced = current_context(), None, _NO_DENSE
+        self._ctx, self._grad, self._synced = context_naming(handle), None, _NO_DENSE
         self._sp = handle if storage.stype_of(handle) == self._STYPE else storage.cast(handle, self._STYPE)
 
     # ----------------------------------------------------------- the two forms

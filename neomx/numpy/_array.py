@@ -19,7 +19,7 @@ import torch
 from .. import _autograd_state, _int_grad, autograd, upper_layers
 from .._division import mod as _mxnet_mod
 from ..base import MXNetError, np_dtype, numpy_dtype, torch_dtype
-from ..context import Context, as_context, current_context
+from ..context import Context, as_context, context_naming, current_context
 from ..ndarray import NDArray
 
 __all__ = ['ndarray', 'wrap', 'array', 'empty', 'zeros', 'ones', 'full', 'arange', 'DEFAULT_DTYPE']
@@ -228,7 +228,7 @@ class ndarray(NDArray):
 
     def __init__(self, shape=None, dtype=None, ctx=None, **kwargs):  # pylint: disable=super-init-not-called
         if isinstance(shape, _Tensor):      # ndarray(tensor, ctx): wrap, as NDArray does
-            self._t, self._ctx, self._grad = shape, ctx if ctx is not None else current_context(), None
+            self._t, self._ctx, self._grad = shape, ctx if ctx is not None else context_naming(shape), None
             return
         ctx = as_context(ctx)
         self._t = torch.empty(_shape_of(shape, 'ndarray'), dtype=torch_dtype(dtype, 'ndarray'),
