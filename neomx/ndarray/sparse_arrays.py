@@ -684,6 +684,8 @@ def _assign(target, value):
         src = storage.with_values(src, src.values().to(dtype)) if src.values().dtype != dtype else src.clone()
         if storage.stype_of(src) != target._STYPE:
             src = storage.to_dense(src)
+        if src.device != target._ctx.torch_device:      # a copy between devices
+            src = src.to(target._ctx.torch_device)
     target._set_sparse(storage.cast(src, target._STYPE))
 
 
