@@ -1,6 +1,7 @@
 """``ImageRecordDataset``: the images of a RecordIO file (``RecordFileDataset``, the raw
 records, lives in ``dataset`` as in MXNet)."""
 from ... import recordio
+from ...context import cpu
 from ...ndarray.ndarray import array
 from .dataset import RecordFileDataset
 
@@ -50,7 +51,8 @@ class ImageRecordDataset(RecordFileDataset):
     def __getitem__(self, idx):
         header, encoded = recordio.unpack(super().__getitem__(idx))
         pixels = recordio.decode_record_image(encoded, 1 if self._flag else 0, idx, self.filename)
-        image = array(pixels.reshape(pixels.shape[:2] + (-1,)), dtype='uint8')
+        # on the CPU whatever the current context, as MXNet's decoded images
+        image = array(pixels.reshape(pixels.shape[:2] + (-1,)), ctx=cpu(0), dtype='uint8')
         if self._transform is not None:
             return self._transform(image, header.label)
         return image, header.label
