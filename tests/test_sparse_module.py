@@ -9,27 +9,30 @@ import neomx as mx
 
 
 def test_module_fit_of_the_sparse_linear_model_matches_mxnet():
-    np.random.seed(0)
-    mx.random.seed(0)
-    features, n, batch = 50, 64, 16
-    x = mx.nd.sparse.csr_matrix(mx.nd.array((np.random.rand(n, features) < 0.1) * np.random.rand(n, features)))
-    y = mx.nd.array((np.random.rand(n) > 0.5).astype('float32'))
-    it = mx.io.NDArrayIter({'data': x}, {'softmax_label': y}, batch_size=batch, last_batch_handle='discard')
-    data = mx.sym.var('data', stype='csr')
-    weight = mx.sym.var('weight', shape=(features, 1), init=mx.init.Normal(sigma=0.01), stype='row_sparse')
-    pred = mx.sym.broadcast_add(mx.sym.sparse.dot(data, weight), mx.sym.var('bias', shape=(1,)))
-    model = mx.sym.LogisticRegressionOutput(pred, mx.sym.var('softmax_label'))
-    mod = mx.mod.Module(symbol=model, data_names=['data'], label_names=['softmax_label'])
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter('always')
-        mod.fit(it, num_epoch=3, kvstore='local', optimizer='ftrl', optimizer_params={'learning_rate': 0.1},
-                sparse_row_id_fn=lambda b: {'weight': b.data[0].indices}, eval_metric='mse')
-    # one device: no store updates the parameters, so MXNet warns that no rows need pulling
-    assert any('No need to call sparse_row_id_fn' in str(w.message) for w in caught)
-    args, _ = mod.get_params()
-    norm = float(np.linalg.norm(args['weight'].asnumpy()))
-    np.testing.assert_allclose(norm, 0.07989974319934845, rtol=2e-3)
-    np.testing.assert_allclose(mod.score(it, 'mse')[0][1], 0.24664361402392387, rtol=1e-4)
+    # MXNet's values come from a CPU: the module's parameters (and their random initial values)
+    # are made on the current context, as in MXNet
+    with mx.cpu():
+        np.random.seed(0)
+        mx.random.seed(0)
+        features, n, batch = 50, 64, 16
+        x = mx.nd.sparse.csr_matrix(mx.nd.array((np.random.rand(n, features) < 0.1) * np.random.rand(n, features)))
+        y = mx.nd.array((np.random.rand(n) > 0.5).astype('float32'))
+        it = mx.io.NDArrayIter({'data': x}, {'softmax_label': y}, batch_size=batch, last_batch_handle='discard')
+        data = mx.sym.var('data', stype='csr')
+        weight = mx.sym.var('weight', shape=(features, 1), init=mx.init.Normal(sigma=0.01), stype='row_sparse')
+        pred = mx.sym.broadcast_add(mx.sym.sparse.dot(data, weight), mx.sym.var('bias', shape=(1,)))
+        model = mx.sym.LogisticRegressionOutput(pred, mx.sym.var('softmax_label'))
+        mod = mx.mod.Module(symbol=model, data_names=['data'], label_names=['softmax_label'])
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter('always')
+            mod.fit(it, num_epoch=3, kvstore='local', optimizer='ftrl', optimizer_params={'learning_rate': 0.1},
+                    sparse_row_id_fn=lambda b: {'weight': b.data[0].indices}, eval_metric='mse')
+        # one device: no store updates the parameters, so MXNet warns that no rows need pulling
+        assert any('No need to call sparse_row_id_fn' in str(w.message) for w in caught)
+        args, _ = mod.get_params()
+        norm = float(np.linalg.norm(args['weight'].asnumpy()))
+        np.testing.assert_allclose(norm, 0.07989974319934845, rtol=2e-3)
+        np.testing.assert_allclose(mod.score(it, 'mse')[0][1], 0.24664361402392387, rtol=1e-4)
 
 
 def test_prepare_pulls_the_rows_of_every_row_sparse_parameter():
