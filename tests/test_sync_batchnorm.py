@@ -27,7 +27,7 @@ CONTEXTS = [mx.cpu(0), mx.cpu(1)]
 def _current_context_is_the_first_device():
     """The steps here run on cpu(0) and cpu(1) (two devices any machine has); the arrays a
     test makes without ``ctx`` belong on the first, also under ``--default-context 'gpu(0)'``."""
-    with CONTEXTS[0]:
+    with mx.cpu(0):                 # (a Context of its own: CONTEXTS' are entered by the steps)
         yield
 CHANNELS = 3
 RNG = np.random.RandomState(0)
