@@ -11,6 +11,7 @@ import time
 
 import numpy as np
 import pytest
+import torch
 
 import neomx as mx
 from neomx._image_decode import opencv
@@ -319,10 +320,17 @@ MXNET_JITTERED = {
 
 
 @pytest.mark.parametrize('kind', sorted(MXNET_JITTERED))
-def test_colour_jitter_formulas_reproduce_mxnet(kind):
+@pytest.mark.parametrize('on_tensors', [False, True])
+def test_colour_jitter_formulas_reproduce_mxnet(kind, on_tensors):
     # Some factor in the range reproduces MXNet's pixels exactly with neomx's formula (its
-    # gray level weighs the channels in BGR order, as MXNet does; uint8 rounding each step).
-    from neomx.io.image_record_iter import _color_jitter
+    # gray level weighs the channels in BGR order, as MXNet does; uint8 rounding each step),
+    # on numpy arrays (the host path) and on tensors (the device path of ctx=mx.gpu()).
+    from neomx.io.image_record_iter import _color_jitter, _jitter_draws, _tensor_color_jitter
+
+    def jittered(pixels, draws):
+        if on_tensors:
+            return _tensor_color_jitter(torch.from_numpy(pixels), draws).numpy()
+        return _color_jitter(pixels, draws)
 
     class Fixed:        # a stream whose uniform draw is the factor being tried
         def __init__(self, value):
@@ -336,7 +344,8 @@ def test_colour_jitter_formulas_reproduce_mxnet(kind):
     want = MXNET_JITTERED[kind]
     jitters = tuple(0.5 if name == kind else 0 for name in ('brightness', 'contrast', 'saturation'))
     matches = [delta for delta in np.arange(-0.5, 0.5, 1e-4)
-               if [_color_jitter(pixels, jitters, 0, Fixed(delta))[0, c].tolist() for c in (0, 7)]
+               if [jittered(pixels, _jitter_draws(jitters, 0, Fixed(delta)))[0, c].tolist()
+                   for c in (0, 7)]
                == [want[0], want[1]]]
     assert matches
 

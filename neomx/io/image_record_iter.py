@@ -27,7 +27,12 @@ shuffled order and random augmentations are reproducible from ``seed``/``seed_au
 not MXNet's streams (MXNet's depend on its number of threads; neomx's do not). With
 ``round_batch=False`` the last batch is zero-filled and ``pad`` counts the filler (MXNet
 leaves stale samples there and reports 0). ``DataBatch.index`` is all zeros, as in MXNet.
+
+With a Context as ``ctx`` (neomx's extension; MXNet takes only its 'cpu'/'gpu' hint) each
+batch is decoded (nvJPEG through torchvision on a GPU) and augmented with torch operations on
+that device: see ``ImageRecordIter``'s docstring.
 """
+import contextlib
 import os
 import random
 import weakref
@@ -37,9 +42,10 @@ import torch
 
 from .. import _fileio, _recordio_parts, recordio
 from .._batch_workers import BatchPipeline
+from .._device_images import DeviceImageDecoder, hand_over, image_device, worker_stream
 from .._image_decode import opencv
 from .._recordio_format import read_record_at
-from .._image_resize import pick_interp, resize_pixels
+from .._image_resize import pick_interp, resize_hwc, resize_pixels
 from .._optional import MissingDependencyError
 from ..base import MXNetError, check_batch_size
 from ..context import cpu, cpu_pinned
@@ -50,7 +56,7 @@ __all__ = ['ImageRecordIter', 'ImageRecordUInt8Iter', 'ImageRecordInt8Iter', 'Im
            'ImageRecordUInt8Iter_v1']
 
 # Accepted for compatibility; they tune MXNet's C++ buffers and logging.
-_IGNORED = {'verbose', 'ctx', 'shuffle_chunk_size', 'shuffle_chunk_seed', 'aug_seq'}
+_IGNORED = {'verbose', 'shuffle_chunk_size', 'shuffle_chunk_seed', 'aug_seq'}
 # MXNet augmentations neomx does not implement, with the values that switch them off.
 _UNSUPPORTED = {'mean_a': 0, 'std_a': 1}
 # MXNet's inter_method: OpenCV's codes 0-4, 9 (by direction), 10 (random per image).
@@ -142,29 +148,96 @@ def _saturate(values):
     return np.clip(np.rint(values), 0, 255).astype(np.uint8)
 
 
-def _color_jitter(pixels, jitters, pca_noise, rng):
-    """MXNet's colour augmentations of (H, W, 3) uint8 pixels, each rounded back to uint8:
-    brightness scales the pixels, contrast blends them with the mean gray level, saturation
-    with each pixel's gray level (factors 1 + U(-x, x)); pca_noise adds AlexNet's lighting
-    noise (alpha ~ N(0, pca_noise))."""
-    brightness, contrast, saturation = jitters
+def _jitter_draws(jitters, pca_noise, rng):
+    """The random factors of MXNet's colour augmentations of one image, drawn from ``rng``
+    in MXNet's order: the brightness, contrast and saturation factors ``1 + U(-x, x)`` (None
+    for those switched off) and pca_noise's RGB offset (AlexNet's lighting noise, alpha ~
+    N(0, pca_noise); None when off)."""
+    factors = [np.float32(1 + rng.uniform(-spread, spread)) if spread > 0 else None
+               for spread in jitters]
+    offset = None
+    if pca_noise > 0:
+        alpha = np.array([rng.gauss(0, pca_noise) for _ in range(3)], np.float32)
+        offset = _EIGVEC @ (alpha * _EIGVAL)
+    return factors + [offset]
+
+
+def _color_jitter(pixels, draws):
+    """MXNet's colour augmentations of (H, W, 3) uint8 pixels, with the factors of
+    :func:`_jitter_draws`, each rounded back to uint8: brightness scales the pixels,
+    contrast blends them with the mean gray level, saturation with each pixel's gray
+    level; pca_noise adds its offset."""
+    brightness, contrast, saturation, offset = draws
     if pixels.shape[2] != 3:
         raise MXNetError('ImageRecordIter: brightness, contrast, saturation and pca_noise need '
                          '3 channels')
-    if brightness > 0:
-        pixels = _saturate(pixels * np.float32(1 + rng.uniform(-brightness, brightness)))
-    if contrast > 0:
-        alpha = np.float32(1 + rng.uniform(-contrast, contrast))
+    if brightness is not None:
+        pixels = _saturate(pixels * brightness)
+    if contrast is not None:
         mean_gray = float((pixels.astype(np.float32) @ _JITTER_GRAY).mean())
-        pixels = _saturate(pixels * alpha + (1 - alpha) * mean_gray)
-    if saturation > 0:
-        alpha = np.float32(1 + rng.uniform(-saturation, saturation))
+        pixels = _saturate(pixels * contrast + (1 - contrast) * mean_gray)
+    if saturation is not None:
         gray = (pixels.astype(np.float32) @ _JITTER_GRAY)[:, :, None]
-        pixels = _saturate(pixels * alpha + (1 - alpha) * gray)
-    if pca_noise > 0:
-        alpha = np.array([rng.gauss(0, pca_noise) for _ in range(3)], np.float32)
-        pixels = _saturate(pixels + _EIGVEC @ (alpha * _EIGVAL))
+        pixels = _saturate(pixels * saturation + (1 - saturation) * gray)
+    if offset is not None:
+        pixels = _saturate(pixels + offset)
     return pixels
+
+
+def _tensor_color_jitter(pixels, draws):
+    """:func:`_color_jitter` of an (H, W, 3) uint8 tensor, in torch on its device."""
+    brightness, contrast, saturation, offset = draws
+    if pixels.shape[2] != 3:
+        raise MXNetError('ImageRecordIter: brightness, contrast, saturation and pca_noise need '
+                         '3 channels')
+    gray_weights = torch.from_numpy(_JITTER_GRAY).to(pixels.device)
+    values = pixels.to(torch.float32)
+    if brightness is not None:
+        values = (values * float(brightness)).round_().clamp_(0, 255)
+    if contrast is not None:
+        mean_gray = (values @ gray_weights).mean()
+        values = (values * float(contrast) + float(1 - contrast) * mean_gray).round_().clamp_(0, 255)
+    if saturation is not None:
+        gray = (values @ gray_weights)[:, :, None]
+        values = (values * float(saturation) + float(1 - saturation) * gray).round_().clamp_(0, 255)
+    if offset is not None:
+        values = (values + torch.from_numpy(offset).to(pixels.device)).round_().clamp_(0, 255)
+    return values.to(torch.uint8)
+
+
+def _per_image(factors, device):
+    """One float32 factor per image of an (N, C, H, W) batch, on ``device``."""
+    return torch.tensor(factors, dtype=torch.float32).reshape(-1, 1, 1, 1).to(device)
+
+
+class _HostPixels:
+    """The pixel operations of the augmentation pipeline on (H, W, C) uint8 numpy arrays."""
+    resize = staticmethod(resize_pixels)
+    color_jitter = staticmethod(_color_jitter)
+
+    @staticmethod
+    def pad(pixels, width, value):
+        return np.pad(pixels, ((width, width), (width, width), (0, 0)), constant_values=value)
+
+    @staticmethod
+    def mirror(pixels):
+        return pixels[:, ::-1]
+
+
+class _TensorPixels:
+    """The same operations on (H, W, C) uint8 torch tensors, on their device (the resizes
+    follow OpenCV's definitions, see ``neomx._image_resize``)."""
+    resize = staticmethod(resize_hwc)
+    color_jitter = staticmethod(_tensor_color_jitter)
+
+    @staticmethod
+    def pad(pixels, width, value):
+        return torch.nn.functional.pad(pixels.permute(2, 0, 1), (width,) * 4,
+                                       value=value).permute(1, 2, 0)
+
+    @staticmethod
+    def mirror(pixels):
+        return pixels.flip(1)
 
 
 def _shorter_edge_size(height, width, size):
@@ -264,9 +337,26 @@ class ImageRecordIter(DataIter):
         for). The batches do not depend on it.
     prefetch_buffer : int, default 4
         Batches prepared ahead of the caller.
+    ctx : {'cpu', 'gpu'} or Context, default 'gpu'
+        MXNet's strings are a hint, ignored. A Context is neomx's extension: decode and
+        augment on its device (see below), the batches (data and labels) delivered there.
     **options
-        ``verbose``, ``ctx``, ``aug_seq``, ``shuffle_chunk_*`` are ignored; MXNet's other
+        ``verbose``, ``aug_seq``, ``shuffle_chunk_*`` are ignored; MXNet's other
         augmentations raise MXNetError unless left at their defaults.
+
+    Decoding and augmenting on a GPU (``ctx=mx.gpu(i)``, needs torchvision: the ``vision``
+    extra): the ``preprocess_threads`` read the records and each prepares a whole batch, on its
+    own CUDA stream: its JPEGs are decoded by nvJPEG in one call of
+    ``torchvision.io.decode_jpeg`` (other formats, and JPEGs nvJPEG refuses, by the CPU
+    decoder), then resized, padded, cropped, mirrored, colour-jittered and normalised by torch
+    on the GPU, with the random choices of the CPU path (each record's own stream): records,
+    labels, ``pad`` and ``round_batch`` are those of the CPU iterator, and pixels differ only
+    as nvJPEG's IDCT and upsampling differ from libjpeg-turbo's (a few levels) and torch's
+    resizes from OpenCV's (rounding). The affine warp (``rotate``, ``max_rotate_angle``,
+    ``max_shear_ratio``, ``min/max_random_scale``, ``max_aspect_ratio`` without
+    ``random_resized_crop``, ``min/max_img_size``) and the HLS shifts (``random_h/s/l``)
+    are done on the CPU only: setting them with a GPU context raises MXNetError.
+    ``ctx=mx.cpu()`` runs the same tensor path on the CPU (torchvision's libjpeg-turbo).
 
     Shape
     -----
@@ -300,7 +390,7 @@ class ImageRecordIter(DataIter):
                  max_random_scale=1., min_crop_size=-1, max_crop_size=-1, rotate=-1,
                  max_rotate_angle=0, random_h=0, random_s=0, random_l=0, max_shear_ratio=0.,
                  min_img_size=0., max_img_size=1e10, max_random_contrast=0.,
-                 max_random_illumination=0., path_imglist='', mean_img='', **options):
+                 max_random_illumination=0., path_imglist='', mean_img='', ctx='gpu', **options):
         super().__init__(batch_size)
         check_batch_size(batch_size, 'ImageRecordIter')
         check_options(options, _UNSUPPORTED, type(self).__name__)
@@ -344,7 +434,12 @@ class ImageRecordIter(DataIter):
         # MXNet multiplies by the reciprocal: the same float32 rounding as its outputs.
         self._inv_std = 1 / np.array([std_r, std_g, std_b][:channels], np.float32).reshape(-1, 1, 1)
         self._scale = np.float32(scale)
-        self._ctx = cpu(0) if device_id == -1 else cpu_pinned(device_id)
+        self._device = image_device(ctx, type(self).__name__)
+        if self._device is None:
+            self._ctx = cpu(0) if device_id == -1 else cpu_pinned(device_id)
+        else:
+            self._check_device_settings(ctx)
+            self._ctx = ctx
         self._path_imgrec = path_imgrec
         try:
             self._record = _fileio.open_for_read(path_imgrec)
@@ -370,11 +465,23 @@ class ImageRecordIter(DataIter):
         # Colour images are decoded in OpenCV's BGR order and their channels reversed by the
         # write into the batch (a view), which saves a colour conversion of the whole decoded
         # image, unless an augmentation looks at the colours.
-        self._bgr_pixels = channels == 3 and opencv() is not None and not self._needs_rgb()
-        self._pipeline = BatchPipeline(self._prepare, self._allocate, preprocess_threads,
-                                       prefetch_buffer, name='ImageRecordIter')
+        self._bgr_pixels = channels == 3 and opencv() is not None and not self._needs_rgb() \
+            and self._device is None
+        if self._device is None:
+            self._pipeline = BatchPipeline(self._prepare, self._allocate, preprocess_threads,
+                                           prefetch_buffer, name='ImageRecordIter')
+        else:
+            # A worker prepares a whole batch: one call of the device's decoder for all its
+            # JPEGs, then the augmentations as tensor operations on the device.
+            self._decoder = DeviceImageDecoder(self._device, channels)
+            self._pipeline = BatchPipeline(self._prepare_on_device, self._allocate_on_device,
+                                           preprocess_threads, prefetch_buffer,
+                                           name='ImageRecordIter')
         if mean_img:
             self._mean = self._mean_image(mean_img)
+        if self._device is not None:
+            self._normalisation = tuple(torch.from_numpy(np.asarray(v, np.float32)).to(self._device)
+                                        for v in (self._mean, self._inv_std))
         self._start(*self._draw_pass(), 0)
 
     def _mean_image(self, path):
@@ -399,6 +506,20 @@ class ImageRecordIter(DataIter):
         """The (H, W, C) pixels of one record that the mean image averages."""
         del header
         return self._process(encoded, record, rng)
+
+    def _check_device_settings(self, ctx):
+        """Raise MXNetError for the settings that the device path does not do."""
+        owner = type(self).__name__
+        if type(self)._transform is not ImageRecordIter._transform:
+            raise MXNetError('%s: ctx=%s (decoding and augmenting on the device) is only for '
+                             'ImageRecordIter\'s own augmentations; leave ctx out' % (owner, ctx))
+        host_only = {'rotate, max_rotate_angle, max_shear_ratio, min/max_random_scale, '
+                     'max_aspect_ratio, min/max_img_size (the affine warp)': self._warps,
+                     'random_h, random_s, random_l (HLS shifts)': any(self._hls_jitter)}
+        for names, asked in host_only.items():
+            if asked:
+                raise MXNetError('%s: %s are done on the CPU only, not with ctx=%s: leave them '
+                                 'at their defaults or leave ctx out' % (owner, names, ctx))
 
     @staticmethod
     def _check_arguments(data_shape, inter_method, dtype):
@@ -435,7 +556,10 @@ class ImageRecordIter(DataIter):
     def _start(self, order, pass_number, cursor):
         self._ended = False
         # The generator holds a proxy: the pipeline it is handed must not keep us alive.
-        self._pipeline.start(type(self)._batches(weakref.proxy(self), order, pass_number, cursor))
+        batches = type(self)._batches(weakref.proxy(self), order, pass_number, cursor)
+        if self._device is not None:
+            batches = (([samples], extra) for samples, extra in batches)
+        self._pipeline.start(batches)
 
     def _batches(self, order, pass_number, cursor):
         """(samples, (pad, resume state)) of the batches of a pass, from ``cursor``.
@@ -484,13 +608,18 @@ class ImageRecordIter(DataIter):
             self._ended = True
             return False
         (data, label), (pad, resume) = prepared
+        if self._device is not None:
+            data = hand_over(data)      # before the caller's stream writes the filler
         if resume is not None:
             self._resume, self._drawn_pass = resume, None
             self._ended = True          # the wrapped batch is the pass's last
         elif pad:
             data[self.batch_size - pad:] = 0    # the filler of a short last batch
+        label = torch.from_numpy(label)
+        if self._device is not None:
+            label = label.to(self._device)
         self._batch = ([wrap_tensor(self._batch_output(data), self._ctx)],
-                       [wrap_tensor(torch.from_numpy(label), self._ctx)], pad)
+                       [wrap_tensor(label, self._ctx)], pad)
         return True
 
     def _allocate(self):
@@ -498,19 +627,77 @@ class ImageRecordIter(DataIter):
         # normalising it): every slot is written, except the filler of a short last batch,
         # which iter_next zeroes.
         dtype = self._dtype if self._dtype in (np.uint8, np.int8) else np.float32
-        return (np.empty((self.batch_size,) + self.data_shape, dtype),
-                np.zeros(self.provide_label[0].shape, np.float32))
+        return (np.empty((self.batch_size,) + self.data_shape, dtype), self._allocate_labels())
+
+    def _allocate_labels(self):
+        return np.zeros(self.provide_label[0].shape, np.float32)
+
+    def _allocate_on_device(self):
+        # [data: the device tensor _prepare_on_device makes, labels]
+        return [None, self._allocate_labels()]
+
+    def _prepare_on_device(self, samples, slot, buffers):
+        """Decode and augment a batch of records on the device (runs on a worker thread):
+        the records' labels into ``buffers[1]``, the (N, C, H, W) batch tensor into
+        ``buffers[0]``."""
+        del slot                    # the batch is the pipeline's one sample
+        encoded = []
+        for i, (raw, record, offset, _) in enumerate(samples):
+            with self._naming_record(record, offset):
+                header, image = recordio.unpack(raw)
+                buffers[1][i] = self._label_of(header)
+            encoded.append(image)
+
+        def host_decode(i):
+            _, record, offset, _ = samples[i]
+            with self._naming_record(record, offset):
+                return self._decode(encoded[i], record)
+
+        with worker_stream(self._device):
+            images = self._decoder.decode(encoded, host_decode)
+            pixels = []
+            for image, (_, record, offset, rng) in zip(images, samples):
+                with self._naming_record(record, offset):
+                    pixels.append(self._augment(image, rng, _TensorPixels))
+            buffers[0] = self._normalised(torch.stack(pixels).permute(0, 3, 1, 2),
+                                          [sample[3] for sample in samples])
+
+    def _normalised(self, batch, rngs):
+        """The (N, C, H, W) uint8 batch as ``_write`` writes each image: normalised (with the
+        lighting factors drawn from each image's stream) for float outputs."""
+        batch = batch.contiguous()      # NCHW in memory, as the host path's batches
+        if self._dtype == np.uint8:
+            return batch
+        if self._dtype == np.int8:
+            return batch.clamp(max=127).to(torch.int8)
+        mean, inv_std = self._normalisation
+        out = batch.to(torch.float32) - mean
+        contrasts, illuminations = zip(*[self._lighting_draws(rng) for rng in rngs])
+        if contrasts[0] is not None:
+            out *= _per_image(contrasts, out.device)
+        if illuminations[0] is not None:
+            out += _per_image(illuminations, out.device)
+        out *= inv_std
+        if self._scale != 1:
+            out *= float(self._scale)
+        return out
+
+    @contextlib.contextmanager
+    def _naming_record(self, record, offset):
+        """Re-raise an MXNetError naming the record, its byte offset and the file."""
+        try:
+            yield
+        except MXNetError as err:
+            raise MXNetError('ImageRecordIter: record %d at byte offset %d of %s: %s'
+                             % (record, offset, self._path_imgrec, err)) from None
 
     def _prepare(self, sample, slot, buffers):
         """Decode and augment one record into slot ``slot`` (runs on a worker thread)."""
         raw, record, offset, rng = sample
-        try:
+        with self._naming_record(record, offset):
             header, image = recordio.unpack(raw)
             buffers[1][slot] = self._transform(header, image, record, rng,
                                                buffers[0][slot])
-        except MXNetError as err:
-            raise MXNetError('ImageRecordIter: record %d at byte offset %d of %s: %s'
-                             % (record, offset, self._path_imgrec, err)) from None
 
     def _read_at(self, offset):
         """The bytes of the record at byte ``offset``."""
@@ -546,11 +733,11 @@ class ImageRecordIter(DataIter):
                              'label_width is set to %d' % (num_label, self.label_width))
         return header.label
 
-    def _resized(self, pixels, height, width, rng):
-        sizes = pixels.shape[:2] + (height, width)
+    def _resized(self, pixels, height, width, rng, ops=_HostPixels):
+        sizes = tuple(pixels.shape[:2]) + (height, width)
         interp = rng.randint(0, 4) if self._inter_method == 10 else \
             pick_interp(self._inter_method, sizes)
-        return resize_pixels(pixels, width, height, interp)
+        return ops.resize(pixels, width, height, interp)
 
     def _needs_rgb(self):
         """Whether an augmentation needs the pixels in RGB order (not OpenCV's BGR)."""
@@ -564,33 +751,46 @@ class ImageRecordIter(DataIter):
     def _process(self, encoded, record, rng):
         """Decode, resize, crop and mirror the image of record number ``record`` to (H, W, C)
         uint8 pixels, drawing its random choices from ``rng``."""
+        return self._augment(self._decode(encoded, record), rng, _HostPixels)
+
+    def _augment(self, pixels, rng, ops):
+        """Resize, crop, mirror and colour (H, W, C) uint8 pixels, drawing the random choices
+        from ``rng``: numpy arrays with ``ops`` ``_HostPixels``, tensors on the iterator's
+        device with ``_TensorPixels`` (the same draws, so the same choices)."""
         _, height, width = self.data_shape
-        pixels = self._decode(encoded, record)
         if self.resize > 0:
-            pixels = self._resized(pixels, *_shorter_edge_size(*pixels.shape[:2], self.resize), rng)
+            pixels = self._resized(pixels, *_shorter_edge_size(*pixels.shape[:2], self.resize), rng, ops)
         if self._warps:
             pixels = self._warped(pixels, rng)
         if self.pad > 0:
-            pixels = np.pad(pixels, ((self.pad, self.pad), (self.pad, self.pad), (0, 0)),
-                            constant_values=self.fill_value)
+            pixels = ops.pad(pixels, self.pad, self.fill_value)
         if self.random_resized_crop:
-            pixels = self._random_resized(pixels, height, width, rng)
+            pixels = self._random_resized(pixels, height, width, rng, ops)
         # Too small an image grows as MXNet grows it: first to enough rows, then (if still
         # needed) to enough columns, two resizes.
         if pixels.shape[0] < height:
-            pixels = self._resized(pixels, *_grow_rows(*pixels.shape[:2], height), rng)
+            pixels = self._resized(pixels, *_grow_rows(*pixels.shape[:2], height), rng, ops)
         if pixels.shape[1] < width:
-            pixels = self._resized(pixels, *_grow_rows(*pixels.shape[1::-1], width)[::-1], rng)
+            pixels = self._resized(pixels, *_grow_rows(pixels.shape[1], pixels.shape[0], width)[::-1],
+                                   rng, ops)
         if self._crop_size_range != (-1, -1) and not self.random_resized_crop:
-            pixels = self._sized_crop(pixels, height, width, rng)
+            pixels = self._sized_crop(pixels, height, width, rng, ops)
         pixels = self._crop(pixels, height, width, rng)
         if self.mirror or (self.rand_mirror and rng.random() < 0.5):
-            pixels = pixels[:, ::-1]
+            pixels = ops.mirror(pixels)
         if any(self._hls_jitter):
             pixels = _hls_jitter(pixels, [rng.randint(-v, v) for v in self._hls_jitter])
         if any(self._jitters) or self._pca_noise > 0:
-            pixels = _color_jitter(pixels, self._jitters, self._pca_noise, rng)
+            pixels = ops.color_jitter(pixels, _jitter_draws(self._jitters, self._pca_noise, rng))
         return pixels
+
+    def _lighting_draws(self, rng):
+        """(contrast, illumination) of one image's normalisation (None for those off)."""
+        max_contrast, max_illumination = self._lighting
+        contrast = np.float32(1 + rng.uniform(-max_contrast, max_contrast)) if max_contrast > 0 else None
+        illumination = np.float32(rng.uniform(-max_illumination, max_illumination)) \
+            if max_illumination > 0 else None
+        return contrast, illumination
 
     def _write(self, pixels, out, rng):
         """Write (H, W, C) uint8 pixels into the batch slot ``out`` (C, H, W): normalised in
@@ -605,11 +805,11 @@ class ImageRecordIter(DataIter):
             # ((pixel - mean) * contrast + illumination) * (1 / std) * scale, in float32 as
             # MXNet rounds it.
             np.subtract(chw, self._mean, out=out)
-            max_contrast, max_illumination = self._lighting
-            if max_contrast > 0:
-                out *= np.float32(1 + rng.uniform(-max_contrast, max_contrast))
-            if max_illumination > 0:
-                out += np.float32(rng.uniform(-max_illumination, max_illumination))
+            contrast, illumination = self._lighting_draws(rng)
+            if contrast is not None:
+                out *= contrast
+            if illumination is not None:
+                out += illumination
             out *= self._inv_std
             if self._scale != 1:
                 out *= self._scale
@@ -621,10 +821,10 @@ class ImageRecordIter(DataIter):
 
     def _batch_output(self, data):
         """The batch tensor: the slots' buffer, cast for outputs other than float32/uint8/int8."""
-        tensor = torch.from_numpy(data)
+        tensor = torch.from_numpy(data) if isinstance(data, np.ndarray) else data
         return tensor.to(_TORCH_DTYPES[self._dtype]) if self._dtype in _TORCH_DTYPES else tensor
 
-    def _random_resized(self, pixels, height, width, rng):
+    def _random_resized(self, pixels, height, width, rng, ops=_HostPixels):
         """A window of random area fraction and aspect ratio (ten tries, else the largest
         centred window of the output's aspect ratio), resized to (height, width)."""
         rows, cols = pixels.shape[:2]
@@ -640,7 +840,7 @@ class ImageRecordIter(DataIter):
         else:
             new_w, new_h = min(cols, rows * width // height), min(rows, cols * height // width)
             y, x = (rows - new_h) // 2, (cols - new_w) // 2
-        return self._resized(pixels[y:y + new_h, x:x + new_w], height, width, rng)
+        return self._resized(pixels[y:y + new_h, x:x + new_w], height, width, rng, ops)
 
     def _warped(self, pixels, rng):
         """MXNet's affine augmentation: shear, rotation, scale and aspect ratio drawn in
@@ -671,7 +871,7 @@ class ImageRecordIter(DataIter):
                              borderMode=cv2.BORDER_CONSTANT, borderValue=(self.fill_value,) * 4)
         return out.reshape(size[1], size[0], pixels.shape[2])
 
-    def _sized_crop(self, pixels, height, width, rng):
+    def _sized_crop(self, pixels, height, width, rng, ops=_HostPixels):
         """A square window of random side in [min_crop_size, max_crop_size] (at random with
         ``rand_crop``, else centred), resized to (height, width)."""
         low, high = self._crop_size_range
@@ -682,7 +882,7 @@ class ImageRecordIter(DataIter):
             y, x = rng.randint(0, spare_y), rng.randint(0, spare_x)
         else:
             y, x = spare_y // 2, spare_x // 2
-        return self._resized(pixels[y:y + side, x:x + side], height, width, rng)
+        return self._resized(pixels[y:y + side, x:x + side], height, width, rng, ops)
 
     def _crop(self, pixels, height, width, rng):
         """The (height, width) window at the centre, or at random with ``rand_crop``."""
