@@ -6,9 +6,12 @@ import numbers
 import weakref
 
 from .. import ndarray as nd, recordio
+from .._device_images import DeviceImageDecoder, image_device
 from .._sample_streams import sample_streams
+from ..context import Context
 from ..io import DataBatch, DataIter
-from .augment import CreateAugmenter
+from ..ndarray.ndarray import NDArray, wrap_tensor
+from .augment import CreateAugmenter, SequentialAug
 from ._ops import imdecode
 
 __all__ = ['ImageIter']
@@ -41,6 +44,16 @@ def _read_imglist(imglist, dtype):
             label = item[0]
         entries[str(index)] = (nd.array(label, dtype=dtype), item[-1])
     return list(entries), entries
+
+
+def _parameters_to(augmenters, ctx):
+    """Copy the NDArray attributes of ``augmenters`` (and of those they hold) to ``ctx``."""
+    for aug in augmenters:
+        if isinstance(aug, SequentialAug):
+            _parameters_to(aug.ts, ctx)
+        for name, value in list(vars(aug).items()):
+            if isinstance(value, NDArray):
+                setattr(aug, name, value.as_in_context(ctx))
 
 
 class ImageIter(DataIter):
@@ -81,6 +94,13 @@ class ImageIter(DataIter):
         in order from Python's ``random``: the batches are the same for any number of threads
         (but not those of the default, where the augmenters share the global streams, as in
         MXNet).
+    ctx : Context, optional (keyword; a neomx addition)
+        Decode each batch's JPEGs on this context's device (on a GPU with nvJPEG, through
+        torchvision: the ``vision`` extra; other formats on the CPU) and run the augmenters
+        on the decoded images there (their NDArray parameters, such as
+        ``ColorNormalizeAug``'s mean, are copied to ``ctx``); the batches are delivered on
+        ``ctx``. Each image draws from its own streams, as with ``preprocess_threads``.
+        nvJPEG's pixels differ from libjpeg-turbo's by a few levels.
 
     Each batch holds data of shape (batch_size, 3, H, W) float32 and the labels; ``pad`` counts
     the samples repeated to fill the last batch.
@@ -114,6 +134,9 @@ class ImageIter(DataIter):
                  dtype='float32', last_batch_handle='pad', **kwargs):
         super().__init__(batch_size)
         preprocess_threads = kwargs.pop('preprocess_threads', None)
+        ctx = kwargs.pop('ctx', None)
+        self._device = image_device(ctx, 'ImageIter')
+        self._ctx = ctx if self._device is not None else None
         assert path_imgrec or path_imglist or isinstance(imglist, list)
         assert dtype in _LABEL_DTYPES, dtype + ' label not supported'
         self.imgrec, keys, self.imglist = None, None, None
@@ -145,6 +168,9 @@ class ImageIter(DataIter):
         self.seq = keys                 # None: read the .rec file in order
         self.num_image = None if keys is None else len(keys)
         self.auglist = CreateAugmenter(data_shape, **kwargs) if aug_list is None else aug_list
+        if self._device is not None:
+            self._decoder = DeviceImageDecoder(self._device, 3)
+            _parameters_to(self.auglist, self._ctx)
         self.last_batch_handle = last_batch_handle
         self._threads = None if preprocess_threads is None else max(0, int(preprocess_threads))
         self._pool = None
@@ -233,6 +259,8 @@ class ImageIter(DataIter):
 
     def _batchify(self, batch_data, batch_label, start=0):
         """Fill the batch from index ``start``; the index reached (StopIteration if none read)."""
+        if self._device is not None:
+            return self._batchify_on_device(batch_data, batch_label, start)
         if self._threads is not None:
             samples = self._read_samples(self.batch_size - start)
             for i, (sample, data) in enumerate(zip(samples, self._map_samples(self._augmented, samples)),
@@ -253,12 +281,32 @@ class ImageIter(DataIter):
                 raise
         return i
 
+    def _batchify_on_device(self, batch_data, batch_label, start):
+        """:meth:`_batchify` decoding the images in one call of the device's decoder, then
+        augmenting them there (each within its own streams, on the threads if any)."""
+        samples = self._read_samples(self.batch_size - start)
+        encoded = [sample[1] for sample in samples]
+        images = self._decoder.decode(
+            encoded, lambda i: self._decode_at(encoded[i], samples[i][2]).asnumpy())
+        on_device = [(sample[0], wrap_tensor(image, self._ctx)) + tuple(sample[2:])
+                     for sample, image in zip(samples, images)]
+
+        def augment(sample):
+            with Context(self._ctx.device_type, self._ctx.device_id):   # (its own, per thread)
+                # the arrays the augmenters make go to the device too
+                return self.postprocess_data(self.augmentation_transform(sample[1]))
+        for i, (sample, data) in enumerate(zip(samples, self._map_samples(augment, on_device)),
+                                           start):
+            batch_data[i] = data
+            batch_label[i] = sample[0]
+        return start + len(samples)
+
     def next(self):
         """The next :class:`~neomx.io.DataBatch` (data, label, pad)."""
         if self._cache_data is not None:
             batch_data, batch_label, filled = self._cache_data, self._cache_label, self._cache_idx
         else:
-            batch_data = nd.zeros((self.batch_size,) + tuple(self.data_shape))
+            batch_data = nd.zeros((self.batch_size,) + tuple(self.data_shape), ctx=self._ctx)
             batch_label = self._new_label_batch()
             filled = self._batchify(batch_data, batch_label)
         pad = self.batch_size - filled
@@ -273,6 +321,8 @@ class ImageIter(DataIter):
                 self._allow_read = False
             else:
                 self._clear_cache()
+        if self._ctx is not None:
+            batch_label = batch_label.as_in_context(self._ctx)
         return DataBatch([batch_data], [batch_label], pad=pad)
 
     def _new_label_batch(self):

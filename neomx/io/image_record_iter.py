@@ -659,8 +659,12 @@ class ImageRecordIter(DataIter):
             for image, (_, record, offset, rng) in zip(images, samples):
                 with self._naming_record(record, offset):
                     pixels.append(self._augment(image, rng, _TensorPixels))
-            buffers[0] = self._normalised(torch.stack(pixels).permute(0, 3, 1, 2),
-                                          [sample[3] for sample in samples])
+            batch = self._normalised(torch.stack(pixels).permute(0, 3, 1, 2),
+                                     [sample[3] for sample in samples])
+            if len(samples) < self.batch_size:     # a short last batch: iter_next zeroes the rest
+                batch = torch.cat([batch, batch.new_empty((self.batch_size - len(samples),)
+                                                          + batch.shape[1:])])
+            buffers[0] = batch
 
     def _normalised(self, batch, rngs):
         """The (N, C, H, W) uint8 batch as ``_write`` writes each image: normalised (with the
