@@ -3,6 +3,13 @@
 Skipped on machines without one. The rest of the suite runs on a GPU with
 ``pytest --default-context 'gpu(0)'``.
 """
+import gc
+import importlib.util
+import os
+import random
+import sys
+import threading
+import time
 import warnings
 
 import numpy as np
@@ -187,3 +194,94 @@ def test_gather_nd_out_of_range_raises_and_the_gpu_stays_usable():
     with pytest.raises(IndexError, match='gather_nd'):
         nd.gather_nd(data, nd.array([[0, 1, 0], [0, 1, 3]], ctx=GPU)).asnumpy()
     np.testing.assert_array_equal(nd.gather_nd(data, nd.array([[1], [2]], ctx=GPU)).asnumpy(), [5])
+
+
+# Decoding (nvJPEG) and augmenting on the GPU: ImageRecordIter(ctx=mx.gpu()), ImageIter(ctx=...).
+# The same random choices as the CPU path; pixels differ by nvJPEG's decoding and torch's
+# resizing (a few levels). tests/test_image_device.py checks the same logic on the CPU.
+needs_torchvision = pytest.mark.skipif(importlib.util.find_spec('torchvision') is None,
+                                       reason='needs torchvision (the vision extra)')
+
+
+@pytest.fixture(scope='module')
+def jpeg_rec(tmp_path_factory):
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, 'benchmarks'))
+    from bench_input import make_jpeg_rec  # pylint: disable=import-outside-toplevel
+    return make_jpeg_rec(str(tmp_path_factory.mktemp('jpegs')), 40, size=96)
+
+
+def _image_batches(data_iter, epochs=2):
+    out = []
+    for _ in range(epochs):
+        out += [(b.data[0], b.label[0], b.pad) for b in data_iter]
+        data_iter.reset()
+    return out
+
+
+def _assert_close_pixels(got, want, scale=1.0):
+    """Pixel levels (after undoing ``scale``, the normalisation's 1/std) within nvJPEG's and
+    torch's resize differences: a level on average, a few dozen at most at sharp edges."""
+    diff = np.abs(got.astype(np.float64) - want.astype(np.float64)) / scale
+    assert diff.mean() < 1.5 and diff.max() <= 40, (diff.mean(), diff.max())
+
+
+@needs_torchvision
+@pytest.mark.parametrize('threads', [0, 4])
+@pytest.mark.parametrize('settings', [
+    dict(dtype='uint8', resize=80, rand_crop=True, rand_mirror=True, shuffle=True, seed=3),
+    dict(mean_r=123.68, mean_g=116.28, mean_b=103.53, std_r=58.395, std_g=57.12, std_b=57.375),
+    dict(dtype='uint8', random_resized_crop=True, min_random_area=0.4, inter_method=10,
+         brightness=0.2, contrast=0.2, saturation=0.2, pca_noise=0.1, mirror=True),
+    dict(dtype='float16', data_shape=(1, 64, 48), pad=4, rand_crop=True, fill_value=9)])
+def test_image_record_iter_on_the_gpu_matches_the_cpu_iterator(jpeg_rec, settings, threads):
+    settings = dict(dict(path_imgrec=jpeg_rec, data_shape=(3, 64, 64), batch_size=16,
+                         preprocess_threads=threads), **settings)
+    want = _image_batches(mx.io.ImageRecordIter(**settings))
+    got = _image_batches(mx.io.ImageRecordIter(ctx=GPU, **settings))
+    assert len(got) == len(want) == 5      # 40 records, batch 16: 3 batches, then 2 behind the wrap
+    scale = 1 / 57.12 if 'std_g' in settings else 1.0
+    for (data, label, pad), (want_data, want_label, want_pad) in zip(got, want):
+        assert data.context == label.context == GPU and data._t.is_cuda
+        assert data.dtype == want_data.dtype and data.shape == want_data.shape and pad == want_pad
+        np.testing.assert_array_equal(label.asnumpy(), want_label.asnumpy())
+        _assert_close_pixels(data.asnumpy(), want_data.asnumpy(), scale)
+
+
+@needs_torchvision
+def test_gpu_iterator_leaves_no_thread_and_feeds_a_training_step(jpeg_rec):
+    data_iter = mx.io.ImageRecordIter(path_imgrec=jpeg_rec, data_shape=(3, 32, 32), batch_size=8,
+                                      rand_crop=True, ctx=GPU, preprocess_threads=3)
+    net = _net(GPU)         # 1-channel LeNet-like: feed it the first channel
+    trainer = gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.01})
+    for batch in data_iter:
+        with autograd.record():
+            loss = gluon.loss.SoftmaxCrossEntropyLoss()(net(batch.data[0][:, :1, 4:16, 4:16]),
+                                                         batch.label[0])
+        loss.backward()
+        trainer.step(8)
+    assert np.isfinite(loss.asnumpy()).all()
+    del data_iter, batch
+    gc.collect()
+    deadline = time.time() + 10
+    while any(t.name.startswith('ImageRecordIter') for t in threading.enumerate()) and time.time() < deadline:
+        time.sleep(0.05)
+    assert not any(t.name.startswith('ImageRecordIter') for t in threading.enumerate())
+
+
+@needs_torchvision
+def test_image_iter_on_the_gpu_matches_its_host_path(jpeg_rec):
+    settings = dict(batch_size=8, data_shape=(3, 48, 48), path_imgrec=jpeg_rec,
+                    path_imgidx=jpeg_rec[:-4] + '.idx', shuffle=True, rand_crop=True,
+                    rand_mirror=True, resize=64, mean=True, std=True, brightness=0.2)
+    batches = {}
+    state = random.getstate()
+    try:
+        for name, extra in (('host', dict(preprocess_threads=2)), ('gpu', dict(ctx=GPU))):
+            random.seed(5)
+            batches[name] = _image_batches(mx.image.ImageIter(**settings, **extra), epochs=1)
+    finally:
+        random.setstate(state)
+    for (data, label, pad), (want, want_label, want_pad) in zip(batches['gpu'], batches['host']):
+        assert data.context == label.context == GPU and pad == want_pad
+        np.testing.assert_array_equal(label.asnumpy(), want_label.asnumpy())
+        _assert_close_pixels(data.asnumpy(), want.asnumpy(), 1 / 58.4)
