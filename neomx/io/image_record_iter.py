@@ -339,7 +339,8 @@ class ImageRecordIter(DataIter):
         Batches prepared ahead of the caller.
     ctx : {'cpu', 'gpu'} or Context, default 'gpu'
         MXNet's strings are a hint, ignored. A Context is neomx's extension: decode and
-        augment on its device (see below), the batches (data and labels) delivered there.
+        augment on its device (see below), the batches (data and labels) delivered there
+        (``device_id`` is then unused).
     **options
         ``verbose``, ``aug_seq``, ``shuffle_chunk_*`` are ignored; MXNet's other
         augmentations raise MXNetError unless left at their defaults.
@@ -357,6 +358,7 @@ class ImageRecordIter(DataIter):
     ``random_resized_crop``, ``min/max_img_size``) and the HLS shifts (``random_h/s/l``)
     are done on the CPU only: setting them with a GPU context raises MXNetError.
     ``ctx=mx.cpu()`` runs the same tensor path on the CPU (torchvision's libjpeg-turbo).
+    nvJPEG does not apply a JPEG's EXIF orientation (OpenCV does).
 
     Shape
     -----
@@ -609,15 +611,16 @@ class ImageRecordIter(DataIter):
             return False
         (data, label), (pad, resume) = prepared
         if self._device is not None:
-            data = hand_over(data)      # before the caller's stream writes the filler
+            # Before the caller's stream writes the filler (the labels too were copied to
+            # the device by the worker: a copy from pageable memory on the caller's stream
+            # would wait for its queued training step).
+            data, label = hand_over(data), hand_over(label)
         if resume is not None:
             self._resume, self._drawn_pass = resume, None
             self._ended = True          # the wrapped batch is the pass's last
         elif pad:
             data[self.batch_size - pad:] = 0    # the filler of a short last batch
-        label = torch.from_numpy(label)
-        if self._device is not None:
-            label = label.to(self._device)
+        label = torch.from_numpy(label) if isinstance(label, np.ndarray) else label
         self._batch = ([wrap_tensor(self._batch_output(data), self._ctx)],
                        [wrap_tensor(label, self._ctx)], pad)
         return True
@@ -638,8 +641,8 @@ class ImageRecordIter(DataIter):
 
     def _prepare_on_device(self, samples, slot, buffers):
         """Decode and augment a batch of records on the device (runs on a worker thread):
-        the records' labels into ``buffers[1]``, the (N, C, H, W) batch tensor into
-        ``buffers[0]``."""
+        the (N, C, H, W) batch tensor into ``buffers[0]``, the labels into ``buffers[1]``
+        (read into its numpy array, then copied to the device)."""
         del slot                    # the batch is the pipeline's one sample
         encoded = []
         for i, (raw, record, offset, _) in enumerate(samples):
@@ -665,6 +668,7 @@ class ImageRecordIter(DataIter):
                 batch = torch.cat([batch, batch.new_empty((self.batch_size - len(samples),)
                                                           + batch.shape[1:])])
             buffers[0] = batch
+            buffers[1] = torch.from_numpy(buffers[1]).to(self._device)
 
     def _normalised(self, batch, rngs):
         """The (N, C, H, W) uint8 batch as ``_write`` writes each image: normalised (with the
