@@ -68,7 +68,7 @@ class DeviceImageDecoder:
 
     def decode(self, encoded, host_decode):
         """The images of the byte strings ``encoded`` (a list), as (H, W, C) uint8 tensors on
-        the device. ``host_decode(i)`` decodes image ``i`` on the CPU to an (H, W, C) uint8
+        the device (views of (C, H, W) planes). ``host_decode(i)`` decodes image ``i`` on the CPU to an (H, W, C) uint8
         numpy array (RGB), raising an MXNetError that names it when it is not an image: it
         serves the images that are not JPEGs or that the device's decoder refuses."""
         images = [None] * len(encoded)
@@ -99,7 +99,9 @@ class DeviceImageDecoder:
             return self._on_host(index, host_decode)
 
     def _on_host(self, index, host_decode):
-        return torch.from_numpy(np.ascontiguousarray(host_decode(index))).to(self.device)
+        # (C, H, W) planes in memory viewed as (H, W, C), as the device's decoder gives them.
+        pixels = np.ascontiguousarray(host_decode(index).transpose(2, 0, 1))
+        return torch.from_numpy(pixels).to(self.device).permute(1, 2, 0)
 
 
 _STREAMS = threading.local()

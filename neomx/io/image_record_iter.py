@@ -185,24 +185,28 @@ def _color_jitter(pixels, draws):
 
 
 def _tensor_color_jitter(pixels, draws):
-    """:func:`_color_jitter` of an (H, W, 3) uint8 tensor, in torch on its device."""
+    """:func:`_color_jitter` of an (H, W, 3) uint8 tensor, in torch on its device (computed on
+    a (C, H, W) view: the images of the device path are planar in memory)."""
     brightness, contrast, saturation, offset = draws
     if pixels.shape[2] != 3:
         raise MXNetError('ImageRecordIter: brightness, contrast, saturation and pca_noise need '
                          '3 channels')
     gray_weights = torch.from_numpy(_JITTER_GRAY).to(pixels.device)
-    values = pixels.to(torch.float32)
+    values = pixels.permute(2, 0, 1).to(torch.float32)
+
+    def gray_levels():
+        return values.permute(1, 2, 0) @ gray_weights
+
     if brightness is not None:
         values = (values * float(brightness)).round_().clamp_(0, 255)
     if contrast is not None:
-        mean_gray = (values @ gray_weights).mean()
+        mean_gray = gray_levels().mean()
         values = (values * float(contrast) + float(1 - contrast) * mean_gray).round_().clamp_(0, 255)
     if saturation is not None:
-        gray = (values @ gray_weights)[:, :, None]
-        values = (values * float(saturation) + float(1 - saturation) * gray).round_().clamp_(0, 255)
+        values = (values * float(saturation) + float(1 - saturation) * gray_levels()).round_().clamp_(0, 255)
     if offset is not None:
-        values = (values + torch.from_numpy(offset).to(pixels.device)).round_().clamp_(0, 255)
-    return values.to(torch.uint8)
+        values = (values + torch.from_numpy(offset).to(pixels.device)[:, None, None]).round_().clamp_(0, 255)
+    return values.to(torch.uint8).permute(1, 2, 0)
 
 
 def _per_image(factors, device):
@@ -226,7 +230,9 @@ class _HostPixels:
 
 class _TensorPixels:
     """The same operations on (H, W, C) uint8 torch tensors, on their device (the resizes
-    follow OpenCV's definitions, see ``neomx._image_resize``)."""
+    follow OpenCV's definitions, see ``neomx._image_resize``). The tensors are (C, H, W)
+    planes in memory, viewed as (H, W, C): every operation runs on the planar view, where
+    torch's kernels read rows of pixels, and keeps its result planar."""
     resize = staticmethod(resize_hwc)
     color_jitter = staticmethod(_tensor_color_jitter)
 
@@ -237,7 +243,7 @@ class _TensorPixels:
 
     @staticmethod
     def mirror(pixels):
-        return pixels.flip(1)
+        return pixels.permute(2, 0, 1).flip(2).permute(1, 2, 0)
 
 
 def _shorter_edge_size(height, width, size):
@@ -662,7 +668,7 @@ class ImageRecordIter(DataIter):
             for image, (_, record, offset, rng) in zip(images, samples):
                 with self._naming_record(record, offset):
                     pixels.append(self._augment(image, rng, _TensorPixels))
-            batch = self._normalised(torch.stack(pixels).permute(0, 3, 1, 2),
+            batch = self._normalised(torch.stack([image.permute(2, 0, 1) for image in pixels]),
                                      [sample[3] for sample in samples])
             if len(samples) < self.batch_size:     # a short last batch: iter_next zeroes the rest
                 batch = torch.cat([batch, batch.new_empty((self.batch_size - len(samples),)
@@ -673,7 +679,6 @@ class ImageRecordIter(DataIter):
     def _normalised(self, batch, rngs):
         """The (N, C, H, W) uint8 batch as ``_write`` writes each image: normalised (with the
         lighting factors drawn from each image's stream) for float outputs."""
-        batch = batch.contiguous()      # NCHW in memory, as the host path's batches
         if self._dtype == np.uint8:
             return batch
         if self._dtype == np.int8:
