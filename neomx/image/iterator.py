@@ -292,8 +292,9 @@ class ImageIter(DataIter):
                      for sample, image in zip(samples, images)]
 
         def augment(sample):
-            with Context(self._ctx.device_type, self._ctx.device_id):   # (its own, per thread)
-                # the arrays the augmenters make go to the device too
+            # The arrays the augmenters make go to the device too. A fresh Context per call:
+            # `with` keeps the previous context on the object, which threads must not share.
+            with Context(self._ctx.device_type, self._ctx.device_id):
                 return self.postprocess_data(self.augmentation_transform(sample[1]))
         for i, (sample, data) in enumerate(zip(samples, self._map_samples(augment, on_device)),
                                            start):
