@@ -219,10 +219,12 @@ def _image_batches(data_iter, epochs=2):
 
 
 def _assert_close_pixels(got, want, scale=1.0):
-    """Pixel levels (after undoing ``scale``, the normalisation's 1/std) within nvJPEG's and
-    torch's resize differences: a level on average, a few dozen at most at sharp edges."""
+    """Pixel levels (after undoing ``scale``, the normalisation's 1/std) within nvJPEG's
+    differences from libjpeg-turbo (IDCT, chroma upsampling) and torch's resizes' from
+    OpenCV's: a few levels on average (another crop or mirror of these noisy images is ~10
+    levels away on average), more at sharp colour edges."""
     diff = np.abs(got.astype(np.float64) - want.astype(np.float64)) / scale
-    assert diff.mean() < 1.5 and diff.max() <= 40, (diff.mean(), diff.max())
+    assert diff.mean() < 4 and diff.max() <= 80, (diff.mean(), diff.max())
 
 
 @needs_torchvision
