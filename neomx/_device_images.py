@@ -68,9 +68,10 @@ class DeviceImageDecoder:
 
     def decode(self, encoded, host_decode):
         """The images of the byte strings ``encoded`` (a list), as (H, W, C) uint8 tensors on
-        the device (views of (C, H, W) planes). ``host_decode(i)`` decodes image ``i`` on the CPU to an (H, W, C) uint8
-        numpy array (RGB), raising an MXNetError that names it when it is not an image: it
-        serves the images that are not JPEGs or that the device's decoder refuses."""
+        the device (views of (C, H, W) planes). ``host_decode(i)`` decodes image ``i`` on the
+        CPU to an (H, W, C) uint8 numpy array (RGB), raising an MXNetError that names it when
+        it is not an image: it serves the images that are not JPEGs or that the device's
+        decoder refuses."""
         images = [None] * len(encoded)
         jpegs = [i for i, data in enumerate(encoded) if bytes(data[:2]) == _JPEG_MAGIC]
         if jpegs:
