@@ -10,7 +10,8 @@ ImageRecordIter with ``data_shape=(3, 224, 224)``, ``batch_size`` 64, ``shuffle`
 ``rand_crop``, ``rand_mirror``, ImageNet mean/std, ``preprocess_threads`` 8:
 
 * images/s of the CPU iterator and of the GPU iterator (``ctx=mx.gpu()``: nvJPEG decoding,
-  augmentation on the GPU), each batch's data made ready (``wait_to_read``);
+  augmentation on the GPU), each batch's data made ready (``wait_to_read``), and of nvJPEG's
+  decoding alone (lists of 64 JPEGs);
 * how far the GPU iterator's pixels are from the CPU iterator's (same records, same random
   crops and mirrors): mean and largest difference in pixel levels;
 * images/s of a hybridized ResNet-50 (``resnet50_v1``) SGD training step, batch 64, on the GPU,
@@ -65,6 +66,29 @@ def iterator_rate(data_iter, batches):
     for _ in range(batches):
         next(stream).data[0].wait_to_read()
     return batches * data_iter.batch_size / (time.perf_counter() - start)
+
+
+def decode_rate(rec, ctx, batch):
+    """Images/s of the device's decoder alone (``decode_jpeg`` of lists of ``batch`` JPEGs),
+    its work finished."""
+    from neomx._device_images import DeviceImageDecoder  # pylint: disable=import-outside-toplevel
+    reader = mx.recordio.MXRecordIO(rec, 'r')
+    encoded = []
+    while True:
+        record = reader.read()
+        if record is None:
+            break
+        encoded.append(mx.recordio.unpack(record)[1])
+    reader.close()
+    decoder = DeviceImageDecoder(ctx.torch_device, 3)
+    decoder.decode(encoded[:batch], None)                          # warm-up (nvJPEG's state)
+    start = time.perf_counter()
+    for i in range(0, len(encoded), batch):
+        images = decoder.decode(encoded[i:i + batch], None)
+    images[-1].sum().item()
+    if ctx.device_type == 'gpu':
+        torch.cuda.synchronize()
+    return len(encoded) / (time.perf_counter() - start)
 
 
 def pixel_difference(rec, ctx, args):
@@ -142,6 +166,8 @@ def main(argv=None):
         rows.append(('ImageRecordIter ctx=%s, preprocess_threads=%d' % (ctx, args.threads),
                      iterator_rate(dev_iter, batches), 'images/s'))
         dev_iter.close()
+        rows.append(('decode_jpeg(list of %d, device=%s) alone' % (args.batch, ctx),
+                     decode_rate(rec, ctx, args.batch), 'images/s'))
         mean_diff, max_diff, same_labels = pixel_difference(rec, ctx, args)
         rows.append(('pixels of ctx=%s vs CPU: mean |difference|' % ctx, mean_diff,
                      'levels (largest %d; labels %s)' % (max_diff, 'identical' if same_labels else 'DIFFER')))
