@@ -140,6 +140,14 @@ def training_rate(step, batches, count):
     return count * batch.data[0].shape[0] / (time.perf_counter() - start)
 
 
+class _Rows(list):
+    """The rows, each printed as it comes (a failure later leaves the figures before it)."""
+
+    def append(self, row):
+        super().append(row)
+        print('%-72s %10.2f  %s' % row, flush=True)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--images', type=int, default=2000)
@@ -157,7 +165,9 @@ def main(argv=None):
     cuda = mx.context.num_gpus() > 0
     ctx = mx.gpu(0) if cuda else mx.cpu()
     card = torch.cuda.get_device_name(0) if cuda else 'no GPU: the tensor path on the CPU'
-    rows = []
+    print('card: %s; %d JPEGs %dx%d, data_shape (3, %d, %d)' % (card, args.images, size, size,
+                                                                 args.shape, args.shape), flush=True)
+    rows = _Rows()
     with tempfile.TemporaryDirectory() as folder:
         rec = make_jpeg_rec(folder, args.images, size=size)
         batches = args.images // args.batch
@@ -198,10 +208,6 @@ def main(argv=None):
                      synthetic_rate, 'images/s'))
         rows.append(('ResNet-50 training step, batch %d: fed by ImageRecordIter(ctx=%s)' % (args.batch, ctx),
                      fed_rate, 'images/s (%.2f of synthetic; target >= 0.95)' % (fed_rate / synthetic_rate)))
-    print('card: %s; %d JPEGs %dx%d, data_shape (3, %d, %d)' % (card, args.images, size, size,
-                                                                 args.shape, args.shape))
-    for name, value, unit in rows:
-        print('%-72s %10.2f  %s' % (name, value, unit))
     if args.write:
         with open(args.write, 'w') as out:
             json.dump({'card': card, 'rows': [{'name': n, 'value': v, 'unit': u} for n, v, u in rows]},
