@@ -262,3 +262,26 @@ def test_image_iter_on_a_device_matches_its_threaded_host_path(rec, decoder, thr
         np.testing.assert_array_equal(got[0], want[0])
         np.testing.assert_array_equal(got[1], want[1])
         assert got[2] == want[2] and got[3] == mx.cpu() == got[4]
+
+
+def test_jpegs_the_device_refuses_are_decoded_on_the_host(rec, monkeypatch):
+    # nvJPEG refuses some valid JPEGs (CMYK, lossless...): the whole list fails, then each
+    # image is tried alone, and the refused one is decoded by the CPU decoder.
+    stand_in = _StandInIO()
+    refused = mx.recordio.unpack(mx.recordio.MXIndexedRecordIO(rec[:-4] + '.idx', rec, 'r').read_idx(2))[1]
+    accept = stand_in.decode_jpeg
+
+    def refusing(tensors, mode, device):
+        if any(t.numpy().tobytes() == refused for t in tensors):
+            raise RuntimeError('unsupported JPEG')
+        return accept(tensors, mode, device)
+    stand_in.decode_jpeg = refusing
+    monkeypatch.setitem(sys.modules, 'torchvision', types.ModuleType('torchvision'))
+    monkeypatch.setitem(sys.modules, 'torchvision.io', stand_in)
+    settings = dict(path_imgrec=rec, data_shape=(3, 16, 16), batch_size=4, **MEAN_STD)
+    want = _batches(mx.io.ImageRecordIter(**settings), epochs=1)
+    got = _batches(mx.io.ImageRecordIter(ctx=mx.cpu(), **settings), epochs=1)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a[0], b[0])
+    # The first batch's list was refused: three of its images decoded alone, one on the host.
+    assert stand_in.calls[:4] == [1, 1, 1, 4]
