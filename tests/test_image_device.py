@@ -21,11 +21,14 @@ import pytest
 import torch
 
 import neomx as mx
-from neomx._image_decode import decode_bytes
+from neomx._image_decode import decode_bytes, opencv
 from neomx.base import MXNetError
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, 'benchmarks'))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), 'data'))
 from bench_input import make_jpeg_rec  # noqa: E402
+from make_image_pipeline_fixture import CASES, OUT, REC  # noqa: E402
+from test_image_pipeline import _epochs, _tolerance  # noqa: E402
 
 HAVE_TORCHVISION = importlib.util.find_spec('torchvision') is not None
 MEAN_STD = dict(mean_r=123.68, mean_g=116.28, mean_b=103.53, std_r=58.395, std_g=57.12,
@@ -116,6 +119,24 @@ def test_device_path_gives_the_host_paths_batches(rec, decoder, name, threads):
         assert decoder.calls and set(decoder.calls) == {5}
 
 
+@pytest.mark.parametrize('name', sorted(CASES))
+def test_device_path_gives_mxnets_batches(decoder, name):
+    # MXNet 1.9.1's batches (tests/data), as the host path's test: the device path's warps are
+    # torch's grid_sample, within a level of OpenCV's fixed-point warpAffine.
+    del decoder
+    expected = np.load(OUT)
+    batches = _epochs(mx.io.ImageRecordIter(path_imgrec=REC, ctx=mx.cpu(), **CASES[name]))
+    assert len(batches) == sum(key.startswith(name + '_data_') for key in expected.files)
+    tolerance = _tolerance(name) + (1 if name in ('rotate', 'affine') else 0)
+    for n, batch in enumerate(batches):
+        want = expected['%s_data_%d' % (name, n)]
+        got = batch.data[0].asnumpy()
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, atol=tolerance, rtol=0)
+        np.testing.assert_array_equal(batch.label[0].asnumpy(), expected['%s_label_%d' % (name, n)])
+        assert batch.pad == expected['%s_pad_%d' % (name, n)]
+
+
 def test_short_last_batch_is_zero_filled_on_the_device(rec, decoder):
     del decoder
     settings = dict(path_imgrec=rec, data_shape=(3, 16, 16), batch_size=4, round_batch=False, **MEAN_STD)
@@ -193,14 +214,30 @@ def test_a_device_needs_torchvision_and_the_device(rec, monkeypatch):
 
 
 @pytest.mark.parametrize('setting, named', [
-    (dict(rotate=10), 'rotate'), (dict(max_rotate_angle=5), 'max_rotate_angle'),
-    (dict(max_shear_ratio=0.1), 'max_shear_ratio'), (dict(max_random_scale=1.2), 'max_random_scale'),
-    (dict(random_h=10), 'random_h'), (dict(random_l=5), 'random_s, random_l')])
+    (dict(random_h=10), 'random_h'), (dict(random_l=5), 'random_s, random_l'),
+    (dict(rotate=10, inter_method=4), 'inter_method 4 and 10'),
+    (dict(max_shear_ratio=0.1, inter_method=10), 'inter_method 4 and 10')])
 def test_host_only_settings_are_refused_on_a_device(rec, decoder, setting, named):
     del decoder
     with pytest.raises(MXNetError, match=r'ImageRecordIter: .*%s.* not with ctx=cpu\(0\)' % named):
         mx.io.ImageRecordIter(path_imgrec=rec, data_shape=(3, 8, 8), batch_size=2, ctx=mx.cpu(),
                               **setting)
+
+
+@pytest.mark.skipif(opencv() is None, reason="the host path's warps are OpenCV's")
+@pytest.mark.parametrize('interp', [0, 1, 2, 3, 9])
+def test_warps_on_the_device_match_opencv_within_a_level(rec, decoder, interp):
+    del decoder
+    settings = dict(path_imgrec=rec, data_shape=(3, 52, 52), batch_size=7, dtype='uint8',
+                    max_rotate_angle=40, max_shear_ratio=0.3, min_random_scale=0.6,
+                    max_random_scale=1.2, max_aspect_ratio=0.3, fill_value=200, resize=56,
+                    inter_method=interp, shuffle=True)
+    host = _batches(mx.io.ImageRecordIter(**settings), epochs=1)
+    device = _batches(mx.io.ImageRecordIter(ctx=mx.cpu(), **settings), epochs=1)
+    for got, want in zip(device, host):
+        diff = np.abs(got[0].astype(np.int16) - want[0].astype(np.int16))
+        assert diff.max() <= 1 and diff.mean() < 0.01, (diff.max(), diff.mean())
+        assert (want[0] == 200).any()           # the corners outside the image are filled
 
 
 def test_detection_iterator_refuses_a_device(tmp_path, decoder):

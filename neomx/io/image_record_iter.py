@@ -209,6 +209,41 @@ def _tensor_color_jitter(pixels, draws):
     return values.to(torch.uint8).permute(1, 2, 0)
 
 
+def _opencv_warp(pixels, matrix, size, interp, fill):
+    """OpenCV's ``warpAffine`` of (H, W, C) uint8 pixels into ``size`` (w, h), the corners
+    filled with ``fill``."""
+    cv2 = opencv()
+    out = cv2.warpAffine(np.ascontiguousarray(pixels), matrix, size, flags=interp,
+                         borderMode=cv2.BORDER_CONSTANT, borderValue=(fill,) * 4)
+    return out.reshape(size[1], size[0], pixels.shape[2])
+
+
+# warpAffine's interpolations that torch's grid_sample has (area is bilinear in warpAffine).
+_GRID_MODES = {0: 'nearest', 1: 'bilinear', 2: 'bicubic', 3: 'bilinear'}
+
+
+def _tensor_warp(pixels, matrix, size, interp, fill):
+    """:func:`_opencv_warp` of an (H, W, C) uint8 tensor with torch's ``grid_sample``: each
+    output pixel samples the input at the inverse of ``matrix`` (pixel centres at whole
+    coordinates, as OpenCV; no fixed-point rounding of the coordinates), outside the image
+    ``fill``. Lanczos (``interp`` 4) is OpenCV's only."""
+    rows, cols = pixels.shape[:2]
+    width, height = size
+    linear = np.asarray(matrix, np.float64)[:, :2]
+    inverse = np.linalg.inv(linear)
+    shift = np.asarray(matrix, np.float64)[:, 2]
+    ys, xs = np.mgrid[0:height, 0:width].astype(np.float64)
+    src = np.einsum('ij,jhw->ihw', inverse, np.stack([xs - shift[0], ys - shift[1]]))
+    # align_corners=True: -1 and 1 are the centres of the first and last pixels.
+    grid = np.stack([src[0] * (2 / max(cols - 1, 1)) - 1, src[1] * (2 / max(rows - 1, 1)) - 1], -1)
+    grid = torch.from_numpy(grid.astype(np.float32))[None].to(pixels.device)
+    # Outside samples are zeros: shifted by fill, they are fill.
+    image = pixels.permute(2, 0, 1).to(torch.float32)[None] - fill
+    out = torch.nn.functional.grid_sample(image, grid, mode=_GRID_MODES[interp], padding_mode='zeros',
+                                          align_corners=True)[0] + fill
+    return out.round_().clamp_(0, 255).to(torch.uint8).permute(1, 2, 0)
+
+
 def _per_image(factors, device):
     """One float32 factor per image of an (N, C, H, W) batch, on ``device``."""
     return torch.tensor(factors, dtype=torch.float32).reshape(-1, 1, 1, 1).to(device)
@@ -218,6 +253,7 @@ class _HostPixels:
     """The pixel operations of the augmentation pipeline on (H, W, C) uint8 numpy arrays."""
     resize = staticmethod(resize_pixels)
     color_jitter = staticmethod(_color_jitter)
+    warp = staticmethod(_opencv_warp)
 
     @staticmethod
     def pad(pixels, width, value):
@@ -235,6 +271,7 @@ class _TensorPixels:
     torch's kernels read rows of pixels, and keeps its result planar."""
     resize = staticmethod(resize_hwc)
     color_jitter = staticmethod(_tensor_color_jitter)
+    warp = staticmethod(_tensor_warp)
 
     @staticmethod
     def pad(pixels, width, value):
@@ -356,13 +393,15 @@ class ImageRecordIter(DataIter):
     own CUDA stream: its JPEGs are decoded by nvJPEG in one call of
     ``torchvision.io.decode_jpeg`` (other formats, and JPEGs nvJPEG refuses, by the CPU
     decoder), then resized, padded, cropped, mirrored, colour-jittered and normalised by torch
-    on the GPU, with the random choices of the CPU path (each record's own stream): records,
+    (and warped) on the GPU, with the random choices of the CPU path (each record's own stream): records,
     labels, ``pad`` and ``round_batch`` are those of the CPU iterator, and pixels differ only
     as nvJPEG's IDCT and upsampling differ from libjpeg-turbo's (a few levels) and torch's
     resizes from OpenCV's (rounding). The affine warp (``rotate``, ``max_rotate_angle``,
     ``max_shear_ratio``, ``min/max_random_scale``, ``max_aspect_ratio`` without
-    ``random_resized_crop``, ``min/max_img_size``) and the HLS shifts (``random_h/s/l``)
-    are done on the CPU only: setting them with a GPU context raises MXNetError.
+    ``random_resized_crop``, ``min/max_img_size``) is torch's ``grid_sample``, within a level
+    of OpenCV's ``warpAffine``, except with Lanczos (``inter_method`` 4 or 10); that and the
+    HLS shifts (``random_h/s/l``) are done on the CPU only: asking for them with a device
+    context raises MXNetError.
     ``ctx=mx.cpu()`` runs the same tensor path on the CPU (torchvision's libjpeg-turbo).
     nvJPEG does not apply a JPEG's EXIF orientation (OpenCV does).
 
@@ -431,10 +470,6 @@ class ImageRecordIter(DataIter):
         self._hls_jitter = (random_h, random_l, random_s)
         self._lighting = (max_random_contrast, max_random_illumination)
         self._list_labels = _read_list_labels(path_imglist) if path_imglist else None
-        if (self._warps or any(self._hls_jitter)) and opencv() is None:
-            raise MissingDependencyError('ImageRecordIter: rotation, shear, scale, aspect ratio, '
-                                         'image size limits and random_h/s/l need OpenCV '
-                                         '(opencv-python-headless): pip install "neomx[vision]"')
         self._inter_method = inter_method
         self._dtype = _OUTPUT_DTYPES[dtype]
         channels = self.data_shape[0]
@@ -448,6 +483,10 @@ class ImageRecordIter(DataIter):
         else:
             self._check_device_settings(ctx)
             self._ctx = ctx
+        if ((self._warps and self._device is None) or any(self._hls_jitter)) and opencv() is None:
+            raise MissingDependencyError('ImageRecordIter: rotation, shear, scale, aspect ratio, '
+                                         'image size limits and random_h/s/l need OpenCV '
+                                         '(opencv-python-headless): pip install "neomx[vision]"')
         self._path_imgrec = path_imgrec
         try:
             self._record = _fileio.open_for_read(path_imgrec)
@@ -521,9 +560,10 @@ class ImageRecordIter(DataIter):
         if type(self)._transform is not ImageRecordIter._transform:
             raise MXNetError('%s: ctx=%s (decoding and augmenting on the device) is only for '
                              'ImageRecordIter\'s own augmentations; leave ctx out' % (owner, ctx))
-        host_only = {'rotate, max_rotate_angle, max_shear_ratio, min/max_random_scale, '
-                     'max_aspect_ratio, min/max_img_size (the affine warp)': self._warps,
-                     'random_h, random_s, random_l (HLS shifts)': any(self._hls_jitter)}
+        host_only = {'random_h, random_s, random_l (HLS shifts)': any(self._hls_jitter),
+                     'inter_method 4 and 10 (Lanczos) with the affine warp (rotate, '
+                     'max_rotate_angle, max_shear_ratio, min/max_random_scale, max_aspect_ratio, '
+                     'min/max_img_size)': self._warps and self._inter_method in (4, 10)}
         for names, asked in host_only.items():
             if asked:
                 raise MXNetError('%s: %s are done on the CPU only, not with ctx=%s: leave them '
@@ -774,7 +814,7 @@ class ImageRecordIter(DataIter):
         if self.resize > 0:
             pixels = self._resized(pixels, *_shorter_edge_size(*pixels.shape[:2], self.resize), rng, ops)
         if self._warps:
-            pixels = self._warped(pixels, rng)
+            pixels = self._warped(pixels, rng, ops)
         if self.pad > 0:
             pixels = ops.pad(pixels, self.pad, self.fill_value)
         if self.random_resized_crop:
@@ -855,11 +895,12 @@ class ImageRecordIter(DataIter):
             y, x = (rows - new_h) // 2, (cols - new_w) // 2
         return self._resized(pixels[y:y + new_h, x:x + new_w], height, width, rng, ops)
 
-    def _warped(self, pixels, rng):
+    def _warped(self, pixels, rng, ops=_HostPixels):
         """MXNet's affine augmentation: shear, rotation, scale and aspect ratio drawn in
         MXNet's order, the image warped about its centre into its scaled size (limited to
-        [min_img_size, max_img_size]) by OpenCV, the corners filled with ``fill_value``."""
-        cv2, settings = opencv(), self._affine
+        [min_img_size, max_img_size]) (by OpenCV, or torch on a device), the corners filled
+        with ``fill_value``."""
+        settings = self._affine
         rows, cols = pixels.shape[:2]
         shear = rng.uniform(-settings['shear'], settings['shear'])
         angle = settings['rotate'] if settings['rotate'] > 0 else \
@@ -880,9 +921,7 @@ class ImageRecordIter(DataIter):
         size = (int(new_cols), int(new_rows))
         interp = rng.randint(0, 4) if self._inter_method == 10 else \
             pick_interp(self._inter_method, (rows, cols, size[1], size[0]))
-        out = cv2.warpAffine(np.ascontiguousarray(pixels), matrix, size, flags=interp,
-                             borderMode=cv2.BORDER_CONSTANT, borderValue=(self.fill_value,) * 4)
-        return out.reshape(size[1], size[0], pixels.shape[2])
+        return ops.warp(pixels, matrix, size, interp, self.fill_value)
 
     def _sized_crop(self, pixels, height, width, rng, ops=_HostPixels):
         """A square window of random side in [min_crop_size, max_crop_size] (at random with
