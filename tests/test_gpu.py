@@ -238,9 +238,10 @@ def _assert_close_pixels(got, want, scale=1.0):
          brightness=0.2, contrast=0.2, saturation=0.2, pca_noise=0.1, mirror=True),
     dict(dtype='float16', data_shape=(1, 64, 48), pad=4, rand_crop=True, fill_value=9),
     dict(dtype='uint8', max_rotate_angle=30, max_shear_ratio=0.2, min_random_scale=0.8,
-         max_random_scale=1.2, fill_value=200, inter_method=2, rand_crop=True)],
+         max_random_scale=1.2, fill_value=200, inter_method=2, rand_crop=True, random_h=10,
+         random_s=20, random_l=20)],
     ids=['uint8-resize-crop-mirror', 'mean-std', 'resized-crop-colour-jitter', 'gray-float16-pad',
-         'affine-warp'])
+         'affine-warp-hls'])
 def test_image_record_iter_on_the_gpu_matches_the_cpu_iterator(jpeg_rec, settings, threads):
     settings = dict(dict(path_imgrec=jpeg_rec, data_shape=(3, 64, 64), batch_size=16,
                          preprocess_threads=threads), **settings)

@@ -143,6 +143,50 @@ def _hls_jitter(pixels, shifts):
     return cv2.cvtColor(hls.astype(np.uint8), cv2.COLOR_HLS2RGB)
 
 
+_FLT_EPSILON = float(np.finfo(np.float32).eps)
+# OpenCV's HLS -> RGB: the (blue, green, red) entries of [p2, p1, rising, falling] by hue sector.
+_HLS_SECTORS = torch.tensor([[1, 3, 0], [1, 0, 2], [3, 0, 1], [0, 2, 1], [0, 1, 3], [2, 1, 0]])
+
+
+def _tensor_hls_jitter(pixels, shifts):
+    """:func:`_hls_jitter` of an (H, W, 3) uint8 tensor in torch, with OpenCV's 8-bit
+    RGB <-> HLS conversions written out in float32 in OpenCV's order of operations (a pixel
+    in a few thousand may round a hue differently)."""
+    if pixels.shape[2] != 3:
+        raise MXNetError('ImageRecordIter: random_h/s/l need 3 channels')
+    device = pixels.device
+    red, green, blue = pixels.permute(2, 0, 1).to(torch.float32) * np.float32(1 / 255)
+    vmax = torch.maximum(torch.maximum(red, green), blue)
+    vmin = torch.minimum(torch.minimum(red, green), blue)
+    diff = vmax - vmin
+    light = (vmax + vmin) * 0.5
+    chromatic = diff > _FLT_EPSILON
+    sat = torch.where(light < 0.5, diff / (vmax + vmin), diff / (2 - vmax - vmin))
+    step = 60 / diff
+    hue = torch.where(vmax == red, (green - blue) * step,
+                      torch.where(vmax == green, (blue - red) * step + 120, (red - green) * step + 240))
+    hue = torch.where(hue < 0, hue + 360, hue)
+    hls = torch.stack([torch.where(chromatic, hue, 0) * 0.5, light * 255,
+                       torch.where(chromatic, sat, 0) * 255]).round_().clamp_(0, 255)
+    # The shifts, clipped to OpenCV's 8-bit ranges (hue 0-180), then back to RGB.
+    shifted = (hls + torch.tensor(shifts, dtype=torch.float32, device=device)[:, None, None]).clamp_(min=0)
+    hue, light, sat = torch.minimum(shifted, torch.tensor([180., 255., 255.], device=device)[:, None, None])
+    light, sat = light * np.float32(1 / 255), sat * np.float32(1 / 255)
+    high = torch.where(light <= 0.5, light * (1 + sat), light + sat - light * sat)
+    low = 2 * light - high
+    hue = hue * np.float32(6 / 180)
+    hue = torch.where(hue >= 6, hue - 6, hue)
+    sector = hue.floor()
+    frac = hue - sector
+    table = torch.stack([high, low, low + (high - low) * (1 - frac), low + (high - low) * frac])
+    picks = _HLS_SECTORS.to(device)[sector.long()]
+    blue, green, red = (table.gather(0, picks[..., k][None])[0] for k in range(3))
+    gray = sat == 0
+    rgb = torch.stack([torch.where(gray, light, red), torch.where(gray, light, green),
+                       torch.where(gray, light, blue)])
+    return (rgb * 255).round_().clamp_(0, 255).to(torch.uint8).permute(1, 2, 0)
+
+
 def _saturate(values):
     """float pixels back to uint8 as OpenCV's saturate_cast (round half to even, clip)."""
     return np.clip(np.rint(values), 0, 255).astype(np.uint8)
@@ -254,6 +298,7 @@ class _HostPixels:
     resize = staticmethod(resize_pixels)
     color_jitter = staticmethod(_color_jitter)
     warp = staticmethod(_opencv_warp)
+    hls_jitter = staticmethod(_hls_jitter)
 
     @staticmethod
     def pad(pixels, width, value):
@@ -272,6 +317,7 @@ class _TensorPixels:
     resize = staticmethod(resize_hwc)
     color_jitter = staticmethod(_tensor_color_jitter)
     warp = staticmethod(_tensor_warp)
+    hls_jitter = staticmethod(_tensor_hls_jitter)
 
     @staticmethod
     def pad(pixels, width, value):
@@ -399,9 +445,9 @@ class ImageRecordIter(DataIter):
     resizes from OpenCV's (rounding). The affine warp (``rotate``, ``max_rotate_angle``,
     ``max_shear_ratio``, ``min/max_random_scale``, ``max_aspect_ratio`` without
     ``random_resized_crop``, ``min/max_img_size``) is torch's ``grid_sample``, within a level
-    of OpenCV's ``warpAffine``, except with Lanczos (``inter_method`` 4 or 10); that and the
-    HLS shifts (``random_h/s/l``) are done on the CPU only: asking for them with a device
-    context raises MXNetError.
+    of OpenCV's ``warpAffine``, except with Lanczos (``inter_method`` 4 or 10), which is done
+    on the CPU only: asking for it with a device context raises MXNetError. The HLS shifts
+    (``random_h/s/l``) are OpenCV's 8-bit conversions written out in torch.
     ``ctx=mx.cpu()`` runs the same tensor path on the CPU (torchvision's libjpeg-turbo).
     nvJPEG does not apply a JPEG's EXIF orientation (OpenCV does).
 
@@ -483,7 +529,7 @@ class ImageRecordIter(DataIter):
         else:
             self._check_device_settings(ctx)
             self._ctx = ctx
-        if ((self._warps and self._device is None) or any(self._hls_jitter)) and opencv() is None:
+        if (self._warps or any(self._hls_jitter)) and self._device is None and opencv() is None:
             raise MissingDependencyError('ImageRecordIter: rotation, shear, scale, aspect ratio, '
                                          'image size limits and random_h/s/l need OpenCV '
                                          '(opencv-python-headless): pip install "neomx[vision]"')
@@ -560,14 +606,12 @@ class ImageRecordIter(DataIter):
         if type(self)._transform is not ImageRecordIter._transform:
             raise MXNetError('%s: ctx=%s (decoding and augmenting on the device) is only for '
                              'ImageRecordIter\'s own augmentations; leave ctx out' % (owner, ctx))
-        host_only = {'random_h, random_s, random_l (HLS shifts)': any(self._hls_jitter),
-                     'inter_method 4 and 10 (Lanczos) with the affine warp (rotate, '
-                     'max_rotate_angle, max_shear_ratio, min/max_random_scale, max_aspect_ratio, '
-                     'min/max_img_size)': self._warps and self._inter_method in (4, 10)}
-        for names, asked in host_only.items():
-            if asked:
-                raise MXNetError('%s: %s are done on the CPU only, not with ctx=%s: leave them '
-                                 'at their defaults or leave ctx out' % (owner, names, ctx))
+        if self._warps and self._inter_method in (4, 10):
+            raise MXNetError('%s: inter_method %d (Lanczos) with the affine warp (rotate, '
+                             'max_rotate_angle, max_shear_ratio, min/max_random_scale, '
+                             'max_aspect_ratio, min/max_img_size) is done on the CPU only, not '
+                             'with ctx=%s: choose inter_method 0-3 or 9, or leave ctx out'
+                             % (owner, self._inter_method, ctx))
 
     @staticmethod
     def _check_arguments(data_shape, inter_method, dtype):
@@ -832,7 +876,7 @@ class ImageRecordIter(DataIter):
         if self.mirror or (self.rand_mirror and rng.random() < 0.5):
             pixels = ops.mirror(pixels)
         if any(self._hls_jitter):
-            pixels = _hls_jitter(pixels, [rng.randint(-v, v) for v in self._hls_jitter])
+            pixels = ops.hls_jitter(pixels, [rng.randint(-v, v) for v in self._hls_jitter])
         if any(self._jitters) or self._pca_noise > 0:
             pixels = ops.color_jitter(pixels, _jitter_draws(self._jitters, self._pca_noise, rng))
         return pixels
