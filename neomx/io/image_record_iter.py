@@ -438,17 +438,17 @@ class ImageRecordIter(DataIter):
     extra): the ``preprocess_threads`` read the records and each prepares a whole batch, on its
     own CUDA stream: its JPEGs are decoded by nvJPEG in one call of
     ``torchvision.io.decode_jpeg`` (other formats, and JPEGs nvJPEG refuses, by the CPU
-    decoder), then resized, padded, cropped, mirrored, colour-jittered and normalised by torch
-    (and warped) on the GPU, with the random choices of the CPU path (each record's own stream): records,
-    labels, ``pad`` and ``round_batch`` are those of the CPU iterator, and pixels differ only
-    as nvJPEG's IDCT and upsampling differ from libjpeg-turbo's (a few levels) and torch's
-    resizes from OpenCV's (rounding). The affine warp (``rotate``, ``max_rotate_angle``,
-    ``max_shear_ratio``, ``min/max_random_scale``, ``max_aspect_ratio`` without
-    ``random_resized_crop``, ``min/max_img_size``) is torch's ``grid_sample``, within a level
-    of OpenCV's ``warpAffine``, except with Lanczos (``inter_method`` 4 or 10), which is done
-    on the CPU only: asking for it with a device context raises MXNetError. The HLS shifts
-    (``random_h/s/l``) are OpenCV's 8-bit conversions written out in torch.
-    ``ctx=mx.cpu()`` runs the same tensor path on the CPU (torchvision's libjpeg-turbo).
+    decoder), then resized, warped, padded, cropped, mirrored, colour-shifted and normalised
+    by torch on the GPU, with the random choices of the CPU path (each record's own stream):
+    records, labels, ``pad`` and ``round_batch`` are those of the CPU iterator, and pixels
+    differ as nvJPEG's IDCT and chroma upsampling differ from libjpeg-turbo's (a few levels),
+    and by rounding where torch does OpenCV's work: resizes, the affine warp (``grid_sample``,
+    within a level of ``warpAffine``), the HLS shifts (OpenCV's 8-bit conversions written out).
+    A Lanczos warp (``inter_method`` 4 or 10 with ``rotate``, ``max_rotate_angle``,
+    ``max_shear_ratio``, ``min/max_random_scale``, ``max_aspect_ratio`` or
+    ``min/max_img_size``) is done on the CPU only: asking for it with a device context raises
+    MXNetError. ``ctx=mx.cpu()`` runs the same tensor path on the CPU (torchvision's
+    libjpeg-turbo decoder).
     nvJPEG does not apply a JPEG's EXIF orientation (OpenCV does).
 
     Shape
