@@ -93,7 +93,7 @@ SETTINGS = {
     'random-resized-area': dict(random_resized_crop=True, min_random_area=0.3,
                                 min_aspect_ratio=0.75, max_aspect_ratio=1.33, inter_method=10),
     'uint8-pad': dict(dtype='uint8', pad=4, rand_crop=True, fill_value=7),
-    'int8-float16': dict(dtype='int8', mirror=True),
+    'int8-mirror': dict(dtype='int8', mirror=True),
     'float16': dict(dtype='float16', resize=36, inter_method=3),
     'gray-sized-crop': dict(data_shape=(1, 24, 20), min_crop_size=20, max_crop_size=40,
                             rand_crop=True),
