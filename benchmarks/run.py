@@ -26,8 +26,11 @@ from common import Result  # noqa: E402
 
 
 def _modules(names):
-    names = names or sorted(f[:-3] for f in os.listdir(HERE) if f.startswith('bench_') and f.endswith('.py'))
-    return [importlib.import_module(n) for n in names]
+    if names:
+        return [importlib.import_module(n) for n in names]
+    # every module with rows for this table; standalone scripts (bench_input, bench_sparse...) have none
+    found = sorted(f[:-3] for f in os.listdir(HERE) if f.startswith('bench_') and f.endswith('.py'))
+    return [m for m in map(importlib.import_module, found) if hasattr(m, 'BENCHMARKS')]
 
 
 _ROW_TAG = 'benchmarks/run.py row '
