@@ -10,6 +10,10 @@ onnx = pytest.importorskip('onnx')
 ort = pytest.importorskip('onnxruntime')
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402  pylint: disable=wrong-import-position
 
+from device_tolerance import kernel_tolerance  # noqa: E402  pylint: disable=wrong-import-position
+
+_CUDNN_OPS = ('Conv', 'ConvTranspose')     # TF32 kernels on a GPU
+
 _RNG = np.random.RandomState(0)
 
 
@@ -52,8 +56,9 @@ def _check(tmp_path, op, inputs, consts=None, n_out=1, opset=13, rtol=1e-5, atol
         if op == 'Size':        # MXNet's size_array (as MXNet 1.9.1 imports Size) has shape (1,)
             e = e.reshape(1)
         assert g.shape == e.shape, (op, g.shape, e.shape)
+        tolerance = kernel_tolerance(rtol, atol, np.abs(e).max()) if op in _CUDNN_OPS else dict(rtol=rtol, atol=atol)
         np.testing.assert_allclose(g.asnumpy().astype(e.dtype) if e.dtype == bool else g.asnumpy(), e,
-                                   rtol=rtol, atol=atol, err_msg=op)
+                                   err_msg=op, **tolerance)
 
 
 _i64 = lambda *v: np.array(v, dtype='int64')  # noqa: E731
