@@ -342,7 +342,8 @@ def test_to_torch_under_distributed_data_parallel_two_gloo_processes(tmp_path):
     opt = torch.optim.SGD(single.parameters(), lr=0.1)
     for x, y in worker.batches():
         opt.zero_grad()
-        torch.nn.functional.cross_entropy(single(torch.from_numpy(x)), torch.from_numpy(y)).backward()
+        torch.nn.functional.cross_entropy(single(torch.from_numpy(x).to(_device())),
+                                          torch.from_numpy(y).to(_device())).backward()
         opt.step()
     for name, p in single.named_parameters():
         np.testing.assert_allclose(ranks[0][name], ranks[1][name], rtol=0, atol=0)

@@ -113,7 +113,7 @@ def _in_thread(fn):
 
     def target():
         try:
-            with ctx:
+            with mx.Context(ctx):       # a copy: a Context keeps the one it replaces
                 box['value'] = fn()
         except BaseException as err:  # pylint: disable=broad-except
             box['error'] = err
@@ -255,7 +255,7 @@ def test_two_threads_training_match_sequential_runs():
     def worker(i, hybridize, seed):
         try:
             barrier.wait()
-            with ctx:
+            with mx.Context(ctx):       # one per thread: a Context keeps the one it replaces
                 results[i] = _train(hybridize, seed)
         except BaseException as err:  # pylint: disable=broad-except
             errors.append(err)
