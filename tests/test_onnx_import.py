@@ -211,11 +211,15 @@ def _zoo_round_trip(name, size, tmp_path):
     net.export(str(tmp_path / name))
     path = mx.onnx.export_model(str(tmp_path / (name + '-symbol.json')), str(tmp_path / (name + '-0000.params')),
                                 [x.shape], np.float32, str(tmp_path / (name + '.onnx')))
+    # the imported graph computes the same operators, possibly grouped otherwise (BatchNorm folded
+    # into a convolution's filters or not), which TF32 convolutions on a GPU tell apart
+    scale = max(1.0, np.abs(ref).max())
+    tolerance = kernel_tolerance(1e-5, 1e-5 * scale, scale)
     block = mx.contrib.onnx.import_to_gluon(path, mx.current_context())
-    np.testing.assert_allclose(block(x).asnumpy(), ref, rtol=1e-5, atol=1e-5 * max(1.0, np.abs(ref).max()))
+    np.testing.assert_allclose(block(x).asnumpy(), ref, **tolerance)
     sym, arg_params, aux_params = mx.contrib.onnx.import_model(path)
     out = sym.bind(mx.current_context(), args=dict(arg_params, data=x), aux_states=aux_params).forward()[0]
-    np.testing.assert_allclose(out.asnumpy(), ref, rtol=1e-5, atol=1e-5 * max(1.0, np.abs(ref).max()))
+    np.testing.assert_allclose(out.asnumpy(), ref, **tolerance)
 
 
 @pytest.mark.parametrize('name,size', [('resnet18_v1', 32), ('mobilenet0.25', 32)])
