@@ -21,6 +21,7 @@ Example
 """
 import contextlib
 import functools
+import struct
 
 import torch
 
@@ -86,13 +87,38 @@ def _fused_sgd_runs_on(device_type, dtype):
         return False
 
 
+@functools.lru_cache(maxsize=None)
+def _fused_sgd_rounds_dampening(device_type):
+    """Whether torch's fused SGD kernel on this device type rounds ``dampening`` to float32
+    before taking ``1 - dampening`` (its CUDA kernel does, its CPU kernel keeps double
+    precision): :func:`momentum_sgd_` passes the learning rate as ``1 - dampening``, which
+    rounded is off by up to 6e-8 absolute (5% of a learning rate of 1e-6)."""
+    probe = [torch.zeros(1, dtype=torch.float32, device=device_type)]
+    torch._fused_sgd_(probe, [torch.ones_like(probe[0])], [torch.zeros_like(probe[0])], weight_decay=0.0,
+                      momentum=0.5, lr=-1.0, dampening=1.0 + 2.0 ** -30, nesterov=False, maximize=False,
+                      is_first_step=False)
+    return probe[0].item() == 0.0       # -2**-30 (representable in float32) unless rounded away
+
+
+def _float32(value):
+    return struct.unpack('f', struct.pack('f', value))[0]
+
+
+def _fused_sgd_applies_exactly(device_type, step):
+    """Whether the fused kernel multiplies the gradients by float32 ``step`` exactly, as the
+    foreach passes do (and MXNet's kernels)."""
+    return (not _fused_sgd_rounds_dampening(device_type)
+            or _float32(1.0 - _float32(1.0 - step)) == _float32(step))
+
+
 def momentum_sgd_(weights, grads, moms, momentum, step, decay):
     """In place, for every tensor: ``mom = momentum * mom + step * (grad + decay * weight);
     weight += mom`` (MXNet's momentum form: the buffer holds the learning rate's sign and
     size). One pass over memory through torch's fused SGD kernel, given ``lr`` -1 and
     ``dampening`` 1 - ``step`` to express that form, where it runs for these tensors (one
     device and dtype, contiguous; a non-zero momentum, which the kernel needs to take
-    buffers); else foreach's three passes. ``grads`` are not modified.
+    buffers; a ``step`` the kernel applies exactly); else foreach's three passes. ``grads``
+    are not modified.
 
     Example
     -------
@@ -103,6 +129,7 @@ def momentum_sgd_(weights, grads, moms, momentum, step, decay):
     """
     first = weights[0]
     if (momentum != 0 and _fused_sgd_runs_on(first.device.type, first.dtype)
+            and _fused_sgd_applies_exactly(first.device.type, step)
             and all(t.dtype == first.dtype and t.device == first.device and t.is_contiguous()
                     for group in (weights, grads, moms) for t in group)):
         torch._fused_sgd_(weights, grads, moms, weight_decay=decay, momentum=momentum, lr=-1.0,

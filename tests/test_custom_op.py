@@ -198,7 +198,7 @@ def test_softmax_forward_backward_and_what_the_op_sees():
     np.testing.assert_allclose(y.asnumpy(), _SOFTMAX, rtol=1e-6)
     np.testing.assert_allclose(x.grad.asnumpy(), _SOFTMAX_GRAD, rtol=1e-6)
     assert _events('prop') == [{'foo': '3', 'bar': '1.5'}]       # keyword arguments arrive as strings
-    assert _events('create') == [('cpu(0)', [[2, 3], [2]], [0, 0])]
+    assert _events('create') == [(str(mx.current_context()), [[2, 3], [2]], [0, 0])]
     assert _events('forward') == [(1, ['write'], ['NDArray'] * 3)]
     assert _events('backward') == [(['write', 'null'], ['NDArray', 'NDArray'])]
     mx.nd.Custom(x, mx.nd.array(_LABEL), op_type='test_softmax', foo=3, bar=1.5)
@@ -379,7 +379,7 @@ def test_operators_made_per_call_imperatively_and_once_per_executor_node():
         exe.forward(is_train=True, data=x, label=label)
         exe.backward()
     exe.forward(is_train=False)
-    assert _events('create') == [('cpu(0)', [[2, 3], [2]], [0, 0])]
+    assert _events('create') == [('cpu(0)', [[2, 3], [2]], [0, 0])]      # the executor's context
     np.testing.assert_allclose(exe.grad_dict['data'].asnumpy(), _SOFTMAX_GRAD, rtol=1e-6)
     exe.reshape(allow_up_sizing=True, data=(4, 3), label=(4,)).forward(is_train=False,
                                                                      data=mx.nd.array(np.vstack([_X, _X])))

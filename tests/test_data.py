@@ -84,7 +84,8 @@ def test_dataloader_argument_checks():
 
 def _image_dataset():
     images = np.random.RandomState(0).randint(0, 256, (23, 6, 5, 3)).astype('uint8')
-    ds = D.ArrayDataset(mx.nd.array(images, dtype='uint8'), np.arange(23, dtype='int32'))
+    # in CPU memory whatever the current context: forked workers cannot touch a GPU (in MXNet either)
+    ds = D.ArrayDataset(mx.nd.array(images, dtype='uint8', ctx=mx.cpu()), np.arange(23, dtype='int32'))
     return ds.transform_first(T.Compose([T.ToTensor(), T.Normalize(0.5, 0.25)]))
 
 

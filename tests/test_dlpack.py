@@ -42,7 +42,7 @@ def test_from_dlpack_of_torch_and_numpy_shares_memory():
 
 
 def test_dunder_dlpack_for_consumers():
-    x = mx.nd.array([1, 2, 3])
+    x = mx.nd.array([1, 2, 3], ctx=mx.cpu())     # numpy consumes CPU memory only
     assert x.__dlpack_device__() == (1, 0)  # kDLCPU, device 0
     t = torch.from_dlpack(x)
     a = np.from_dlpack(x)

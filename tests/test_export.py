@@ -13,6 +13,8 @@ import pytest
 import neomx as mx
 from neomx.gluon import nn
 
+from device_tolerance import kernel_tolerance
+
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data')
 MXNET_PREFIX = os.path.join(DATA, 'mxnet_cnn')
 NEOMX_PREFIX = os.path.join(DATA, 'neomx_cnn')
@@ -42,15 +44,20 @@ def _exported_cnn():
     return net
 
 
+def _cnn_tolerance(expected):
+    return kernel_tolerance(1e-5, 1e-6, scale=np.abs(expected).max())
+
+
 def test_imports_mxnet_export_gives_mxnet_outputs():
     block = mx.gluon.SymbolBlock.imports(MXNET_PREFIX + '-symbol.json', ['data'],
-                                         MXNET_PREFIX + '-0000.params')
+                                         MXNET_PREFIX + '-0000.params', ctx=mx.current_context())
     x = mx.nd.array(_fixture('cnn_input.npy'))
-    np.testing.assert_allclose(block(x).asnumpy(), _fixture('cnn_output.npy'), rtol=1e-5, atol=1e-6)
+    expected = _fixture('cnn_output.npy')
+    np.testing.assert_allclose(block(x).asnumpy(), expected, **_cnn_tolerance(expected))
     with mx.autograd.record():
         trained = block(x)
-    np.testing.assert_allclose(trained.asnumpy(), _fixture('cnn_output_train.npy'), rtol=1e-5,
-                               atol=1e-6)
+    expected = _fixture('cnn_output_train.npy')
+    np.testing.assert_allclose(trained.asnumpy(), expected, **_cnn_tolerance(expected))
     assert block.collect_params()['hybridsequential0_conv0_weight'].data().shape == (4, 3, 3, 3)
     assert block.collect_params()['hybridsequential0_batchnorm0_running_var'].grad_req == 'null'
 
@@ -59,9 +66,13 @@ def test_load_checkpoint_of_mxnet_export_binds_and_runs():
     sym, args, auxs = mx.model.load_checkpoint(MXNET_PREFIX, 0)
     assert sorted(auxs) == ['hybridsequential0_batchnorm0_running_mean',
                             'hybridsequential0_batchnorm0_running_var']
+    here = mx.current_context()         # the checkpoint loads on cpu; MXNet binds all arguments on one context
+    args = {k: v.as_in_context(here) for k, v in args.items()}
+    auxs = {k: v.as_in_context(here) for k, v in auxs.items()}
     args['data'] = mx.nd.array(_fixture('cnn_input.npy'))
-    out = sym.bind(mx.cpu(), args, aux_states=auxs, grad_req='null').forward()[0]
-    np.testing.assert_allclose(out.asnumpy(), _fixture('cnn_output.npy'), rtol=1e-5, atol=1e-6)
+    out = sym.bind(here, args, aux_states=auxs, grad_req='null').forward()[0]
+    expected = _fixture('cnn_output.npy')
+    np.testing.assert_allclose(out.asnumpy(), expected, **_cnn_tolerance(expected))
 
 
 def test_export_writes_the_recorded_files(tmp_path):
@@ -138,7 +149,7 @@ def test_round_trip_keeps_outputs_and_gradients(tmp_path):
     x = mx.nd.array(_fixture('cnn_input.npy'))
     net.export(str(tmp_path / 'cnn'))
     block = mx.gluon.SymbolBlock.imports(str(tmp_path / 'cnn-symbol.json'), 'data',
-                                         str(tmp_path / 'cnn-0000.params'))
+                                         str(tmp_path / 'cnn-0000.params'), ctx=mx.current_context())
     grads = []
     for model in (net, block):
         with mx.autograd.record():
@@ -200,11 +211,12 @@ def _lstm_input(batch):
 def test_imports_mxnet_lstm_whose_begin_states_wait_for_the_batch_size():
     # MXNet's graph creates the begin states as zeros of shape (1, 0, 8): the batch size
     # comes from shape inference, for each batch size.
-    block = mx.gluon.SymbolBlock.imports(MXNET_LSTM + '-symbol.json', ['data'], MXNET_LSTM + '-0000.params')
+    block = mx.gluon.SymbolBlock.imports(MXNET_LSTM + '-symbol.json', ['data'], MXNET_LSTM + '-0000.params',
+                                         ctx=mx.current_context())
     expected = _fixture('lstm_outputs.npz')
     for batch in LSTM_BATCHES + LSTM_BATCHES:
         np.testing.assert_allclose(block(mx.nd.array(_lstm_input(batch))).asnumpy(),
-                                   expected['batch%d' % batch], rtol=1e-5, atol=1e-6)
+                                   expected['batch%d' % batch], **kernel_tolerance(1e-5, 1e-6))
 
 
 def test_lstm_export_is_byte_for_byte_mxnets(tmp_path):
@@ -219,7 +231,7 @@ def test_lstm_export_is_byte_for_byte_mxnets(tmp_path):
     expected = _fixture('lstm_outputs.npz')
     for batch in LSTM_BATCHES:
         np.testing.assert_allclose(net(mx.nd.array(_lstm_input(batch))).asnumpy(),
-                                   expected['batch%d' % batch], rtol=1e-5, atol=1e-6)
+                                   expected['batch%d' % batch], **kernel_tolerance(1e-5, 1e-6))
     net.export(str(tmp_path / 'lstm'))
     assert _read(str(tmp_path / 'lstm-symbol.json')) == _read(MXNET_LSTM + '-symbol.json')
     assert _read(str(tmp_path / 'lstm-0000.params'), 'rb') == _read(MXNET_LSTM + '-0000.params', 'rb')

@@ -72,7 +72,7 @@ def _run_eval(text, variable):
 def _run_monitored_and_mirrored(text, variable, monkeypatch):
     sym = mx.sym.load_json(text)
     seen = []
-    exe = sym.bind(mx.cpu(), {variable: mx.nd.array(_X)}, args_grad={variable: mx.nd.zeros(_X.shape)})
+    exe = sym.bind(mx.current_context(), {variable: mx.nd.array(_X)}, args_grad={variable: mx.nd.zeros(_X.shape)})
     exe.set_monitor_callback(lambda name, arr: seen.append(name), monitor_all=True)
     exe.forward(is_train=True)
     exe.backward(mx.nd.ones(_X.shape))
@@ -80,8 +80,8 @@ def _run_monitored_and_mirrored(text, variable, monkeypatch):
     relu_node = json.loads(text)['nodes'][1]['name']
     assert any(n == relu_node + '_output' or n == (relu_node + '_output').encode() for n in seen)
     monkeypatch.setenv('MXNET_BACKWARD_DO_MIRROR', '1')
-    graph = compiled(mx.sym.load_json(text), mx.cpu(), mirror=True)
-    np.testing.assert_allclose(graph([mx.nd.array(_X)._t])[0].detach().numpy(), _WANT)
+    graph = compiled(mx.sym.load_json(text), mx.current_context(), mirror=True)
+    np.testing.assert_allclose(graph([mx.nd.array(_X)._t])[0].detach().cpu().numpy(), _WANT)
 
 
 def _save_model(tmp_path, text):

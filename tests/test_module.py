@@ -351,7 +351,8 @@ def test_python_loss_module_trains_after_a_symbolic_module():
     # MXNet's pattern: a symbolic net whose loss gradient a Python function gives
     net = mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=1, name='fc')
     seq = mx.mod.SequentialModule()
-    seq.add(mx.mod.Module(net, label_names=[]))
+    # on the context the iterator's labels are on (Module's default is cpu): grad_func mixes the two
+    seq.add(mx.mod.Module(net, label_names=[], context=mx.current_context()))
     seq.add(mx.mod.PythonLossModule(grad_func=lambda scores, labels: scores - labels.reshape(scores.shape)),
             take_labels=True, auto_wiring=True)
     x = np.random.RandomState(0).rand(8, 3).astype('float32')

@@ -70,11 +70,16 @@ def test_numpy_indexing():
 
 
 def test_repr_str_item_tolist():
-    assert repr(np.array([1, 2])) == 'array([1., 2.])'
-    assert repr(np.array([1, 2], dtype='int32')) == 'array([1, 2], dtype=int32)'
-    assert repr(np.array([True])) == 'array([1.])'
-    assert repr(np.array(3.0)) == 'array(3.)'
-    assert str(np.array([1, 2])) == '[1. 2.]'
+    with mx.cpu():      # as MXNet, repr and str name a non-cpu context (', ctx=gpu(0)', ' @gpu(0)')
+        assert repr(np.array([1, 2])) == 'array([1., 2.])'
+        assert repr(np.array([1, 2], dtype='int32')) == 'array([1, 2], dtype=int32)'
+        assert repr(np.array([True])) == 'array([1.])'
+        assert repr(np.array(3.0)) == 'array(3.)'
+        assert str(np.array([1, 2])) == '[1. 2.]'
+    assert repr(np.array([1, 2], ctx=mx.cpu(1))) == 'array([1., 2.])'
+    pinned = mx.cpu_pinned(0)       # any other device type is named (MXNet 1.9.1's output), but a scalar's str
+    assert (str(np.array([1, 2], ctx=pinned)), str(np.array(3.0, ctx=pinned))) == ('[1. 2.] @cpu_pinned(0)', '3.0')
+    assert repr(np.array(3.0, ctx=pinned)) == 'array(3., ctx=cpu_pinned(0))'
     assert np.array([[1, 2]]).item(1) == 2.0 and np.array([[1, 2]]).tolist() == [[1.0, 2.0]]
     assert onp.asarray(np.array([1, 2])).dtype == onp.float32
 
@@ -92,8 +97,9 @@ def test_copyto_context_and_copy():
     a = np.array([1.0, 2.0])
     b = np.zeros((2,))
     assert a.copyto(b) is b and b.tolist() == [1.0, 2.0]
-    c = a.as_in_context(mx.cpu())
-    assert c is a and a.ctx == mx.cpu() and a.context == mx.cpu()
+    here = mx.current_context()
+    c = a.as_in_context(here)
+    assert c is a and a.ctx == here and a.context == here
     assert a.copy().tolist() == [1.0, 2.0]
 
 

@@ -232,7 +232,7 @@ def test_bad_parameter_values_are_reported_at_the_read_as_mxnet():
     mx.nd.waitall()
     c.asnumpy()
     out = mx.sym.dot(mx.sym.var('x'), mx.sym.random.normal(0, -1, shape=(2, 2)))
-    exe = out.bind(mx.cpu(), {'x': mx.nd.ones((2, 2))})
+    exe = out.bind(mx.current_context(), {'x': mx.nd.ones((2, 2))})
     res, = exe.forward()
     with pytest.raises(mx.base.MXNetError, match='scale must be positive'):
         res.asnumpy()

@@ -72,7 +72,9 @@ def _saved_bytes(tmp_path, data):
 @pytest.mark.parametrize('case', sorted(MXNET_FILES))
 def test_save_matches_mxnet_bytes(tmp_path, case):
     build, expected = MXNET_FILES[case]
-    assert binascii.hexlify(_saved_bytes(tmp_path, build())).decode() == expected
+    with mx.cpu():      # the file records each array's device: MXNet's were saved from cpu
+        data = build()
+    assert binascii.hexlify(_saved_bytes(tmp_path, data)).decode() == expected
 
 
 @pytest.mark.parametrize('case', sorted(MXNET_FILES))
@@ -103,7 +105,7 @@ def test_round_trip_dtypes_and_shapes(tmp_path, dtype, shape):
 
 
 def test_zero_dim_and_zero_size_arrays_use_version_3(tmp_path):
-    with mx.util.np_shape(True):
+    with mx.util.np_shape(True), mx.cpu():     # MXNet's file was saved from cpu (the device is recorded)
         scalar = mx.nd.NDArray(torch.tensor(3.0))
         data = _saved_bytes(tmp_path, [scalar, mx.nd.zeros((2, 0))])
         # The first two arrays of MXNet's version-3 file, in a list of two.
@@ -118,7 +120,7 @@ def test_files_remember_the_shape_semantics_they_were_saved_under(tmp_path):
     # as MXNet 1.9.1: version 2 without NumPy shapes (a zero-size array with device and type
     # but no data), version 3 with them; a 0 means "unknown" to one and a size to the other,
     # so neither loads under the other
-    legacy = _saved_bytes(tmp_path, [mx.nd.empty((2, 0, 1))])
+    legacy = _saved_bytes(tmp_path, [mx.nd.empty((2, 0, 1), ctx=mx.cpu())])   # the device is recorded
     assert binascii.hexlify(legacy).decode() == (
         HEADER + '0100000000000000' + 'c9fa93f9000000000300000002000000000000000000000000000000'
         '0100000000000000' + '010000000000000000000000' + '0000000000000000')

@@ -91,17 +91,17 @@ def test_reshape_reverse_splits_in_reversed_order():
 def test_arange_with_infer_range_takes_its_length_from_readers():
     # MXNet 1.9.1's test_operator.py::test_arange_inferstop, and a step, a repeat and a variable
     s = mx.sym.elemwise_add(mx.sym.arange(start=0, stop=None, infer_range=True), mx.sym.zeros(shape=[5]))
-    exe = s.bind(ctx=mx.cpu(), args={})
+    exe = s.bind(ctx=mx.current_context(), args={})
     np.testing.assert_array_equal(exe.forward()[0].asnumpy(), [0, 1, 2, 3, 4])
     s = mx.sym.elemwise_add(mx.sym.arange(start=2, step=0.5, repeat=2, infer_range=True), mx.sym.zeros(shape=[6]))
     assert s.infer_shape() == ([], [(6,)], [])
-    exe = s.bind(ctx=mx.cpu(), args={})
+    exe = s.bind(ctx=mx.current_context(), args={})
     np.testing.assert_array_equal(exe.forward()[0].asnumpy(), [2, 2, 2.5, 2.5, 3, 3])     # as MXNet
     x = mx.sym.var('x')
-    exe = (x + mx.sym.arange(start=1, step=0.1, infer_range=True)).bind(mx.cpu(), {'x': mx.nd.zeros((30,))})
+    exe = (x + mx.sym.arange(start=1, step=0.1, infer_range=True)).bind(mx.current_context(), {'x': mx.nd.zeros((30,))})
     np.testing.assert_allclose(exe.forward()[0].asnumpy(), 1 + 0.1 * np.arange(30), rtol=1e-6)
     with pytest.raises(MXNetError, match='cannot infer the shapes'):
-        mx.sym.arange(start=0, infer_range=True).bind(mx.cpu(), args={}).forward()
+        mx.sym.arange(start=0, infer_range=True).bind(mx.current_context(), args={}).forward()
     with pytest.raises(MXNetError, match='not a multiple of repeat=2'):
         mx.sym.elemwise_add(mx.sym.arange(start=0, repeat=2, infer_range=True),
-                            mx.sym.zeros(shape=[5])).bind(mx.cpu(), args={}).forward()
+                            mx.sym.zeros(shape=[5])).bind(mx.current_context(), args={}).forward()

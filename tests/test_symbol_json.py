@@ -223,11 +223,12 @@ def test_mxnet_files_load_and_save_identically(name):
 def test_mxnet_exported_dense_bn_runs():
     sym = mx.sym.load(os.path.join(FILES, 'dense_bn-symbol.json'))
     params = mx.nd.load(os.path.join(FILES, 'dense_bn-0000.params'))
-    args = {k[4:]: v for k, v in params.items() if k.startswith('arg:')}
-    aux = {k[4:]: v for k, v in params.items() if k.startswith('aux:')}
+    here = mx.current_context()     # the file loads on cpu; MXNet binds all arguments on one context
+    args = {k[4:]: v.as_in_context(here) for k, v in params.items() if k.startswith('arg:')}
+    aux = {k[4:]: v.as_in_context(here) for k, v in params.items() if k.startswith('aux:')}
     assert sorted(aux) == ['batchnorm0_running_mean', 'batchnorm0_running_var']
     data = mx.nd.array([[1.0, -2.0]])
-    out = sym.bind(mx.cpu(), dict(args, data=data), aux_states=aux, grad_req='null').forward()[0]
+    out = sym.bind(here, dict(args, data=data), aux_states=aux, grad_req='null').forward()[0]
     h = mx.nd.FullyConnected(data, args['dense0_weight'], args['dense0_bias'], num_hidden=3)
     h = mx.nd.BatchNorm(h, args['batchnorm0_gamma'], args['batchnorm0_beta'], aux['batchnorm0_running_mean'],
                         aux['batchnorm0_running_var'], fix_gamma=False, eps=1e-5)
@@ -261,5 +262,6 @@ def test_checkpoint_round_trip(tmp_path):
 def test_load_mxnet_checkpoint():
     sym, args, aux = mx.model.load_checkpoint(os.path.join(FILES, 'ckpt'), 3)
     assert sym.list_arguments() == ['data', 'fc_weight', 'fc_bias'] and aux == {}
-    out = sym.eval(ctx=mx.cpu(), data=mx.nd.array([[1.0, 1.0]]), **args)[0]
+    here = mx.current_context()     # the checkpoint loads on cpu
+    out = sym.eval(ctx=here, data=mx.nd.array([[1.0, 1.0]]), **{k: v.as_in_context(here) for k, v in args.items()})[0]
     np.testing.assert_allclose(out.asnumpy(), [[3.5, 6.5]])

@@ -106,12 +106,15 @@ def test_torch_training_in_importing_thread():
 
 
 def _in_thread(fn):
-    """Run ``fn`` in a new thread (where torch's grad mode is on); return or raise its result."""
+    """Run ``fn`` in a new thread (where torch's grad mode is on) on the caller's current
+    context (a new thread starts on cpu(0), as in MXNet); return or raise its result."""
     box = {}
+    ctx = mx.current_context()
 
     def target():
         try:
-            box['value'] = fn()
+            with mx.Context(ctx):       # a copy: a Context keeps the one it replaces
+                box['value'] = fn()
         except BaseException as err:  # pylint: disable=broad-except
             box['error'] = err
     thread = threading.Thread(target=target)
@@ -247,11 +250,13 @@ def test_two_threads_training_match_sequential_runs():
     results = [None] * len(jobs)
     barrier = threading.Barrier(len(jobs))
     errors = []
+    ctx = mx.current_context()      # the sequential runs' (a new thread starts on cpu(0))
 
     def worker(i, hybridize, seed):
         try:
             barrier.wait()
-            results[i] = _train(hybridize, seed)
+            with mx.Context(ctx):       # one per thread: a Context keeps the one it replaces
+                results[i] = _train(hybridize, seed)
         except BaseException as err:  # pylint: disable=broad-except
             errors.append(err)
     threads = [threading.Thread(target=worker, args=(i,) + job) for i, job in enumerate(jobs)]

@@ -73,6 +73,30 @@ def test_momentum_sgd_fused_matches_the_foreach_passes_and_mxnet_formula(monkeyp
         assert all(torch.equal(g, b) for g, b in zip(got[1], grads_before))
 
 
+def test_momentum_sgd_keeps_steps_exact_where_the_kernel_rounds_dampening(monkeypatch):
+    # torch's CUDA kernel rounds dampening (1 - step) to float32 before subtracting it from
+    # 1: a step it would carry inexactly (0.01, 1e-6) takes the foreach passes there
+    if not P._fused_sgd_runs_on('cpu', torch.float32):
+        pytest.skip('this torch has no CPU fused SGD kernel')
+    kernel, calls = torch._fused_sgd_, []
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs['dampening'])
+        return kernel(*args, **kwargs)
+    monkeypatch.setattr(torch, '_fused_sgd_', spy)
+    monkeypatch.setattr(P, '_fused_sgd_rounds_dampening', lambda device_type: True)
+    for step, fused in ((-0.01, False), (-1e-6, False), (-0.5, True), (-0.125, True)):
+        del calls[:]
+        w, g, m = [torch.ones(3)], [torch.ones(3)], [torch.zeros(3)]
+        P.momentum_sgd_(w, g, m, 0.9, step, 0.0)
+        assert bool(calls) == fused, step
+        assert m[0].tolist() == [float(np.float32(step))] * 3, step
+    monkeypatch.setattr(P, '_fused_sgd_rounds_dampening', lambda device_type: False)
+    del calls[:]
+    P.momentum_sgd_([torch.ones(3)], [torch.ones(3)], [torch.zeros(3)], 0.9, -0.01, 0.0)
+    assert calls == [1.01]
+
+
 def test_momentum_sgd_takes_the_passes_for_strided_tensors_or_zero_momentum():
     w = torch.ones(4, 2).t()                       # not contiguous
     g, m = torch.ones(2, 4), torch.zeros(2, 4)

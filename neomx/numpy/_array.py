@@ -291,7 +291,7 @@ class ndarray(NDArray):
 
     def __str__(self):
         text = str(self.asnumpy())
-        if self._ctx.device_type == 'cpu':
+        if self._ctx.device_type == 'cpu' or self._t.dim() == 0:    # as MXNet: a scalar names no device
             return text
         return '%s @%s' % (text, self._ctx)
 

@@ -73,7 +73,7 @@ def _internal_info(sym, input_shapes, input_types, params):
 def _onnx_inferred_types(onnx, helper, ctx, value_infos, initializers, out_names, out_types):
     """The ONNX element types of the graph's outputs: those neomx's type inference knows, the
     others (later outputs of multi-output operators) from ONNX's own type inference."""
-    probe = helper.make_model(
+    probe = helper.make_model_gen_version(
         helper.make_graph(ctx.nodes, 'probe', value_infos, [helper.make_empty_tensor_value_info(n) for n in out_names],
                           initializer=initializers + ctx.initializers),
         opset_imports=[helper.make_opsetid('', OPSET)])
@@ -193,8 +193,10 @@ def export_model(sym, params, in_shapes=None, in_types=np.float32, onnx_file_pat
             name, dtype, [None] * len(shape) if dynamic else list(shape)))
     onnx_graph = helper.make_graph(ctx.nodes, 'mxnet_converted_model', value_infos, outputs,
                                    initializer=initializers + ctx.initializers)
-    model = helper.make_model(onnx_graph, opset_imports=[helper.make_opsetid('', OPSET)],
-                              producer_name='neomx')
+    # the oldest IR version that can hold OPSET (not the installed onnx's newest), so that
+    # runtimes older than the onnx package (onnxruntime lags it) load the file
+    model = helper.make_model_gen_version(onnx_graph, opset_imports=[helper.make_opsetid('', OPSET)],
+                                          producer_name='neomx')
     if run_shape_inference:
         try:
             model = onnx.shape_inference.infer_shapes(model)

@@ -382,7 +382,10 @@ def calibrate_entropy(hist, hist_edges, num_quantized_bins):
           'hist must hold an odd number of bins and hist_edges one more, got %s and %s', hist.shape,
           hist_edges.shape)
     check(0 < num_quantized_bins <= bins, op, 'num_quantized_bins=%d must be in [1, %d]', num_quantized_bins, bins)
-    counts, edges = hist.detach().double().floor(), hist_edges.detach().double()
+    # on the CPU whatever the arrays' device, as MXNet's kernel (CPU only): the float32
+    # divergences of neighbouring windows nearly tie, and another device's summation order
+    # would pick another threshold (and a GPU would sync at each of the hundreds of windows)
+    counts, edges = hist.detach().cpu().double().floor(), hist_edges.detach().cpu().double()
     center, half = bins // 2, num_quantized_bins // 2
     best = (float('inf'), float(edges[center + half + 1]))
     for i in range(half, center + 1):
