@@ -328,7 +328,8 @@ def test_jpegs_the_device_refuses_are_decoded_on_the_host(rec, monkeypatch):
     stand_in.decode_jpeg = refusing
     monkeypatch.setitem(sys.modules, 'torchvision', types.ModuleType('torchvision'))
     monkeypatch.setitem(sys.modules, 'torchvision.io', stand_in)
-    settings = dict(path_imgrec=rec, data_shape=(3, 16, 16), batch_size=4, **MEAN_STD)
+    # one preparing thread: the order of the decoder's calls is then the batches' order
+    settings = dict(path_imgrec=rec, data_shape=(3, 16, 16), batch_size=4, preprocess_threads=1, **MEAN_STD)
     want = _batches(mx.io.ImageRecordIter(**settings), epochs=1)
     got = _batches(mx.io.ImageRecordIter(ctx=mx.cpu(), **settings), epochs=1)
     for a, b in zip(got, want):
