@@ -21,8 +21,9 @@ import threading
 import time
 
 from . import async_server
+from .shard_process import shard_name
 
-__all__ = ['Outbox', 'FLUSH_AFTER', 'server_name']
+__all__ = ['Outbox', 'FLUSH_AFTER']
 
 FLUSH_AFTER = 0.02      # seconds a push may wait for a request to travel with
 # per server: the number of this process's next message, shared by its stores (the servers
@@ -30,11 +31,6 @@ FLUSH_AFTER = 0.02      # seconds a push may wait for a request to travel with
 # lock keeps numbering and sending in one order when the flushing thread sends too
 _SEQUENCE = {}
 _SEND_LOCK = threading.Lock()
-
-
-def server_name(server):
-    """The RPC name of the server shard in worker ``server``."""
-    return 'neomx-kvstore-%d' % server
 
 
 class Outbox:
@@ -58,7 +54,7 @@ class Outbox:
         """Send ``calls`` ([(what, (fn, args))]) to ``server`` as one message (under the lock)."""
         from torch.distributed import rpc
         seq = next(_SEQUENCE.setdefault(server, itertools.count()))
-        return rpc.rpc_async(server_name(server), async_server.in_order,
+        return rpc.rpc_async(shard_name(server), async_server.in_order,
                              args=(self.rank, seq, [call for _, call in calls]))
 
     def defer(self, server, what, call):

@@ -177,6 +177,10 @@ def pull_rows(slots, row_shapes, rows_list):
     return SERVER.pull_rows(slots, row_shapes, rows_list)
 
 
+def set_optimizer(optimizer):
+    SERVER.set_optimizer(optimizer)
+
+
 def states():
     return SERVER.states()
 

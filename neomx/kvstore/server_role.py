@@ -50,9 +50,9 @@ def serve(place):
     """Serve as ``place``'s role (scheduler or server) until the job ends; the exit status
     (0, or 1 when workers died)."""
     import torch.distributed as dist
-    from .rendezvous import _prefix, connect_store
+    from .rendezvous import connect_store, job_prefix
     raw = connect_store(place, place.role == 'scheduler', rendezvous_timeout())
-    store = dist.PrefixStore(_prefix(place), raw)
+    store = dist.PrefixStore(job_prefix(), raw)
     if place.role == 'server':
         store.add('servers', 1)
     status = _wait_for_workers(store, place.num_workers, place.role)
