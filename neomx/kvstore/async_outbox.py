@@ -1,10 +1,9 @@
-"""The worker side of ``dist_async``'s transport: requests to the other workers' servers.
+"""The worker side of ``dist_async``'s transport: requests to the server shards.
 
 Every request to a server travels as one ``torch.distributed.rpc`` call of
 :func:`async_server.in_order` carrying a list of calls, which that server runs in the order
-this worker made them. A server lives in another worker's process and competes for that
-process's GIL with its training loop, so each message costs the server a wait for the GIL:
-the fewer messages, the sooner the answers.
+this worker made them. Each message wakes a few threads in two processes (a cost
+paid again on a busy machine), so the fewer messages, the sooner the answers.
 
 Pushes are therefore not sent on their own at once: a push to a server waits here and
 travels in the same message as this worker's next request to that server (a training step's
@@ -12,8 +11,8 @@ gradient push goes with the next step's ``pull`` or ``row_sparse_pull``: one rou
 both, as ``pushpull`` asks), and at the latest ``FLUSH_AFTER`` seconds after it was made (a
 background thread sends what is left), or when the store settles (barriers,
 ``set_optimizer``, exit). A worker's later pull always sees its earlier pushes: they run
-before it on the server. Pushes to this worker's own shard never wait (they are applied in
-the caller's thread).
+before it on the server. (A worker alone keeps its shard in its own process: its pushes are
+applied at once, in the caller's thread.)
 """
 import collections
 import itertools
@@ -58,6 +57,7 @@ class Outbox:
                              args=(self.rank, seq, [call for _, call in calls]))
 
     def defer(self, server, what, call):
+        """Keep ``call`` (``(fn, args)``, a push) for the next request to ``server``."""
         with _SEND_LOCK:
             if server not in self.deferred:
                 self.due[server] = time.monotonic() + FLUSH_AFTER

@@ -1,8 +1,8 @@
 """The server side of ``dist_async``: this process's shard of the weights, and the updater.
 
-Every worker process hosts one server shard, reached from the other workers through
-``torch.distributed.rpc`` (requests run on the RPC threads, so a worker's own training loop
-never blocks the others). A shard holds *slots* ``(key, part)``: a small key lives whole on
+Every worker has one server shard, in a process of its own (:mod:`.shard_process`; a worker
+alone keeps it in its own process), reached through ``torch.distributed.rpc`` (requests run
+on the RPC threads). A shard holds *slots* ``(key, part)``: a small key lives whole on
 one server, a key larger than ``MXNET_KVSTORE_BIGARRAY_BOUND`` values is cut into one part per
 server (see ``DistAsyncKVStore._layout``). Each push is applied as it arrives, under a lock,
 with the optimizer this worker set; float16 slots keep a float32 master copy when the optimizer

@@ -1,14 +1,17 @@
 """``dist_async``: each push updates the weights as it arrives, without waiting for other workers.
 
-The weights live on servers (:mod:`.async_server`): every worker process hosts one shard,
-reached from the others through ``torch.distributed.rpc``. A key with at most
-``MXNET_KVSTORE_BIGARRAY_BOUND`` values (default 1e6) lives whole on one server chosen by key;
-a bigger key is cut into one contiguous part per server. ``init`` is done by rank 0 only, then
-all workers meet at a barrier; ``set_optimizer`` installs each worker's optimizer on its own
-shard (an optimizer is required: pushing without one raises "Updater needs to be set for async
-mode"); ``push`` sums this worker's devices' copies and sends each server its part (2-bit
-compressed if asked); ``pull`` fetches the servers' current values. One ``dist_async`` store
-per process (the shard is the process's).
+The weights live on servers (:mod:`.async_server`): in a job of several workers, each worker
+starts one server shard in a process of its own (:mod:`.shard_process`, as MXNet's servers
+are processes of their own: served inside a worker, each request would wait for its training
+loop to hand over the GIL), reached through ``torch.distributed.rpc``; a worker alone keeps
+its shard in its own process. A key with at most ``MXNET_KVSTORE_BIGARRAY_BOUND`` values
+(default 1e6) lives whole on one shard chosen by key; a bigger key is cut into one contiguous
+part per shard. ``init`` is done by rank 0 only, then all workers meet at a barrier;
+``set_optimizer`` installs each worker's optimizer on its own shard (an optimizer is required:
+pushing without one raises "Updater needs to be set for async mode"); ``push`` sums this
+worker's devices' copies and sends each shard its part (2-bit compressed if asked), without
+waiting (see :mod:`.async_outbox`); ``pull`` fetches the shards' current values, after this
+worker's earlier pushes. One ``dist_async`` store per process (the shard is the process's).
 """
 import atexit
 import os

@@ -5,7 +5,7 @@ script; MXNet's ``import mxnet`` turns the scheduler and servers into services t
 the job ends. neomx does the same: the scheduler hosts the job's rendezvous store
 (``DMLC_PS_ROOT_URI:DMLC_PS_ROOT_PORT``) and waits until every worker has finished; the
 servers check in and wait likewise (neomx's synchronous stores need no server, and
-``dist_async`` shards its weights over the worker processes themselves, see
+``dist_async``'s workers start their server shards themselves, see
 :mod:`neomx.kvstore.dist_async`). Both exit 0 when all workers finished, and
 1 with a message naming the ranks whose heartbeat stopped if workers died.
 """

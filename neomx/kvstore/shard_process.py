@@ -16,7 +16,9 @@ import time
 import warnings
 from datetime import timedelta
 
-__all__ = ['start', 'rpc_options', 'worker_name', 'shard_name']
+from .._torch_private import tcp_rpc_options
+
+__all__ = ['start', 'join_rpc', 'worker_name', 'shard_name']
 
 _ENV = 'NEOMX_KVSTORE_SHARD'        # the shard's settings, from its worker (JSON)
 
@@ -29,11 +31,6 @@ def worker_name(rank):
 def shard_name(rank):
     """The RPC name of the server shard of worker ``rank``."""
     return 'neomx-kvstore-%d' % rank
-
-
-def rpc_options(timeout):
-    from torch.distributed import rpc
-    return rpc.TensorPipeRpcBackendOptions(init_method='neomxkv://', rpc_timeout=timeout)
 
 
 def join_rpc(name, store, rank, world_size, timeout):
@@ -51,7 +48,7 @@ def join_rpc(name, store, rank, world_size, timeout):
         pass           # registered by an earlier store of this process
     with warnings.catch_warnings():      # torch's own RPC setup warns about its internal API use
         warnings.filterwarnings('ignore', message='You are using a Backend')
-        rpc.init_rpc(name, rank=rank, world_size=world_size, rpc_backend_options=rpc_options(timeout))
+        rpc.init_rpc(name, rank=rank, world_size=world_size, rpc_backend_options=tcp_rpc_options('neomxkv://', timeout))
 
 
 def start(group, address, port, prefix):
