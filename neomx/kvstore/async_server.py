@@ -11,6 +11,7 @@ has ``multi_precision`` (as MXNet's servers do).
 The module-level functions are the RPC entry points; they return an error text instead of
 raising, so that the caller raises a plain ``MXNetError`` with it.
 """
+import pickle
 import threading
 
 import torch
@@ -177,8 +178,16 @@ def pull_rows(slots, row_shapes, rows_list):
     return SERVER.pull_rows(slots, row_shapes, rows_list)
 
 
-def set_optimizer(optimizer):
+def set_optimizer(blob):
+    """Install the pickled optimizer ``blob`` (a worker's, as MXNet sends it to its servers)."""
+    try:
+        optimizer = pickle.loads(blob)
+    except Exception as err:        # a class this process cannot import
+        return ('the server could not rebuild the optimizer (%s: %s): its class must be importable by name in '
+                'the server process (defined in a module, not in the script being run)'
+                % (type(err).__name__, err))
     SERVER.set_optimizer(optimizer)
+    return None
 
 
 def states():

@@ -15,17 +15,16 @@ worker's earlier pushes. One ``dist_async`` store per process (the shard is the 
 """
 import atexit
 import os
+import pickle
 import weakref
 import zlib
 
 import torch
-import torch.distributed as dist
 
 from .. import autograd
 from ..base import MXNetError, atomic_write
 from ..optimizer import state_format
 from ..context import cpu
-from ..ndarray.ndarray import wrap_tensor
 from ..ndarray.sparse_arrays import set_rows, sum_row_sparse
 from . import async_server, rendezvous
 from . import shard_process
@@ -365,7 +364,7 @@ class DistAsyncKVStore(GroupMember, KVStore):
         if self._shard_here:
             async_server.SERVER.set_optimizer(optimizer)
         else:       # pickled, as MXNet sends it to its servers
-            self._call_all('set_optimizer', {self.rank: (async_server.set_optimizer, (optimizer,))})
+            self._call_all('set_optimizer', {self.rank: (async_server.set_optimizer, (pickle.dumps(optimizer),))})
         _SHARD_OPTIMIZER[0] = optimizer
         self._comm.barrier()
 
