@@ -1,9 +1,10 @@
-"""The worker side of ``dist_async``'s transport: requests to the server shards.
+"""The worker side of ``dist_async``'s transport: requests to the other workers' servers.
 
 Every request to a server travels as one ``torch.distributed.rpc`` call of
 :func:`async_server.in_order` carrying a list of calls, which that server runs in the order
-this worker made them. Each message wakes a few threads in two processes (a cost
-paid again on a busy machine), so the fewer messages, the sooner the answers.
+this worker made them. A server lives in another worker's process and competes for that
+process's GIL with its training loop, so each message costs the server a wait for the GIL:
+the fewer messages, the sooner the answers.
 
 Pushes are therefore not sent on their own at once: a push to a server waits here and
 travels in the same message as this worker's next request to that server (a training step's
@@ -11,8 +12,8 @@ gradient push goes with the next step's ``pull`` or ``row_sparse_pull``: one rou
 both, as ``pushpull`` asks), and at the latest ``FLUSH_AFTER`` seconds after it was made (a
 background thread sends what is left), or when the store settles (barriers,
 ``set_optimizer``, exit). A worker's later pull always sees its earlier pushes: they run
-before it on the server. (A worker alone keeps its shard in its own process: its pushes are
-applied at once, in the caller's thread.)
+before it on the server. Pushes to this worker's own shard never wait (they are applied in
+the caller's thread).
 """
 import collections
 import itertools
@@ -20,9 +21,8 @@ import threading
 import time
 
 from . import async_server
-from .shard_process import shard_name
 
-__all__ = ['Outbox', 'FLUSH_AFTER']
+__all__ = ['Outbox', 'FLUSH_AFTER', 'server_name']
 
 FLUSH_AFTER = 0.02      # seconds a push may wait for a request to travel with
 # per server: the number of this process's next message, shared by its stores (the servers
@@ -30,6 +30,11 @@ FLUSH_AFTER = 0.02      # seconds a push may wait for a request to travel with
 # lock keeps numbering and sending in one order when the flushing thread sends too
 _SEQUENCE = {}
 _SEND_LOCK = threading.Lock()
+
+
+def server_name(server):
+    """The RPC name of the server shard in worker ``server``."""
+    return 'neomx-kvstore-%d' % server
 
 
 class Outbox:
@@ -53,7 +58,7 @@ class Outbox:
         """Send ``calls`` ([(what, (fn, args))]) to ``server`` as one message (under the lock)."""
         from torch.distributed import rpc
         seq = next(_SEQUENCE.setdefault(server, itertools.count()))
-        return rpc.rpc_async(shard_name(server), async_server.in_order,
+        return rpc.rpc_async(server_name(server), async_server.in_order,
                              args=(self.rank, seq, [call for _, call in calls]))
 
     def defer(self, server, what, call):

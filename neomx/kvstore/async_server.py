@@ -1,8 +1,8 @@
 """The server side of ``dist_async``: this process's shard of the weights, and the updater.
 
-Every worker has one server shard, in a process of its own (:mod:`.shard_process`; a worker
-alone keeps it in its own process), reached through ``torch.distributed.rpc`` (requests run
-on the RPC threads). A shard holds *slots* ``(key, part)``: a small key lives whole on
+Every worker process hosts one server shard, reached from the other workers through
+``torch.distributed.rpc`` (requests run on the RPC threads, so a worker's own training loop
+never blocks the others). A shard holds *slots* ``(key, part)``: a small key lives whole on
 one server, a key larger than ``MXNET_KVSTORE_BIGARRAY_BOUND`` values is cut into one part per
 server (see ``DistAsyncKVStore._layout``). Each push is applied as it arrives, under a lock,
 with the optimizer this worker set; float16 slots keep a float32 master copy when the optimizer
@@ -11,7 +11,6 @@ has ``multi_precision`` (as MXNet's servers do).
 The module-level functions are the RPC entry points; they return an error text instead of
 raising, so that the caller raises a plain ``MXNetError`` with it.
 """
-import pickle
 import threading
 
 import torch
@@ -176,18 +175,6 @@ def push_rows(slots, row_shapes, rows_list, values_list):
 
 def pull_rows(slots, row_shapes, rows_list):
     return SERVER.pull_rows(slots, row_shapes, rows_list)
-
-
-def set_optimizer(blob):
-    """Install the pickled optimizer ``blob`` (a worker's, as MXNet sends it to its servers)."""
-    try:
-        optimizer = pickle.loads(blob)
-    except Exception as err:        # a class this process cannot import
-        return ('the server could not rebuild the optimizer (%s: %s): its class must be importable by name in '
-                'the server process (defined in a module, not in the script being run)'
-                % (type(err).__name__, err))
-    SERVER.set_optimizer(optimizer)
-    return None
 
 
 def states():

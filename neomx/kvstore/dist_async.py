@@ -1,34 +1,40 @@
 """``dist_async``: each push updates the weights as it arrives, without waiting for other workers.
 
-The weights live on servers (:mod:`.async_server`): in a job of several workers, each worker
-starts one server shard in a process of its own (:mod:`.shard_process`, as MXNet's servers
-are processes of their own: served inside a worker, each request would wait for its training
-loop to hand over the GIL), reached through ``torch.distributed.rpc``; a worker alone keeps
-its shard in its own process. A key with at most ``MXNET_KVSTORE_BIGARRAY_BOUND`` values
-(default 1e6) lives whole on one shard chosen by key; a bigger key is cut into one contiguous
-part per shard. ``init`` is done by rank 0 only, then all workers meet at a barrier;
-``set_optimizer`` installs each worker's optimizer on its own shard (an optimizer is required:
-pushing without one raises "Updater needs to be set for async mode"); ``push`` sums this
-worker's devices' copies and sends each shard its part (2-bit compressed if asked), without
-waiting (see :mod:`.async_outbox`); ``pull`` fetches the shards' current values, after this
-worker's earlier pushes. One ``dist_async`` store per process (the shard is the process's).
+The weights live on servers (:mod:`.async_server`): every worker process hosts one shard,
+reached from the others through ``torch.distributed.rpc``. A key with at most
+``MXNET_KVSTORE_BIGARRAY_BOUND`` values (default 1e6) lives whole on one server chosen by key;
+a bigger key is cut into one contiguous part per server. ``init`` is done by rank 0 only, then
+all workers meet at a barrier; ``set_optimizer`` installs each worker's optimizer on its own
+shard (an optimizer is required: pushing without one raises "Updater needs to be set for async
+mode"); ``push`` sums this worker's devices' copies and sends each server its part (2-bit
+compressed if asked) without waiting: to another worker's server it travels with this
+worker's next request there (:mod:`.async_outbox`); ``pull`` fetches the servers' current
+values, after this worker's earlier pushes. One ``dist_async`` store per process (the shard is
+the process's).
+
+A server's requests run on RPC threads that must take the GIL from the worker's training
+loop, so a process serving other workers lowers the interpreter's switch interval while RPC
+runs (Python's 5 ms would be each request's wait), and the processes talk over TCP only
+(TensorPipe's shared-memory transport keeps a thread busy-polling in each).
 """
 import atexit
 import os
-import pickle
+import sys
+import warnings
 import weakref
 import zlib
 
 import torch
+import torch.distributed as dist
 
 from .. import autograd
+from .._torch_private import tcp_rpc_options
 from ..base import MXNetError, atomic_write
 from ..optimizer import state_format
 from ..context import cpu
 from ..ndarray.sparse_arrays import set_rows, sum_row_sparse
 from . import async_server, rendezvous
-from . import shard_process
-from .async_outbox import Outbox
+from .async_outbox import Outbox, server_name
 from .collectives import Collectives
 from .group_member import GroupMember
 from .compression import parse_compression
@@ -38,30 +44,37 @@ __all__ = ['DistAsyncKVStore']
 
 _MAX_IN_FLIGHT = 4      # messages of pushes a worker sends before waiting for the oldest's answer
 _RPC = {'started': False}
-# the optimizer this process's worker set on its shard (one shard per worker process)
-_SHARD_OPTIMIZER = [None]
+_SERVING_SWITCH_INTERVAL = 0.0005   # seconds: the GIL's switch interval while serving (see _start_rpc)
 
 
 def _start_rpc(group):
-    """Once per process in a job of several workers: start this worker's shard process and
-    join torch.distributed.rpc with the workers and shards (over the job's rendezvous store)."""
-    if _RPC['started'] or group.num_workers == 1:
+    """Join torch.distributed.rpc once per process, over the job's rendezvous store."""
+    if _RPC['started']:
         return
     from torch.distributed import rpc
-    place = group.place
-    proc = shard_process.start(group, place.master_addr, place.master_port, rendezvous.job_prefix())
-    atexit.register(_reap, proc)        # (after RPC's shutdown, registered below)
-    shard_process.join_rpc(shard_process.worker_name(group.rank), group.store, group.rank,
-                           2 * group.num_workers, group.timeout)
-    _RPC['started'] = True
-    atexit.register(rpc.shutdown)
+    from torch.distributed.rendezvous import register_rendezvous_handler
 
+    def handler(url, **kwargs):
+        yield dist.PrefixStore('rpc/', group.store), group.rank, group.num_workers
 
-def _reap(proc):
     try:
-        proc.wait(timeout=10)       # it leaves with RPC's shutdown
-    except Exception:
-        proc.kill()
+        register_rendezvous_handler('neomxkv', handler)
+    except RuntimeError:
+        pass           # registered by an earlier store of this process
+    options = tcp_rpc_options('neomxkv://', group.timeout)
+    with warnings.catch_warnings():      # torch's own RPC setup warns about its internal API use
+        warnings.filterwarnings('ignore', message='You are using a Backend')
+        rpc.init_rpc(server_name(group.rank), rank=group.rank, world_size=group.num_workers,
+                     rpc_backend_options=options)
+    _RPC['started'] = True
+    if group.num_workers > 1:
+        # this process now serves the other workers' requests on RPC threads, which must take
+        # the GIL from the training loop: every 5 ms (Python's default) would leave each
+        # request waiting for up to that; the interpreter's setting is restored at shutdown
+        previous = sys.getswitchinterval()
+        sys.setswitchinterval(min(previous, _SERVING_SWITCH_INTERVAL))
+        atexit.register(sys.setswitchinterval, previous)
+    atexit.register(rpc.shutdown)
 
 
 def _close_at_exit(ref):
@@ -97,8 +110,6 @@ class DistAsyncKVStore(GroupMember, KVStore):
         # moves only the rows asked for: see benchmarks/bench_sparse.py)
         self.traffic = {'sent': 0, 'received': 0}
         _start_rpc(self._group)
-        # a worker alone keeps its shard in its own process (no other worker waits for it)
-        self._shard_here = self.num_workers == 1
         self._outbox = Outbox(self.rank)
         atexit.register(_close_at_exit, weakref.ref(self))     # before RPC shuts down (registered first)
 
@@ -143,14 +154,14 @@ class DistAsyncKVStore(GroupMember, KVStore):
         server (see :mod:`.async_outbox`); its errors surface at a later call."""
         outbox, sent, results = self._outbox, {}, {}
         for server, call in requests.items():
-            if server != self.rank or not self._shard_here:
+            if server != self.rank:
                 if wait:
                     sent[server] = outbox.send(server, what, call)
                 else:
                     outbox.defer(server, what, call)
-        if self._shard_here and self.rank in requests:
-            fn, args = requests[self.rank]
-            results[self.rank] = fn(*args)
+        for server, (fn, args) in requests.items():
+            if server == self.rank:
+                results[server] = fn(*args)
         for server, (whats, fut) in sent.items():
             results[server] = self._answers(whats, server, fut)[-1]
         for server, result in results.items():
@@ -221,7 +232,7 @@ class DistAsyncKVStore(GroupMember, KVStore):
         """Send this worker's (device-summed) value(s); each server updates its part at once."""
         pairs = self._pairs(key, value, 'push')
         self._check(pairs, 'push')
-        if _SHARD_OPTIMIZER[0] is None:     # every worker sets the optimizer of its own server
+        if async_server.SERVER.updater is None:     # every worker sets the optimizer of its own server
             raise MXNetError('kvstore push: Updater needs to be set for async mode (call set_optimizer first)')
         if all(a.stype == 'row_sparse' for _, arrays in pairs for a in arrays):
             self._push_rows(pairs)
@@ -361,11 +372,7 @@ class DistAsyncKVStore(GroupMember, KVStore):
         """Every worker's server shard runs that worker's optimizer (call it on every worker, as
         MXNet scripts do); the workers meet at a barrier after it."""
         self._settle()
-        if self._shard_here:
-            async_server.SERVER.set_optimizer(optimizer)
-        else:       # pickled, as MXNet sends it to its servers
-            self._call_all('set_optimizer', {self.rank: (async_server.set_optimizer, (pickle.dumps(optimizer),))})
-        _SHARD_OPTIMIZER[0] = optimizer
+        async_server.SERVER.set_optimizer(optimizer)
         self._comm.barrier()
 
     def _set_updater(self, updater):
@@ -389,7 +396,7 @@ class DistAsyncKVStore(GroupMember, KVStore):
                                      'over servers %d and %d (it has more than MXNET_KVSTORE_BIGARRAY_BOUND '
                                      'values) and cannot be saved as one' % (key, owner[key], server))
                 merged[key], owner[key] = state, server
-        optimizer = _SHARD_OPTIMIZER[0]
+        optimizer = async_server.SERVER.updater.optimizer
         atomic_write(fname, [state_format.dumps((merged, optimizer) if dump_optimizer else merged)])
 
     def load_optimizer_states(self, fname):

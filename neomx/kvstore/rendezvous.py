@@ -45,8 +45,7 @@ def connect_store(place, is_master, timeout):
                                                      place.source, place.role, place.num_workers, err)) from None
 
 
-def job_prefix():
-    """The prefix of this job's keys in its rendezvous store (a torchrun restart starts afresh)."""
+def _prefix(place):
     return 'neomx/%s/%s/' % (os.environ.get('TORCHELASTIC_RUN_ID', 'job'),
                              os.environ.get('TORCHELASTIC_RESTART_COUNT', '0'))
 
@@ -179,7 +178,7 @@ def join(place, timeout):
         return group
     hosts = place.source != 'dmlc' and place.rank == 0 and not place.agent_store
     raw = connect_store(place, hosts, wait)
-    store = dist.PrefixStore(job_prefix(), raw)
+    store = dist.PrefixStore(_prefix(place), raw)
     rank = place.rank
     if rank is None:     # MXNet's launch.py numbers no worker: ranks in order of arrival
         rank = store.add('next_worker_rank', 1) - 1
@@ -190,7 +189,7 @@ def join(place, timeout):
     group = Group(place, rank, store, hosts, timeout)
     backend = collective_backend(store, rank, place.num_workers)
     _init_torch_group(dist.PrefixStore('pg/', store), rank, place.num_workers, timeout, backend)
-    group.start_heartbeat(dist.PrefixStore(job_prefix(), connect_store(place, False, wait)))
+    group.start_heartbeat(dist.PrefixStore(_prefix(place), connect_store(place, False, wait)))
     return group
 
 

@@ -5,7 +5,7 @@ script; MXNet's ``import mxnet`` turns the scheduler and servers into services t
 the job ends. neomx does the same: the scheduler hosts the job's rendezvous store
 (``DMLC_PS_ROOT_URI:DMLC_PS_ROOT_PORT``) and waits until every worker has finished; the
 servers check in and wait likewise (neomx's synchronous stores need no server, and
-``dist_async``'s workers start their server shards themselves, see
+``dist_async`` shards its weights over the worker processes themselves, see
 :mod:`neomx.kvstore.dist_async`). Both exit 0 when all workers finished, and
 1 with a message naming the ranks whose heartbeat stopped if workers died.
 """
@@ -50,9 +50,9 @@ def serve(place):
     """Serve as ``place``'s role (scheduler or server) until the job ends; the exit status
     (0, or 1 when workers died)."""
     import torch.distributed as dist
-    from .rendezvous import connect_store, job_prefix
+    from .rendezvous import _prefix, connect_store
     raw = connect_store(place, place.role == 'scheduler', rendezvous_timeout())
-    store = dist.PrefixStore(job_prefix(), raw)
+    store = dist.PrefixStore(_prefix(place), raw)
     if place.role == 'server':
         store.add('servers', 1)
     status = _wait_for_workers(store, place.num_workers, place.role)

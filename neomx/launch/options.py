@@ -22,9 +22,9 @@ def _parser():
                     'spread over the hosts of a hostfile (ssh), on torchrun\'s machinery.')
     p.add_argument('-n', '--num-workers', type=int, help='number of worker processes in all')
     p.add_argument('-s', '--num-servers', type=int,
-                   help='number of servers; neomx starts none here (dist_async: each worker starts '
-                        'its own server shard process), so S is only passed to the workers as '
-                        'DMLC_NUM_SERVER (default: N)')
+                   help='number of servers; neomx keeps the stores inside the workers (dist_async: '
+                        'one server shard per worker), so no server process is started: S is only '
+                        'passed to the workers as DMLC_NUM_SERVER (default: N)')
     p.add_argument('-H', '--hostfile', help='file of the hosts to run on, one "host[:ssh-port]" a line')
     p.add_argument('--sync-dst-dir', help='ssh launcher: copy the current directory (rsync) to '
                                           'this directory of every host and run there')
