@@ -27,7 +27,7 @@ import torch
 
 __all__ = ['foreach', 'tensor_version', 'per_tensor', 'momentum_sgd_', 'set_grad_enabled', 'engine_run_backward',
            'rnn_kernel', 'onednn_ops', 'has_lapack', 'inductor_freezing', 'aoti_compile_and_package',
-           'nvrtc_available', 'nvrtc_compile', 'cuda_launch']
+           'nvrtc_available', 'nvrtc_compile', 'cuda_launch', 'tcp_rpc_options']
 
 
 # ------------------------------------------------------------------ foreach
@@ -291,3 +291,15 @@ def cuda_launch(function, grid, block, arguments, shared_mem, stream):
                                     shared_mem, stream._as_parameter_, arguments, None)
     if result != 0:
         raise RuntimeError('cuLaunchKernel failed with CUDA error %d' % result)
+
+
+def tcp_rpc_options(init_method, timeout):
+    """``torch.distributed.rpc`` options whose processes talk over TCP only (TensorPipe's
+    private ``_transports``): its shared-memory transport keeps a thread busy-polling in every
+    process, a third of a core each even when idle, which the training loops of a few
+    processes on one small machine pay for; the fallback keeps torch's defaults."""
+    from torch.distributed import rpc
+    try:
+        return rpc.TensorPipeRpcBackendOptions(init_method=init_method, rpc_timeout=timeout, _transports=['uv'])
+    except TypeError:
+        return rpc.TensorPipeRpcBackendOptions(init_method=init_method, rpc_timeout=timeout)

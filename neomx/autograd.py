@@ -223,10 +223,12 @@ def _sparse_gradient(slot, g):
     buffer: the dense gradient for a dense buffer, or None where a row_sparse buffer written
     took ``g`` itself (and the slot is marked written)."""
     buf = slot.buf
-    if buf.stype == 'row_sparse' and slot.req == 'write':
+    if buf.stype == 'row_sparse':
         # the rows (the weight's dtype, as the buffer's) become the row_sparse buffer's
-        # value: its dense form, the whole weight's size, is never made
-        buf._t = g
+        # value, or are added to its rows: its dense form, the whole weight's size, is
+        # never made
+        held = buf._sparse() if slot.req == 'add' else None
+        buf._t = g if held is None else held + g.to(held.dtype)
         _written(slot)
         return None
     return g.to_dense()
@@ -274,7 +276,7 @@ def attach(arr, grad_req='write', grad_buf=None):
     if grad_buf is None:
         grad_buf = upper_layers.get('array_from_tensor')(torch.zeros_like(t), arr._ctx)
     else:
-        grad_buf._t.zero_()
+        grad_buf[:] = 0         # a row_sparse buffer then stores no rows (nothing dense made)
     if _int_grad.is_integer(t):     # torch differentiates a float64 carrier (see _int_grad)
         leaf = _int_grad.make_leaf(t)
     else:

@@ -171,3 +171,24 @@ def test_inductor_freezing_switch_and_its_absence(monkeypatch):
     monkeypatch.delattr(config, 'freezing', raising=False)
     with P.inductor_freezing():     # a torch without the switch: compiling goes on without it
         pass
+
+
+def test_tcp_rpc_options_keep_tensorpipe_to_tcp_and_fall_back_to_the_defaults(monkeypatch):
+    from torch.distributed import rpc
+    options = P.tcp_rpc_options('neomxkv://', 30)
+    assert options.init_method == 'neomxkv://' and options.rpc_timeout == 30
+    real, asked = rpc.TensorPipeRpcBackendOptions, []
+
+    def recorded(**kwargs):
+        asked.append(kwargs)
+        return real(**kwargs)
+    monkeypatch.setattr(rpc, 'TensorPipeRpcBackendOptions', recorded)
+    P.tcp_rpc_options('neomxkv://', 30)
+    assert asked[-1]['_transports'] == ['uv']
+
+    def without_private_arguments(**kwargs):     # a torch release without ``_transports``
+        if '_transports' in kwargs:
+            raise TypeError('unexpected keyword argument')
+        return real(**kwargs)
+    monkeypatch.setattr(rpc, 'TensorPipeRpcBackendOptions', without_private_arguments)
+    assert P.tcp_rpc_options('neomxkv://', 30).rpc_timeout == 30

@@ -195,7 +195,10 @@ class Parameter:
         _layout_changed()
         if self._data is not None:
             for arr in self._data:
-                autograd.set_grad_req(arr, req)
+                if req != 'null' and arr._grad is None and self._grad_stype == 'row_sparse':
+                    arr.attach_grad(req, stype='row_sparse')
+                else:
+                    autograd.set_grad_req(arr, req)
 
     @property
     def dtype(self):
@@ -297,8 +300,10 @@ class Parameter:
         if arrays is not None and self._stype != 'default':
             arrays = [with_stype(a._t, a.context, self._stype) for a in arrays]
         if arrays is not None and self._grad_req != 'null':
+            # a row_sparse gradient is one from the start: it holds only the rows backward used
+            grad_stype = 'row_sparse' if self._grad_stype == 'row_sparse' else None
             for arr in arrays:
-                arr.attach_grad(self._grad_req)
+                arr.attach_grad(self._grad_req, stype=grad_stype)
         # Complete before published: other threads read ``_data`` without a lock.
         self._arrays_by_ctx = {} if arrays is None else {a.context: a for a in arrays}
         self._data = arrays
@@ -464,7 +469,7 @@ class Parameter:
         return self._with_grad_stype(self._array_on(ctx).grad)
 
     def _with_grad_stype(self, grad):
-        if grad is None or self._grad_stype == 'default':
+        if grad is None or grad.stype == self._grad_stype:
             return grad
         return with_stype(grad._t, grad.context, self._grad_stype)
 

@@ -139,14 +139,15 @@ _ORDER = threading.Condition()
 _NEXT = {}          # per worker: the number of its next request to run
 
 
-def in_order(worker, seq, fn, args):
-    """Run ``fn(*args)`` as request ``seq`` of ``worker``, after its earlier ones: a worker's
-    requests run in the order it sent them (RPC threads may pick them up in any order)."""
+def in_order(worker, seq, calls):
+    """Run ``calls`` (``[(fn, args)]``, in that order) as message ``seq`` of ``worker``, after
+    its earlier ones: a worker's requests run in the order it made them (RPC threads may pick
+    messages up in any order); the list of their results (an error text for the whole message)."""
     with _ORDER:
         if not _ORDER.wait_for(lambda: _NEXT.get(worker, 0) == seq, timeout=_ORDER_TIMEOUT):
             return 'request %d of worker %d waited %d s for its earlier ones' % (seq, worker, _ORDER_TIMEOUT)
     try:
-        return fn(*args)
+        return [fn(*args) for fn, args in calls]
     finally:
         with _ORDER:
             _NEXT[worker] = seq + 1

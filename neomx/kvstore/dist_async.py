@@ -7,26 +7,34 @@ a bigger key is cut into one contiguous part per server. ``init`` is done by ran
 all workers meet at a barrier; ``set_optimizer`` installs each worker's optimizer on its own
 shard (an optimizer is required: pushing without one raises "Updater needs to be set for async
 mode"); ``push`` sums this worker's devices' copies and sends each server its part (2-bit
-compressed if asked); ``pull`` fetches the servers' current values. One ``dist_async`` store
-per process (the shard is the process's).
+compressed if asked) without waiting: to another worker's server it travels with this
+worker's next request there (:mod:`.async_outbox`); ``pull`` fetches the servers' current
+values, after this worker's earlier pushes. One ``dist_async`` store per process (the shard is
+the process's).
+
+A server's requests run on RPC threads that must take the GIL from the worker's training
+loop, so a process serving other workers lowers the interpreter's switch interval while RPC
+runs (Python's 5 ms would be each request's wait), and the processes talk over TCP only
+(TensorPipe's shared-memory transport keeps a thread busy-polling in each).
 """
 import atexit
-import collections
-import itertools
 import os
+import sys
 import warnings
+import weakref
 import zlib
 
 import torch
 import torch.distributed as dist
 
 from .. import autograd
+from .._torch_private import tcp_rpc_options
 from ..base import MXNetError, atomic_write
 from ..optimizer import state_format
 from ..context import cpu
-from ..ndarray.ndarray import wrap_tensor
 from ..ndarray.sparse_arrays import set_rows, sum_row_sparse
 from . import async_server, rendezvous
+from .async_outbox import Outbox, server_name
 from .collectives import Collectives
 from .group_member import GroupMember
 from .compression import parse_compression
@@ -34,12 +42,9 @@ from .kvstore import KVStore
 
 __all__ = ['DistAsyncKVStore']
 
-_SERVER = 'neomx-kvstore-%d'
-_MAX_IN_FLIGHT = 4      # pushes a worker sends before waiting for the oldest's acknowledgement
-# per server: the number of this process's next request, shared by its stores (the servers
-# count each worker's requests, whichever store sent them: see async_server.in_order)
-_SEQUENCE = {}
+_MAX_IN_FLIGHT = 4      # messages of pushes a worker sends before waiting for the oldest's answer
 _RPC = {'started': False}
+_SERVING_SWITCH_INTERVAL = 0.0005   # seconds: the GIL's switch interval while serving (see _start_rpc)
 
 
 def _start_rpc(group):
@@ -56,13 +61,30 @@ def _start_rpc(group):
         register_rendezvous_handler('neomxkv', handler)
     except RuntimeError:
         pass           # registered by an earlier store of this process
-    options = rpc.TensorPipeRpcBackendOptions(init_method='neomxkv://', rpc_timeout=group.timeout)
+    options = tcp_rpc_options('neomxkv://', group.timeout)
     with warnings.catch_warnings():      # torch's own RPC setup warns about its internal API use
         warnings.filterwarnings('ignore', message='You are using a Backend')
-        rpc.init_rpc(_SERVER % group.rank, rank=group.rank, world_size=group.num_workers,
+        rpc.init_rpc(server_name(group.rank), rank=group.rank, world_size=group.num_workers,
                      rpc_backend_options=options)
     _RPC['started'] = True
+    if group.num_workers > 1:
+        # this process now serves the other workers' requests on RPC threads, which must take
+        # the GIL from the training loop: every 5 ms (Python's default) would leave each
+        # request waiting for up to that; the interpreter's setting is restored at shutdown
+        previous = sys.getswitchinterval()
+        sys.setswitchinterval(min(previous, _SERVING_SWITCH_INTERVAL))
+        atexit.register(sys.setswitchinterval, previous)
     atexit.register(rpc.shutdown)
+
+
+def _close_at_exit(ref):
+    store = ref()
+    if store is not None:
+        store._outbox.close()
+        try:
+            store._settle()
+        except MXNetError:
+            pass        # a push's error with nobody left to tell: the program has ended
 
 
 def _stable_hash(key):
@@ -87,8 +109,9 @@ class DistAsyncKVStore(GroupMember, KVStore):
         # bytes of values sent by row_sparse pushes and received by pulls (row_sparse_pull
         # moves only the rows asked for: see benchmarks/bench_sparse.py)
         self.traffic = {'sent': 0, 'received': 0}
-        self._in_flight = collections.deque()   # pushes sent and not yet acknowledged
         _start_rpc(self._group)
+        self._outbox = Outbox(self.rank)
+        atexit.register(_close_at_exit, weakref.ref(self))     # before RPC shuts down (registered first)
 
     # ---------------------------------------------------------- placement
     def _layout(self, key, shape, dtype):
@@ -124,47 +147,57 @@ class DistAsyncKVStore(GroupMember, KVStore):
         """Run ``{server: (fn, args)}`` on the servers at once (this worker's own directly);
         their results by server, MXNetError for an error text or a lost server.
 
-        Each server runs this worker's requests in the order they were sent
+        Each server runs this worker's requests in the order they were made
         (:func:`async_server.in_order`), so a push need not be waited for (``wait=False``, as
-        MXNet's pushes are asynchronous): a later pull from the same server sees it. Errors of
-        pushes in flight surface at a later call."""
-        from torch.distributed import rpc
-        futures, results = {}, {}
-        for server, (fn, args) in requests.items():
+        MXNet's pushes are asynchronous): a later pull from the same server sees it. Such a
+        push to another worker's server travels with this worker's next request to that
+        server (see :mod:`.async_outbox`); its errors surface at a later call."""
+        outbox, sent, results = self._outbox, {}, {}
+        for server, call in requests.items():
             if server != self.rank:
-                seq = next(_SEQUENCE.setdefault(server, itertools.count()))
-                futures[server] = rpc.rpc_async(_SERVER % server, async_server.in_order,
-                                                args=(self.rank, seq, fn, args))
+                if wait:
+                    sent[server] = outbox.send(server, what, call)
+                else:
+                    outbox.defer(server, what, call)
         for server, (fn, args) in requests.items():
             if server == self.rank:
                 results[server] = fn(*args)
-        if not wait:
-            self._in_flight.extend((what, server, fut) for server, fut in futures.items())
-            futures = {}
-        for server, fut in futures.items():
-            results[server] = self._wait(what, server, fut)
+        for server, (whats, fut) in sent.items():
+            results[server] = self._answers(whats, server, fut)[-1]
         for server, result in results.items():
             if isinstance(result, str):
                 raise MXNetError('kvstore %s: %s' % (what, result))
-        # pushes in flight: the finished ones checked, the oldest awaited beyond a few
-        self._settle(_MAX_IN_FLIGHT)
+        # messages in flight: the finished ones checked, the oldest awaited beyond a few
+        self._settle(_MAX_IN_FLIGHT, flush=False)
         return results
 
-    def _wait(self, what, server, fut):
+    def _answers(self, whats, server, fut):
+        """The results of a message's calls (``whats`` names them); MXNetError for a lost
+        server, or for an error of a push that travelled before the request waited for."""
         try:
-            return fut.wait()
+            answers = fut.wait()
         except RuntimeError as err:
             raise MXNetError('kvstore %s on rank %d: the server in worker %d is unreachable: %s'
-                             % (what, self.rank, server, str(err).strip().splitlines()[0])) from None
+                             % (whats[-1], self.rank, server, str(err).strip().splitlines()[0])) from None
+        if isinstance(answers, str):        # the message itself failed
+            raise MXNetError('kvstore %s: %s' % (whats[-1], answers))
+        for what, answer in zip(whats[:-1], answers):
+            if isinstance(answer, str):
+                raise MXNetError('kvstore %s: %s' % (what, answer))
+        return answers
 
-    def _settle(self, keep=0):
-        """Wait for this worker's pushes in flight until at most ``keep`` remain (finished ones
-        are always collected); MXNetError for one that failed."""
-        while self._in_flight and (len(self._in_flight) > keep or self._in_flight[0][2].done()):
-            what, server, fut = self._in_flight.popleft()
-            result = self._wait(what, server, fut)
-            if isinstance(result, str):
-                raise MXNetError('kvstore %s: %s' % (what, result))
+    def _settle(self, keep=0, flush=True):
+        """Send the pushes kept for later (``flush``) and wait for the messages in flight until
+        at most ``keep`` remain (finished ones are always collected); MXNetError for one that
+        failed."""
+        if flush:
+            self._outbox.flush()
+        in_flight = self._outbox.in_flight
+        while in_flight and (len(in_flight) > keep or in_flight[0][2].done()):
+            whats, server, fut = in_flight.popleft()
+            answers = self._answers(whats, server, fut)
+            if isinstance(answers[-1], str):
+                raise MXNetError('kvstore %s: %s' % (whats[-1], answers[-1]))
 
     # ------------------------------------------------------------------ API
     @autograd.untracked

@@ -741,10 +741,14 @@ class NDArray:
 
         ``grad_req``: 'write' (backward overwrites the buffer), 'add' (accumulates), 'null'.
         ``stype``: the gradient's storage type; a 'row_sparse' gradient holds the rows
-        backward gave non-zero values (computed densely by torch, read compressed).
+        backward used (an embedding's or ``dot(csr, w)``'s rows: nothing dense is made, as
+        MXNet's sparse gradients; it stores no rows before backward and after zeroing), other
+        gradients the rows backward gave non-zero values.
         """
         grad_buf = None
-        if stype not in (None, 'default') and grad_req != 'null':
+        if stype == 'row_sparse' and grad_req != 'null':
+            grad_buf = _SPARSE_STORAGE['zeros'](stype, self.shape, ctx=self._ctx, dtype=self._t.dtype)
+        elif stype not in (None, 'default') and grad_req != 'null':
             grad_buf = _SPARSE_STORAGE['with_stype'](torch.zeros_like(self._t.detach()), self._ctx, stype)
         autograd.attach(self, grad_req, grad_buf)
 

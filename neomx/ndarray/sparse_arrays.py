@@ -665,6 +665,11 @@ def _assign(target, value):
     """``target[:] = value`` (an NDArray of any storage, a numpy array or a scalar); a sparse
     target keeps its storage type."""
     shape = target.shape
+    if isinstance(target, BaseSparseNDArray) and isinstance(value, (int, float, np.generic, bool)) \
+            and value == 0:     # (zero_grad of a row_sparse gradient) nothing dense is made
+        dtype = target._either().dtype
+        target._set_sparse(zeros(target._STYPE, shape, ctx=target._ctx, dtype=np_dtype(dtype))._sparse())
+        return
     if isinstance(value, NDArray):
         if tuple(value.shape) != tuple(shape):
             raise MXNetError('cannot assign an array of shape %s to one of shape %s' % (value.shape, shape))

@@ -44,10 +44,10 @@ if kind == 'dist_async' and n > 1:
     # several keys in one row_sparse_pull: one request to each server holding rows of them
     import copy
     import itertools
-    from neomx.kvstore import dist_async
+    from neomx.kvstore import async_outbox
 
     def next_request(server):      # the number this worker's next request to server gets (not taken)
-        return next(copy.copy(dist_async._SEQUENCE.setdefault(server, itertools.count())))
+        return next(copy.copy(async_outbox._SEQUENCE.setdefault(server, itertools.count())))
     kv.init('v', mx.nd.ones((rows, cols)) * 3)
     outs = [mx.nd.sparse.zeros('row_sparse', (rows, cols)) for _ in range(2)]
     other = 1 - rank if n == 2 else (rank + 1) % n
