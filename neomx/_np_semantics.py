@@ -13,3 +13,14 @@ class NumpySemantics(threading.local):
 
 
 STATE = NumpySemantics()
+# Whether NumPy array semantics were ever turned on, in any thread: until then every
+# thread's ``np_array`` is off, and hot paths test this list (a global read) before
+# ``STATE.np_array`` (a thread-local read, several times dearer).
+ARRAY_EVER_ON = [False]
+
+
+def set_np_array(active):
+    """Turn NumPy array semantics on or off in this thread."""
+    if active:
+        ARRAY_EVER_ON[0] = True
+    STATE.np_array = bool(active)

@@ -23,7 +23,7 @@ The nodes hold their input *entries*, never arrays, so the record keeps no array
 """
 import itertools
 
-__all__ = ['OP', 'ATTRS', 'INPUTS', 'NAME', 'TENSOR_ATTR', 'note', 'entry_of', 'name_of', 'new_node_name']
+__all__ = ['OP', 'ATTRS', 'INPUTS', 'NAME', 'TENSOR_ATTR', 'note', 'note_new', 'entry_of', 'name_of', 'new_node_name']
 
 OP, ATTRS, INPUTS, NAME = range(4)
 TENSOR_ATTR = '_neomx_recorded_entry'       # a variable's entry on a tensor with gradients
@@ -65,11 +65,29 @@ def entry_of(array):
 
 def note(op, attrs, arrays, result):
     """Record that operator ``op`` with ``attrs`` made ``result`` (an array, or a list or
-    tuple of them by output index) from ``arrays`` (absent optional inputs None, left out).
+    tuple of them by output index) from ``arrays`` (absent optional inputs None, left out),
+    where ``result`` may hand an input back (``out=``, a copy to the same device): such an
+    input keeps its own entry. Results the operation made anew take :func:`note_new`."""
+    if type(result) is list or type(result) is tuple:
+        if not any(_among(r, arrays) for r in result):
+            note_new(op, attrs, arrays, result)
+            return
+        node = [op, attrs, _entries(arrays), None]
+        for i, r in enumerate(result):
+            if not _among(r, arrays):
+                r._rec = (node, i)
+    elif not _among(result, arrays):
+        note_new(op, attrs, arrays, result)
 
-    Called by the frontends while recording, after the operation ran: this is the cost
-    recording adds to each operation, so the common cases (one or two inputs that have
-    entries, one result) take the shortest path."""
+
+def note_new(op, attrs, arrays, result):
+    """:func:`note` for a ``result`` the operation made anew (none of ``arrays``), as
+    nearly every operation's is.
+
+    Called by the frontends while recording, after the operation ran, for every operation
+    on arrays that require gradients: this is the cost ``get_symbol`` adds to training, so
+    the common cases (one to three inputs that have entries, one result) take the shortest
+    path."""
     try:
         n = len(arrays)
         if n == 1:
@@ -79,24 +97,20 @@ def note(op, attrs, arrays, result):
         elif n == 3:        # FullyConnected, Convolution: data, weight, bias
             inputs = (arrays[0]._rec or _input_entry(arrays[0]), arrays[1]._rec or _input_entry(arrays[1]),
                       arrays[2]._rec or _input_entry(arrays[2]))
-        else:
-            inputs = _entries(arrays)
+        else:               # a hybridized block's graph: its data, then its parameters
+            inputs = tuple([a._rec or _input_entry(a) for a in arrays])
     except AttributeError:      # an array never recorded (its _rec slot unset), or None
         inputs = _entries(arrays)
-    node = [op, attrs, inputs, None]
     if type(result) is list or type(result) is tuple:
+        node = [op, attrs, inputs, None]
         for i, r in enumerate(result):
-            if not _among(r, arrays):
-                r._rec = (node, i)
-        return
-    for a in arrays:        # an operation handing an input back leaves that input's entry
-        if a is result:
-            return
-    result._rec = (node, 0)
+            r._rec = (node, i)
+    else:
+        result._rec = ([op, attrs, inputs, None], 0)
 
 
 def _entries(arrays):
-    return tuple(getattr(a, '_rec', None) or _input_entry(a) for a in arrays if a is not None)
+    return tuple([getattr(a, '_rec', None) or _input_entry(a) for a in arrays if a is not None])
 
 
 def _among(array, arrays):

@@ -14,7 +14,7 @@ immediate.
 import threading
 import weakref
 
-__all__ = ['defer_error', 'raise_deferred', 'raise_pending', 'carry', 'hand_on', 'LIVE', 'RUN']
+__all__ = ['defer_error', 'raise_deferred', 'raise_pending', 'carry', 'hand_on', 'LIVE', 'RUN', 'DEPTH', 'MADE']
 
 _ATTR = '_mx_deferred_error'
 LIVE = [0]              # deferred errors not raised yet (a cheap test for the operators)
@@ -22,10 +22,18 @@ _PENDING = weakref.WeakSet()
 
 
 class _RunState(threading.local):
-    depth = 0           # compiled graphs running on this thread, nested
-    made = 0            # errors deferred by this thread so far
-    during_run = ()     # the errors deferred while a graph runs, oldest first (strong: a graph
-                        # frees its intermediates, and an error on one must still reach the outputs)
+    """This thread's graph runs. ``counts``: [compiled graphs running on this thread, nested;
+    errors deferred by this thread so far], in one list, as a graph reads and writes both on
+    every call (one thread-local read, then list items, cheaper than thread-local attributes).
+    ``during_run``: the errors deferred while a graph runs, oldest first (strong: a graph frees
+    its intermediates, and an error on one must still reach the outputs)."""
+    during_run = ()
+
+    def __init__(self):
+        self.counts = [0, 0]
+
+
+DEPTH, MADE = 0, 1      # the items of RUN.counts
 
 
 RUN = _RunState()       # this thread's graph runs (see hand_on)
@@ -59,8 +67,9 @@ def defer_error(tensor, error):
     record = _Deferred(error)
     setattr(tensor, _ATTR, record)
     state = RUN
-    state.made += 1
-    if state.depth:
+    counts = state.counts
+    counts[MADE] += 1
+    if counts[DEPTH]:
         state.during_run += (record,)
     # outside a graph nothing else holds the record: when every array carrying it dies, the
     # error dies too, as in MXNet (waitall does not raise it)
@@ -72,21 +81,22 @@ def hand_on(started, results):
     tensor or a sequence of them; None when the graph raised).
 
     A graph brackets its run on :data:`RUN` inline (the protocol, cheaper than calls on every
-    graph call): ``RUN.depth += 1`` and ``started = RUN.made`` as it starts; as it ends
-    (also when it raised) ``RUN.depth -= 1``, then this, only where ``RUN.made != started``
-    (errors were deferred while it ran; otherwise the errors deferred during runs, if any,
-    are those of enclosing graphs, which hand them on as they end). Counting is cheaper
-    than collecting on every call, when errors are rare.
+    graph call): with ``counts = RUN.counts``, ``counts[DEPTH] += 1`` and
+    ``started = counts[MADE]`` as it starts; as it ends (also when it raised)
+    ``counts[DEPTH] -= 1``, then this, only where ``counts[MADE] != started`` (errors were
+    deferred while it ran; otherwise the errors deferred during runs, if any, are those of
+    enclosing graphs, which hand them on as they end). Counting is cheaper than collecting
+    on every call, when errors are rare.
     """
     state = RUN
-    new = state.made - started
+    new = state.counts[MADE] - started
     if new > 0 and state.during_run:
         first = state.during_run[-min(new, len(state.during_run))]
         if results is not None:
             for r in (results if isinstance(results, (tuple, list)) else (results,)):
                 if r is not None and hasattr(r, '__dict__'):
                     setattr(r, _ATTR, first)
-    if not state.depth and state.during_run:
+    if not state.counts[DEPTH] and state.during_run:
         state.during_run = ()
 
 

@@ -115,20 +115,27 @@ def run_untracked(fn, *args, **kwargs):
     most of them, skip this call.
     """
     if _STATE.recording:
-        fresh = _RELEASED.fresh
-        if fresh is None:           # no graph freed in this thread yet
-            return fn(*args, **kwargs)
-        for t in args:              # inputs recorded since the last backward pass: one check
-            if type(t) is _Tensor and not t.is_leaf and id(t) not in fresh:
-                args = _released.live_inputs(args, fresh)
-                break
-        result = fn(*args, **kwargs)
-        if type(result) is _Tensor and len(fresh) < _released.MAX_FRESH:
-            fresh.add(id(result))
-        else:
-            _released.note_recorded(result, fresh)
-        return result
+        return run_recording(fn, *args, **kwargs)
     return run_without_graph(fn, *args, **kwargs)
+
+
+def run_recording(fn, *args, **kwargs):
+    """:func:`run_untracked` inside ``record()``, for callers that read the recording flag
+    themselves (the operators that also note what they ran for :func:`get_symbol`): the
+    operation, with the inputs of freed graphs as constants."""
+    fresh = _RELEASED.fresh
+    if fresh is None:           # no graph freed in this thread yet
+        return fn(*args, **kwargs)
+    for t in args:              # inputs recorded since the last backward pass: one check
+        if type(t) is _Tensor and not t.is_leaf and id(t) not in fresh:
+            args = _released.live_inputs(args, fresh)
+            break
+    result = fn(*args, **kwargs)
+    if type(result) is _Tensor and len(fresh) < _released.MAX_FRESH:
+        fresh.add(id(result))
+    else:
+        _released.note_recorded(result, fresh)
+    return result
 
 
 def run_without_graph(fn, *args, **kwargs):
@@ -580,7 +587,7 @@ class Function:
             outs = (outs,)
         wrapped = [_new(t, c) for t, c in zip(outs, self._out_ctx)]
         if recorded and _STATE.recording:       # MXNet records a _CustomFunction node
-            _recorded.note('_CustomFunction', {}, inputs, wrapped)
+            _recorded.note_new('_CustomFunction', {}, inputs, wrapped)
         return wrapped[0] if self._single else wrapped
 
     def forward(self, *inputs):

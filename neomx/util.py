@@ -15,6 +15,7 @@ import torch
 
 from .base import MXNetError, c_str, check_call, py_str  # noqa: F401  (MXNet's util has them)
 from .context import gpu_memory_info, num_gpus
+from . import _np_semantics
 from ._np_semantics import STATE as _STATE
 
 __all__ = ['is_np_shape', 'is_np_array', 'set_np_shape', 'np_shape', 'np_array',
@@ -67,7 +68,7 @@ def set_np_shape(active):
 def _set_np_array(active):
     """Turn NumPy array semantics on or off in this thread; returns the previous state."""
     previous = is_np_array()
-    _STATE.np_array = bool(active)
+    _np_semantics.set_np_array(active)
     return previous
 
 

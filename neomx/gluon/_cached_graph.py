@@ -39,7 +39,7 @@ import torch
 from .._autograd_state import STATE as _AUTOGRAD
 from .. import _int_grad, autograd
 from .._memory import pool_host_memory
-from .._recorded_graph import note as note_recorded
+from .._recorded_graph import note_new
 from .._torch_private import inductor_freezing
 from ..base import MXNetError
 from ..ndarray import NDArray
@@ -238,6 +238,17 @@ def check_numpy_outputs(out):
             check_numpy_outputs(item)
 
 
+def _constant_outputs(outputs, tensors):
+    """Whether some of a recorded graph's input ``tensors`` require gradients; if so, its
+    ``outputs`` without gradients (comparisons) are marked so that a backward pass from
+    one gives zeros, as MXNet's."""
+    live = _int_grad.LIVE[0] or any(t.requires_grad for t in tensors)
+    for t in outputs:
+        if not t.requires_grad and live and _int_grad.carrier_of(t) is None:
+            autograd.mark_constant_result(t)
+    return any(t.requires_grad for t in tensors)
+
+
 class CachedGraph:
     """A traced Symbol with its inputs bound: data by position in the flat arguments,
     parameters by name among the block's parameters.
@@ -278,7 +289,6 @@ class CachedGraph:
         self.out_fmt = out_fmt
         self._static_alloc = bool(flags.get('static_alloc'))
         self._mirror = flags.get('mirror')
-        self._inline_limit = flags.get('inline_limit', 2)
         self._backend = backend
         self.runner = graph_runner(backend, self._static_alloc and bool(flags.get('static_shape')),
                                    flags.get('backend_opts'))
@@ -288,6 +298,8 @@ class CachedGraph:
         data_names = {name for _, name in data}
         self._param_names = [n for n in symbol.list_inputs() if n not in data_names]
         self._input_names = [name for _, name in data] + self._param_names
+        # the attributes of the _CachedOp node a recorded run leaves for autograd.get_symbol
+        self._recorded_attrs = {'__graph__': (symbol, self._input_names, flags.get('inline_limit', 2))}
         self.variables = variables
         self._params = _graph_params(block, self._param_names)
         # Graphs creating arrays of shapes left to inference compile per input shapes.
@@ -321,13 +333,13 @@ class CachedGraph:
         new = self._new if not sparse else self._new_of_storage
         if _AUTOGRAD.recording:
             outputs = autograd.run_recorded(bound.run, tensors)
-            for t in outputs:       # outputs without gradients (comparisons): backward gives zeros
-                if (not t.requires_grad and (_int_grad.LIVE[0] or any(x.requires_grad for x in tensors))
-                        and _int_grad.carrier_of(t) is None):
-                    autograd.mark_constant_result(t)
             results = [new(t, ctx) for t in outputs]
-            if any(t.requires_grad for t in tensors):      # for autograd.get_symbol
-                self._note_recorded(flat_args, bound, results)
+            for t in outputs:
+                if not t.requires_grad:     # (an output with gradients has an input with them)
+                    if not _constant_outputs(outputs, tensors):
+                        return results      # no input requires gradients: nothing recorded
+                    break
+            self._note_recorded(flat_args, bound, results)      # for autograd.get_symbol
             return results
         run = bound.run if autograd.is_training() else bound.infer
         # No graph outside record(), whatever torch's grad mode of the thread.
@@ -335,9 +347,8 @@ class CachedGraph:
 
     def _note_recorded(self, flat_args, bound, results):
         """Record this run as MXNet records a CachedOp's: its inputs in the graph's order."""
-        arrays = [flat_args[i] for i in self._data_positions] + list(bound.arrays)
-        note_recorded('_CachedOp', {'__graph__': (self.symbol, self._input_names, self._inline_limit)},
-                      arrays, results)
+        arrays = [flat_args[i] for i in self._data_positions] + bound.arrays
+        note_new('_CachedOp', self._recorded_attrs, arrays, results)
 
     def _sparse_data(self, flat_args):
         """Whether some data input is sparse, with the default backend: the graph then takes

@@ -14,7 +14,7 @@ from .._autograd_state import STATE as _AUTOGRAD
 from .. import _int_grad, autograd, upper_layers
 from .._division import divide as _divide, divide_, mod, mod_
 from .. import async_errors
-from .._recorded_graph import note as _note_recorded
+from .._recorded_graph import note_new as _note_new     # every result recorded here is new
 from ..async_errors import raise_deferred
 from ..base import MXNetError, claim_dlpack_tensor, np_dtype, numpy_dtype, refuse_numpy_shape, torch_dtype
 from ..context import Context, as_context, context_naming, current_context
@@ -23,6 +23,8 @@ from . import params_format
 from .handles import array_of, handle_of, held_handle
 
 _run_untracked = autograd.run_untracked
+_run_recording = autograd.run_recording
+_run_without_graph = autograd.run_without_graph
 _INT_LIVE = _int_grad.LIVE
 _ERRORS_LIVE = async_errors.LIVE
 
@@ -257,7 +259,7 @@ _RECORDED_AS = {**ARITHMETIC_OPERATORS, **COMPARISON_OPERATORS}
 
 def _recorded_scalar(op, array, scalar, res):
     """Record ``op`` with ``scalar`` for get_symbol (called while recording only)."""
-    _note_recorded(op, {'scalar': float(scalar)}, (array,), res)
+    _note_new(op, {'scalar': float(scalar)}, (array,), res)
 
 
 def _basic_slices(key, ndim):
@@ -293,11 +295,11 @@ def _note_getitem(array, key, res):
     if any(s is not None for s in step):
         attrs['step'] = step
     if not dropped:
-        _note_recorded('slice', attrs, (array,), res)
+        _note_new('slice', attrs, (array,), res)
         return
     sliced = _new(res._t, res._ctx)     # stands for the slice's own result
-    _note_recorded('slice', attrs, (array,), sliced)
-    _note_recorded('Reshape', {'shape': tuple(res._t.shape)}, (sliced,), res)
+    _note_new('slice', attrs, (array,), sliced)
+    _note_new('Reshape', {'shape': tuple(res._t.shape)}, (sliced,), res)
 
 
 def _binary(op_name, torch_fn, int_fn=None):
@@ -318,10 +320,11 @@ def _binary(op_name, torch_fn, int_fn=None):
                     return _new(res, self._ctx)
             try:
                 if t.requires_grad or o.requires_grad:
-                    res = _new(_run_untracked(fn, t, o), self._ctx)
                     if _AUTOGRAD.recording:
-                        _note_recorded(array_op, {}, (self, other), res)
-                    return res
+                        res = _new(_run_recording(fn, t, o), self._ctx)
+                        _note_new(array_op, {}, (self, other), res)
+                        return res
+                    return _new(_run_without_graph(fn, t, o), self._ctx)
                 return _new(fn(t, o), self._ctx)
             except MXNetError:
                 raise
@@ -334,10 +337,11 @@ def _binary(op_name, torch_fn, int_fn=None):
                 if res is not None:
                     return _new(res, self._ctx)
             if t.requires_grad:
-                res = _new(_run_untracked(fn, t, _scalar_for(t, other)), self._ctx)
                 if _AUTOGRAD.recording:
+                    res = _new(_run_recording(fn, t, _scalar_for(t, other)), self._ctx)
                     _recorded_scalar(scalar_op, self, other, res)
-                return res
+                    return res
+                return _new(_run_without_graph(fn, t, _scalar_for(t, other)), self._ctx)
             return _new(fn(t, _scalar_for(t, other)), self._ctx)
         if isinstance(other, np.ndarray):
             return method(self, array(other, ctx=self._ctx, dtype=other.dtype))
@@ -359,10 +363,11 @@ def _reflected(op_name, torch_fn, int_fn=None):
                 if res is not None:
                     return _new(res, self._ctx)
             if t.requires_grad:
-                res = _new(_run_untracked(fn, _scalar_for(t, other), t), self._ctx)
                 if _AUTOGRAD.recording:
+                    res = _new(_run_recording(fn, _scalar_for(t, other), t), self._ctx)
                     _recorded_scalar(scalar_op, self, other, res)
-                return res
+                    return res
+                return _new(_run_without_graph(fn, _scalar_for(t, other), t), self._ctx)
             return _new(fn(_scalar_for(t, other), t), self._ctx)
         if isinstance(other, np.ndarray):
             return getattr(array(other, ctx=self._ctx, dtype=other.dtype), op_name.replace('__r', '__'))(self)
@@ -536,7 +541,7 @@ class NDArray:
             return self
         res = _new(_call(_transpose, self._t), self._ctx)
         if _AUTOGRAD.recording and self._t.requires_grad:   # for get_symbol
-            _note_recorded('transpose', {}, (self,), res)
+            _note_new('transpose', {}, (self,), res)
         return res
 
     @property
@@ -676,7 +681,7 @@ class NDArray:
     def copy(self):
         res = _new(_call(torch.clone, self._t), self._ctx)
         if _AUTOGRAD.recording and self._t.requires_grad:   # for get_symbol
-            _note_recorded('_copyto', {}, (self,), res)
+            _note_new('_copyto', {}, (self,), res)
         return res
 
     def copyto(self, other):
@@ -717,7 +722,7 @@ class NDArray:
         # recorded as the Cast it is (MXNet records a _copyto, whose Symbol keeps the dtype)
         res = _new(_call(lambda t: t.to(tdt), self._t), self._ctx)
         if _AUTOGRAD.recording and self._t.requires_grad:
-            _note_recorded('Cast', {'dtype': np_dtype(tdt).__name__}, (self,), res)
+            _note_new('Cast', {'dtype': np_dtype(tdt).__name__}, (self,), res)
         return res
 
     def tostype(self, stype):
@@ -773,7 +778,7 @@ class NDArray:
         target = infer_reshape(tuple(self._t.shape), given, reverse)
         res = _new(_call(lambda t: t.reshape(target), self._t), self._ctx)
         if _AUTOGRAD.recording and self._t.requires_grad:   # for get_symbol
-            _note_recorded('Reshape', dict({'shape': given}, **({'reverse': True} if reverse else {})), (self,), res)
+            _note_new('Reshape', dict({'shape': given}, **({'reverse': True} if reverse else {})), (self,), res)
         return res
 
     # ------------------------------------------------------------- indexing
@@ -874,7 +879,7 @@ class NDArray:
     def __abs__(self):
         res = _new(_call(torch.abs, self._t), self._ctx)
         if _AUTOGRAD.recording and self._t.requires_grad:
-            _note_recorded('abs', {}, (self,), res)
+            _note_new('abs', {}, (self,), res)
         return res
 
     def __matmul__(self, other):

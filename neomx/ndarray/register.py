@@ -15,8 +15,8 @@ from ..context import Context, as_context, current_context
 from ..operator import registry
 from .. import _int_grad, async_errors
 from .._autograd_state import STATE as _AUTOGRAD
-from .._recorded_graph import note as note_recorded
-from ..autograd import run_untracked
+from .._recorded_graph import note as note_recorded, note_new
+from ..autograd import run_recording, run_without_graph
 from .ndarray import NDArray, constructor
 NDArrayBase = NDArray       # MXNet's base class of NDArray, which its generated functions check for
 from .op_results import IMPL_ERRORS, check_interface, input_names, op_error, results, write_out
@@ -243,21 +243,21 @@ def make_function(spec, func_name, array_class=NDArray, on_symbol=None):
                 ctx = c
             elif ctx is None:
                 ctx = current_context()
-            recorded = False
             try:
                 if (int_live[0] or casts) and _AUTOGRAD.recording:    # integer gradients
                     res = _int_grad.run(impl, tensors, attrs)
                     if res is None:
-                        res = run_untracked(impl, *tensors, **attrs)
+                        res = run_recording(impl, *tensors, **attrs)
                     recorded = any(t is not None and t.requires_grad for t in tensors)
                 else:
                     for t in tensors:       # inputs requiring gradients: recorded or graph-free
                         if t is not None and t.requires_grad:
-                            res = run_untracked(impl, *tensors, **attrs)
-                            recorded = _AUTOGRAD.recording      # for autograd.get_symbol
+                            recorded = _AUTOGRAD.recording      # (then noted for autograd.get_symbol)
+                            res = (run_recording if recorded else run_without_graph)(impl, *tensors, **attrs)
                             break
                     else:
                         res = impl(*tensors, **attrs)
+                        recorded = False
             except MXNetError:
                 raise
             except IMPL_ERRORS as err:
@@ -271,7 +271,7 @@ def make_function(spec, func_name, array_class=NDArray, on_symbol=None):
                     arr._ctx = ctx
                     arr._grad = None
                     if recorded:
-                        note_recorded(op_name, kwargs, arrays, arr)
+                        note_new(op_name, kwargs, arrays, arr)
                     return arr
                 ret = write_out(out, (res,))
             else:

@@ -14,7 +14,7 @@ graph's file), :mod:`.mirroring` -- and are importable from here as well.
 import itertools
 
 from .. import async_errors
-from ..async_errors import RUN as _RUN
+from ..async_errors import DEPTH as _DEPTH, MADE as _MADE, RUN as _RUN
 from ..base import MXNetError
 from .codegen import generate
 from .inference import (TORCH_ERRORS, infer, infer_shape, infer_type, open_shape_nodes,  # noqa: F401
@@ -99,9 +99,9 @@ class CompiledGraph:
         """Run on the input tensors (then the monitor callback of a monitored graph); torch
         errors become ``MXNetError`` naming the operator."""
         outputs = None
-        run = _RUN      # the run bracketed for deferred errors (see async_errors.hand_on)
-        run.depth += 1
-        started = run.made
+        counts = _RUN.counts    # the run bracketed for deferred errors (see async_errors.hand_on)
+        counts[_DEPTH] += 1
+        started = counts[_MADE]
         try:
             outputs = self.fn(*tensors, *monitor)
             return outputs
@@ -112,8 +112,8 @@ class CompiledGraph:
                              % (self._failing_node(err.__traceback__), str(err).split('\n')[0],
                                 [tuple(t.shape) for t in tensors])) from None
         finally:
-            run.depth -= 1
-            if run.made != started:
+            counts[_DEPTH] -= 1
+            if counts[_MADE] != started:
                 async_errors.hand_on(started, outputs)
 
     def _failing_node(self, traceback):
