@@ -3,6 +3,8 @@ the modules that read them on hot paths (``Block.__call__`` reads ``np_array`` o
 call, where a function call would cost more than the read)."""
 import threading
 
+from ._thread_switches import ThreadCount
+
 
 class NumpySemantics(threading.local):
     """This thread's NumPy semantics; off by default in every thread. Class attributes as the
@@ -13,14 +15,13 @@ class NumpySemantics(threading.local):
 
 
 STATE = NumpySemantics()
-# Whether NumPy array semantics were ever turned on, in any thread: until then every
-# thread's ``np_array`` is off, and hot paths test this list (a global read) before
-# ``STATE.np_array`` (a thread-local read, several times dearer).
-ARRAY_EVER_ON = [False]
+# The threads with NumPy array semantics on: hot paths test ``ARRAY_ON.on[0] and
+# STATE.np_array`` (while no thread has them on, the thread-local read is skipped)
+ARRAY_ON = ThreadCount()
 
 
 def set_np_array(active):
     """Turn NumPy array semantics on or off in this thread."""
-    if active:
-        ARRAY_EVER_ON[0] = True
-    STATE.np_array = bool(active)
+    active = bool(active)
+    ARRAY_ON.turned(STATE.np_array, active)
+    STATE.np_array = active

@@ -22,6 +22,7 @@ runs for every recorded operation):
 The nodes hold their input *entries*, never arrays, so the record keeps no array alive.
 """
 import itertools
+import operator
 
 __all__ = ['OP', 'ATTRS', 'INPUTS', 'NAME', 'TENSOR_ATTR', 'note', 'note_new', 'entry_of', 'name_of', 'new_node_name']
 
@@ -30,6 +31,7 @@ TENSOR_ATTR = '_neomx_recorded_entry'       # a variable's entry on a tensor wit
 # One counter for variables, one for operations, as MXNet's (process-wide; next() is atomic)
 _VARIABLE_IDS = itertools.count()
 _NODE_IDS = itertools.count()
+_REC = operator.attrgetter('_rec')      # an array's entry, or None (a C call per array: cheaper than a loop)
 
 
 def _tensor_of(array):
@@ -98,7 +100,9 @@ def note_new(op, attrs, arrays, result):
             inputs = (arrays[0]._rec or _input_entry(arrays[0]), arrays[1]._rec or _input_entry(arrays[1]),
                       arrays[2]._rec or _input_entry(arrays[2]))
         else:               # a hybridized block's graph: its data, then its parameters
-            inputs = tuple([a._rec or _input_entry(a) for a in arrays])
+            inputs = tuple(map(_REC, arrays))
+            if not all(inputs):         # an array without an entry (a new variable)
+                inputs = _entries(arrays)
     except AttributeError:      # an array never recorded (its _rec slot unset), or None
         inputs = _entries(arrays)
     if type(result) is list or type(result) is tuple:

@@ -100,17 +100,22 @@ def mark_released(tensors):
 def already_freed(tensors):
     """Whether one of ``tensors`` is the head of a graph a remembered backward pass freed
     (differentiating it again is an error in MXNet, even where torch kept what it needs)."""
-    state = STATE
-    freed = state.freed
-    if not freed:
+    fresh = STATE.fresh
+    if fresh is None:       # no backward pass of this thread freed a graph
         return False
-    newest = state.newest
     for t in tensors:
-        node = t.grad_fn
-        # a node newer than every freed head (a training step's new loss) is none of them
-        if node is not None and node._sequence_nr() <= newest and any(node in g.head_nodes for g in freed):
+        # a result recorded since the last freeing pass (a training step's new loss) is
+        # none of the freed heads (see note_recorded)
+        if id(t) not in fresh and _is_freed_head(t):
             return True
     return False
+
+
+def _is_freed_head(t):
+    node = t.grad_fn
+    # a node newer than every freed head is none of them
+    return (node is not None and node._sequence_nr() <= STATE.newest
+            and any(node in g.head_nodes for g in STATE.freed))
 
 
 def note_recorded(result, fresh):

@@ -347,8 +347,9 @@ class CachedGraph:
 
     def _note_recorded(self, flat_args, bound, results):
         """Record this run as MXNet records a CachedOp's: its inputs in the graph's order."""
-        arrays = [flat_args[i] for i in self._data_positions] + bound.arrays
-        note_new('_CachedOp', self._recorded_attrs, arrays, results)
+        positions = self._data_positions
+        arrays = [flat_args[positions[0]]] if len(positions) == 1 else [flat_args[i] for i in positions]
+        note_new('_CachedOp', self._recorded_attrs, arrays + bound.arrays, results)
 
     def _sparse_data(self, flat_args):
         """Whether some data input is sparse, with the default backend: the graph then takes

@@ -25,7 +25,8 @@ import torch
 from .._autograd_state import STATE as _AUTOGRAD
 from .. import autograd, initializer, name as _name, ndarray, symbol
 from .. import numpy_extension as _npx
-from .._np_semantics import ARRAY_EVER_ON as _NP_EVER_ON, STATE as _NP
+from .._np_semantics import ARRAY_ON as _NP_ARRAY_ON, STATE as _NP
+_NP_ON = _NP_ARRAY_ON.on        # threads with NumPy array semantics on (see neomx._thread_switches)
 from ..util import is_np_array
 from ..symbol.numpy import NumpySymbol as np_symbol_class, np_symbol, recording_creation
 from ..base import MXNetError, NotImplementedForSymbol, torch_dtype
@@ -494,7 +495,7 @@ class Block:
                 out = self.forward(*args)      # no hooks, as nearly always: one frame less
         else:   # outside record() a forward pass builds no graph, in every thread
             out = autograd.run_without_graph(self._call_with_hooks, args)
-        if _NP_EVER_ON[0] and _NP.np_array:
+        if _NP_ON[0] and _NP.np_array:
             check_numpy_outputs(out)
         return out
 
@@ -766,7 +767,7 @@ class HybridBlock(Block):
         under NumPy array semantics; the block's own code for Symbols (a parent tracing),
         outside NumPy semantics (as 1.9.1) or while an imperative run is forced."""
         written = type(self).forward
-        if _IMPERATIVE_ONLY.active or not (_NP_EVER_ON[0] and _NP.np_array):
+        if _IMPERATIVE_ONLY.active or not (_NP_ON[0] and _NP.np_array):
             return written(self, *args)
         has_symbol, contexts = input_kinds(args)
         if has_symbol:
@@ -844,7 +845,7 @@ class HybridBlock(Block):
                 params = {key: p.data(ctx) for key, p in self._reg_params.items()}
             except DeferredInitializationError:
                 return self._forward_deferred(x, args)
-        return self._call_hybrid_forward(_npx.EAGER_OPERATORS if _NP_EVER_ON[0] and _NP.np_array else ndarray, x, args, params)
+        return self._call_hybrid_forward(_npx.EAGER_OPERATORS if _NP_ON[0] and _NP.np_array else ndarray, x, args, params)
 
     def _call_hybrid_forward(self, F, x, args, params):
         try:

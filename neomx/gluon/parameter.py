@@ -13,6 +13,7 @@ from collections import OrderedDict
 import numpy as np
 
 from .. import autograd, initializer, ndarray
+from .._thread_switches import ThreadCount
 from ..base import MXNetError, torch_dtype
 from ..context import as_context, as_context_list, cpu, current_context
 from ..ndarray.sparse_arrays import with_stype
@@ -66,9 +67,9 @@ class _SymbolicData(threading.local):
 
 
 _SYMBOLIC_DATA = _SymbolicData()
-# Whether a symbolic_data scope was ever entered, in any thread: until then Parameter.data
-# skips the thread-local read (several times dearer than this global's).
-_SYMBOLIC_DATA_EVER = [False]
+# the threads inside a symbolic_data scope: while none is, Parameter.data skips the thread-local read
+_SYMBOLIC_THREADS = ThreadCount()
+_SYMBOLIC_ON = _SYMBOLIC_THREADS.on
 
 
 class symbolic_data:  # pylint: disable=invalid-name
@@ -84,12 +85,14 @@ class symbolic_data:  # pylint: disable=invalid-name
     """
 
     def __enter__(self):
-        _SYMBOLIC_DATA_EVER[0] = True
-        self._previous, _SYMBOLIC_DATA.active = _SYMBOLIC_DATA.active, True
+        self._previous = _SYMBOLIC_DATA.active
+        _SYMBOLIC_THREADS.turned(self._previous, True)
+        _SYMBOLIC_DATA.active = True
         return self
 
     def __exit__(self, *exc):
         _SYMBOLIC_DATA.active = self._previous
+        _SYMBOLIC_THREADS.turned(True, self._previous)
 
 
 def shape_is_known(shape):
@@ -381,7 +384,7 @@ class Parameter:
         RuntimeError
             Before :meth:`initialize`, or for a context it was not initialized on.
         """
-        if _SYMBOLIC_DATA_EVER[0] and _SYMBOLIC_DATA.active:    # a block written as forward, being traced
+        if _SYMBOLIC_ON[0] and _SYMBOLIC_DATA.active:    # a block written as forward, being traced
             return self.var().as_np_ndarray()
         self._check_dense_access('data')
         return self._array_on(ctx)

@@ -53,6 +53,8 @@ class Trainer:
     [[0.9 0.8]]
     <NDArray 1x2 @cpu(0)>
     """
+    _amp_loss_scaler = None     # mx.contrib.amp.init_trainer's loss scaler, where it set one
+
 
     def __init__(self, params, optimizer, optimizer_params=None, kvstore='device',
                  compression_params=None, update_on_kvstore=None):
@@ -309,7 +311,7 @@ class Trainer:
     def _update(self, ignore_stale_grad):
         # mx.contrib.amp's loss scaler (init_trainer): a step whose gradients overflowed
         # changes no weight
-        loss_scaler = getattr(self, '_amp_loss_scaler', None)
+        loss_scaler = self._amp_loss_scaler
         if loss_scaler is not None and loss_scaler.has_overflow(self._params):
             return
         layout = self._layout()

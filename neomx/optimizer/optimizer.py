@@ -360,12 +360,14 @@ class Optimizer:
             # a row_sparse gradient's dense form is not made here: step_lazily reads its rows
             grads_t = [None if type(g) is not NDArray and g.stype == 'row_sparse' else g._t for g in grads]
             shaped = [g if g_t is None else g_t for g, g_t in zip(grads, grads_t)]
+            for w, g in zip(weights_t, shaped):
+                if w.shape != g.shape:     # torch.Size equals a tuple
+                    self._shapes_differ(w, g)
         else:       # no sparse array exists: every gradient is dense
-            grads_t = shaped = [g._t for g in grads]
-        for w, g in zip(weights_t, shaped):
-            if w.shape != g.shape:     # torch.Size equals a tuple
-                raise MXNetError('%s.update: weight shape %s and gradient shape %s differ'
-                                 % (type(self).__name__, tuple(w.shape), tuple(g.shape)))
+            grads_t = [g._t for g in grads]
+            for w, g in zip(weights_t, grads_t):
+                if not w.is_same_size(g):      # (no torch.Size made: every parameter, every step)
+                    self._shapes_differ(w, g)
         self._update_count(indices)
         lrs = self._get_lrs(indices)
         wds = self._get_wds(indices)
@@ -377,6 +379,10 @@ class Optimizer:
         else:
             step_lazily(self, indices, weights_t, grads_t, grads,
                         [None if s is None else _tensors(s) for s in states], lrs, wds)
+
+    def _shapes_differ(self, weight, grad):
+        raise MXNetError('%s.update: weight shape %s and gradient shape %s differ'
+                         % (type(self).__name__, tuple(weight.shape), tuple(grad.shape)))
 
     def __getstate__(self):
         state = self.__dict__.copy()
