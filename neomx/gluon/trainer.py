@@ -6,6 +6,8 @@ gradients are summed through a KVStore (``'device'`` by default) and either the 
 runs the optimizer (``update_on_kvstore``) or every context updates its own copy with
 the summed gradients.
 """
+import operator
+
 from .. import autograd
 from .. import kvstore as kvs
 from .. import optimizer as opt
@@ -316,7 +318,7 @@ class Trainer:
             return
         layout = self._layout()
         slots = layout.grad_slots()
-        if self._update_on_kvstore or not layout.per_context or not all(map(_is_fresh, slots)):
+        if self._update_on_kvstore or not layout.per_context or not _all_fresh(slots):
             self._update_some(layout.trained, ignore_stale_grad)
         else:       # every gradient written since the last step, as in nearly every step
             num_contexts = len(layout.per_context)
@@ -381,6 +383,18 @@ class Trainer:
 def _is_fresh(slot):
     """Whether a gradient slot (None without gradient) was written since the last step."""
     return slot is not None and slot.fresh
+
+
+_FRESH = operator.attrgetter('fresh')
+
+
+def _all_fresh(slots):
+    """Whether every gradient slot was written since the last step (no slot None): one C
+    call per slot, on every step."""
+    try:
+        return all(map(_FRESH, slots))
+    except AttributeError:      # a parameter without gradient
+        return False
 
 
 def _check_fresh(trained, slots):

@@ -366,7 +366,7 @@ class Optimizer:
         else:       # no sparse array exists: every gradient is dense
             grads_t = [g._t for g in grads]
             for w, g in zip(weights_t, grads_t):
-                if not w.is_same_size(g):      # (no torch.Size made: every parameter, every step)
+                if w.shape != g.shape:
                     self._shapes_differ(w, g)
         self._update_count(indices)
         lrs = self._get_lrs(indices)
@@ -377,8 +377,11 @@ class Optimizer:
             step_lazily(self, indices, masters_t, grads_t, grads, [_tensors(s) for s in inner], lrs, wds)
             foreach.copy_(weights_t, masters_t)
         else:
-            step_lazily(self, indices, weights_t, grads_t, grads,
-                        [None if s is None else _tensors(s) for s in states], lrs, wds)
+            states_t = [None if s is None else _tensors(s) for s in states]
+            if SPARSE_MADE[0]:      # row_sparse gradients step their rows only
+                step_lazily(self, indices, weights_t, grads_t, grads, states_t, lrs, wds)
+            else:
+                self._step(indices, weights_t, grads_t, states_t, lrs, wds)
 
     def _shapes_differ(self, weight, grad):
         raise MXNetError('%s.update: weight shape %s and gradient shape %s differ'
