@@ -12,7 +12,20 @@ __all__ = ['ThreadCount']
 
 class ThreadCount:
     """How many threads have a per-thread switch on now: ``on[0]`` (a thread that ended
-    with it on still counts, which only costs its readers the thread-local read)."""
+    with it on still counts, which only costs its readers the thread-local read).
+
+    Example
+    -------
+    >>> from neomx._thread_switches import ThreadCount
+    >>> count = ThreadCount()
+    >>> count.turned(False, True)       # this thread's switch goes on
+    >>> count.on[0]
+    1
+    >>> count.turned(True, True)        # no change
+    >>> count.turned(True, False)
+    >>> count.on[0]
+    0
+    """
 
     def __init__(self):
         self.on = [0]
