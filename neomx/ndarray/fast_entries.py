@@ -14,6 +14,7 @@ anything ran, so each call runs the operator once, by one path or the other, wit
 same results.
 """
 import inspect
+import types
 
 import torch
 
@@ -34,6 +35,8 @@ _ABSENT = object()          # the positional input of a call passing none
 _INT_LIVE = _int_grad.LIVE
 _ERRORS_LIVE = async_errors.LIVE     # deferred errors go to the general function, which carries them
 _KNOWN_KEYWORD_SETS = 256   # keyword sets remembered per operator
+_FunctionType = types.FunctionType
+_VARIADIC_FLAGS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
 
 
 def tensors_of(arrays):
@@ -79,6 +82,23 @@ def _attr_values(spec, attrs):
     return tuple(attrs[n] for n in spec.attr_names)
 
 
+def bound_call(impl, values):
+    """``impl`` with ``values`` bound after its one input: ``f(t)`` is ``impl(t, *values)``.
+
+    For a Python function, a copy of it (same code, globals and closure) whose parameters
+    after the input default to ``values``: calling it costs what calling ``impl`` costs,
+    where spreading a tuple (``impl(t, *values)``) calls ``impl`` out of line, through C, and
+    a closure adds a frame. Other callables (builtins) get a closure; without values,
+    ``impl`` itself."""
+    if not values:
+        return impl
+    code = getattr(impl, '__code__', None)
+    if (type(impl) is _FunctionType and not impl.__kwdefaults__
+            and code.co_argcount == 1 + len(values) and not code.co_flags & _VARIADIC_FLAGS):
+        bound = _FunctionType(code, impl.__globals__, impl.__name__, tuple(values), impl.__closure__)
+        bound.__qualname__ = impl.__qualname__
+        return bound
+    return lambda t: impl(t, *values)
 class _KeywordCalls:
     """What an entry does for each keyword set: ``arguments(kwargs)`` works it out (None
     where the entry leaves such calls to the general function), ``get`` remembers it.
@@ -118,6 +138,22 @@ class _KeywordCalls:
         return call
 
 
+def attr_keywords(kwargs):
+    """The attributes among a call's keywords: None where ``out`` is given (the general
+    function writes into it), else the keywords less ``name`` (a graph node's name, which an
+    eager call ignores).
+
+    The entries take ``out`` and ``name`` in ``**kwargs`` rather than as parameters of
+    their own: the interpreter matches each keyword of a call against the named parameters
+    before it puts it in ``**kwargs``, a cost every call with attributes would pay."""
+    if 'out' in kwargs:
+        return None
+    if 'name' in kwargs:
+        kwargs = dict(kwargs)
+        del kwargs['name']
+    return kwargs
+
+
 def may_cast(spec):
     """Whether calls of ``spec`` may cast recorded floats to integers (a ``dtype`` attribute,
     not of an operator creating arrays): while recording they run through ``_int_grad``."""
@@ -138,9 +174,10 @@ def one_input_entry(spec, general, array_class=NDArray):
     dense_by_rule = spec.storage[0] if getattr(spec, 'storage_by_attrs', False) else None
 
     def arguments(kwargs):
-        """(the implementation's arguments after the input, visible outputs), or None where
-        such calls are not of this entry's shape."""
-        if not input_set.isdisjoint(kwargs):
+        """(the implementation on the input with these attributes (see bound_call), visible
+        outputs), or None where such calls are not of this entry's shape."""
+        kwargs = attr_keywords(kwargs)
+        if kwargs is None or not input_set.isdisjoint(kwargs):
             return None
         try:
             attrs = spec.parse_attrs(dict(kwargs))
@@ -150,15 +187,16 @@ def one_input_entry(spec, general, array_class=NDArray):
             return None
         if dense_by_rule is not None and dense_by_rule((DEFAULT,), attrs) != DEFAULT:
             return None     # cast_storage to a sparse type: the storage rule, in general
-        return absent + _attr_values(spec, attrs), spec.count_visible(attrs)
+        return bound_call(impl, absent + _attr_values(spec, attrs)), spec.count_visible(attrs)
 
     calls = _KeywordCalls(arguments)
     last = calls.last
     no_keywords = arguments({})
 
-    def nd_function(first=_ABSENT, /, *rest, out=None, name=None, **kwargs):
-        # another type (a sparse array, the other interface's) goes to the general function
-        if not rest and out is None and type(first) is array_class:
+    def nd_function(first=_ABSENT, /, *rest, **kwargs):
+        # another type (a sparse array, the other interface's) goes to the general function,
+        # and so do calls with ``out`` (see attr_keywords)
+        if not rest and type(first) is array_class:
             if not kwargs:
                 call = no_keywords
             else:
@@ -170,8 +208,8 @@ def one_input_entry(spec, general, array_class=NDArray):
             t = first._t
             if call is not None and not (_INT_LIVE[0] or _ERRORS_LIVE[0] or t.requires_grad or
                                          (casts and _AUTOGRAD.recording)):
-                try:        # impl(t, *()) costs more than the test
-                    res = impl(t, *call[0]) if call[0] else impl(t)
+                try:
+                    res = call[0](t)
                 except MXNetError:
                     raise
                 except IMPL_ERRORS as err:
@@ -189,8 +227,8 @@ def one_input_entry(spec, general, array_class=NDArray):
                     res = owned_results(res, (t,))
                 return results(res, None, first._ctx, call[1], new)
         if first is _ABSENT:
-            return general(*rest, out=out, name=name, **kwargs)
-        return general(first, *rest, out=out, name=name, **kwargs)
+            return general(*rest, **kwargs)
+        return general(first, *rest, **kwargs)
     return nd_function
 
 
@@ -203,6 +241,9 @@ def creation_entry(spec, general, array_class=NDArray):
     def arguments(kwargs):
         """[the context given or None, attributes, visible outputs, (context,
         implementation's arguments) of the latest context]."""
+        kwargs = attr_keywords(kwargs)
+        if kwargs is None:
+            return None
         try:
             attrs = spec.parse_attrs(dict(kwargs))
             ctx = attrs.get('ctx')
@@ -215,8 +256,8 @@ def creation_entry(spec, general, array_class=NDArray):
     calls = _KeywordCalls(arguments)
     last = calls.last
 
-    def nd_function(*args, out=None, name=None, **kwargs):
-        if not args and out is None and not _INT_LIVE[0]:
+    def nd_function(*args, **kwargs):     # out and name in kwargs: see attr_keywords
+        if not args and not _INT_LIVE[0]:
             seen = last[0]
             try:
                 call = seen[1] if seen[0] == kwargs else calls.get(kwargs)
@@ -236,7 +277,7 @@ def creation_entry(spec, general, array_class=NDArray):
                 if type(res) is _Tensor:
                     return new(res, ctx)
                 return results(res, None, ctx, call[2], new)
-        return general(*args, out=out, name=name, **kwargs)
+        return general(*args, **kwargs)
     return nd_function
 
 
@@ -265,6 +306,15 @@ class _ByCount(dict):
         return call
 
 
+def _by_count_of(spec):
+    """``arguments`` of a variadic operator's _KeywordCalls: a _ByCount of the call's
+    attributes, None for calls with ``out``."""
+    def by_count(kwargs):
+        kwargs = attr_keywords(kwargs)
+        return None if kwargs is None else _ByCount(spec, kwargs)
+    return by_count
+
+
 def _graph_free_tensors(arrays, array_class):
     """The tensors of ``arrays``, or None where one is not an ``array_class`` or requires
     gradients (such calls go to the general function). Unrolled for two arrays, the common count."""
@@ -289,12 +339,12 @@ def variadic_entry(spec, general, array_class=NDArray):
     arrays positionally and attributes by keyword."""
     impl = spec.nd_impl
     new = constructor(array_class)
-    calls = _KeywordCalls(lambda kwargs: _ByCount(spec, kwargs))
+    calls = _KeywordCalls(_by_count_of(spec))
     last = [(None, 0, None)]    # as _KeywordCalls.last, with the number of arrays
 
-    def nd_function(*args, out=None, name=None, **kwargs):
+    def nd_function(*args, **kwargs):     # out and name in kwargs: see attr_keywords
         # sparse arrays (not array_class) go to general, which applies the storage rule
-        if args and out is None and not (_INT_LIVE[0] or _ERRORS_LIVE[0]):
+        if args and not (_INT_LIVE[0] or _ERRORS_LIVE[0]):
             seen = last[0]
             n = len(args)
             try:
@@ -322,14 +372,22 @@ def variadic_entry(spec, general, array_class=NDArray):
                     arr._grad = None
                     return arr
                 return results(res, None, args[0]._ctx, call[1], new) if call[1] else []    # none: reset_arrays
-        return general(*args, out=out, name=name, **kwargs)
+        return general(*args, **kwargs)
     return nd_function
 
 
 def entry(spec, general, cacheable, array_class=NDArray):
     """The function ``mx.nd`` gets for ``spec``: a lean entry in front of ``general`` where
     the operator has one, else ``general`` itself. ``cacheable``: whether equal keyword
-    values give equal attributes (see register._cacheable), which comparing keywords needs."""
+    values give equal attributes (see register._cacheable), which comparing keywords needs.
+    An entry shows ``general``'s signature (its own takes ``out`` and ``name`` in ``**kwargs``)."""
+    lean = _lean_entry(spec, general, cacheable, array_class)
+    if lean is not general:
+        lean.__signature__ = inspect.signature(general)
+    return lean
+
+
+def _lean_entry(spec, general, cacheable, array_class):
     if not cacheable:
         return general
     if may_cast(spec) and (spec.variadic or not spec.inputs):
