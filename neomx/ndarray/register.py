@@ -7,6 +7,8 @@ keyword set, so a call costs a dict lookup, one implementation call and one wrap
 operators' functions are a lean entry (:mod:`.fast_entries`) for the common call shapes in
 front of this general function, which takes every other call.
 """
+import inspect
+
 import torch
 
 from ..base import MXNetError, check_call, py_str  # noqa: F401  (MXNet's register module has them)
@@ -84,6 +86,15 @@ def _unwrap(spec, arrays):
             raise TypeError('%s: argument %s must be an NDArray, got %s'
                             % (spec.name, names[i] if i < len(names) else i, type(a).__name__))
     return tensors, ctx
+
+
+# What the generated functions take: inputs and attributes by position or keyword, the
+# array to write into and a node name (their code takes the last two from **kwargs)
+_GENERAL_SIGNATURE = inspect.Signature([
+    inspect.Parameter('args', inspect.Parameter.VAR_POSITIONAL),
+    inspect.Parameter('out', inspect.Parameter.KEYWORD_ONLY, default=None),
+    inspect.Parameter('name', inspect.Parameter.KEYWORD_ONLY, default=None),
+    inspect.Parameter('kwargs', inspect.Parameter.VAR_KEYWORD)])
 
 
 def make_function(spec, func_name, array_class=NDArray, on_symbol=None):
@@ -182,7 +193,14 @@ def make_function(spec, func_name, array_class=NDArray, on_symbol=None):
         while ``storage_live[0]`` (see sparse_arrays.storage_dispatch). The function without
         the test (``storage_live`` never true) is the rule's dense fallback: both share this
         code, so a dense call pays one flag test."""
-        def general(*args, out=None, name=None, **kwargs):
+        def general(*args, **kwargs):
+            # out and name come in kwargs: matching each keyword against named parameters
+            # costs the interpreter more than these tests (see fast_entries.attr_keywords)
+            if 'out' in kwargs or 'name' in kwargs:
+                out = kwargs.pop('out', None)
+                name = kwargs.pop('name', None)
+            else:
+                out = name = None
             if storage_live[0]:
                 res = storage(args, kwargs, out, name)
                 if res is not DENSE_CALL:
@@ -288,6 +306,7 @@ def make_function(spec, func_name, array_class=NDArray, on_symbol=None):
         # once a sparse array exists; cast_storage's output storage comes from its attributes
         general = build(storage_dispatch(spec, general),
                         _ALWAYS if getattr(spec, 'storage_by_attrs', False) else SPARSE_MADE)
+    general.__signature__ = _GENERAL_SIGNATURE
     nd_function = fast_entries.entry(spec, general, remember, array_class)     # general itself where no entry fits
     nd_function.__name__ = func_name
     nd_function.__qualname__ = func_name
