@@ -66,7 +66,7 @@ def exact_tensors(arrays, array_class):
     return [a._t for a in arrays]
 
 
-def _takes_attrs_positionally(spec):
+def takes_attrs_positionally(spec):
     """Whether ``spec.impl`` is ``impl(<inputs>, <attributes>)`` in declaration order, so
     that a call can pass the attributes by position."""
     try:
@@ -82,23 +82,43 @@ def _attr_values(spec, attrs):
     return tuple(attrs[n] for n in spec.attr_names)
 
 
-def bound_call(impl, values):
-    """``impl`` with ``values`` bound after its one input: ``f(t)`` is ``impl(t, *values)``.
+def with_defaults(impl, leading, values):
+    """A copy of the Python function ``impl`` (same code, globals and closure) taking
+    ``leading`` arguments, its parameters after those defaulting to ``values``; None where
+    ``impl`` is not a function of exactly those parameters (a builtin, ``*args``...).
 
-    For a Python function, a copy of it (same code, globals and closure) whose parameters
-    after the input default to ``values``: calling it costs what calling ``impl`` costs,
-    where spreading a tuple (``impl(t, *values)``) calls ``impl`` out of line, through C, and
-    a closure adds a frame. Other callables (builtins) get a closure; without values,
-    ``impl`` itself."""
+    Calling the copy costs what calling ``impl`` costs, where spreading the values into
+    the call (``impl(t, *values)``, ``impl(*tensors, **attrs)``) has the interpreter call
+    ``impl`` out of line, through C, and a closure binding them would add a frame."""
+    code = getattr(impl, '__code__', None)
+    if (type(impl) is not _FunctionType or impl.__kwdefaults__ or code.co_kwonlyargcount
+            or code.co_argcount != leading + len(values) or code.co_flags & _VARIADIC_FLAGS):
+        return None
+    bound = _FunctionType(code, impl.__globals__, impl.__name__, tuple(values), impl.__closure__)
+    bound.__qualname__ = impl.__qualname__
+    return bound
+
+
+def bound_call(impl, values):
+    """``f(t)`` is ``impl(t, *values)``: :func:`with_defaults`' copy, else a closure;
+    ``impl`` itself without values."""
     if not values:
         return impl
+    return with_defaults(impl, 1, values) or (lambda t: impl(t, *values))
+
+
+def impl_with_attrs(spec, impl, attrs):
+    """``f(*tensors)`` is ``impl(*tensors, **attrs)`` (every input given, absent ones as
+    None), by :func:`with_defaults`, for ``impl`` (``spec.impl`` or ``spec.nd_impl``) taking
+    the operator's inputs then its attributes in declaration order; else None."""
+    names = spec.inputs + spec.attr_names
     code = getattr(impl, '__code__', None)
-    if (type(impl) is _FunctionType and not impl.__kwdefaults__
-            and code.co_argcount == 1 + len(values) and not code.co_flags & _VARIADIC_FLAGS):
-        bound = _FunctionType(code, impl.__globals__, impl.__name__, tuple(values), impl.__closure__)
-        bound.__qualname__ = impl.__qualname__
-        return bound
-    return lambda t: impl(t, *values)
+    if code is None or code.co_varnames[:code.co_argcount] != names:
+        return None
+    values = _attr_values(spec, attrs)
+    return with_defaults(impl, len(spec.inputs), values) if values else impl
+
+
 class _KeywordCalls:
     """What an entry does for each keyword set: ``arguments(kwargs)`` works it out (None
     where the entry leaves such calls to the general function), ``get`` remembers it.
@@ -394,7 +414,7 @@ def _lean_entry(spec, general, cacheable, array_class):
         return general      # none such: the entries below do not test for recording
     if spec.variadic:
         return variadic_entry(spec, general, array_class)
-    if not _takes_attrs_positionally(spec):
+    if not takes_attrs_positionally(spec):
         return general      # the operators left are slow enough for the general path
     if not spec.inputs:
         return creation_entry(spec, general, array_class)

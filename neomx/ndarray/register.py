@@ -128,8 +128,10 @@ def make_function(spec, func_name, array_class=NDArray, on_symbol=None):
     errors_live = async_errors.LIVE
     # A call passing its inputs positionally as NDArrays, the common case, skips the argument
     # handling of ``arguments``: ``positional`` maps the keywords of such calls, as given, to
-    # (parsed attributes, number of inputs passed, the absent inputs' Nones or None, and for
-    # operators creating arrays the attributes completed per context). The inputs passed are
+    # (parsed attributes, number of inputs passed, the absent inputs' Nones or None, for
+    # operators creating arrays the attributes completed per context, else the implementation
+    # with these attributes bound, taking every input: see fast_entries.impl_with_attrs, or
+    # None where it cannot be made). The inputs passed are
     # the leading inputs present for those attributes; the rest are absent, as softmax's
     # ``length`` usually is.
     positional = {}
@@ -148,7 +150,8 @@ def make_function(spec, func_name, array_class=NDArray, on_symbol=None):
             return
         if len(positional) < _ATTR_CACHE_SIZE:
             call = (attrs, n_given, None if variadic or n_given == n_in else absent[n_given:],
-                    {} if ctx_attrs else None)
+                    {} if ctx_attrs else None,
+                    None if ctx_attrs or variadic else fast_entries.impl_with_attrs(spec, impl, attrs))
             if not key:
                 no_keywords[0] = call
             try:
@@ -216,7 +219,7 @@ def make_function(spec, func_name, array_class=NDArray, on_symbol=None):
                     call = None
             else:
                 call = None
-            tensors = with_ctx = None
+            tensors = with_ctx = bound = None
             if call is not None and len(args) == call[1]:
                 # arrays of the interface's own class only (others, or sparse arrays, take
                 # the path below, which checks them)
@@ -231,7 +234,7 @@ def make_function(spec, func_name, array_class=NDArray, on_symbol=None):
                 else:
                     tensors = exact_tensors(args, array_class)
                 if tensors is not None:
-                    attrs, with_ctx = call[0], call[3]
+                    attrs, with_ctx, bound = call[0], call[3], call[4]
                     if call[2] is not None:     # absent optional inputs
                         tensors = tuple(tensors) + call[2]
                     arrays = args
@@ -271,10 +274,11 @@ def make_function(spec, func_name, array_class=NDArray, on_symbol=None):
                     for t in tensors:       # inputs requiring gradients: recorded or graph-free
                         if t is not None and t.requires_grad:
                             recorded = _AUTOGRAD.recording      # (then noted for autograd.get_symbol)
-                            res = (run_recording if recorded else run_without_graph)(impl, *tensors, **attrs)
+                            run = run_recording if recorded else run_without_graph
+                            res = run(impl, *tensors, **attrs) if bound is None else run(bound, *tensors)
                             break
                     else:
-                        res = impl(*tensors, **attrs)
+                        res = impl(*tensors, **attrs) if bound is None else bound(*tensors)
                         recorded = False
             except MXNetError:
                 raise
