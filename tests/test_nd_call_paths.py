@@ -1,7 +1,10 @@
 """mx.nd functions remember the attributes of calls with positional inputs (to skip argument
 handling on repeated calls): every call must still give what a first call gives."""
+import inspect
+
 import numpy as np
 import pytest
+import torch
 
 import neomx as mx
 from neomx.base import MXNetError
@@ -217,3 +220,49 @@ def test_out_and_name_follow_the_attributes_by_position_as_in_mxnet():
     with pytest.raises(TypeError, match="multiple values for argument 'out'"):
         mx.nd.relu(x, y, out=y)
     assert x.asnumpy().tolist() == [-1.0, 2.0]
+
+
+def test_out_and_name_by_keyword_on_every_entry():
+    # the entries take out/name in **kwargs: out goes to the general function, name is ignored
+    x = mx.nd.array([-1.0, 2.0])
+    for _ in range(2):
+        y = mx.nd.zeros(2)
+        assert mx.nd.Activation(x, act_type='relu', out=y) is y and y.asnumpy().tolist() == [0.0, 2.0]
+        assert mx.nd.Activation(x, act_type='relu', name='a1').asnumpy().tolist() == [0.0, 2.0]
+        assert mx.nd.Activation(x, act_type='relu', name='a2').asnumpy().tolist() == [0.0, 2.0]
+        z = mx.nd.ones((2,))
+        assert mx.nd.zeros((2,), out=z) is z and z.asnumpy().tolist() == [0.0, 0.0]
+        assert mx.nd.zeros((2,), name='zeros').shape == (2,)
+        s = mx.nd.zeros(2)
+        assert mx.nd.add_n(x, x, out=s) is s and s.asnumpy().tolist() == [-2.0, 4.0]
+        assert mx.nd.add_n(x, x, name='sum').asnumpy().tolist() == [-2.0, 4.0]
+        w, b = mx.nd.ones((3, 2)), mx.nd.zeros(3)
+        o = mx.nd.zeros((1, 3))
+        assert mx.nd.FullyConnected(x.reshape((1, 2)), w, b, num_hidden=3, out=o, name='fc') is o
+        assert o.asnumpy().tolist() == [[1.0, 1.0, 1.0]]
+
+
+def test_generated_functions_show_out_and_name_in_their_signature():
+    for fn in (mx.nd.relu, mx.nd.Activation, mx.nd.FullyConnected, mx.nd.add_n, mx.npx.activation):
+        params = inspect.signature(fn).parameters
+        assert list(params) == ['args', 'out', 'name', 'kwargs'], fn.__name__
+        assert params['out'].default is None and params['name'].default is None
+
+
+def test_bound_implementations_match_keyword_calls():
+    # remembered keyword sets call the implementation with its attributes bound as defaults
+    from neomx.ndarray import fast_entries
+    from neomx.operator import registry
+    spec = registry.get('LeakyReLU')
+    attrs = spec.parse_attrs({'act_type': 'leaky', 'slope': 0.5})
+    bound = fast_entries.impl_with_attrs(spec, spec.impl, attrs)
+    t = mx.nd.array([-2.0, 3.0])._t
+    assert bound(t, None).tolist() == spec.impl(t, None, **attrs).tolist() == [-1.0, 3.0]
+    assert spec.impl.__defaults__ is None or len(spec.impl.__defaults__) < len(spec.attr_names)
+    one = fast_entries.bound_call(registry.get('Activation').impl, ('sigmoid',))
+    assert one(t).tolist() == torch.sigmoid(t).tolist()
+    assert fast_entries.bound_call(abs, ()) is abs
+    assert fast_entries.with_defaults(abs, 1, (2,)) is None      # a builtin: no copy
+    x = mx.nd.array([-2.0, 3.0])
+    for slope in (0.5, 0.25, 0.5):
+        assert mx.nd.LeakyReLU(x, act_type='leaky', slope=slope).asnumpy().tolist() == [-2.0 * slope, 3.0]

@@ -143,7 +143,9 @@ class _KeywordCalls:
         """What to do for a call with keywords ``kwargs``, remembered (also as ``last``)
         where it is something to do: not for inputs given by name, which the cache would
         keep alive (attributes refuse arrays)."""
-        key = tuple(kwargs.items())
+        # keyed without ``name`` (layers pass their own): calls differing only there share one
+        key = tuple(kwargs.items()) if 'name' not in kwargs else tuple(
+            kv for kv in kwargs.items() if kv[0] != 'name')
         try:
             call = self.known.get(key)
         except TypeError:       # an unhashable value (a list): the general function parses it
