@@ -266,3 +266,18 @@ def test_bound_implementations_match_keyword_calls():
     x = mx.nd.array([-2.0, 3.0])
     for slope in (0.5, 0.25, 0.5):
         assert mx.nd.LeakyReLU(x, act_type='leaky', slope=slope).asnumpy().tolist() == [-2.0 * slope, 3.0]
+
+
+def test_remembered_calls_of_view_operators_give_new_memory():
+    # reshape_like's implementation returns a view: remembered calls copy it, as the first does
+    x, like = _arr(2, 6), _arr(3, 4, seed=1)
+    for _ in range(3):
+        y = mx.nd.reshape_like(x, like)
+        assert y.shape == (3, 4)
+        y[:] = 7
+        assert x.asnumpy().max() < 7
+    xs = x.as_np_ndarray()
+    for _ in range(2):
+        z = mx.npx.reshape_like(xs, like.as_np_ndarray())
+        z[...] = 7
+        assert xs.asnumpy().max() < 7

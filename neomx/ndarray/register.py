@@ -15,6 +15,7 @@ from ..base import MXNetError, check_call, py_str  # noqa: F401  (MXNet's regist
 from ..util import use_np_shape  # noqa: F401
 from ..context import Context, as_context, current_context
 from ..operator import registry
+from ..operator.registry import owned_results
 from .. import _int_grad, async_errors
 from .._autograd_state import STATE as _AUTOGRAD
 from .._recorded_graph import note as note_recorded, note_new
@@ -113,6 +114,9 @@ def make_function(spec, func_name, array_class=NDArray, on_symbol=None):
     input_pos = {n: i for i, n in enumerate(inputs)}
     attr_names = spec.attr_names
     impl = spec.nd_impl
+    # an implementation whose results may be its inputs' memory: nd_impl copies those; a
+    # remembered call binds spec.impl itself and copies them here (see below)
+    shares = impl is not spec.impl
     op_name = spec.name
     parse = _attr_parser(spec)
     variadic = spec.variadic
@@ -151,7 +155,7 @@ def make_function(spec, func_name, array_class=NDArray, on_symbol=None):
         if len(positional) < _ATTR_CACHE_SIZE:
             call = (attrs, n_given, None if variadic or n_given == n_in else absent[n_given:],
                     {} if ctx_attrs else None,
-                    None if ctx_attrs or variadic else fast_entries.impl_with_attrs(spec, impl, attrs))
+                    None if ctx_attrs or variadic else fast_entries.impl_with_attrs(spec, spec.impl, attrs))
             if not key:
                 no_keywords[0] = call
             try:
@@ -275,11 +279,17 @@ def make_function(spec, func_name, array_class=NDArray, on_symbol=None):
                         if t is not None and t.requires_grad:
                             recorded = _AUTOGRAD.recording      # (then noted for autograd.get_symbol)
                             run = run_recording if recorded else run_without_graph
-                            res = run(impl, *tensors, **attrs) if bound is None else run(bound, *tensors)
+                            res = (run(impl, *tensors, **attrs) if bound is None or shares
+                                   else run(bound, *tensors))
                             break
                     else:
-                        res = impl(*tensors, **attrs) if bound is None else bound(*tensors)
                         recorded = False
+                        if bound is None:
+                            res = impl(*tensors, **attrs)
+                        else:
+                            res = bound(*tensors)
+                            if shares:
+                                res = owned_results(res, tensors)
             except MXNetError:
                 raise
             except IMPL_ERRORS as err:
