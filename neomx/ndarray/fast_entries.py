@@ -7,8 +7,9 @@ positionally with a fixed set of keywords (``relu(x)``, ``Activation(x, act_type
 (``_zeros(shape=(3, 4))``). On small arrays the Python around the torch call is most of a
 call's cost, so operators of these kinds get an entry doing exactly that shape's work:
 the keywords are compared, as a dict, with the last call's (no key to build), the
-implementation gets the attributes positionally where its signature allows (cheaper than
-by keyword) and the result is wrapped inline. Every other call (``out=``, inputs by name,
+implementation is called as a copy whose parameters default to the attributes of that
+keyword set (:func:`with_defaults`: no arguments to spread per call) and the result is
+wrapped inline; ``out`` and ``name`` come in ``**kwargs`` (:func:`attr_keywords`). Every other call (``out=``, inputs by name,
 arrays that record or carry integer gradients) goes on to the general function before
 anything ran, so each call runs the operator once, by one path or the other, with the
 same results.
