@@ -24,7 +24,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-N = 1000        # calls per count: the per-call figure is the count over N
+N = 200         # calls per count (counts repeat exactly): the per-call figure is the count over N
 
 # run inside callgrind: warm each call, then count N calls of it between two signals
 _CHILD = r'''
