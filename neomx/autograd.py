@@ -282,6 +282,8 @@ def attach(arr, grad_req='write', grad_buf=None):
         return
     if grad_buf is None:
         grad_buf = upper_layers.get('array_from_tensor')(torch.zeros_like(t), arr._ctx)
+    elif grad_buf.stype == 'default':
+        grad_buf._t.zero_()     # in place: also a zero-dim buffer, which refuses [:]
     else:
         grad_buf[:] = 0         # a row_sparse buffer then stores no rows (nothing dense made)
     if _int_grad.is_integer(t):     # torch differentiates a float64 carrier (see _int_grad)

@@ -93,6 +93,20 @@ def test_autograd_grad_buffer_is_an_np_array():
     assert type(x.grad) is np.ndarray and x.grad.tolist() == [2.0, 4.0, 6.0]
 
 
+def test_zero_dim_arrays_take_a_gradient_buffer_again():
+    x = np.array(2.0)
+    x.attach_grad()
+    with mx.autograd.record():
+        y = x * x
+    y.backward()
+    x.attach_grad()         # the old buffer is zeroed in place: a zero-dim one too
+    assert type(x.grad) is np.ndarray and x.grad.shape == () and x.grad.item() == 0.0
+    with mx.autograd.record():
+        y = x * x * x
+    y.backward()
+    assert x.grad.item() == 12.0
+
+
 def test_copyto_context_and_copy():
     a = np.array([1.0, 2.0])
     b = np.zeros((2,))
