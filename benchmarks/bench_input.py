@@ -112,11 +112,10 @@ def make_jpeg_rec(folder, count, size=320):
     return path
 
 
-def decode_rate(path):
-    """Images per second that one thread decodes with OpenCV (Pillow without it)."""
+def encoded_images(path):
+    """The encoded images of a RecordIO file, in its order."""
     sys.path.insert(0, ROOT)
     import neomx as mx  # pylint: disable=import-outside-toplevel
-    from neomx._image_decode import decode_bytes  # pylint: disable=import-outside-toplevel
     reader = mx.recordio.MXRecordIO(path, 'r')
     encoded = []
     while True:
@@ -124,6 +123,15 @@ def decode_rate(path):
         if record is None:
             break
         encoded.append(mx.recordio.unpack(record)[1])
+    reader.close()
+    return encoded
+
+
+def decode_rate(path):
+    """Images per second that one thread decodes with OpenCV (Pillow without it)."""
+    sys.path.insert(0, ROOT)
+    from neomx._image_decode import decode_bytes  # pylint: disable=import-outside-toplevel
+    encoded = encoded_images(path)
     start = time.perf_counter()
     for data in encoded:
         decode_bytes(data, 1, True, 'bench')

@@ -34,7 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import neomx as mx  # noqa: E402
-from bench_input import make_jpeg_rec  # noqa: E402
+from bench_input import encoded_images, make_jpeg_rec  # noqa: E402
 
 # A standalone script (its rows are images/s, not the neomx/torch time ratios of
 # benchmarks/run.py): nothing for run.py to run.
@@ -75,14 +75,7 @@ def decode_rate(rec, ctx, batch):
     """Images/s of the device's decoder alone (``decode_jpeg`` of lists of ``batch`` JPEGs),
     its work finished."""
     from neomx._device_images import DeviceImageDecoder  # pylint: disable=import-outside-toplevel
-    reader = mx.recordio.MXRecordIO(rec, 'r')
-    encoded = []
-    while True:
-        record = reader.read()
-        if record is None:
-            break
-        encoded.append(mx.recordio.unpack(record)[1])
-    reader.close()
+    encoded = encoded_images(rec)
     decoder = DeviceImageDecoder(ctx.torch_device, 3)
     decoder.decode(encoded[:batch], None)                          # warm-up (nvJPEG's state)
     start = time.perf_counter()
