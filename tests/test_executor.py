@@ -297,3 +297,21 @@ def test_debug_str_totals_what_the_backward_pass_keeps():
     assert total(data, 'write') == 4
     assert total(data, 'null') == 1
     assert total(mx.sym.stop_gradient(data), 'write') == 1
+
+
+def test_bind_refuses_arguments_and_gradients_off_the_global_context():
+    x, y = mx.sym.var('x'), mx.sym.var('y')
+    here, there = mx.nd.ones(2, ctx=mx.cpu(0)), mx.nd.ones(2, ctx=mx.cpu(1))
+    with pytest.raises(mx.MXNetError, match=r'Input array is in cpu\(1\) while binding with ctx=cpu\(0\)'):
+        (x + y).bind(mx.cpu(0), {'x': here, 'y': there})
+    with pytest.raises(mx.MXNetError, match=r'Gradient array is in cpu\(1\).*All gradients must be in global'):
+        (x + y).bind(mx.cpu(0), {'x': here, 'y': here}, args_grad={'x': there, 'y': here})
+    # with group2ctx the arrays may live anywhere, and auxiliary states are not checked (as MXNet)
+    with mx.AttrScope(ctx_group='dev1'):
+        z = x + y
+    exe = z.bind(mx.cpu(0), {'x': there, 'y': there}, group2ctx={'dev1': mx.cpu(1)})
+    assert exe.forward()[0].asnumpy().tolist() == [2.0, 2.0]
+    bn = mx.sym.BatchNorm(mx.sym.var('d'), name='bn')
+    exe = bn.bind(mx.cpu(0), {'d': mx.nd.ones((2, 3)), 'bn_gamma': mx.nd.ones(3), 'bn_beta': mx.nd.zeros(3)},
+                  aux_states={'bn_moving_mean': mx.nd.zeros(3, ctx=mx.cpu(2)), 'bn_moving_var': mx.nd.ones(3)})
+    assert exe.forward()[0].shape == (2, 3)

@@ -52,6 +52,17 @@ def _optional_list(arrays, names):
     return _as_list(arrays, names, 'args_grad')
 
 
+
+def _check_global_context(ctx, arg_arrays, grad_arrays):
+    """MXNet's bind rule: without ``group2ctx`` every argument and gradient array lives on the
+    executor's context (auxiliary states are not checked, as in MXNet)."""
+    for (kind, plural), arrays in ((('Input', 'arguments'), arg_arrays), (('Gradient', 'gradients'), grad_arrays)):
+        for array in arrays:
+            if array is not None and array.context != ctx:
+                raise MXNetError('Check failed: x == default_ctx: %s array is in %s while binding with ctx=%s. '
+                                 'All %s must be in global context (%s) unless group2ctx is specified for '
+                                 'cross-device graph.' % (kind, array.context, ctx, plural, ctx))
+
 def _grad_reqs(grad_req, names):
     if isinstance(grad_req, str):
         reqs = [grad_req] * len(names)
@@ -119,6 +130,8 @@ class Executor:
         self._grad_req = [req if g is not None else 'null' for req, g in zip(_grad_reqs(grad_req, arg_names), grads)]
         self.grad_arrays = [g if req != 'null' else None for g, req in zip(grads, self._grad_req)]
         self.aux_arrays = _as_list(aux_states, aux_names, 'aux_states')
+        if not self._group2ctx:
+            _check_global_context(ctx, self.arg_arrays, self.grad_arrays)
         self.arg_dict = dict(zip(arg_names, self.arg_arrays))
         self.grad_dict = dict(zip(arg_names, self.grad_arrays))
         self.aux_dict = dict(zip(aux_names, self.aux_arrays))
