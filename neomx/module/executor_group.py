@@ -9,11 +9,14 @@ import itertools
 import logging
 from collections import OrderedDict
 
-from ..base import MXNetError
+import numpy as np
+
+from ..base import MXNetError, np_dtype
 from ..context import cpu
 from ..io import DataDesc
 from .. import ndarray as nd
 from ..symbol.executor import storage_types
+from ..symbol.inference import infer, per_group
 from ..symbol.placement import argument_contexts
 
 __all__ = ['DataParallelExecutorGroup', 'split_batch']
@@ -212,11 +215,15 @@ class DataParallelExecutorGroup:
         """Bind the executor of context ``index``, taking arrays from ``reusable`` where they fit."""
         ctx = self.contexts[index]
         shapes, dtypes = self._sliced_shapes(index)
-        arg_shapes, _, aux_shapes = self.symbol.infer_shape(**shapes)
-        if arg_shapes is None:
+        # shapes and dtypes in one inference, float32 where nothing decides a dtype: as
+        # MXNet's executor group, which binds with simple_bind
+        known_shapes, known_dtypes = infer(self.symbol, shapes, dtypes)
+        arg_shapes, _, aux_shapes = per_group(self.symbol, known_shapes)
+        if any(s is None for s in arg_shapes + aux_shapes):
             raise MXNetError('Module cannot bind: the shapes of some arguments of %s cannot be inferred '
                              'from the inputs %s' % (self.arg_names, shapes))
-        arg_types, _, aux_types = self.symbol.infer_type(**dtypes)
+        arg_types, _, aux_types = ([np.float32 if t is None else np_dtype(t) for t in group]
+                                   for group in per_group(self.symbol, known_dtypes))
 
         # storage types as MXNet's simple_bind gives them: a csr data batch, a row_sparse
         # weight and its row_sparse gradient hold only their non-zeros

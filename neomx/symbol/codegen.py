@@ -68,17 +68,37 @@ def _positional_attributes(fn, num_inputs):
     if type(fn) is not functools.partial or fn.args:
         return None
     try:
-        parameters = list(inspect.signature(fn.func, follow_wrapped=False).parameters.values())
+        names = _ATTRIBUTE_ORDER[(fn.func, num_inputs, frozenset(fn.keywords))]
+    except KeyError:
+        if len(_ATTRIBUTE_ORDER) >= 4096:   # functions made on the fly (Custom's) must not pile up
+            _ATTRIBUTE_ORDER.clear()
+        names = _ATTRIBUTE_ORDER[(fn.func, num_inputs, frozenset(fn.keywords))] = \
+            _attribute_order(fn.func, num_inputs, fn.keywords.keys())
+    except TypeError:                   # an unhashable callable
+        names = _attribute_order(fn.func, num_inputs, fn.keywords.keys())
+    return None if names is None else (fn.func, [fn.keywords[name] for name in names])
+
+
+# (function, number of inputs, attribute names) -> _attribute_order's answer: reading a
+# signature costs more than generating the rest of a call's line
+_ATTRIBUTE_ORDER = {}
+
+
+def _attribute_order(func, num_inputs, keywords):
+    """The names of ``keywords`` in the order of ``func``'s parameters after its
+    ``num_inputs`` inputs, or None when they cannot all be passed by position."""
+    try:
+        parameters = list(inspect.signature(func, follow_wrapped=False).parameters.values())
     except (TypeError, ValueError):     # a builtin without a signature
         return None
-    attributes = parameters[num_inputs:num_inputs + len(fn.keywords)]
+    attributes = parameters[num_inputs:num_inputs + len(keywords)]
     positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    if (len(parameters) < num_inputs + len(fn.keywords)
+    if (len(parameters) < num_inputs + len(keywords)
             or any(p.kind not in positional for p in parameters[:num_inputs])
             or any(p.kind is not inspect.Parameter.POSITIONAL_OR_KEYWORD for p in attributes)
-            or {p.name for p in attributes} != fn.keywords.keys()):
+            or {p.name for p in attributes} != keywords):
         return None
-    return fn.func, [fn.keywords[p.name] for p in attributes]
+    return tuple(p.name for p in attributes)
 
 
 def _runs(plan, mirror):

@@ -11,10 +11,12 @@ import warnings
 
 import torch
 
+from .. import autograd
 from ..base import MXNetError, TORCH_OF_TYPE_FLAG, np_dtype, torch_dtype
 from ..operator.dtype_rules import DTypeMismatch
-from ..operator.registry import SHAPE
-from ..util import is_np_shape
+from ..context import Context
+from ..operator.registry import SHAPE, OpSpec
+from ..util import is_np_array, is_np_shape
 from . import partial_shapes as partial_shape
 
 __all__ = ['infer', 'infer_shape', 'infer_type', 'input_slots', 'per_group', 'open_shape_nodes',
@@ -204,7 +206,7 @@ class _Inference:
             if shapes is None:
                 continue
             try:
-                results = _call_on(node, shapes, dtypes, _META)
+                results = _meta_outputs(node, shapes, dtypes)
             except (MXNetError,) + TORCH_ERRORS:
                 continue
             if tuple(results[0].shape) == out:
@@ -235,7 +237,7 @@ class _Inference:
                 outputs.append(None)
                 continue
             try:
-                outputs.append([tuple(t.shape) for t in _call_on(node, [tuple(s) for s in shapes], dtypes, _META)])
+                outputs.append([tuple(t.shape) for t in _meta_outputs(node, [tuple(s) for s in shapes], dtypes)])
             except (MXNetError,) + TORCH_ERRORS:
                 outputs.append(None)    # sizes the operator refuses: see agreed_outputs
         changed = False
@@ -352,7 +354,7 @@ class _Inference:
         dtypes = [self.dtypes.get(e, torch.float32) for e in node.inputs]
         shapes = [self.shapes[e] for e in node.inputs]
         try:
-            results = _call_on(node, shapes, dtypes, _META)
+            results = _meta_outputs(node, shapes, dtypes)
         except MXNetError:
             raise
         except TORCH_ERRORS:
@@ -378,6 +380,61 @@ class _Inference:
                 self.dtypes[entry] = out.dtype
                 changed = True
         return changed
+
+
+# Meta runs already made, by operator, attributes, semantics and input shapes and dtypes: an
+# unrolled RNN repeats the same few calls at every step, and a Module's bind infers one graph
+# several times (shapes, dtypes, outputs, begin states). Emptied when full.
+_META_RESULTS = {}
+_META_RESULTS_SIZE = 4096
+# attribute values that are plain data, so equal keys mean equal calls (anything else --
+# subgraphs, callables -- is never cached)
+_PLAIN = (type(None), bool, int, float, str, torch.dtype, type, Context)
+
+
+def _plain_key(value):
+    """``value`` as a hashable key, or raise TypeError when it is not plain data."""
+    if isinstance(value, _PLAIN):
+        return value
+    if isinstance(value, (tuple, list)):
+        return (type(value),) + tuple(_plain_key(v) for v in value)
+    raise TypeError('not plain data')
+
+
+def _meta_key(node, shapes, dtypes):
+    """The cache key of ``node``'s meta run on inputs of these shapes and dtypes, or None for
+    the operators that run other code (custom operators, subgraphs: their OpSpec
+    subclasses) or take attributes that are not plain data."""
+    spec = node.spec
+    if type(spec) is not OpSpec:
+        return None
+    try:
+        params = tuple((k, _plain_key(v)) for k, v in node.params.items())
+    except TypeError:
+        return None
+    return (spec.impl, params, tuple(map(tuple, shapes)), tuple(dtypes),
+            is_np_shape(), is_np_array(), autograd.is_training())
+
+
+def _meta_outputs(node, shapes, dtypes):
+    """``node``'s outputs on meta tensors of these input shapes and dtypes (see
+    :func:`_call_on`), from the cache when the same call ran before -- a failure too (the
+    shapes that probing tries include the refused ones), raised again."""
+    key = _meta_key(node, shapes, dtypes)
+    if key is None:
+        return _call_on(node, shapes, dtypes, _META)
+    results = _META_RESULTS.get(key)
+    if results is None:
+        try:
+            results = tuple(_call_on(node, shapes, dtypes, _META))
+        except (MXNetError,) + TORCH_ERRORS as err:
+            results = err
+        if len(_META_RESULTS) >= _META_RESULTS_SIZE:
+            _META_RESULTS.clear()
+        _META_RESULTS[key] = results
+    if isinstance(results, Exception):
+        raise results.with_traceback(None)
+    return results
 
 
 def _call_on(node, shapes, dtypes, device):
