@@ -72,6 +72,11 @@ def main(argv=None):
     out = a.score or a.json or os.path.join(tempfile.mkdtemp(prefix='mxnet_kit_'), 'run.json')
     if not a.score:
         env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get('PYTHONPATH', ''))
+        # The files run in --jobs processes at once: each gets its share of the cores for
+        # torch's OpenMP threads (unless the caller chose). Two 2-thread processes on two
+        # cores spin-wait on each other: a small oneDNN LSTM step then takes 0.1 s instead
+        # of 1 ms, and test_operator's RNN tests run past --test-timeout.
+        env.setdefault('OMP_NUM_THREADS', str(max(1, (os.cpu_count() or 1) // max(1, a.jobs))))
         cmd = [sys.executable, os.path.join(kit, 'run.py'), '--python', sys.executable,
                '--module', 'neomx', '--files', *a.files, '--jobs', str(a.jobs),
                '--test-timeout', str(a.test_timeout), '--file-timeout', str(a.file_timeout),

@@ -20,14 +20,20 @@ def _table(f16, f32, f64):
     return table
 
 
+# the tables every comparison reads (built once: a test compares thousands of times);
+# the public functions below hand out copies, which callers may change
+_RTOLS = _table(1e-2, 1e-4, 1e-5)
+_ATOLS = _table(1e-1, 1e-3, 1e-20)
+
+
 def default_rtols():
     """Relative tolerance of comparisons by dtype (integers compare exactly)."""
-    return _table(1e-2, 1e-4, 1e-5)
+    return dict(_RTOLS)
 
 
 def default_atols():
     """Absolute tolerance of comparisons by dtype (integers compare exactly)."""
-    return _table(1e-1, 1e-3, 1e-20)
+    return dict(_ATOLS)
 
 
 def default_numeric_eps():
@@ -57,19 +63,21 @@ def get_tols(x, y, rtol, atol):
         x = np.array(x)
     if isinstance(y, numbers.Number):
         y = np.array(y)
-    rtol = max(get_tolerance(x, rtol, default_rtols()), get_tolerance(y, rtol, default_rtols()))
-    atol = max(get_tolerance(x, atol, default_atols()), get_tolerance(y, atol, default_atols()))
+    if rtol is None:
+        rtol = max(get_tolerance(x, None, _RTOLS), get_tolerance(y, None, _RTOLS))
+    if atol is None:
+        atol = max(get_tolerance(x, None, _ATOLS), get_tolerance(y, None, _ATOLS))
     return rtol, atol
 
 
 def get_atol(atol=None, dtype=np.dtype(np.float64)):
     """``atol``, or the default absolute tolerance of ``dtype``."""
-    return default_atols()[np.dtype(dtype)] if atol is None else atol
+    return _ATOLS[np.dtype(dtype)] if atol is None else atol
 
 
 def get_rtol(rtol=None, dtype=np.dtype(np.float64)):
     """``rtol``, or the default relative tolerance of ``dtype``."""
-    return default_rtols()[np.dtype(dtype)] if rtol is None else rtol
+    return _RTOLS[np.dtype(dtype)] if rtol is None else rtol
 
 
 def get_etol(etol=None):
