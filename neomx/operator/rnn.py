@@ -85,6 +85,27 @@ def _parameter_layout(mode, num_layers, directions, input_size, state_size, proj
     return tuple(slots), offset
 
 
+@memoized(256)
+def _split_order(slots):
+    """``(sizes, slot of each piece)`` of the flat vector cut at the slots' offsets, in
+    memory order (the slots list the weights in torch's order, biases interleaved)."""
+    order = sorted(range(len(slots)), key=lambda k: slots[k][0])
+    return tuple(math.prod(slots[k][1]) for k in order), tuple(order)
+
+
+def _weight_views(parameters, slots):
+    """Views of the flat ``parameters`` vector shaped as the slots say, in the slots' order.
+
+    The vector is cut by ONE split: its backward writes the pieces' gradients into one
+    gradient of the vector, where a slice per weight would make (and add up) a zero-filled
+    vector-sized gradient for each of them -- the most of an RNN's backward pass."""
+    sizes, order = _split_order(slots)
+    weights = [None] * len(slots)
+    for piece, k in zip(torch.split(parameters, sizes), order):
+        weights[k] = piece.view(slots[k][1])
+    return weights
+
+
 def _layout_for(data_shape, attrs):
     return _parameter_layout(attrs['mode'], attrs['num_layers'], 2 if attrs['bidirectional'] else 1,
                              data_shape[2], attrs['state_size'], attrs['projection_size'] or 0)
@@ -247,7 +268,7 @@ def rnn(data, parameters, state, state_cell, sequence_length, state_size, num_la
         if mode == 'lstm':
             outputs.append(state_cell.new_empty(cell_shape))
         return tuple(outputs) if state_outputs else outputs[0]
-    weights = [parameters[offset:offset + math.prod(shape)].view(shape) for offset, shape in slots]
+    weights = _weight_views(parameters, slots)
     hx = (state, state_cell) if mode == 'lstm' else state
     flags = {'num_layers': num_layers, 'dropout': p, 'train': autograd.is_training(),
              'bidirectional': bidirectional}
