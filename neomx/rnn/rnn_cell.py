@@ -1216,14 +1216,20 @@ class FusedRNN(initializer.Initializer):
 
     def _init_weight(self, desc, arr):
         cell = FusedRNNCell(*self._cell_args, forget_bias=self._forget_bias, prefix='')
-        pieces = cell.unpack_weights({'parameters': arr})
-        for name, piece in pieces.items():
+        # each piece of the packed vector initialized in place, through a view, in the
+        # order (and so with the random draws) of unpack_weights' pieces: no copies out
+        # and back of a vector that holds every weight
+        offset = 0
+        for name, shape in cell._packed_layout(cell._num_input(arr.size)):
+            size = shape[0] * (shape[1] if len(shape) == 2 else 1)
+            piece = arr[offset:offset + size].reshape(shape)
+            offset += size
             if cell._mode == 'lstm' and name.endswith('_f_bias'):
                 piece[:] = self._forget_bias
             else:
                 (self._init or desc.global_init)(
                     initializer.InitDesc(name, global_init=desc.global_init), piece)
-        arr[:] = cell.pack_weights(pieces)['parameters']
+        assert offset == arr.size, 'Invalid parameters size for FusedRNNCell'
 
 
 # mx.init.FusedRNN: it initializes FusedRNNCell's packed weights, so it lives beside the cell
