@@ -44,3 +44,15 @@ def test_a_compiled_graph_calls_plain_implementations_and_matches_the_operators(
     expected = mx.nd.Activation(mx.nd.FullyConnected(arrays['data'], arrays['fc_weight'], arrays['fc_bias'],
                                                      num_hidden=3), act_type='tanh')
     np.testing.assert_allclose(out.cpu().numpy(), expected.asnumpy(), rtol=1e-6)
+
+
+def test_the_attribute_order_is_remembered_per_function_and_keyword_set():
+    # read once per (function, inputs, keywords): later calls with other values reuse it,
+    # another keyword set of the same function gets its own answer
+    for values in ((4, True, False), (8, False, True)):
+        fn, got = _positional_attributes(functools.partial(_impl, flatten=values[1], num_hidden=values[0],
+                                                           no_bias=values[2]), 2)
+        assert fn is _impl and got == list(values)
+    assert _positional_attributes(functools.partial(_impl, num_hidden=4, no_bias=True), 2) is None
+    fn, got = _positional_attributes(functools.partial(_impl, num_hidden=4, flatten=False), 2)
+    assert got == [4, False]
