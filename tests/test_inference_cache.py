@@ -57,6 +57,8 @@ def test_the_cache_key_holds_the_semantics_and_skips_subgraph_operators():
     assert inference._meta_key(loop, [(3, 2), (2,)], [None] * 2) is None
     with pytest.raises(TypeError):
         inference._plain_key([1, object()])
+    # 1, 1.0 and True are equal dict keys; as attributes they can make other dtypes
+    assert len({inference._plain_key(v) for v in (1, 1.0, True, (1,), [1])}) == 5
 
 
 def test_a_refused_call_is_cached_and_raised_again(meta_calls):

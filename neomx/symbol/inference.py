@@ -393,9 +393,11 @@ _PLAIN = (type(None), bool, int, float, str, torch.dtype, type, Context)
 
 
 def _plain_key(value):
-    """``value`` as a hashable key, or raise TypeError when it is not plain data."""
+    """``value`` as a hashable key, or raise TypeError when it is not plain data. Values
+    keep their type: ``1``, ``1.0`` and ``True`` are equal keys of a dict, but a scalar
+    attribute of 1 and of 1.0 can give different dtypes."""
     if isinstance(value, _PLAIN):
-        return value
+        return type(value), value
     if isinstance(value, (tuple, list)):
         return (type(value),) + tuple(_plain_key(v) for v in value)
     raise TypeError('not plain data')
