@@ -41,6 +41,16 @@ def _buckets(kit):
     return names
 
 
+def _threads_per_job(jobs, requested=None, cores=None):
+    """OpenMP threads for each of ``jobs`` parallel test processes: the cores' share, or
+    the ``requested`` number (OMP_NUM_THREADS) when smaller; at least 1."""
+    share = max(1, (cores or os.cpu_count() or 1) // max(1, jobs))
+    try:
+        return max(1, min(share, int(requested))) if requested else share
+    except ValueError:          # not a number: OpenMP's own syntax ("4,2"), left to the share
+        return share
+
+
 def score(run_json, reference):
     """{file: (passing on neomx, passing on MXNet)} over the reference-passing tests."""
     with open(run_json) as f:
@@ -72,11 +82,12 @@ def main(argv=None):
     out = a.score or a.json or os.path.join(tempfile.mkdtemp(prefix='mxnet_kit_'), 'run.json')
     if not a.score:
         env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get('PYTHONPATH', ''))
-        # The files run in --jobs processes at once: each gets its share of the cores for
-        # torch's OpenMP threads (unless the caller chose). Two 2-thread processes on two
-        # cores spin-wait on each other: a small oneDNN LSTM step then takes 0.1 s instead
-        # of 1 ms, and test_operator's RNN tests run past --test-timeout.
-        env.setdefault('OMP_NUM_THREADS', str(max(1, (os.cpu_count() or 1) // max(1, a.jobs))))
+        # The files run in --jobs processes at once: each gets at most its share of the
+        # cores for torch's OpenMP threads (fewer if OMP_NUM_THREADS says so). Two 2-thread
+        # processes on two cores spin-wait on each other: a small oneDNN LSTM step then
+        # takes 0.1 s instead of 1 ms, and test_operator's RNN tests run past --test-timeout
+        # (test_rnntanh_sym: 156 s with 2 threads, 11 s with 1, on the same loaded machine).
+        env['OMP_NUM_THREADS'] = str(_threads_per_job(a.jobs, os.environ.get('OMP_NUM_THREADS')))
         cmd = [sys.executable, os.path.join(kit, 'run.py'), '--python', sys.executable,
                '--module', 'neomx', '--files', *a.files, '--jobs', str(a.jobs),
                '--test-timeout', str(a.test_timeout), '--file-timeout', str(a.file_timeout),
