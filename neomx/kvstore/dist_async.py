@@ -33,6 +33,7 @@ from ..base import MXNetError, atomic_write
 from ..optimizer import state_format
 from ..context import cpu
 from ..ndarray.sparse_arrays import set_rows, sum_row_sparse
+from ..operator.storage import distinct_ids
 from . import async_server, rendezvous
 from .async_outbox import Outbox, server_name
 from .collectives import Collectives
@@ -361,7 +362,7 @@ class DistAsyncKVStore(GroupMember, KVStore):
         requests, wanted = {}, []
         for k, outs in pairs:
             for o in outs:
-                rows = torch.unique(next(ids)._t.to(device='cpu', dtype=torch.int64).reshape(-1))
+                rows = distinct_ids(next(ids)._t.to(device='cpu', dtype=torch.int64).reshape(-1))[0]
                 wanted.append((o, k, rows, self._ask_rows(requests, k, rows)))
         results = self._call_all('row_sparse_pull', requests)
         with torch.no_grad():
