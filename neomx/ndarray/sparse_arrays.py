@@ -27,7 +27,7 @@ from .ndarray import NDArray, _new, array, register_sparse_storage
 
 __all__ = ['BaseSparseNDArray', 'RowSparseNDArray', 'CSRNDArray', 'with_stype', 'from_sparse_tensor',
            'row_sparse_array', 'csr_matrix', 'zeros', 'empty', 'sparse_array', 'storage_dispatch', 'DENSE_CALL',
-           'stype_of_array', 'cast_storage_of', 'rows_array', 'sum_row_sparse', 'set_rows']
+           'stype_of_array', 'cast_storage_of', 'rows_array', 'sum_row_sparse', 'set_rows', 'arrive_later']
 
 STYPES = (DEFAULT, ROW_SPARSE, CSR)
 _DENSE = NDArray.__dict__['_t']        # NDArray's slot: a sparse array's dense form, once made
@@ -81,7 +81,7 @@ class BaseSparseNDArray(NDArray):
     (True, 'csr')
     """
 
-    __slots__ = ('_sp', '_synced')
+    __slots__ = ('_sp', '_synced', '_pending')
     _STYPE = None
     _NUM_AUX = 0
 
@@ -91,6 +91,19 @@ class BaseSparseNDArray(NDArray):
         SPARSE_MADE[0] = True
         self._ctx, self._grad, self._synced = context_naming(handle), None, _NO_DENSE
         self._sp = handle if storage.stype_of(handle) == self._STYPE else storage.cast(handle, self._STYPE)
+
+    def __getattr__(self, name):
+        # reached only where an attribute is missing: ``_sp`` of an array whose value is still
+        # coming (see ``arrive_later``), which the first read brings in
+        if name == '_sp':
+            try:
+                bring = _PENDING.__get__(self)
+            except AttributeError:
+                bring = None
+            if bring is not None:
+                bring()             # sets _sp (an error leaves the array waiting: reads raise it again)
+                return self._sp
+        raise AttributeError("'%s' object has no attribute '%s'" % (type(self).__name__, name))
 
     # ----------------------------------------------------------- the two forms
     @property
@@ -114,6 +127,9 @@ class BaseSparseNDArray(NDArray):
             self._set_sparse(storage.cast(tensor.coalesce() if tensor.layout is torch.sparse_coo else tensor,
                                           self._STYPE))
             return
+        if _waiting(self):
+            self._pending = None     # written before it was read: the value coming is dropped
+            self._sp = None
         _DENSE.__set__(self, tensor)
         self._synced = None
 
@@ -154,6 +170,8 @@ class BaseSparseNDArray(NDArray):
         if dense is not None:
             _DENSE.__delete__(self)
         self._sp, self._synced = sp, _NO_DENSE
+        if _waiting(self):
+            self._pending = None     # a value coming for it is older than this one
 
     def _either(self):
         """The dense form where one exists, else the sparse tensor: for shape, dtype, device."""
@@ -346,6 +364,48 @@ class BaseSparseNDArray(NDArray):
     def __reduce__(self):
         parts = [self.data.asnumpy()] + [a.asnumpy() for a in self._aux_arrays()]
         return (_rebuild_sparse, (self._STYPE, self.shape, parts, str(self._ctx.device_type), self._ctx.device_id))
+
+
+_PENDING = BaseSparseNDArray.__dict__['_pending']
+_SP = BaseSparseNDArray.__dict__['_sp']
+
+
+def _waiting(arr):
+    try:
+        return _PENDING.__get__(arr) is not None
+    except AttributeError:
+        return False
+
+
+def arrive_later(out, fetch):
+    """Let the value of the RowSparseNDArray ``out`` arrive later, as MXNet's engine lets a
+    ``row_sparse_pull`` run on while the program goes on: ``fetch()`` gives ``(rows, values)``
+    (rows sorted, unique), called at the first read of ``out`` (any operator, property or
+    method that reads it; a write first drops the value coming). False, with nothing done,
+    where ``out`` cannot wait (a dense form autograd records against): then set it now."""
+    if not isinstance(out, RowSparseNDArray):
+        return False
+    try:
+        dense = _DENSE.__get__(out)
+    except AttributeError:
+        dense = None
+    if dense is not None and dense.requires_grad:
+        return False
+    shape, dtype, device = out.shape, out._either().dtype, out._ctx.torch_device
+
+    def bring():
+        rows, values = fetch()
+        out._set_sparse(storage.make_rsp(rows.to(device), values.to(device=device, dtype=dtype), shape))
+
+    if dense is not None:
+        _DENSE.__delete__(out)
+    try:
+        _SP.__delete__(out)
+    except AttributeError:
+        pass
+    out._synced = _NO_DENSE
+    out._pending = bring
+    return True
 
 
 class RowSparseNDArray(BaseSparseNDArray):
