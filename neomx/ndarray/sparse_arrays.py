@@ -17,6 +17,7 @@ import sys
 import numpy as np
 import torch
 
+from .._autograd_state import STATE as _AUTOGRAD
 from .._torch_private import tensor_version
 from ..autograd import is_recording, run_untracked
 from ..base import MXNetError, np_dtype, torch_dtype
@@ -32,6 +33,7 @@ __all__ = ['BaseSparseNDArray', 'RowSparseNDArray', 'CSRNDArray', 'with_stype', 
 STYPES = (DEFAULT, ROW_SPARSE, CSR)
 _DENSE = NDArray.__dict__['_t']        # NDArray's slot: a sparse array's dense form, once made
 _STRIDED = torch.strided
+_TENSOR = torch.Tensor
 _NO_DENSE = object()     # ``_synced`` of an array whose value is its sparse tensor alone
 _LOG = logging.getLogger('neomx.storage')
 _LOGGED = set()
@@ -793,6 +795,10 @@ def storage_dispatch(spec, dense_function):
     all_dense = (DEFAULT,) * n_in
 
     parsed = {}     # attributes parsed per keyword set (a training loop repeats a few)
+    # (input storage types, keywords): (attributes, the rule's output storage type, the torch
+    # function that computes such a call directly, or None: ``spec.storage_kernel``)
+    ruled = {}
+    storage_kernel = getattr(spec, 'storage_kernel', None)
 
     def parse(kwargs):
         try:
@@ -818,12 +824,55 @@ def storage_dispatch(spec, dense_function):
                 if (len(args) == n_in and input_pos.keys().isdisjoint(kwargs)
                         and rule(all_dense, parse(kwargs)) == DEFAULT):
                     return DENSE_CALL       # cast_storage(dense, 'default'): the dense copy
-        if not variadic and len(args) == n_in and out is None and input_pos.keys().isdisjoint(kwargs):
+        if not variadic and len(args) == n_in and out is None and (not kwargs or input_pos.keys().isdisjoint(kwargs)):
             # the common sparse call: inputs by position, attributes by keyword
-            res = _run_sparse(spec, rule, sparse_impl, args, parse(kwargs),
-                              tuple([a._STYPE if isinstance(a, BaseSparseNDArray) else DEFAULT for a in args]))
-            if res is not None:
-                return res
+            if _AUTOGRAD.recording:
+                res = _run_sparse(spec, rule, sparse_impl, args, parse(kwargs),
+                                  tuple([a._STYPE if isinstance(a, BaseSparseNDArray) else DEFAULT for a in args]))
+                if res is not None:
+                    return res
+            else:
+                # a batch of a training loop: ``dot(csr_batch, weight)`` is tens of microseconds,
+                # so this is written flat (one pass over the inputs, the rule's answer kept)
+                stypes, tensors = [], []
+                for a in args:
+                    if isinstance(a, BaseSparseNDArray):
+                        stypes.append(a._STYPE)
+                        tensors.append(a._sp if a._synced is _NO_DENSE else a._sparse())
+                    else:
+                        stypes.append(DEFAULT)
+                        tensors.append(a._t)
+                stypes = tuple(stypes)
+                # keyed by the storage types alone where no keyword is given (a tuple of
+                # strings, never equal to a (types, keywords) pair)
+                key = (stypes, tuple(kwargs.items())) if kwargs else stypes
+                try:
+                    attrs, out_stype, kernel = ruled[key]
+                except (KeyError, TypeError):      # not asked yet, or an unhashable value (a list)
+                    attrs = parse(kwargs)
+                    out_stype = rule(stypes, attrs)
+                    kernel = None if out_stype is None or storage_kernel is None else storage_kernel(stypes, attrs)
+                    if len(ruled) < 64:
+                        try:
+                            ruled[key] = attrs, out_stype, kernel
+                        except TypeError:
+                            pass
+                if out_stype is not None:
+                    res = None
+                    if kernel is not None:
+                        for t in tensors:
+                            if t.requires_grad:     # the general call runs it untracked
+                                break
+                        else:
+                            try:
+                                res = kernel(*tensors)
+                            except (RuntimeError, IndexError, ValueError, TypeError):
+                                res = None          # the general call says what is wrong
+                    if res is None:
+                        res = _call_sparse(spec, sparse_impl, tensors, attrs, stypes, args)
+                    if res.__class__ is _TENSOR and res.layout is _STRIDED:    # a dense result
+                        return _new(res, args[0]._ctx)
+                    return _wrap_results(res, args[0]._ctx)
         return _storage_call(spec, rule, sparse_impl, dense_function, args, kwargs, out, name, n_in, input_pos)
     return dispatch
 

@@ -11,7 +11,11 @@ Each operator MXNet gives a storage rule gets one here, attached to its registry
   or None where MXNet falls back to dense computation (the caller then densifies the inputs,
   runs ``spec.impl`` and logs MXNet's storage-fallback message);
 - ``sparse_impl(*tensors, **attrs)`` computes on the sparse tensors and returns a tensor of
-  the storage type the rule gave (sparse, or a dense ``torch.Tensor``).
+  the storage type the rule gave (sparse, or a dense ``torch.Tensor``);
+- optionally ``spec.storage_kernel(stypes, attrs)``: the torch function that computes a call
+  of these storage types and attributes directly on the tensors (``torch.mm`` for
+  ``dot(csr, dense)``), or None; a call that is not recorded runs it without the checks of
+  ``sparse_impl``, which runs instead (and reports the error) where it fails.
 
 Every rule below was checked against MXNet 1.9.1's output storage types (CPU). Rules are
 consulted only when some input is sparse: all-dense calls never come here.
@@ -467,6 +471,9 @@ class _DotCsrRows(torch.autograd.Function):
 
 
 registry.get('dot').storage = (_dot_rule, _dot_sparse)
+# not recorded, dot(csr, dense) is torch.mm itself (its checks made by _dot_sparse where it fails)
+registry.get('dot').storage_kernel = lambda stypes, attrs: (
+    torch.mm if stypes == (CSR, DEFAULT) and not attrs['transpose_a'] and not attrs['transpose_b'] else None)
 # recorded (a weight autograd records against): dot(csr, dense) stays sparse, its weight's
 # gradient the rows the batch uses (see _dot_sparse); the csr batch is never densified
 registry.get('dot').storage_recorded = lambda stypes, attrs: (
