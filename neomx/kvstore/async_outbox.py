@@ -14,6 +14,10 @@ background thread sends what is left), or when the store settles (barriers,
 ``set_optimizer``, exit). A worker's later pull always sees its earlier pushes: they run
 before it on the server. Pushes to this worker's own shard never wait (they are applied in
 the caller's thread).
+
+A ``row_sparse_pull`` into a RowSparseNDArray waits here the same way (``defer(...,
+reply=True)`` gives a :class:`Reply`): its array gets the rows at its first read, which sends
+the request if no other request has taken it along first.
 """
 import collections
 import itertools

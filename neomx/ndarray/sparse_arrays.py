@@ -925,9 +925,9 @@ def _run_sparse(spec, rule, sparse_impl, arrays, attrs, stypes):
     or None where the rule falls back (the caller then goes the general way, which logs and
     densifies).
 
-    This is the path of every sparse call in a training loop (``dot(csr_batch, weight)``
-    costs tens of microseconds), so it is written flat: no generators, the autograd test
-    only when recording, a dense result wrapped directly."""
+    The path of a sparse call under ``record()`` (``dot(csr_batch, weight)`` of a training
+    step costs tens of microseconds), so it is written flat: no generators, a dense result
+    wrapped directly. A call that is not recorded goes a flatter way still (``dispatch``)."""
     if is_recording() and _records_gradient(arrays):
         tensors = _recorded_tensors(spec, arrays, attrs)
         if tensors is None:
