@@ -267,12 +267,16 @@ class DistAsyncKVStore(GroupMember, KVStore):
         return [(server, start // row, stop // row, row) for server, start, stop in parts]
 
     def _by_part(self, key, rows):
-        """``rows`` (sorted int64) split over the parts of ``key``: [(server, part, local rows, mask)]."""
+        """``rows`` (sorted int64) split over the parts of ``key``: [(server, part, local rows,
+        slice of ``rows``)]."""
+        parts = self._row_parts(key)
+        # one binary search for every part's bounds (rows are sorted): no mask per part
+        bounds = torch.searchsorted(rows, torch.tensor([p[1] for p in parts] + [parts[-1][2]])).tolist()
         out = []
-        for part, (server, lo, hi, _) in enumerate(self._row_parts(key)):
-            mask = (rows >= lo) & (rows < hi)
-            if bool(mask.any()):
-                out.append((server, part, rows[mask] - lo, mask))
+        for part, (server, lo, _, _) in enumerate(parts):
+            if bounds[part] < bounds[part + 1]:
+                picked = slice(bounds[part], bounds[part + 1])
+                out.append((server, part, rows[picked] - lo, picked))
         return out
 
     def _push_rows(self, pairs):
@@ -283,11 +287,11 @@ class DistAsyncKVStore(GroupMember, KVStore):
             total = sum_row_sparse(arrays, cpu(0))
             rows, values = total.indices._t, total.data._t
             row_shape = tuple(self._layouts[k][0][1:])
-            for server, part, local, mask in self._by_part(k, rows):
+            for server, part, local, rows_of_part in self._by_part(k, rows):
                 args = requests.setdefault(server, (async_server.push_rows, ([], [], [], [])))[1]
                 args[0].append((k, part))
                 args[1].append(row_shape)
-                picked = values[mask]
+                picked = values[rows_of_part]
                 args[2].append(local)
                 args[3].append(picked)
                 self.traffic['sent'] += local.numel() * 8 + picked.numel() * picked.element_size()
