@@ -14,6 +14,10 @@ installed), and the bytes ``row_sparse_pull`` moves under ``dist_async``.
    (``dist_async``, started through ``neomx.launch``): the bytes received against the
    weight's size; under ``dist_sync`` (every worker holds the value), the bytes a row_sparse
    push of those rows passes to the all-gathers.
+With ``--instructions`` (needs valgrind): item 1 counted in instructions under callgrind
+(``benchmarks/ir_calls.py``'s method), which a busy machine does not move: the Python
+neomx adds around the kernel shows exactly.
+
 3. With ``--epoch``: one training epoch of ``examples/sparse_linear.py`` on its generated
    file (``--data``, made if missing) against MXNet 1.9.1 training the same model as MXNet's
    ``example/sparse/linear_classification`` does (Module, csr data, row_sparse weight pulled
@@ -207,6 +211,47 @@ def epoch_against_mxnet(path, features=FEATURES, batch_size=BATCH, workers=1):
     return neomx_s, mxnet_s
 
 
+_DOT_CALLGRIND = r'''
+import gc, os, subprocess, sys
+sys.path.insert(0, {root!r})
+import torch
+torch.set_num_threads(1)
+from benchmarks.bench_sparse import BATCH, FEATURES, csr_batch
+import neomx as mx
+data, indices, indptr = csr_batch()
+x = mx.nd.sparse.csr_matrix((data, indices, indptr), shape=(BATCH, FEATURES))
+w = mx.nd.random.normal(shape=(FEATURES, 1))
+x_t, w_t = x._sparse(), w._t
+pid = str(os.getpid())
+gc.disable()
+for name, fn in [('neomx', lambda: mx.nd.dot(x, w)), ('torch', lambda: torch.sparse.mm(x_t, w_t)),
+                 ('loop', lambda: None)]:
+    for _ in range(30):
+        fn()
+    subprocess.run(['callgrind_control', '-i', 'on', pid], check=True, capture_output=True)
+    for _ in range({n}):
+        fn()
+    subprocess.run(['callgrind_control', '-i', 'off', pid], check=True, capture_output=True)
+    subprocess.run(['callgrind_control', '-d', name, pid], check=True, capture_output=True)
+'''
+
+
+def dot_instructions(n=100):
+    """Instructions per ``dot(csr, dense)`` call of item 1: (neomx, torch.sparse.mm), the
+    cost of the timing loop itself taken off both."""
+    from benchmarks.ir_calls import _counts
+    out_dir = tempfile.mkdtemp(prefix='bench_sparse_')
+    try:
+        subprocess.run(['valgrind', '--tool=callgrind', '--instr-atstart=no',
+                        '--callgrind-out-file=' + os.path.join(out_dir, 'cg.out'), os.path.realpath(sys.executable),
+                        '-c', _DOT_CALLGRIND.format(root=ROOT, n=n)], check=True, capture_output=True)
+        counts = {case: total / n for (case, _), total in _counts(out_dir).items()}
+    finally:
+        import shutil
+        shutil.rmtree(out_dir, ignore_errors=True)
+    return counts['neomx'] - counts['loop'], counts['torch'] - counts['loop']
+
+
 BENCHMARKS = [bench_dot_csr_dense]
 
 
@@ -215,8 +260,15 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description='sparse benchmarks (see the module docstring)')
     ap.add_argument('--epoch', action='store_true', help='also time a training epoch against MXNet')
     ap.add_argument('--data', default=os.path.join(ROOT, 'data', 'sparse_linear.libsvm'))
+    ap.add_argument('--instructions', action='store_true',
+                    help='only count the instructions of dot(csr, dense) under callgrind')
     a = ap.parse_args(argv)
     torch.set_num_threads(1)
+    if a.instructions:
+        ours, theirs = dot_instructions()
+        print('dot(csr, dense) instructions per call: neomx %.0f, torch.sparse.mm %.0f, ratio %.3f'
+              % (ours, theirs, ours / theirs))
+        return
     res = bench_dot_csr_dense()
     print('%s: neomx %.3f ms, torch.sparse.mm %.3f ms, ratio %.2f (target <= %.1f)'
           % (res.name, res.neomx_s * 1e3, res.torch_s * 1e3, res.ratio, res.target))

@@ -95,8 +95,8 @@ def main(argv=None):
             data, label = batch.data[0], batch.label[0]
             rows = data.indices                          # the features this batch uses
             kv.row_sparse_pull('weight', out=pulled, row_ids=rows)
+            kv.pull('bias', out=bias)       # under dist_async, in one message with the rows' request
             weight[pulled.indices] = pulled.data
-            kv.pull('bias', out=bias)
             with mx.autograd.record():
                 z = mx.nd.dot(data, weight).reshape((-1,)) + bias
                 loss = mx.nd.relu(z) - z * label + mx.nd.log1p(mx.nd.exp(-mx.nd.abs(z)))

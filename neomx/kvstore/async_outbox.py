@@ -14,6 +14,10 @@ background thread sends what is left), or when the store settles (barriers,
 ``set_optimizer``, exit). A worker's later pull always sees its earlier pushes: they run
 before it on the server. Pushes to this worker's own shard never wait (they are applied in
 the caller's thread).
+
+A ``row_sparse_pull`` into a RowSparseNDArray waits here the same way (``defer(...,
+reply=True)`` gives a :class:`Reply`): its array gets the rows at its first read, which sends
+the request if no other request has taken it along first.
 """
 import collections
 import itertools
@@ -22,7 +26,7 @@ import time
 
 from . import async_server
 
-__all__ = ['Outbox', 'FLUSH_AFTER', 'server_name']
+__all__ = ['Outbox', 'Reply', 'FLUSH_AFTER', 'server_name']
 
 FLUSH_AFTER = 0.02      # seconds a push may wait for a request to travel with
 # per server: the number of this process's next message, shared by its stores (the servers
@@ -37,6 +41,22 @@ def server_name(server):
     return 'neomx-kvstore-%d' % server
 
 
+class Reply:
+    """Where the answer of a kept request will be: ``message`` (``(whats, future)``) and the
+    request's ``position`` in it, once sent. :meth:`wait` sends it first if it is still kept."""
+
+    def __init__(self, outbox, server):
+        self.outbox, self.server = outbox, server
+        self.message = self.position = None
+
+    def wait(self):
+        """``(whats, future, position)`` of the sent request (sending it now if still kept)."""
+        if self.message is None:
+            self.outbox.send_kept(self.server)
+        whats, future = self.message
+        return whats, future, self.position
+
+
 class Outbox:
     """The requests of one store (worker ``rank``) to the other workers' servers.
 
@@ -48,6 +68,7 @@ class Outbox:
     def __init__(self, rank):
         self.rank = rank
         self.deferred = {}          # server: [(what, (fn, args))], oldest first
+        self.replies = {}           # server: [(position in deferred[server], Reply)]: answers awaited
         self.due = {}               # server: when its oldest kept push must go at the latest
         self.in_flight = collections.deque()     # (whats, server, future): sent, answer not checked
         self._wake = threading.Event()
@@ -61,33 +82,54 @@ class Outbox:
         return rpc.rpc_async(server_name(server), async_server.in_order,
                              args=(self.rank, seq, [call for _, call in calls]))
 
-    def defer(self, server, what, call):
-        """Keep ``call`` (``(fn, args)``, a push) for the next request to ``server``."""
+    def defer(self, server, what, call, reply=False):
+        """Keep ``call`` (``(fn, args)``, a push) for the next request to ``server``; with
+        ``reply``, a :class:`Reply` to its answer (a request whose answer is read later)."""
+        answer = Reply(self, server) if reply else None
         with _SEND_LOCK:
             if server not in self.deferred:
                 self.due[server] = time.monotonic() + FLUSH_AFTER
-            self.deferred.setdefault(server, []).append((what, call))
+            kept = self.deferred.setdefault(server, [])
+            if answer is not None:
+                self.replies.setdefault(server, []).append((len(kept), answer))
+            kept.append((what, call))
             self._wake.set()
         if self._thread is None:
             self._thread = threading.Thread(target=self._flush_late, name='neomx-kvstore-outbox', daemon=True)
             self._thread.start()
+        return answer
+
+    def _post_kept(self, server, extra=()):
+        """Send the calls kept for ``server`` and ``extra`` as one message (under the lock);
+        ``(whats, future)``; the replies of the kept calls learn where their answers are."""
+        calls = self.deferred.pop(server, []) + list(extra)
+        self.due.pop(server, None)
+        whats = [w for w, _ in calls]
+        future = self._post(server, calls)
+        for position, answer in self.replies.pop(server, ()):
+            answer.message, answer.position = (whats, future), position
+        return whats, future
 
     def send(self, server, what, call):
-        """Send ``call`` with the pushes kept for ``server``: ``(whats, future)``; the future's
+        """Send ``call`` with the calls kept for ``server``: ``(whats, future)``; the future's
         answer is the list of the calls' results, ``call``'s last."""
         with _SEND_LOCK:
-            calls = self.deferred.pop(server, []) + [(what, call)]
-            self.due.pop(server, None)
-            return [w for w, _ in calls], self._post(server, calls)
+            return self._post_kept(server, [(what, call)])
+
+    def send_kept(self, server):
+        """Send the calls kept for ``server`` now (a reply is awaited): they join ``in_flight``."""
+        with _SEND_LOCK:
+            if server in self.deferred:
+                whats, future = self._post_kept(server)
+                self.in_flight.append((whats, server, future))
 
     def flush(self, now=None):
         """Send the kept pushes now (with ``now``, those due by then); their answers join
         ``in_flight``. The time the next kept push is due, or None."""
         with _SEND_LOCK:
             for server in [s for s, due in self.due.items() if now is None or due <= now]:
-                calls = self.deferred.pop(server)
-                del self.due[server]
-                self.in_flight.append(([w for w, _ in calls], server, self._post(server, calls)))
+                whats, future = self._post_kept(server)
+                self.in_flight.append((whats, server, future))
             if not self.deferred:
                 self._wake.clear()
                 return None

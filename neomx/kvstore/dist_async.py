@@ -32,7 +32,8 @@ from .._torch_private import tcp_rpc_options
 from ..base import MXNetError, atomic_write
 from ..optimizer import state_format
 from ..context import cpu
-from ..ndarray.sparse_arrays import set_rows, sum_row_sparse
+from ..ndarray.sparse_arrays import arrive_later, set_rows, sum_row_sparse
+from ..operator.storage import distinct_ids
 from . import async_server, rendezvous
 from .async_outbox import Outbox, server_name
 from .collectives import Collectives
@@ -266,12 +267,16 @@ class DistAsyncKVStore(GroupMember, KVStore):
         return [(server, start // row, stop // row, row) for server, start, stop in parts]
 
     def _by_part(self, key, rows):
-        """``rows`` (sorted int64) split over the parts of ``key``: [(server, part, local rows, mask)]."""
+        """``rows`` (sorted int64) split over the parts of ``key``: [(server, part, local rows,
+        slice of ``rows``)]."""
+        parts = self._row_parts(key)
+        # one binary search for every part's bounds (rows are sorted): no mask per part
+        bounds = torch.searchsorted(rows, torch.tensor([p[1] for p in parts] + [parts[-1][2]])).tolist()
         out = []
-        for part, (server, lo, hi, _) in enumerate(self._row_parts(key)):
-            mask = (rows >= lo) & (rows < hi)
-            if bool(mask.any()):
-                out.append((server, part, rows[mask] - lo, mask))
+        for part, (server, lo, _, _) in enumerate(parts):
+            if bounds[part] < bounds[part + 1]:
+                picked = slice(bounds[part], bounds[part + 1])
+                out.append((server, part, rows[picked] - lo, picked))
         return out
 
     def _push_rows(self, pairs):
@@ -282,11 +287,11 @@ class DistAsyncKVStore(GroupMember, KVStore):
             total = sum_row_sparse(arrays, cpu(0))
             rows, values = total.indices._t, total.data._t
             row_shape = tuple(self._layouts[k][0][1:])
-            for server, part, local, mask in self._by_part(k, rows):
+            for server, part, local, rows_of_part in self._by_part(k, rows):
                 args = requests.setdefault(server, (async_server.push_rows, ([], [], [], [])))[1]
                 args[0].append((k, part))
                 args[1].append(row_shape)
-                picked = values[mask]
+                picked = values[rows_of_part]
                 args[2].append(local)
                 args[3].append(picked)
                 self.traffic['sent'] += local.numel() * 8 + picked.numel() * picked.element_size()
@@ -314,7 +319,6 @@ class DistAsyncKVStore(GroupMember, KVStore):
             values = torch.cat(pieces)
         else:
             values = torch.zeros((0,) + tuple(self._layouts[key][0][1:]), dtype=self._layouts[key][1])
-        self.traffic['received'] += values.numel() * values.element_size()
         return values
 
     def _fetch(self, pairs, what):
@@ -351,7 +355,12 @@ class DistAsyncKVStore(GroupMember, KVStore):
 
     @autograd.untracked
     def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
-        """Pull only the rows ``row_ids`` (the other rows of ``out`` become 0)."""
+        """Pull only the rows ``row_ids`` (the other rows of ``out`` become 0).
+
+        As MXNet's engine runs a pull while the program goes on, a RowSparseNDArray ``out``
+        gets its rows when it is first read: the request to another worker's server waits to
+        travel with this worker's next request there (a ``pull`` of the bias right after,
+        say), or goes when ``out`` is read, whichever comes first."""
         if out is None or row_ids is None:
             raise MXNetError('kvstore.row_sparse_pull: out and row_ids are required')
         pairs = self._pairs(key, out, 'row_sparse_pull')
@@ -361,12 +370,40 @@ class DistAsyncKVStore(GroupMember, KVStore):
         requests, wanted = {}, []
         for k, outs in pairs:
             for o in outs:
-                rows = torch.unique(next(ids)._t.to(device='cpu', dtype=torch.int64).reshape(-1))
-                wanted.append((o, k, rows, self._ask_rows(requests, k, rows)))
-        results = self._call_all('row_sparse_pull', requests)
+                rows = distinct_ids(next(ids)._t.to(device='cpu', dtype=torch.int64).reshape(-1))[0]
+                order = self._ask_rows(requests, k, rows)
+                wanted.append((o, k, rows, order))
+                shape, dtype, _ = self._layouts[k]
+                row = 1
+                for d in shape[1:]:
+                    row *= d
+                # only these rows travel back
+                self.traffic['received'] += rows.numel() * row * dtype.itemsize
+        results, replies = {}, {}
+        for server, (fn, args) in requests.items():
+            if server == self.rank:
+                results[server] = fn(*args)
+                if isinstance(results[server], str):
+                    raise MXNetError('kvstore row_sparse_pull: %s' % results[server])
+            else:
+                replies[server] = self._outbox.defer(server, 'row_sparse_pull', (fn, args), reply=True)
+
+        def answers():
+            # the other servers' answers (waited for once, by the first output read)
+            for server in [s for s in replies if s not in results]:
+                whats, future, position = replies[server].wait()
+                answer = self._answers(whats, server, future)[position]
+                if isinstance(answer, str):
+                    raise MXNetError('kvstore row_sparse_pull: %s' % answer)
+                results[server] = answer
+            return results
+
         with torch.no_grad():
             for o, k, rows, order in wanted:
-                set_rows(o, rows, self._rows_of(results, k, order))
+                def fetch(k=k, rows=rows, order=order):
+                    return rows, self._rows_of(answers(), k, order)
+                if not (replies and arrive_later(o, fetch)):
+                    set_rows(o, *fetch())
 
     def set_optimizer(self, optimizer):
         """Every worker's server shard runs that worker's optimizer (call it on every worker, as

@@ -26,6 +26,7 @@ from ..base import MXNetError, atomic_write
 from ..context import cpu, num_gpus
 from ..ndarray.ndarray import NDArray, wrap_tensor
 from ..ndarray.sparse_arrays import set_rows, sum_row_sparse
+from ..operator.storage import distinct_ids
 from ..optimizer import Updater, get_updater, state_format
 from .base import KVStoreBase
 
@@ -292,7 +293,7 @@ class KVStore(KVStoreBase):
     def _pull_rows(pairs, stored, rows):
         for (_, arrays), value in zip(pairs, stored):
             for o in arrays:
-                index = torch.unique(next(rows)._t.to(device=value._t.device, dtype=torch.int64).reshape(-1))
+                index = distinct_ids(next(rows)._t.to(device=value._t.device, dtype=torch.int64).reshape(-1))[0]
                 set_rows(o, index, value._t[index])
 
     # -------------------------------------------------------------- updater

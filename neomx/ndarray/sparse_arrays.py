@@ -17,6 +17,7 @@ import sys
 import numpy as np
 import torch
 
+from .._autograd_state import STATE as _AUTOGRAD
 from .._torch_private import tensor_version
 from ..autograd import is_recording, run_untracked
 from ..base import MXNetError, np_dtype, torch_dtype
@@ -27,11 +28,12 @@ from .ndarray import NDArray, _new, array, register_sparse_storage
 
 __all__ = ['BaseSparseNDArray', 'RowSparseNDArray', 'CSRNDArray', 'with_stype', 'from_sparse_tensor',
            'row_sparse_array', 'csr_matrix', 'zeros', 'empty', 'sparse_array', 'storage_dispatch', 'DENSE_CALL',
-           'stype_of_array', 'cast_storage_of', 'rows_array', 'sum_row_sparse', 'set_rows']
+           'stype_of_array', 'cast_storage_of', 'rows_array', 'sum_row_sparse', 'set_rows', 'arrive_later']
 
 STYPES = (DEFAULT, ROW_SPARSE, CSR)
 _DENSE = NDArray.__dict__['_t']        # NDArray's slot: a sparse array's dense form, once made
 _STRIDED = torch.strided
+_TENSOR = torch.Tensor
 _NO_DENSE = object()     # ``_synced`` of an array whose value is its sparse tensor alone
 _LOG = logging.getLogger('neomx.storage')
 _LOGGED = set()
@@ -81,7 +83,7 @@ class BaseSparseNDArray(NDArray):
     (True, 'csr')
     """
 
-    __slots__ = ('_sp', '_synced')
+    __slots__ = ('_sp', '_synced', '_pending')
     _STYPE = None
     _NUM_AUX = 0
 
@@ -91,6 +93,19 @@ class BaseSparseNDArray(NDArray):
         SPARSE_MADE[0] = True
         self._ctx, self._grad, self._synced = context_naming(handle), None, _NO_DENSE
         self._sp = handle if storage.stype_of(handle) == self._STYPE else storage.cast(handle, self._STYPE)
+
+    def __getattr__(self, name):
+        # reached only where an attribute is missing: ``_sp`` of an array whose value is still
+        # coming (see ``arrive_later``), which the first read brings in
+        if name == '_sp':
+            try:
+                bring = _PENDING.__get__(self)
+            except AttributeError:
+                bring = None
+            if bring is not None:
+                bring()             # sets _sp (an error leaves the array waiting: reads raise it again)
+                return self._sp
+        raise AttributeError("'%s' object has no attribute '%s'" % (type(self).__name__, name))
 
     # ----------------------------------------------------------- the two forms
     @property
@@ -114,6 +129,9 @@ class BaseSparseNDArray(NDArray):
             self._set_sparse(storage.cast(tensor.coalesce() if tensor.layout is torch.sparse_coo else tensor,
                                           self._STYPE))
             return
+        if _waiting(self):
+            self._pending = None     # written before it was read: the value coming is dropped
+            self._sp = None
         _DENSE.__set__(self, tensor)
         self._synced = None
 
@@ -154,6 +172,8 @@ class BaseSparseNDArray(NDArray):
         if dense is not None:
             _DENSE.__delete__(self)
         self._sp, self._synced = sp, _NO_DENSE
+        if _waiting(self):
+            self._pending = None     # a value coming for it is older than this one
 
     def _either(self):
         """The dense form where one exists, else the sparse tensor: for shape, dtype, device."""
@@ -346,6 +366,48 @@ class BaseSparseNDArray(NDArray):
     def __reduce__(self):
         parts = [self.data.asnumpy()] + [a.asnumpy() for a in self._aux_arrays()]
         return (_rebuild_sparse, (self._STYPE, self.shape, parts, str(self._ctx.device_type), self._ctx.device_id))
+
+
+_PENDING = BaseSparseNDArray.__dict__['_pending']
+_SP = BaseSparseNDArray.__dict__['_sp']
+
+
+def _waiting(arr):
+    try:
+        return _PENDING.__get__(arr) is not None
+    except AttributeError:
+        return False
+
+
+def arrive_later(out, fetch):
+    """Let the value of the RowSparseNDArray ``out`` arrive later, as MXNet's engine lets a
+    ``row_sparse_pull`` run on while the program goes on: ``fetch()`` gives ``(rows, values)``
+    (rows sorted, unique), called at the first read of ``out`` (any operator, property or
+    method that reads it; a write first drops the value coming). False, with nothing done,
+    where ``out`` cannot wait (a dense form autograd records against): then set it now."""
+    if not isinstance(out, RowSparseNDArray):
+        return False
+    try:
+        dense = _DENSE.__get__(out)
+    except AttributeError:
+        dense = None
+    if dense is not None and dense.requires_grad:
+        return False
+    shape, dtype, device = out.shape, out._either().dtype, out._ctx.torch_device
+
+    def bring():
+        rows, values = fetch()
+        out._set_sparse(storage.make_rsp(rows.to(device), values.to(device=device, dtype=dtype), shape))
+
+    if dense is not None:
+        _DENSE.__delete__(out)
+    try:
+        _SP.__delete__(out)
+    except AttributeError:
+        pass
+    out._synced = _NO_DENSE
+    out._pending = bring
+    return True
 
 
 class RowSparseNDArray(BaseSparseNDArray):
@@ -733,6 +795,10 @@ def storage_dispatch(spec, dense_function):
     all_dense = (DEFAULT,) * n_in
 
     parsed = {}     # attributes parsed per keyword set (a training loop repeats a few)
+    # (input storage types, keywords): (attributes, the rule's output storage type, the torch
+    # function that computes such a call directly, or None: ``spec.storage_kernel``)
+    ruled = {}
+    storage_kernel = getattr(spec, 'storage_kernel', None)
 
     def parse(kwargs):
         try:
@@ -758,12 +824,55 @@ def storage_dispatch(spec, dense_function):
                 if (len(args) == n_in and input_pos.keys().isdisjoint(kwargs)
                         and rule(all_dense, parse(kwargs)) == DEFAULT):
                     return DENSE_CALL       # cast_storage(dense, 'default'): the dense copy
-        if not variadic and len(args) == n_in and out is None and input_pos.keys().isdisjoint(kwargs):
+        if not variadic and len(args) == n_in and out is None and (not kwargs or input_pos.keys().isdisjoint(kwargs)):
             # the common sparse call: inputs by position, attributes by keyword
-            res = _run_sparse(spec, rule, sparse_impl, args, parse(kwargs),
-                              tuple([a._STYPE if isinstance(a, BaseSparseNDArray) else DEFAULT for a in args]))
-            if res is not None:
-                return res
+            if _AUTOGRAD.recording:
+                res = _run_sparse(spec, rule, sparse_impl, args, parse(kwargs),
+                                  tuple([a._STYPE if isinstance(a, BaseSparseNDArray) else DEFAULT for a in args]))
+                if res is not None:
+                    return res
+            else:
+                # a batch of a training loop: ``dot(csr_batch, weight)`` is tens of microseconds,
+                # so this is written flat (one pass over the inputs, the rule's answer kept)
+                stypes, tensors = [], []
+                for a in args:
+                    if isinstance(a, BaseSparseNDArray):
+                        stypes.append(a._STYPE)
+                        tensors.append(a._sp if a._synced is _NO_DENSE else a._sparse())
+                    else:
+                        stypes.append(DEFAULT)
+                        tensors.append(a._t)
+                stypes = tuple(stypes)
+                # keyed by the storage types alone where no keyword is given (a tuple of
+                # strings, never equal to a (types, keywords) pair)
+                key = (stypes, tuple(kwargs.items())) if kwargs else stypes
+                try:
+                    attrs, out_stype, kernel = ruled[key]
+                except (KeyError, TypeError):      # not asked yet, or an unhashable value (a list)
+                    attrs = parse(kwargs)
+                    out_stype = rule(stypes, attrs)
+                    kernel = None if out_stype is None or storage_kernel is None else storage_kernel(stypes, attrs)
+                    if len(ruled) < 64:
+                        try:
+                            ruled[key] = attrs, out_stype, kernel
+                        except TypeError:
+                            pass
+                if out_stype is not None:
+                    res = None
+                    if kernel is not None:
+                        for t in tensors:
+                            if t.requires_grad:     # the general call runs it untracked
+                                break
+                        else:
+                            try:
+                                res = kernel(*tensors)
+                            except (RuntimeError, IndexError, ValueError, TypeError):
+                                res = None          # the general call says what is wrong
+                    if res is None:
+                        res = _call_sparse(spec, sparse_impl, tensors, attrs, stypes, args)
+                    if res.__class__ is _TENSOR and res.layout is _STRIDED:    # a dense result
+                        return _new(res, args[0]._ctx)
+                    return _wrap_results(res, args[0]._ctx)
         return _storage_call(spec, rule, sparse_impl, dense_function, args, kwargs, out, name, n_in, input_pos)
     return dispatch
 
@@ -816,9 +925,9 @@ def _run_sparse(spec, rule, sparse_impl, arrays, attrs, stypes):
     or None where the rule falls back (the caller then goes the general way, which logs and
     densifies).
 
-    This is the path of every sparse call in a training loop (``dot(csr_batch, weight)``
-    costs tens of microseconds), so it is written flat: no generators, the autograd test
-    only when recording, a dense result wrapped directly."""
+    The path of a sparse call under ``record()`` (``dot(csr_batch, weight)`` of a training
+    step costs tens of microseconds), so it is written flat: no generators, a dense result
+    wrapped directly. A call that is not recorded goes a flatter way still (``dispatch``)."""
     if is_recording() and _records_gradient(arrays):
         tensors = _recorded_tensors(spec, arrays, attrs)
         if tensors is None:

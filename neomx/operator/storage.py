@@ -11,7 +11,11 @@ Each operator MXNet gives a storage rule gets one here, attached to its registry
   or None where MXNet falls back to dense computation (the caller then densifies the inputs,
   runs ``spec.impl`` and logs MXNet's storage-fallback message);
 - ``sparse_impl(*tensors, **attrs)`` computes on the sparse tensors and returns a tensor of
-  the storage type the rule gave (sparse, or a dense ``torch.Tensor``).
+  the storage type the rule gave (sparse, or a dense ``torch.Tensor``);
+- optionally ``spec.storage_kernel(stypes, attrs)``: the torch function that computes a call
+  of these storage types and attributes directly on the tensors (``torch.mm`` for
+  ``dot(csr, dense)``), or None; a call that is not recorded runs it without the checks of
+  ``sparse_impl``, which runs instead (and reports the error) where it fails.
 
 Every rule below was checked against MXNet 1.9.1's output storage types (CPU). Rules are
 consulted only when some input is sparse: all-dense calls never come here.
@@ -28,15 +32,18 @@ Example
 >>> storage.stype_of(y), y.indices().tolist(), y.values().tolist()
 ('row_sparse', [[1]], [[1.0, 2.0]])
 """
+import threading
 import warnings
 
+import numpy as np
 import torch
 
+from .._torch_private import tensor_version
 from ..base import MXNetError
 from . import registry
 
 __all__ = ['DEFAULT', 'ROW_SPARSE', 'CSR', 'stype_of', 'make_csr', 'make_rsp', 'rsp_parts', 'csr_parts',
-           'csr_rows', 'dense_to_rsp', 'dense_to_csr', 'to_dense', 'cast', 'with_values', 'rule_of',
+           'csr_rows', 'distinct_ids', 'dense_to_rsp', 'dense_to_csr', 'to_dense', 'cast', 'with_values', 'rule_of',
            'infer_storage']
 
 DEFAULT, ROW_SPARSE, CSR = 'default', 'row_sparse', 'csr'
@@ -98,6 +105,40 @@ def csr_rows(indptr):
     marks = torch.zeros(int(indptr[-1]) + 1, dtype=torch.int64, device=indptr.device)
     marks.index_add_(0, starts, torch.ones_like(starts))
     return marks[:-1].cumsum(0)
+
+
+# the answers of distinct_ids for the last index tensors asked about: [(tensor, key, answer)]
+_DISTINCT = []
+_DISTINCT_KEPT = 2
+_DISTINCT_LOCK = threading.Lock()
+
+
+def distinct_ids(ids):
+    """``(distinct, position)`` of the 1-D int64 tensor ``ids``: its distinct values, sorted,
+    and the position of each entry's value among them (``torch.unique(ids, return_inverse=True)``).
+
+    A training step asks this twice of the same csr batch's columns: ``row_sparse_pull`` of the
+    rows the batch uses, then ``dot(csr, weight)``, whose weight gradient holds those rows.
+    Sorting them costs more than the rest of either call's index work, so the answers for the
+    last few tensors are kept, keyed by their memory and torch's write counter (the tensor is
+    kept too, so that its memory cannot be another tensor's while the answer is kept)."""
+    if ids.numel() == 0:
+        return torch.unique(ids, return_inverse=True)
+    key = (ids.data_ptr(), ids.numel(), ids.stride(0), ids.dtype, ids.device, tensor_version(ids))
+    for _, known, answer in _DISTINCT:
+        if known == key:
+            return answer
+    if ids.device.type == 'cpu':
+        # numpy's sort of int64 is several times faster than torch's on a CPU (15,000 ids:
+        # about 0.2 ms against 0.6 ms, one thread)
+        distinct, position = np.unique(ids.numpy(), return_inverse=True)
+        answer = (torch.from_numpy(distinct), torch.from_numpy(position.astype(np.int64, copy=False)))
+    else:
+        answer = torch.unique(ids, return_inverse=True)
+    with _DISTINCT_LOCK:        # row_sparse_pull may run on another thread than the step
+        _DISTINCT.insert(0, (ids, key, answer))
+        del _DISTINCT[_DISTINCT_KEPT:]
+    return answer
 
 
 def dense_to_rsp(dense):
@@ -415,7 +456,7 @@ class _DotCsrRows(torch.autograd.Function):
     def forward(ctx, lhs, rhs):  # pylint: disable=arguments-differ
         indptr, cols, vals = csr_parts(lhs)
         rows = csr_rows(indptr)
-        held, slot = torch.unique(cols, return_inverse=True)
+        held, slot = distinct_ids(cols)
         ctx.save_for_backward(rows, vals, held, slot)
         ctx.rhs_shape = tuple(rhs.shape)
         picked = rhs[cols] * vals.reshape((-1,) + (1,) * (rhs.dim() - 1))
@@ -430,6 +471,9 @@ class _DotCsrRows(torch.autograd.Function):
 
 
 registry.get('dot').storage = (_dot_rule, _dot_sparse)
+# not recorded, dot(csr, dense) is torch.mm itself (its checks made by _dot_sparse where it fails)
+registry.get('dot').storage_kernel = lambda stypes, attrs: (
+    torch.mm if stypes == (CSR, DEFAULT) and not attrs['transpose_a'] and not attrs['transpose_b'] else None)
 # recorded (a weight autograd records against): dot(csr, dense) stays sparse, its weight's
 # gradient the rows the batch uses (see _dot_sparse); the csr batch is never densified
 registry.get('dot').storage_recorded = lambda stypes, attrs: (

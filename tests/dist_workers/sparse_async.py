@@ -53,10 +53,26 @@ if kind == 'dist_async' and n > 1:
     other = 1 - rank if n == 2 else (rank + 1) % n
     before = next_request(other)
     kv.row_sparse_pull(['w', 'v'], out=outs, row_ids=[mx.nd.array([10, 990]), mx.nd.array([999, 0, 500])])
-    after = next_request(other)
-    assert after - before == 1, (before, after)      # one request for both keys
+    # the outputs get their rows when first read (the request goes then at the latest)
     assert outs[0].indices.asnumpy().tolist() == [10, 990]
     assert outs[1].indices.asnumpy().tolist() == [0, 500, 999]
     np.testing.assert_allclose(outs[1].data.asnumpy(), 3.0)
+    after = next_request(other)
+    assert after - before == 1, (before, after)      # one request for both keys
+    # a pull right after a row_sparse_pull: both requests travel in one message
+    small = mx.nd.zeros((2,))
+    kv.init('small', small)
+    server_of_small = kv._layouts['small'][2][0][0]
+    before = next_request(server_of_small)
+    kv.row_sparse_pull('w', out=outs[0], row_ids=mx.nd.array([0, 999]))    # rows of both servers
+    kv.pull('small', out=small)
+    assert outs[0].indices.asnumpy().tolist() == [0, 999]
+    np.testing.assert_allclose(outs[0].data.asnumpy(), 1.0)
+    if server_of_small != rank:
+        assert next_request(server_of_small) - before == 1, (before, next_request(server_of_small))
+    kv.row_sparse_pull('w', out=outs[1], row_ids=mx.nd.array([1, 998]))
+    outs[1][:] = mx.nd.sparse.row_sparse_array((np.full((1, cols), 7, np.float32), [3]), shape=(rows, cols))
+    # written before it was read: the write wins over the rows still coming
+    assert outs[1].indices.asnumpy().tolist() == [3] and outs[1].data.asnumpy().ravel().tolist() == [7.0] * cols
 kv._barrier()
 print('RESULT sparse ok rank %d' % rank)
