@@ -118,3 +118,25 @@ def test_arrive_later_write_first_wins_and_errors_repeat():
     for _ in range(2):
         with pytest.raises(MXNetError, match='unreachable'):
             out2.asnumpy()
+
+
+def test_waitall_brings_values_still_coming():
+    from neomx.ndarray.sparse_arrays import arrive_later
+    calls = []
+
+    def fetch():
+        calls.append(1)
+        return torch.tensor([2]), torch.tensor([[7.]])
+    out = mx.nd.sparse.zeros('row_sparse', (3, 1))
+    arrive_later(out, fetch)
+    mx.nd.waitall()
+    assert calls == [1]                                  # waitall waited for it, as MXNet's engine
+    assert out.asnumpy().ravel().tolist() == [0., 0., 7.] and calls == [1]
+    failing = mx.nd.sparse.zeros('row_sparse', (3, 1))
+
+    def lost():
+        raise MXNetError('kvstore row_sparse_pull: the server in worker 1 is unreachable')
+    arrive_later(failing, lost)
+    mx.nd.waitall()                                      # a failed value: the array keeps waiting
+    with pytest.raises(MXNetError, match='unreachable'):
+        failing.asnumpy()

@@ -1149,10 +1149,22 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dty
     return _new(values, ctx)
 
 
+_WAITALL_HOOKS = []
+
+
+def on_waitall(hook):
+    """Have :func:`waitall` call ``hook()``: it brings in values an array still waits for from
+    outside torch (a ``row_sparse_pull`` under ``dist_async``), raising their errors there."""
+    _WAITALL_HOOKS.append(hook)
+
+
 def waitall():
-    """Wait for all pending work (GPU streams); CPU work in torch is already done."""
+    """Wait for all pending work (GPU streams, values still coming from a parameter server);
+    CPU work in torch is already done."""
     if torch.cuda.is_available() and torch.cuda.is_initialized():
         torch.cuda.synchronize()
+    for hook in _WAITALL_HOOKS:
+        hook()
     async_errors.raise_pending()     # an operator's deferred error, as MXNet's engine rethrows it
 
 

@@ -13,6 +13,7 @@ parts, which are recomputed from it after any write (torch's version counter tel
 import logging
 import os
 import sys
+import weakref
 
 import numpy as np
 import torch
@@ -24,7 +25,7 @@ from ..base import MXNetError, np_dtype, torch_dtype
 from ..context import Context, context_naming, current_context
 from ..operator import storage
 from ..operator.storage import CSR, DEFAULT, ROW_SPARSE
-from .ndarray import NDArray, _new, array, register_sparse_storage
+from .ndarray import NDArray, _new, array, on_waitall, register_sparse_storage
 
 __all__ = ['BaseSparseNDArray', 'RowSparseNDArray', 'CSRNDArray', 'with_stype', 'from_sparse_tensor',
            'row_sparse_array', 'csr_matrix', 'zeros', 'empty', 'sparse_array', 'storage_dispatch', 'DENSE_CALL',
@@ -407,7 +408,25 @@ def arrive_later(out, fetch):
         pass
     out._synced = _NO_DENSE
     out._pending = bring
+    _ARRIVING[id(out)] = out
     return True
+
+
+def _bring_arriving():
+    # waitall(): every value still coming arrives now. A failed one leaves its array waiting, and
+    # reading the array raises the error (waitall does not: the array may be garbage in a cycle
+    # that no one will read, whose error MXNet's engine would drop with it)
+    for key, arr in list(_ARRIVING.items()):
+        del _ARRIVING[key]
+        if _waiting(arr):
+            try:
+                arr._sp     # pylint: disable=pointless-statement
+            except Exception:   # pylint: disable=broad-except
+                _ARRIVING[key] = arr
+
+
+_ARRIVING = weakref.WeakValueDictionary()     # id -> array (arrays compare elementwise: no set)
+on_waitall(_bring_arriving)
 
 
 class RowSparseNDArray(BaseSparseNDArray):
