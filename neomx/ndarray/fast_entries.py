@@ -1,10 +1,11 @@
 """Lean entries of the generated ``mx.nd`` functions, for the calls most code makes.
 
 ``register.make_function`` builds for every operator a general function that takes its
-arguments every way MXNet allows. Most calls have one of two shapes: one array passed
+arguments every way MXNet allows. Most calls have one of three shapes: one array passed
 positionally with a fixed set of keywords (``relu(x)``, ``Activation(x, act_type='relu')``,
-``expand_dims(x, axis=1)``), or, for operators creating arrays, keywords only
-(``_zeros(shape=(3, 4))``). On small arrays the Python around the torch call is most of a
+``expand_dims(x, axis=1)``), the arrays of an operator with several inputs passed
+positionally (``broadcast_add(a, b)``, ``FullyConnected(x, w, b, num_hidden=4)``), or, for
+operators creating arrays, keywords only (``_zeros(shape=(3, 4))``). On small arrays the Python around the torch call is most of a
 call's cost, so operators of these kinds get an entry doing exactly that shape's work:
 the keywords are compared, as a dict, with the last call's (no key to build), the
 implementation is called as a copy whose parameters default to the attributes of that
