@@ -5,8 +5,9 @@ arguments every way MXNet allows. Most calls have one of three shapes: one array
 positionally with a fixed set of keywords (``relu(x)``, ``Activation(x, act_type='relu')``,
 ``expand_dims(x, axis=1)``), the arrays of an operator with several inputs passed
 positionally (``broadcast_add(a, b)``, ``FullyConnected(x, w, b, num_hidden=4)``), or, for
-operators creating arrays, keywords only (``_zeros(shape=(3, 4))``). On small arrays the Python around the torch call is most of a
-call's cost, so operators of these kinds get an entry doing exactly that shape's work:
+operators creating arrays, keywords only (``_zeros(shape=(3, 4))``). On small arrays the
+Python around the torch call is most of a call's cost, so operators of these kinds get an
+entry doing exactly that shape's work:
 the keywords are compared, as a dict, with the last call's (no key to build), the
 implementation is called as a copy whose parameters default to the attributes of that
 keyword set (:func:`with_defaults`: no arguments to spread per call) and the result is
