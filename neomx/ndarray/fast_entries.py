@@ -445,7 +445,28 @@ def inputs_entry(spec, general, array_class=NDArray):
     no_keywords = arguments({})
 
     def nd_function(*args, **kwargs):     # out and name in kwargs: see attr_keywords
-        if not (_INT_LIVE[0] or _ERRORS_LIVE[0] or (casts and _AUTOGRAD.recording)):
+        # the arrays first, so that calls that record (a layer's in training) leave for the
+        # general function at once: _graph_free_tensors inlined for the common counts, the
+        # later inputs (weights) tested first. Other types (sparse arrays, the other
+        # interface's, Symbols) go to the general function too.
+        n = len(args)
+        if n == 2:
+            x, y = args
+            if type(x) is array_class and type(y) is array_class:
+                b, a = y._t, x._t
+                tensors = None if b.requires_grad or a.requires_grad else (a, b)
+            else:
+                tensors = None
+        elif n == 3:
+            x, y, z = args
+            if type(x) is array_class and type(y) is array_class and type(z) is array_class:
+                c, b, a = z._t, y._t, x._t
+                tensors = None if b.requires_grad or c.requires_grad or a.requires_grad else (a, b, c)
+            else:
+                tensors = None
+        else:
+            tensors = _graph_free_tensors(args, array_class)
+        if tensors is not None and not (_INT_LIVE[0] or _ERRORS_LIVE[0] or (casts and _AUTOGRAD.recording)):
             if not kwargs:
                 call = no_keywords
             else:
@@ -454,9 +475,7 @@ def inputs_entry(spec, general, array_class=NDArray):
                     call = seen[1] if seen[0] == kwargs else calls.get(kwargs)
                 except Exception:       # pylint: disable=broad-except  # see _KeywordCalls
                     call = None
-            # other types (sparse arrays, the other interface's, Symbols) go to the general function
-            tensors = _graph_free_tensors(args, array_class) if call is not None and len(args) == call[1] else None
-            if tensors is not None:
+            if call is not None and n == call[1]:
                 try:
                     res = call[0](*tensors)
                 except MXNetError:
