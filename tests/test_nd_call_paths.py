@@ -281,3 +281,35 @@ def test_remembered_calls_of_view_operators_give_new_memory():
         z = mx.npx.reshape_like(xs, like.as_np_ndarray())
         z[...] = 7
         assert xs.asnumpy().max() < 7
+
+
+def test_lean_calls_of_operators_with_several_inputs():
+    """FullyConnected, broadcast_add... (fast_entries.inputs_entry): graph-free calls take the
+    lean entry; recording, sparse inputs, the other interface's arrays and errors go as before."""
+    x, w, b = _arr(2, 3), _arr(4, 3, seed=1), _arr(4, seed=2)
+    plain_w = w.copy()
+    expected = x.asnumpy() @ w.asnumpy().T + b.asnumpy()
+    w.attach_grad()
+    for _ in range(2):
+        for weight in (plain_w, w):     # the lean entry, then the general function (a gradient)
+            y = mx.nd.FullyConnected(x, weight, b, num_hidden=4)     # outside record(): no graph
+            assert not y._t.requires_grad and type(y) is mx.nd.NDArray
+            np.testing.assert_allclose(y.asnumpy(), expected, rtol=1e-5)
+        with mx.autograd.record():
+            z = mx.nd.FullyConnected(x, w, b, num_hidden=4)
+        z.backward()
+        np.testing.assert_allclose(w.grad.asnumpy(), np.tile(x.asnumpy().sum(axis=0), (4, 1)), rtol=1e-5)
+        np.testing.assert_allclose(mx.nd.broadcast_add(x, b[:3].reshape((1, 3))).asnumpy(),
+                                   x.asnumpy() + b.asnumpy()[:3], rtol=1e-6)
+        with pytest.raises(MXNetError, match=r'^broadcast_add: .*\(2, 3\).*\(4,\)'):
+            mx.nd.broadcast_add(x, b)
+        with pytest.raises(TypeError, match='legacy operator'):
+            mx.nd.broadcast_add(x, x.as_np_ndarray())
+        csr = mx.nd.array([[1, 0, 0], [0, 2, 0]]).tostype('csr')
+        assert mx.nd.dot(csr, w.T).shape == (2, 4)     # the storage rule takes the sparse input
+    xs, ws, bs = x.as_np_ndarray(), plain_w.as_np_ndarray(), b.as_np_ndarray()
+    for _ in range(2):
+        y = mx.npx.fully_connected(xs, ws, bs, num_hidden=4)
+        assert type(y) is mx.np.ndarray
+        np.testing.assert_allclose(y.asnumpy(), expected, rtol=1e-5)
+        assert mx.npx.fully_connected(xs, ws, num_hidden=4, no_bias=True).shape == (2, 4)

@@ -337,3 +337,18 @@ def test_recurrent_layers_and_cells_in_numpy_mode():
         step, states = cell(np.ones((2, 3)), cell.begin_state(2))
         assert type(out) is np.ndarray and out.shape == (2, 5, 4)
         assert type(step) is np.ndarray and type(states[0]) is np.ndarray and step.shape == (2, 3)
+
+
+def test_numpy_mode_operator_namespace_generates_names_once():
+    """Layers look their operators up in F at every call: generated on first use, then found."""
+    F = npx.EAGER_OPERATORS
+    fc = F.FullyConnected
+    assert F.FullyConnected is fc and 'FullyConnected' in vars(F)
+    assert F.contrib is F.contrib and F.npx is mx.nd.npx
+    with pytest.raises(AttributeError):
+        F.no_such_operator      # pylint: disable=pointless-statement
+    assert not hasattr(F, '__array_priority__')
+    x = mx.np.ones((2, 3))
+    w = mx.np.ones((4, 3))
+    out = fc(x, w, no_bias=True, num_hidden=4)
+    assert type(out) is mx.np.ndarray and out.asnumpy().tolist() == [[3.0] * 4] * 2

@@ -25,6 +25,7 @@ import torch
 from .._autograd_state import STATE as _AUTOGRAD
 from .. import autograd, initializer, name as _name, ndarray, symbol
 from .. import numpy_extension as _npx
+from ..numpy import ndarray as _NP_NDARRAY
 from .._np_semantics import ARRAY_ON as _NP_ARRAY_ON, STATE as _NP
 _NP_ON = _NP_ARRAY_ON.on        # threads with NumPy array semantics on (see neomx._thread_switches)
 from ..util import is_np_array
@@ -495,7 +496,7 @@ class Block:
                 out = self.forward(*args)      # no hooks, as nearly always: one frame less
         else:   # outside record() a forward pass builds no graph, in every thread
             out = autograd.run_without_graph(self._call_with_hooks, args)
-        if _NP_ON[0] and _NP.np_array:
+        if _NP_ON[0] and type(out) is not _NP_NDARRAY and _NP.np_array:     # one mx.np array: the common output
             check_numpy_outputs(out)
         return out
 

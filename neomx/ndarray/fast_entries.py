@@ -1,11 +1,13 @@
 """Lean entries of the generated ``mx.nd`` functions, for the calls most code makes.
 
 ``register.make_function`` builds for every operator a general function that takes its
-arguments every way MXNet allows. Most calls have one of two shapes: one array passed
+arguments every way MXNet allows. Most calls have one of three shapes: one array passed
 positionally with a fixed set of keywords (``relu(x)``, ``Activation(x, act_type='relu')``,
-``expand_dims(x, axis=1)``), or, for operators creating arrays, keywords only
-(``_zeros(shape=(3, 4))``). On small arrays the Python around the torch call is most of a
-call's cost, so operators of these kinds get an entry doing exactly that shape's work:
+``expand_dims(x, axis=1)``), the arrays of an operator with several inputs passed
+positionally (``broadcast_add(a, b)``, ``FullyConnected(x, w, b, num_hidden=4)``), or, for
+operators creating arrays, keywords only (``_zeros(shape=(3, 4))``). On small arrays the
+Python around the torch call is most of a call's cost, so operators of these kinds get an
+entry doing exactly that shape's work:
 the keywords are compared, as a dict, with the last call's (no key to build), the
 implementation is called as a copy whose parameters default to the attributes of that
 keyword set (:func:`with_defaults`: no arguments to spread per call) and the result is
@@ -340,13 +342,21 @@ def _by_count_of(spec):
 
 def _graph_free_tensors(arrays, array_class):
     """The tensors of ``arrays``, or None where one is not an ``array_class`` or requires
-    gradients (such calls go to the general function). Unrolled for two arrays, the common count."""
-    if len(arrays) == 2:
+    gradients (such calls go to the general function). Unrolled for two and three arrays,
+    the common counts (binary operators; ``FullyConnected``, ``Convolution``)."""
+    n = len(arrays)
+    if n == 2:
         x, y = arrays
         if type(x) is not array_class or type(y) is not array_class:
             return None
         a, b = x._t, y._t
         return None if a.requires_grad or b.requires_grad else (a, b)
+    if n == 3:
+        x, y, z = arrays
+        if type(x) is not array_class or type(y) is not array_class or type(z) is not array_class:
+            return None
+        a, b, c = x._t, y._t, z._t
+        return None if a.requires_grad or b.requires_grad or c.requires_grad else (a, b, c)
     for x in arrays:
         if type(x) is not array_class:
             return None
@@ -399,6 +409,92 @@ def variadic_entry(spec, general, array_class=NDArray):
     return nd_function
 
 
+def inputs_entry(spec, general, array_class=NDArray):
+    """The entry for calls of operators with several inputs passing the inputs present for
+    their attributes positionally, in order (``FullyConnected(x, w, b, num_hidden=4)``,
+    ``broadcast_add(a, b)``; the bias absent with ``no_bias=True``), and the attributes by
+    keyword. Arrays that record go to the general function, as in :func:`one_input_entry`."""
+    impl = spec.impl
+    new = constructor(array_class)
+    shares = spec.nd_impl is not impl       # results in an input's memory are copied here
+    input_set = frozenset(spec.inputs)
+    n_in = len(spec.inputs)
+    casts = may_cast(spec)
+
+    def arguments(kwargs):
+        """(the implementation on the inputs present with these attributes (see
+        with_defaults), number of inputs present, visible outputs), or None where such
+        calls are not of this entry's shape."""
+        kwargs = attr_keywords(kwargs)
+        if kwargs is None or not input_set.isdisjoint(kwargs):
+            return None
+        try:
+            attrs = spec.parse_attrs(dict(kwargs))
+        except MXNetError:      # the general function reports it
+            return None
+        present = tuple(spec.input_names(attrs))
+        n = len(present)
+        if not n or present != spec.inputs[:n]:
+            return None
+        values = (None,) * (n_in - n) + _attr_values(spec, attrs)     # absent inputs, then attributes
+        call = (with_defaults(impl, n, values) or (lambda *tensors: impl(*tensors, *values))) if values else impl
+        return call, n, spec.count_visible(attrs)
+
+    calls = _KeywordCalls(arguments)
+    last = calls.last
+    no_keywords = arguments({})
+
+    def nd_function(*args, **kwargs):     # out and name in kwargs: see attr_keywords
+        # the arrays first, so that calls that record (a layer's in training) leave for the
+        # general function at once: _graph_free_tensors inlined for the common counts, the
+        # later inputs (weights) tested first. Other types (sparse arrays, the other
+        # interface's, Symbols) go to the general function too.
+        n = len(args)
+        if n == 2:
+            x, y = args
+            if type(x) is array_class and type(y) is array_class:
+                b, a = y._t, x._t
+                tensors = None if b.requires_grad or a.requires_grad else (a, b)
+            else:
+                tensors = None
+        elif n == 3:
+            x, y, z = args
+            if type(x) is array_class and type(y) is array_class and type(z) is array_class:
+                c, b, a = z._t, y._t, x._t
+                tensors = None if b.requires_grad or c.requires_grad or a.requires_grad else (a, b, c)
+            else:
+                tensors = None
+        else:
+            tensors = _graph_free_tensors(args, array_class)
+        if tensors is not None and not (_INT_LIVE[0] or _ERRORS_LIVE[0] or (casts and _AUTOGRAD.recording)):
+            if not kwargs:
+                call = no_keywords
+            else:
+                seen = last[0]
+                try:
+                    call = seen[1] if seen[0] == kwargs else calls.get(kwargs)
+                except Exception:       # pylint: disable=broad-except  # see _KeywordCalls
+                    call = None
+            if call is not None and n == call[1]:
+                try:
+                    res = call[0](*tensors)
+                except MXNetError:
+                    raise
+                except IMPL_ERRORS as err:
+                    raise op_error(spec, args, err) from None
+                if shares:
+                    res = owned_results(res, tensors)
+                if type(res) is _Tensor:
+                    arr = _object_new(array_class)      # ndarray._new, inlined: the call's result
+                    arr._t = res
+                    arr._ctx = args[0]._ctx
+                    arr._grad = None
+                    return arr
+                return results(res, None, args[0]._ctx, call[2], new)
+        return general(*args, **kwargs)
+    return nd_function
+
+
 def entry(spec, general, cacheable, array_class=NDArray):
     """The function ``mx.nd`` gets for ``spec``: a lean entry in front of ``general`` where
     the operator has one, else ``general`` itself. ``cacheable``: whether equal keyword
@@ -425,7 +521,9 @@ def _lean_entry(spec, general, cacheable, array_class):
         return general
     if len(spec.inputs) == 1 or _one_input_by_default(spec):
         return one_input_entry(spec, general, array_class)
-    return general
+    if getattr(spec, 'storage_by_attrs', False):
+        return general      # the output's storage comes from the attributes: the storage rule, in general
+    return inputs_entry(spec, general, array_class)
 
 
 def _one_input_by_default(spec):

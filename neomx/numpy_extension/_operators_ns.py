@@ -17,13 +17,19 @@ __all__ = ['numpy_mode_namespace']
 
 class _NumpyModeOps(types.ModuleType):
     """``module`` (``mx.nd`` or ``mx.sym``, or one of their sub-namespaces) with its
-    operator functions taking and returning the NumPy interface's values."""
+    operator functions taking and returning the NumPy interface's values.
+
+    A name is generated on its first look-up by the namespace's own ``__getattr__`` (a
+    module's, PEP 562, in its ``__dict__``), then found in its ``__dict__``: a layer looks
+    its operators up at every call, and a ``__getattr__`` of the class would put every
+    look-up, found or not, through Python's slower attribute hook."""
 
     def __init__(self, module, convert, extra):
         super().__init__(module.__name__)
         self._module, self._convert, self._extra = module, convert, extra
+        self.__getattr__ = self._generate
 
-    def __getattr__(self, name):
+    def _generate(self, name):
         if name.startswith('__'):
             raise AttributeError(name)
         if name in self._extra:
