@@ -76,3 +76,21 @@ def test_executor_groups_share_input_arrays_and_gradients():
         assert mine.arg_dict['data'] is theirs.arg_dict['data']
         assert mine.arg_dict['fc0_weight'] is theirs.arg_dict['fc0_weight']
         assert mine.grad_dict['fc0_weight'] is theirs.grad_dict['fc0_weight']
+
+
+def test_every_bucket_symbol_is_named_afresh():
+    def sym_gen(seq_len):
+        data = mx.sym.var('data')
+        embed = mx.sym.Embedding(data, input_dim=20, output_dim=4)
+        out = mx.sym.FullyConnected(mx.sym.Reshape(embed, shape=(-1, 4)), num_hidden=3)
+        return mx.sym.make_loss(mx.sym.sum(out)), ('data',), None
+
+    mod = mx.mod.BucketingModule(sym_gen=sym_gen, default_bucket_key=6)
+    mod.bind([('data', (2, 6))])
+    mod.init_params()
+    assert mod.symbol.list_arguments()[1] == 'embedding0_weight'
+    mod.switch_bucket(3, [('data', (2, 3))])
+    assert mod._curr_module.symbol.list_arguments()[1] == 'embedding0_weight'
+    before = mod._buckets[6]._total_exec_bytes
+    assert isinstance(before, int) and before >= 0
+    assert mx.mod.Module(mx.sym.var('data'))._total_exec_bytes == 0

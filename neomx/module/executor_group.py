@@ -165,6 +165,12 @@ class DataParallelExecutorGroup:
             [{} for _ in self.contexts]
         self.bind_exec(data_shapes, label_shapes, shared_arrays, shared_grads)
 
+    @property
+    def _total_exec_bytes(self):
+        """MXNet's memory figure of the executors: the sum of their ``debug_str`` totals
+        (whole megabytes each; computed when read)."""
+        return sum(e.allocated_bytes() >> 20 for e in self.execs)
+
     def _grad_reqs(self, grad_req, fixed):
         """The gradient request of every argument, by name."""
         if not self.for_training:

@@ -256,6 +256,11 @@ class Module(BaseModule):
         self._require('binded', 'params_initialized')
         self._exec_group.set_states(states, value)
 
+    @property
+    def _total_exec_bytes(self):
+        """MXNet's memory figure of the bound executors (0 before binding)."""
+        return self._exec_group._total_exec_bytes if self.binded else 0
+
     # ----------------------------------------------------------------- binding
     def bind(self, data_shapes, label_shapes=None, for_training=True, inputs_need_grad=False,
              force_rebind=False, shared_module=None, grad_req='write'):

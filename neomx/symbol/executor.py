@@ -399,11 +399,15 @@ class Executor:
         """The compiled graph's source, each operator call annotated with its node, and the
         estimated memory of its arrays as MXNet's last line, ``Total N MB allocated`` (see
         :mod:`.memory_estimate`)."""
+        return self._graph.listing() + 'Total %d MB allocated\n' % (self.allocated_bytes() >> 20)
+
+    def allocated_bytes(self):
+        """The estimated bytes of the outputs and of the values kept for backward (see
+        :mod:`.memory_estimate`; the total :meth:`debug_str` reports)."""
         shapes, dtypes = infer(self._optimized, {n: a.shape for n, a in self.arg_dict.items()},
                                {n: a.dtype for n, a in self.arg_dict.items()})
         trained = {n for n, req in zip(self._symbol.list_arguments(), self._grad_req) if req != 'null'}
-        total = allocated_bytes(self._optimized, shapes, dtypes, trained)
-        return self._graph.listing() + 'Total %d MB allocated\n' % (total >> 20)
+        return allocated_bytes(self._optimized, shapes, dtypes, trained)
 
 
 # Operators whose inputs get zero gradients whatever follows them: MXNet's gradient pass
