@@ -94,3 +94,30 @@ def test_every_bucket_symbol_is_named_afresh():
     before = mod._buckets[6]._total_exec_bytes
     assert isinstance(before, int) and before >= 0
     assert mx.mod.Module(mx.sym.var('data'))._total_exec_bytes == 0
+
+
+def test_group2ctxs_one_context_serves_every_device():
+    with mx.AttrScope(ctx_group='dev1'):
+        a = mx.sym.var('a') * 2
+    with mx.AttrScope(ctx_group='dev2'):
+        out = a + mx.sym.var('b')
+    shape = (2, 5)
+    grads = []
+    for group2ctxs in ({'dev1': mx.cpu(2), 'dev2': [mx.cpu(3)]}, None):
+        mod = mx.mod.Module(out, context=[mx.cpu(0), mx.cpu(1)], data_names=['a', 'b'], label_names=None,
+                            group2ctxs=group2ctxs)
+        mod.bind(data_shapes=[['a', shape], ['b', shape]], inputs_need_grad=True)
+        mod.init_params()
+        mod.forward(mx.io.DataBatch(data=[mx.nd.ones(shape), mx.nd.ones(shape)]), is_train=True)
+        mod.backward([mx.nd.ones(shape)])
+        grads.append([g.asnumpy() for g in mod.get_input_grads()])
+    np.testing.assert_array_equal(grads[0][0], np.full(shape, 2))
+    np.testing.assert_array_equal(grads[0][1], grads[1][1])
+    bad = mx.mod.Module(out, context=[mx.cpu(0), mx.cpu(1)], data_names=['a', 'b'], label_names=None,
+                        group2ctxs={'dev1': [mx.cpu(1)] * 3, 'dev2': mx.cpu(2)})
+    try:
+        bad.bind(data_shapes=[['a', shape], ['b', shape]])
+    except ValueError as err:
+        assert "group 'dev1' has 3 contexts for 2 devices" in str(err)
+    else:
+        raise AssertionError('3 contexts for 2 devices must be refused')

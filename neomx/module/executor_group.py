@@ -76,9 +76,13 @@ def _group2ctx_per_device(group2ctxs, num_device):
         return group2ctxs
     per_device = [{} for _ in range(num_device)]
     for group, ctxs in group2ctxs.items():
-        ctxs = ctxs if isinstance(ctxs, (list, tuple)) else [ctxs]
+        # one context (alone or in a list) serves every device, as in MXNet
+        ctxs = list(ctxs) if isinstance(ctxs, (list, tuple)) else [ctxs]
+        if len(ctxs) == 1:
+            ctxs = ctxs * num_device
         if len(ctxs) != num_device:
-            raise ValueError('group2ctxs: group %r has %d contexts for %d devices' % (group, len(ctxs), num_device))
+            raise ValueError('group2ctxs: group %r has %d contexts for %d devices (give 1 or %d)'
+                             % (group, len(ctxs), num_device, num_device))
         for i, ctx in enumerate(ctxs):
             per_device[i][group] = ctx
     return per_device
