@@ -383,10 +383,12 @@ def _dot_sparse(lhs, rhs, transpose_a, transpose_b, forward_stype):
     if rhs.layout is not torch.strided:
         rhs = to_dense(rhs)         # a row_sparse weight: all its rows are read
     if not transpose_a:
-        if rhs.requires_grad and torch.is_grad_enabled():
+        if rhs.requires_grad and torch.is_grad_enabled() and rhs.grad_fn is None:
             _check_dot(lhs, rhs, transpose_a, transpose_b)
-            # recorded: the gradient of rhs is the rows the entries use (MXNet's row_sparse
-            # gradient of dot(csr, dense)), several times faster than sparse.mm's dense one
+            # recorded: the gradient of rhs (a weight) is the rows the entries use (MXNet's
+            # row_sparse gradient of dot(csr, dense)), several times faster than sparse.mm's
+            # dense one; a computed rhs gets a dense gradient, which the operators that made
+            # it can take
             return _DotCsrRows.apply(lhs, rhs)
         try:
             # torch.mm (sparse.mm's kernel, without its Python wrapper) checks the shapes and
