@@ -273,3 +273,12 @@ def test_dot_of_csr_and_a_computed_array_differentiates_through_it():
     y.backward()
     # d/dv sum_i sum_k dense[i, k] * sum_j v[k, j]^2 = 2 * v * column sums of dense
     np.testing.assert_allclose(v.grad.asnumpy(), 2 * v.asnumpy() * dense.sum(axis=0)[:, None])
+
+
+def test_distinct_matches_torch_unique():
+    from neomx.operator.storage import _distinct
+    import torch
+    ids = torch.tensor([7, 2, 7, 0, 9, 2])
+    held, slot = _distinct(ids, 10)
+    expected_held, expected_slot = torch.unique(ids, return_inverse=True)
+    assert held.tolist() == expected_held.tolist() and slot.tolist() == expected_slot.tolist()

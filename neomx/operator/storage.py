@@ -379,6 +379,16 @@ def _check_dot(lhs, rhs, transpose_a, transpose_b):
         raise MXNetError('dot: operands have different dtypes %s and %s' % (lhs.dtype, rhs.dtype))
 
 
+def _distinct(ids, bound):
+    """``(held, slot)``: the distinct values of ``ids`` (integers in ``[0, bound)``), sorted,
+    and the position of each element's value among them -- ``torch.unique(ids,
+    return_inverse=True)`` through a mask of ``bound`` flags, which is many times faster than
+    unique's sort for the columns of a csr batch."""
+    present = torch.zeros(bound, dtype=torch.bool, device=ids.device)
+    present[ids] = True
+    return present.nonzero().squeeze(1), (torch.cumsum(present, 0) - 1)[ids]
+
+
 def _dot_sparse(lhs, rhs, transpose_a, transpose_b, forward_stype):
     if rhs.layout is not torch.strided:
         rhs = to_dense(rhs)         # a row_sparse weight: all its rows are read
@@ -403,7 +413,7 @@ def _dot_sparse(lhs, rhs, transpose_a, transpose_b, forward_stype):
     # only the columns holding entries are rows of the (row_sparse) result
     indptr, cols, vals = csr_parts(lhs)
     rows = csr_rows(indptr)
-    held, slot = torch.unique(cols, return_inverse=True)
+    held, slot = _distinct(cols, lhs.shape[1])
     block = rhs.new_zeros((len(held),) + tuple(rhs.shape[1:]))
     block.index_add_(0, slot, vals.reshape((-1,) + (1,) * (rhs.dim() - 1)) * rhs[rows])
     return make_rsp(held, block, (lhs.shape[1],) + tuple(rhs.shape[1:]))
@@ -417,7 +427,7 @@ class _DotCsrRows(torch.autograd.Function):
     def forward(ctx, lhs, rhs):  # pylint: disable=arguments-differ
         indptr, cols, vals = csr_parts(lhs)
         rows = csr_rows(indptr)
-        held, slot = torch.unique(cols, return_inverse=True)
+        held, slot = _distinct(cols, rhs.shape[0])
         ctx.save_for_backward(rows, vals, held, slot)
         ctx.rhs_shape = tuple(rhs.shape)
         picked = rhs[cols] * vals.reshape((-1,) + (1,) * (rhs.dim() - 1))
