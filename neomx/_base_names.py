@@ -83,7 +83,7 @@ def data_dir_default():
 
 
 class classproperty:
-    """A property of a class: ``Cls.name`` calls ``fget(Cls)``; with a :meth:`setter`, and the
+    """A property of a class: ``Cls.name`` calls ``func(Cls)``; with a :meth:`setter`, and the
     class made by :class:`ClassPropertyMeta` (MXNet's ``_MXClassPropertyMetaClass``), ``Cls.name = value`` calls
     ``fset(Cls, value)`` (MXNet 1.x's ``Context.default_ctx``, ``AttrScope.current``...).
 
@@ -102,10 +102,10 @@ class classproperty:
     (3, 3)
     """
 
-    def __init__(self, fget, fset=None):
-        self.fget = fget
-        self.fset = fset
-        self.__doc__ = getattr(fget, '__doc__', None)
+    def __init__(self, func):
+        self.fget = func
+        self.fset = None
+        self.__doc__ = getattr(func, '__doc__', None)
 
     def __get__(self, obj, owner):
         return self.fget(owner if owner is not None else type(obj))
