@@ -83,18 +83,62 @@ def data_dir_default():
 
 
 class classproperty:
-    """A read-only property of a class (``Cls.name`` calls ``func(Cls)``)."""
+    """A property of a class: ``Cls.name`` calls ``func(Cls)``; with a :meth:`setter`, and the
+    class made by :class:`ClassPropertyMeta` (MXNet's ``_MXClassPropertyMetaClass``), ``Cls.name = value`` calls
+    ``fset(Cls, value)`` (MXNet 1.x's ``Context.default_ctx``, ``AttrScope.current``...).
+
+    Example
+    -------
+    >>> class Counter(with_metaclass(ClassPropertyMeta, object)):
+    ...     _value = 0
+    ...     @classproperty
+    ...     def value(cls):
+    ...         return cls._value
+    ...     @value.setter
+    ...     def value(cls, new):
+    ...         cls._value = new
+    >>> Counter.value = 3
+    >>> Counter.value, Counter().value
+    (3, 3)
+    """
 
     def __init__(self, func):
-        self.func = func
+        self.fget = func
+        self.fset = None
+        self.__doc__ = getattr(func, '__doc__', None)
 
     def __get__(self, obj, owner):
-        return self.func(owner)
+        return self.fget(owner if owner is not None else type(obj))
+
+    def setter(self, fset):
+        self.fset = fset
+        return self
+
+    def set_on(self, cls, value):
+        if self.fset is None:
+            raise AttributeError('cannot set class property %s of %s' % (self.fget.__name__, cls.__name__))
+        self.fset(cls, value)
+
+
+class ClassPropertyMeta(type):
+    """Metaclass routing ``Cls.name = value`` to a :class:`classproperty`'s setter (a class
+    attribute is otherwise replaced by the assignment)."""
+
+    def __setattr__(cls, key, value):
+        for klass in cls.__mro__:
+            prop = klass.__dict__.get(key)
+            if isinstance(prop, classproperty):
+                return prop.set_on(cls, value)
+        return super().__setattr__(key, value)
 
 
 def with_metaclass(meta, *bases):
     """A base class built with metaclass ``meta`` (Python 2/3 compatible spelling)."""
-    return meta('temporary_class', bases or (object,), {})
+    # no __slots__ of its own: a class with __slots__ keeps its instances dict-free
+    return meta('temporary_class', bases or (object,), {'__slots__': ()})
+
+
+_MXClassPropertyMetaClass = ClassPropertyMeta     # MXNet's name
 
 
 class _NullType:

@@ -64,7 +64,8 @@ class NotImplementedForSymbol(MXNetError):
 # MXNet's remaining small public names of mx.base (py_str, mx_real_t, _as_list, ...)
 from ._base_names import (_Null, _NullType, _as_list, basestring, c_array, c_array_buf, c_handle_array,  # noqa: E402,F401
                           MXCallbackList, ctypes2numpy_shared,
-                          c_str, c_str_array, classproperty, data_dir_default, long, mx_float,
+                          c_str, c_str_array, classproperty, ClassPropertyMeta, _MXClassPropertyMetaClass,
+                          data_dir_default, long, mx_float,
                           mx_float_p, mx_int, mx_int64, mx_real_t, mx_uint, py_str, with_metaclass)
 
 string_types = (str,)

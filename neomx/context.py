@@ -7,6 +7,7 @@ as on a GPU server.
 """
 import re
 import threading
+import warnings
 
 import torch
 
@@ -15,20 +16,15 @@ from .base import MXNetError
 __all__ = ['Context', 'cpu', 'gpu', 'cpu_pinned', 'current_context', 'num_gpus', 'gpu_memory_info']
 
 # names MXNet's module also holds (imported from its base module)
-from .base import check_call, classproperty, with_metaclass  # noqa: E402,F401
+from .base import check_call, classproperty, with_metaclass, ClassPropertyMeta  # noqa: E402,F401
 
 # MXNet's string form of a context, as its creation operators parse it: 'cpu(0)', 'gpu(1)'.
+_DEFAULT_CTX_DEPRECATED = ('Context.default_ctx has been deprecated. Please use Context.current_context() '
+                           'instead. Please use test_utils.set_default_context to set a default context')
 _CONTEXT_STRING = re.compile(r'(cpu|gpu|cpu_pinned|cpu_shared)\((\d+)\)')
 
 
-class _CurrentContextDescriptor:
-    """``Context.default_ctx`` (MXNet 1.x's spelling): the current context, read on the class."""
-
-    def __get__(self, obj, owner):
-        return current_context()
-
-
-class Context:
+class Context(with_metaclass(ClassPropertyMeta, object)):
     """A device: type ('cpu', 'gpu', 'cpu_pinned', 'cpu_shared') and id.
 
     Parameters
@@ -51,7 +47,18 @@ class Context:
     devtype2str = {1: 'cpu', 2: 'gpu', 3: 'cpu_pinned', 5: 'cpu_shared'}
     devstr2type = {v: k for k, v in devtype2str.items()}
     _default = threading.local()
-    default_ctx = _CurrentContextDescriptor()
+
+    @classproperty
+    def default_ctx(cls):
+        """This thread's default context (MXNet 1.x's deprecated spelling of
+        :func:`current_context`; assigning it sets this thread's default)."""
+        warnings.warn(_DEFAULT_CTX_DEPRECATED, DeprecationWarning)
+        return current_context()
+
+    @default_ctx.setter
+    def default_ctx(cls, ctx):
+        warnings.warn(_DEFAULT_CTX_DEPRECATED, DeprecationWarning)
+        Context._default.value = ctx
 
     def __init__(self, device_type, device_id=0):
         if isinstance(device_type, Context):

@@ -739,8 +739,10 @@ class Perplexity(EvalMetric):
             assert label.size == pred.size / pred.shape[-1], 'shape mismatch: %s vs. %s' % (
                 label.shape, pred.shape)
             label = label.reshape(label.size)
-            probs = numpy.take_along_axis(numpy.moveaxis(pred, self.axis, -1).reshape(label.size, -1),
-                                          label.astype('int64')[:, None], axis=1)[:, 0]
+            pred = numpy.moveaxis(pred, self.axis, -1).reshape(label.size, -1)
+            # MXNet picks with mode 'clip': a label outside the classes reads the nearest one
+            index = numpy.clip(label.astype('int64'), 0, pred.shape[1] - 1)
+            probs = numpy.take_along_axis(pred, index[:, None], axis=1)[:, 0]
             if self.ignore_label is not None:
                 ignore = (label == self.ignore_label).astype(probs.dtype)
                 num -= ignore.sum()

@@ -4,10 +4,10 @@ import threading
 __all__ = ['NameManager', 'Prefix']
 
 # names MXNet's module also holds (imported from its base module)
-from .base import classproperty, with_metaclass  # noqa: E402,F401
+from .base import classproperty, with_metaclass, ClassPropertyMeta  # noqa: E402,F401
 
 
-class NameManager:
+class NameManager(with_metaclass(ClassPropertyMeta, object)):
     """Hands out names ``<hint><counter>`` with one counter per hint.
 
     Used as a context manager, a new manager starts its own counters, which is how tests
@@ -37,19 +37,24 @@ class NameManager:
         return '%s%d' % (hint, n)
 
     def __enter__(self):
-        self._old_manager = NameManager.current()
+        self._old_manager = NameManager.current
         NameManager._current.value = self
         return self
 
     def __exit__(self, *exc):
         NameManager._current.value = self._old_manager
 
-    @staticmethod
-    def current():
+    @classproperty
+    def current(cls):
+        """This thread's active manager (MXNet 1.x: a class property, assignable)."""
         mgr = getattr(NameManager._current, 'value', None)
         if mgr is None:
             mgr = NameManager._current.value = NameManager()
         return mgr
+
+    @current.setter
+    def current(cls, manager):
+        NameManager._current.value = manager
 
 
 class Prefix(NameManager):

@@ -93,6 +93,32 @@ def _set_np_shape_in_scope(active):
     return previous
 
 
+class _NumpyShapeScope(_SemanticsScope):
+    """MXNet's name for the scope :func:`np_shape` returns (``_is_np_shape``: its state).
+
+    >>> with mx.util._NumpyShapeScope(True) as scope:
+    ...     mx.util.is_np_shape(), scope._is_np_shape
+    (True, True)
+    """
+
+    def __init__(self, is_np_shape):
+        super().__init__(_set_np_shape_in_scope, is_np_shape)
+        self._is_np_shape = is_np_shape
+
+
+class _NumpyArrayScope(_SemanticsScope):
+    """MXNet's name for the scope :func:`np_array` returns (``_is_np_array``: its state).
+
+    >>> with mx.util._NumpyArrayScope(True) as scope:
+    ...     mx.util.is_np_array(), scope._is_np_array
+    (True, True)
+    """
+
+    def __init__(self, is_np_array):
+        super().__init__(_set_np_array, is_np_array)
+        self._is_np_array = is_np_array
+
+
 def np_shape(active=True):
     """Scope (``with``) with NumPy shape semantics ``active``.
 
@@ -101,7 +127,7 @@ def np_shape(active=True):
     ...     mx.util.is_np_shape()
     True
     """
-    return _SemanticsScope(_set_np_shape_in_scope, active)
+    return _NumpyShapeScope(active)
 
 
 def np_array(active=True):
@@ -112,7 +138,7 @@ def np_array(active=True):
     ...     mx.util.is_np_array()
     True
     """
-    return _SemanticsScope(_set_np_array, active)
+    return _NumpyArrayScope(active)
 
 
 def _scoped_decorator(scope, decorator_name):

@@ -315,3 +315,22 @@ def test_bind_refuses_arguments_and_gradients_off_the_global_context():
     exe = bn.bind(mx.cpu(0), {'d': mx.nd.ones((2, 3)), 'bn_gamma': mx.nd.ones(3), 'bn_beta': mx.nd.zeros(3)},
                   aux_states={'bn_moving_mean': mx.nd.zeros(3, ctx=mx.cpu(2)), 'bn_moving_var': mx.nd.ones(3)})
     assert exe.forward()[0].shape == (2, 3)
+
+
+def test_reshape_to_smaller_shares_memory_of_arguments_and_outputs():
+    # As MXNet: a smaller argument is the first elements of the old one, and a smaller
+    # output is written into the first elements of the old executor's output.
+    x = mx.sym.var('x')
+    exe = mx.sym.FullyConnected(x, num_hidden=4, name='fc').simple_bind(mx.cpu(), x=(5, 4), grad_req='null')
+    exe.arg_dict['x'][:] = mx.nd.arange(20).reshape((5, 4))
+    exe.arg_dict['fc_weight'][:] = 1
+    exe.arg_dict['fc_bias'][:] = 0
+    small = exe.reshape(x=(3, 4))
+    np.testing.assert_array_equal(small.arg_dict['x'].asnumpy(), np.arange(12).reshape(3, 4))
+    small.arg_dict['x'][:] = 1                  # writes the old executor's argument
+    assert exe.arg_dict['x'].asnumpy()[:3].tolist() == [[1] * 4] * 3
+    small.forward()
+    np.testing.assert_array_equal(small.outputs[0].asnumpy(), np.full((3, 4), 4))
+    np.testing.assert_array_equal(exe.outputs[0].asnumpy()[:3], np.full((3, 4), 4))
+    exe.forward()
+    assert exe.outputs[0].shape == (5, 4)

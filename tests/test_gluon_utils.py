@@ -61,3 +61,45 @@ def test_check_sha1_and_download_from_file_url(tmp_path):
         utils.download(source.as_uri(), path=str(tmp_path / 'bad.bin'), sha1_hash='0' * 40, retries=0)
     with pytest.raises(RuntimeError, match='Failed downloading'):
         utils.download((tmp_path / 'missing.bin').as_uri(), path=str(tmp_path / 'x.bin'), retries=1)
+
+
+class _FakeResponse:
+    def __init__(self, status_code, chunks):
+        self.status_code = status_code
+        self.chunks = chunks
+        self.closed = False
+
+    def iter_content(self, chunk_size=1):
+        yield from self.chunks
+
+    def close(self):
+        self.closed = True
+
+
+def test_download_goes_through_requests_for_http(tmp_path, monkeypatch):
+    requests = pytest.importorskip('requests')
+    calls, responses = [], []
+
+    def fake_get(url, **kwargs):
+        calls.append((url, kwargs))
+        responses.append(_FakeResponse(200, [b'abc', b'', b'def']))
+        return responses[-1]
+
+    monkeypatch.setattr(requests, 'get', fake_get)
+    with pytest.warns(UserWarning, match='^Unverified HTTPS request'):
+        path = utils.download('https://example.invalid/a/f.bin', path=str(tmp_path), verify_ssl=False)
+    assert path == str(tmp_path / 'f.bin')
+    assert (tmp_path / 'f.bin').read_bytes() == b'abcdef'
+    assert calls == [('https://example.invalid/a/f.bin', {'stream': True, 'verify': False})]
+    assert responses[0].closed
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['f.bin']
+
+
+def test_download_retries_a_failed_http_status(tmp_path, monkeypatch, capsys):
+    requests = pytest.importorskip('requests')
+    statuses = iter([503, 404])
+    monkeypatch.setattr(requests, 'get', lambda url, **kw: _FakeResponse(next(statuses), [b'x']))
+    with pytest.raises(RuntimeError, match='Failed downloading.*HTTP status 404'):
+        utils.download('http://example.invalid/g.bin', path=str(tmp_path / 'g.bin'), retries=1)
+    assert 'retrying, 1 attempt left' in capsys.readouterr().out
+    assert list(tmp_path.iterdir()) == []

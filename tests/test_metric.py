@@ -136,3 +136,11 @@ def test_reset_local_keeps_global_statistics():
     assert metric.get()[1] == 1.0 and metric.get_global()[1] == 0.75
     metric.reset()
     assert metric.num_inst == 0 and math.isnan(metric.get_global()[1])
+
+
+def test_perplexity_clips_labels_outside_the_classes():
+    # MXNet picks with mode 'clip' (value recorded with MXNet 1.9.1): label 2 reads class 1,
+    # label -1 class 0
+    metric = mx.metric.Perplexity(ignore_label=None)
+    metric.update([mx.nd.array([2, -1])], [mx.nd.array([[0.5, 0.5], [0.2, 0.8]])])
+    assert metric.get()[1] == pytest.approx(3.1622777107259843)

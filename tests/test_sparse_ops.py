@@ -260,3 +260,25 @@ def test_row_sparse_parameter_step_records_through_sparse_operators():
     np.testing.assert_array_equal(x.grad().asnumpy(), np.full((2, 10), 3.0))
     trainer.step(1)
     np.testing.assert_array_equal(x.row_sparse_data(rows).asnumpy(), np.full((2, 10), -2.0))
+
+
+def test_dot_of_csr_and_a_computed_array_differentiates_through_it():
+    # the gradient reaching a computed rhs is dense: the operators that made it take it
+    dense = np.array([[0, 2, 0], [1, 0, 3]], dtype=np.float32)
+    csr = mx.nd.array(dense).tostype('csr')
+    v = mx.nd.array([[1, 2], [3, 4], [5, 6]])
+    v.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.dot(csr, mx.nd._internal._square_sum(v, axis=1, keepdims=True))
+    y.backward()
+    # d/dv sum_i sum_k dense[i, k] * sum_j v[k, j]^2 = 2 * v * column sums of dense
+    np.testing.assert_allclose(v.grad.asnumpy(), 2 * v.asnumpy() * dense.sum(axis=0)[:, None])
+
+
+def test_distinct_matches_torch_unique():
+    from neomx.operator.storage import _distinct
+    import torch
+    ids = torch.tensor([7, 2, 7, 0, 9, 2])
+    held, slot = _distinct(ids, 10)
+    expected_held, expected_slot = torch.unique(ids, return_inverse=True)
+    assert held.tolist() == expected_held.tolist() and slot.tolist() == expected_slot.tolist()

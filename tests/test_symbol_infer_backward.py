@@ -245,3 +245,42 @@ def test_executor_and_hybridized_cells_resolve_zero_batch_states_per_batch_size(
     x = mx.sym.var('x')
     exe = (x + mx.sym.zeros((0, 4))).simple_bind(mx.cpu(), x=(2, 4))
     assert exe.forward(x=mx.nd.ones((2, 4)))[0].asnumpy().tolist() == [[1.0] * 4] * 2
+
+
+def _arg_shapes(sym, **shapes):
+    arg_shapes, _, _ = sym.infer_shape(**shapes)
+    return dict(zip(sym.list_arguments(), arg_shapes))
+
+
+def test_a_later_output_of_a_split_gives_its_input_shape():
+    a = S.var('a', shape=(0, 10))
+    parts = S.SliceChannel(a, num_outputs=10, axis=1, squeeze_axis=True)
+    assert _arg_shapes(parts[1] + S.var('c', shape=(5,)))['a'] == (5, 10)
+    a = S.var('a', shape=(0, 15, 0))
+    parts = S.SliceChannel(a, num_outputs=3, squeeze_axis=False)
+    assert _arg_shapes(parts[1] + S.var('c', shape=(3, 5, 2)))['a'] == (3, 15, 2)
+
+
+def test_three_unknown_dimensions_of_a_convolution_input():
+    a = S.var('a', shape=(0, 10, 0, 0))
+    conv = S.Convolution(a, num_filter=21, kernel=(3, 3), pad=(1, 1), name='conv')
+    shapes = _arg_shapes(conv + S.var('c', shape=(5, 21, 32, 32)))
+    assert shapes['a'] == (5, 10, 32, 32)
+    assert shapes['conv_weight'] == (21, 10, 3, 3)
+
+
+def test_concat_of_inputs_of_unknown_batch():
+    a, b = S.var('a', shape=(0, 10)), S.var('b', shape=(0, 5))
+    cat = S.Concat(a, b, num_args=2, dim=1)
+    arg_shapes, out_shapes, _ = cat.infer_shape_partial()
+    assert out_shapes == [(0, 15)]         # known before the batch is
+    shapes = _arg_shapes(S.var('d', shape=(2, 0)) + cat)
+    assert (shapes['a'], shapes['b'], shapes['d']) == ((2, 10), (2, 5), (2, 15))
+
+
+def test_an_output_that_does_not_decide_its_inputs_leaves_them_unknown():
+    a, b = S.var('a', shape=(0, 3)), S.var('b', shape=(0, 3))
+    summed = S.sum(S.Concat(a, b, num_args=2, dim=0), axis=0)
+    with pytest.warns(UserWarning, match='Cannot decide the shape'):
+        arg_shapes, _, _ = (summed + S.var('c', shape=(3,))).infer_shape()
+    assert arg_shapes is None

@@ -273,7 +273,7 @@ def test_workers_inherit_the_callers_state():
         with lock:
             seen[x.context] = (autograd.is_recording(), autograd.is_training(),
                                torch.is_grad_enabled(), mx.current_context(),
-                               mx.name.NameManager.current())
+                               mx.name.NameManager.current)
         return x
 
     parts = [mx.nd.ones((1,), ctx=ctx) for ctx in CONTEXTS]

@@ -547,7 +547,13 @@ class Parameter:
             self._set_arrays([arr.astype(dtype) for arr in self._data])
 
     def _set_trainer(self, trainer):
-        """Remember the Trainer that updates this parameter (set_data resets its KVStore)."""
+        """Remember the Trainer that updates this parameter (set_data resets its KVStore).
+        A sparse parameter's rows live in its Trainer's store: a second Trainer is refused."""
+        if self._stype != 'default' and trainer is not None and self._trainer is not None \
+                and self._trainer is not trainer:
+            raise RuntimeError("Failed to set the trainer for Parameter '%s' because it was already set. "
+                               "More than one trainers for a %s Parameter is not supported."
+                               % (self.name, self._stype))
         self._trainer = trainer
 
     def var(self):

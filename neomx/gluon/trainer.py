@@ -3,8 +3,8 @@
 With one context (the common case) no KVStore is involved, as in MXNet: each step runs
 one fused multi-tensor optimizer update over every parameter. With several contexts the
 gradients are summed through a KVStore (``'device'`` by default) and either the store
-runs the optimizer (``update_on_kvstore``) or every context updates its own copy with
-the summed gradients.
+runs the optimizer (``update_on_kvstore``, MXNet's default; one fused update per device
+too) or every context updates its own copy with the summed gradients.
 """
 import operator
 
@@ -16,7 +16,7 @@ from ..base import MXNetError
 from ..optimizer import state_format
 from . import parameter
 from .parameter import Parameter, ParameterDict
-from .trainer_kvstore import choose_kvstore, follows_mxnet_table
+from .trainer_kvstore import choose_kvstore
 from .trainer_layout import TrainedLayout
 from .trainer_overlap import GradientOverlap, can_overlap
 
@@ -38,8 +38,10 @@ class Trainer:
     compression_params : dict, optional
         Gradient compression settings, handed to the KVStore.
     update_on_kvstore : bool or None
-        Whether the KVStore runs the optimizer (multi-context only). None chooses False for
-        stores of this process (every context updates its copy with one fused kernel).
+        Whether the KVStore runs the optimizer. None chooses as MXNet: True for dense
+        parameters on a store that can (``MXNET_UPDATE_ON_KVSTORE=0`` makes it False), False
+        for sparse gradients on a store of this process. ``_update_on_kvstore`` is None when
+        no store is used (a single context).
 
     Example
     -------
@@ -132,32 +134,12 @@ class Trainer:
         return contexts or []
 
     def _init_kvstore(self):
-        """Choose the store on the first step, once every parameter knows its contexts."""
+        """Choose the store on the first step, once every parameter knows its contexts:
+        MXNet 1.9.1's table (``trainer_kvstore.choose_kvstore``)."""
         self._contexts = self._check_contexts()
         self._updaters = [opt.get_updater(self._optimizer) for _ in self._contexts]
-        kind = self._kvstore_kind
-        if follows_mxnet_table(kind, self._params):
-            self._init_kvstore_as_mxnet(kind)
-        elif len(self._contexts) > 1 and kind is not None:
-            store = kvs.create(kind) if isinstance(kind, str) else kind
-            if self._compression_params:
-                store.set_gradient_compression(self._compression_params)
-            self._update_on_kvstore = bool(self._update_on_kvstore_arg)
-            trained = [(i, p) for i, p in enumerate(self._params) if p.grad_req != 'null']
-            store.init([i for i, _ in trained], [p._list_arrays()[0] for _, p in trained])
-            if self._update_on_kvstore:
-                store.set_optimizer(self._optimizer)
-            self._kvstore = store
-        elif self._update_on_kvstore_arg:
-            raise MXNetError('Trainer: update_on_kvstore=True needs a KVStore, which is only used with '
-                             'several contexts (got %d context(s), kvstore=%r)'
-                             % (len(self._contexts), kind))
-        self._kv_initialized = True
-
-    def _init_kvstore_as_mxnet(self, kind):
-        """Distributed, user-registered stores and sparse parameters: MXNet's table decides, and
-        the parameters enter the store at the first step (rank 0's values, broadcast)."""
-        store, update = choose_kvstore(kind, self._update_on_kvstore_arg, len(self._contexts), self._params)
+        store, update = choose_kvstore(self._kvstore_kind, self._update_on_kvstore_arg,
+                                       len(self._contexts), self._params)
         self._distributed = store is not None and 'dist' in store.type
         if store is not None:
             if self._compression_params:
@@ -165,8 +147,12 @@ class Trainer:
             if update:
                 store.set_optimizer(self._optimizer)
             self._params_to_init = list(self._params)
-        self._kvstore = store
-        self._update_on_kvstore = bool(update) and store is not None
+            self._kvstore = store
+            self._update_on_kvstore = bool(update)
+        else:       # MXNet's marker of "no store": None, not False
+            self._kvstore = None
+            self._update_on_kvstore = None
+        self._kv_initialized = True
 
     def _init_params(self):
         """Put the parameters waiting for it into the store: every worker starts from rank 0's
@@ -181,7 +167,12 @@ class Trainer:
         if not dense:
             return
         keys = [self._param2idx[p.name] for p in dense]
-        if isinstance(self._kvstore, kvs.KVStore):
+        if isinstance(self._kvstore, kvs.KVStore) and not self._distributed:
+            # Every context already holds the same initial values; writing them again would
+            # also bump the version of arrays a recorded forward pass may have saved (a
+            # deferred parameter enters the store during the forward of a later context).
+            self._kvstore.init(keys, [p._list_arrays()[0] for p in dense])
+        elif isinstance(self._kvstore, kvs.KVStore):
             self._kvstore.broadcast(keys, [p._list_arrays()[0] for p in dense], [p._list_arrays() for p in dense])
         else:
             for key, p in zip(keys, dense):
@@ -235,8 +226,9 @@ class Trainer:
         if self._params_to_init:
             self._init_params()
         if self._update_on_kvstore:
-            raise MXNetError('allreduce_grads() when parameters are updated on kvstore is not supported. '
-                             'Try setting `update_on_kvstore` to False when creating trainer.')
+            # AssertionError: MXNet asserts this
+            raise AssertionError('allreduce_grads() when parameters are updated on kvstore is not supported. '
+                                 'Try setting `update_on_kvstore` to False when creating trainer.')
         self._allreduce_grads()
 
     @autograd.untracked
@@ -247,8 +239,9 @@ class Trainer:
         if self._params_to_init:
             self._init_params()
         if self._update_on_kvstore:
-            raise MXNetError('update() when parameters are updated on kvstore is not supported. '
-                             'Try setting `update_on_kvstore` to False when creating trainer.')
+            # AssertionError: MXNet asserts this
+            raise AssertionError('update() when parameters are updated on kvstore is not supported. '
+                                 'Try setting `update_on_kvstore` to False when creating trainer.')
         self._check_and_rescale_grad(self._scale / batch_size)
         self._update(ignore_stale_grad)
 
@@ -305,7 +298,15 @@ class Trainer:
         if self._update_on_kvstore:
             self._kvstore.push(keys, grads)
         elif isinstance(self._kvstore, kvs.KVStore):
-            self._kvstore.pushpull(keys, grads)
+            # Sparse gradients are pushed, then pulled back whole (a store of this process
+            # keeps their sum; pull skips sparse outputs unless told not to), as MXNet does.
+            dense = [(k, g) for k, g in zip(keys, grads) if g[0].stype == 'default']
+            sparse = [(k, g) for k, g in zip(keys, grads) if g[0].stype != 'default']
+            if dense:
+                self._kvstore.pushpull([k for k, _ in dense], [g for _, g in dense])
+            for key, grad in sparse:
+                self._kvstore.push(key, grad, priority=-key)
+                self._kvstore.pull(key, grad, priority=-key, ignore_sparse=self._distributed)
         else:       # a user-registered store: one key at a time, as MXNet calls it
             for key, grad in zip(keys, grads):
                 self._kvstore.pushpull(key, grad, priority=-key)

@@ -1,9 +1,5 @@
 """How ``gluon.Trainer`` picks its KVStore and ``update_on_kvstore``: MXNet 1.9.1's table.
 
-It applies to distributed stores, to user-registered stores and to parameters with sparse
-weights or gradients (neomx's own single-process stores with dense parameters keep the
-Trainer's faster default of updating on every context, see ``Trainer``):
-
 * sparse weights: a store is required and the store updates (``update_on_kvstore=False``
   raises ``ValueError``);
 * sparse gradients, dense weights: the store updates when it is distributed
@@ -16,27 +12,13 @@ import os
 
 from .. import kvstore as kvs
 
-__all__ = ['follows_mxnet_table', 'choose_kvstore']
+__all__ = ['choose_kvstore']
 
 
 def _has_sparse(params):
     weights = any(p._stype != 'default' for p in params)
     grads = any(getattr(p, '_grad_stype', 'default') != 'default' for p in params)
     return weights, grads
-
-
-def follows_mxnet_table(kvstore, params):
-    """Whether the Trainer should follow MXNet's table for ``kvstore`` (name or store)."""
-    if any(_has_sparse(params)):
-        return kvstore is not None
-    if isinstance(kvstore, kvs.KVStore):
-        return 'dist' in kvstore.type
-    if isinstance(kvstore, kvs.KVStoreBase):
-        return True
-    if isinstance(kvstore, str):
-        name = kvstore.lower()
-        return 'dist' in name or name in ('horovod', 'byteps') or name in kvs.KVStoreBase.kv_registry
-    return False
 
 
 def _create(kvstore, num_device):

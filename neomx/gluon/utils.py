@@ -126,12 +126,34 @@ def _target_path(url, path):
 
 
 def _fetch(url, fname, verify_ssl):
-    """Download ``url`` to ``fname`` through a temporary file (:class:`~neomx.base.AtomicFile`)."""
-    import ssl
-    context = None if verify_ssl else ssl._create_unverified_context()  # pylint: disable=protected-access
-    with urllib.request.urlopen(url, context=context, timeout=60) as response, AtomicFile(fname) as f:
-        for chunk in iter(lambda: response.read(1 << 20), b''):
-            f.write(chunk)
+    """Download ``url`` to ``fname`` through a temporary file (:class:`~neomx.base.AtomicFile`).
+
+    With ``requests`` installed it does HTTP(S) transfers, as in MXNet (code that patches
+    ``requests.get`` sees our downloads); the standard library does the others (``file://``
+    mirrors in ``MXNET_GLUON_REPO``) and everything when ``requests`` is missing."""
+    requests = None
+    if url.lower().startswith(('http://', 'https://')):
+        try:
+            import requests
+        except ImportError:
+            pass
+    if requests is None:
+        import ssl
+        context = None if verify_ssl else ssl._create_unverified_context()  # pylint: disable=protected-access
+        with urllib.request.urlopen(url, context=context, timeout=60) as response, AtomicFile(fname) as f:
+            for chunk in iter(lambda: response.read(1 << 20), b''):
+                f.write(chunk)
+        return
+    response = requests.get(url, stream=True, verify=verify_ssl)
+    try:
+        if response.status_code != 200:
+            raise RuntimeError('Failed downloading url {} (HTTP status {})'.format(url, response.status_code))
+        with AtomicFile(fname) as f:
+            for chunk in response.iter_content(chunk_size=1 << 16):
+                if chunk:       # keep-alive chunks are empty
+                    f.write(chunk)
+    finally:
+        response.close()
 
 
 def download(url, path=None, overwrite=False, sha1_hash=None, retries=5, verify_ssl=True):
@@ -160,6 +182,9 @@ def download(url, path=None, overwrite=False, sha1_hash=None, retries=5, verify_
     """
     fname = _target_path(url, path)
     assert retries >= 0, 'Number of retries should be at least 0, currently it\'s {}'.format(retries)
+    if not verify_ssl:
+        warnings.warn('Unverified HTTPS request is being made (verify_ssl=False). '
+                      'Adding certificate verification is strongly advised.')
     if not overwrite and os.path.exists(fname) and (not sha1_hash or check_sha1(fname, sha1_hash)):
         return fname
     os.makedirs(os.path.dirname(os.path.abspath(fname)), exist_ok=True)
@@ -171,7 +196,7 @@ def download(url, path=None, overwrite=False, sha1_hash=None, retries=5, verify_
                 raise UserWarning('File {} is downloaded but the content hash does not match. The repo may '
                                   'be outdated or download may be incomplete.'.format(fname))
             return fname
-        except (OSError, UserWarning) as err:
+        except (OSError, UserWarning, RuntimeError) as err:     # requests' errors are OSErrors
             if attempt == retries:
                 raise RuntimeError('Failed downloading %s to %s after %d attempt(s): %s (no network? put the '
                                    'file there by hand)' % (url, fname, retries + 1, err)) from err

@@ -183,6 +183,10 @@ class KVStore(KVStoreBase):
         """
         pairs = self._pairs(key, value, 'push')
         self._check_shapes(pairs, 'push')
+        # The optimizer's own Updater takes every dense key of one device in one call (one
+        # fused multi-tensor update, as the Trainer's per-context update); a user function
+        # gets one key at a time, as in MXNet.
+        batched = {}
         for k, arrays in pairs:
             if all(a.stype == 'row_sparse' for a in arrays):
                 self._push_rows(k, arrays)
@@ -190,10 +194,18 @@ class KVStore(KVStoreBase):
             target = self._reduction_target(k, arrays)
             if self._updater is None:
                 self._reduce_into(k, arrays, target._t)
+                continue
+            merged = self._merge_buffer(k, target)
+            self._reduce_into(k, arrays, merged._t)
+            if isinstance(self._updater, Updater) and merged.stype == 'default':
+                keys, grads, weights = batched.setdefault(target._t.device, ([], [], []))
+                keys.append(k)
+                grads.append(merged)
+                weights.append(target)
             else:
-                merged = self._merge_buffer(k, target)
-                self._reduce_into(k, arrays, merged._t)
                 self._apply_updater(k, merged, target)
+        for keys, grads, weights in batched.values():
+            self._updater(keys, grads, weights)
 
     def _push_rows(self, key, arrays):
         """A row_sparse push: the arrays' rows are summed (their union, nothing dense made) and

@@ -5,7 +5,6 @@ A module is a network with its parameters and optimizer, driven by a few primiti
 ``update_metric``, ``get_outputs``); this class builds ``fit``, ``score`` and ``predict`` from
 them, as MXNet's ``mx.mod.BaseModule`` does.
 """
-import abc
 import logging
 import time
 import warnings
@@ -91,7 +90,7 @@ def parse_data_desc(data_names, label_names, data_shapes, label_shapes):
     return data_shapes, label_shapes
 
 
-class BaseModule(abc.ABC):
+class BaseModule:
     """The generic loops over a module's primitives.
 
     Parameters
@@ -148,48 +147,49 @@ class BaseModule(abc.ABC):
                                      % (type(self).__name__, state.replace('_', ' ')))
 
     # ------------------------------------------------------------ primitives
-    @abc.abstractmethod
     def bind(self, data_shapes, label_shapes=None, for_training=True, inputs_need_grad=False,
              force_rebind=False, shared_module=None, grad_req='write'):
         """Allocate executors for the given input shapes."""
+        raise NotImplementedError()
 
-    @abc.abstractmethod
     def init_params(self, initializer=Uniform(0.01), arg_params=None, aux_params=None,
                     allow_missing=False, force_init=False, allow_extra=False):
         """Give the parameters their first values."""
+        raise NotImplementedError()
 
-    @abc.abstractmethod
     def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True, allow_extra=False):
-        """Assign parameter values."""
+        """Assign parameter values (through :meth:`init_params`, without initializer)."""
+        self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
+                         allow_missing=allow_missing, force_init=force_init, allow_extra=allow_extra)
 
-    @abc.abstractmethod
     def get_params(self):
         """``(arg_params, aux_params)``: dicts of name -> NDArray on the host."""
+        raise NotImplementedError()
 
-    @abc.abstractmethod
     def init_optimizer(self, kvstore='local', optimizer='sgd',
                        optimizer_params=(('learning_rate', 0.01),), force_init=False):
         """Set up the optimizer (and the KVStore that sums gradients)."""
+        raise NotImplementedError()
 
-    @abc.abstractmethod
     def forward(self, data_batch, is_train=None):
         """Compute the outputs of one batch."""
+        raise NotImplementedError()
 
-    @abc.abstractmethod
     def backward(self, out_grads=None):
         """Compute the gradients of the last forward."""
+        raise NotImplementedError()
 
-    @abc.abstractmethod
     def update(self):
         """Apply one optimizer step with the current gradients."""
+        raise NotImplementedError()
 
-    @abc.abstractmethod
     def update_metric(self, eval_metric, labels, pre_sliced=False):
         """Accumulate the last outputs against ``labels`` into ``eval_metric``."""
+        raise NotImplementedError()
 
-    @abc.abstractmethod
     def get_outputs(self, merge_multi_context=True):
         """The outputs of the last forward."""
+        raise NotImplementedError()
 
     # --------------------------------------------------------------- helpers
     def prepare(self, data_batch, sparse_row_id_fn=None):

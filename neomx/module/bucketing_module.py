@@ -20,7 +20,7 @@ __all__ = ['BucketingModule']
 
 # names MXNet's module also holds
 from ..model import load_params  # noqa: E402,F401
-from ..name import NameManager  # noqa: E402,F401
+from ..name import NameManager  # noqa: E402  (MXNet's module holds it too)
 
 
 def _required(value, message):
@@ -87,7 +87,7 @@ class BucketingModule(BaseModule):
         self._module_kwargs = dict(logger=logger, context=context, work_load_list=work_load_list,
                                    fixed_param_names=fixed_param_names, state_names=state_names,
                                    group2ctxs=group2ctxs, compression_params=compression_params)
-        symbol, data_names, label_names = sym_gen(default_bucket_key)
+        symbol, data_names, label_names = self._call_sym_gen(default_bucket_key)
         check_input_names(symbol, data_names or [], 'data', True)
         check_input_names(symbol, label_names or [], 'label', False)
         check_input_names(symbol, state_names or [], 'state', True)
@@ -101,6 +101,12 @@ class BucketingModule(BaseModule):
         self._monitor = None
         self._grad_req = 'write'
         self._reset_bind()
+
+    def _call_sym_gen(self, *args, **kwargs):
+        """``sym_gen`` under a fresh NameManager, as MXNet: every bucket's symbol gets the
+        same automatic names (``embedding0_weight``), so the buckets share parameters."""
+        with NameManager():
+            return self._sym_gen(*args, **kwargs)
 
     def _reset_bind(self):
         """Forget every bucket; the optimizer lived in their modules, so it goes too."""
@@ -300,7 +306,7 @@ class BucketingModule(BaseModule):
 
     def _new_module(self, bucket_key):
         """An unbound Module for ``bucket_key``."""
-        symbol, data_names, label_names = self._sym_gen(bucket_key)
+        symbol, data_names, label_names = self._call_sym_gen(bucket_key)
         symbol = self._saved_symbols.get(bucket_key, symbol)
         return Module(symbol, data_names, label_names, **self._module_kwargs)
 

@@ -76,9 +76,13 @@ def _group2ctx_per_device(group2ctxs, num_device):
         return group2ctxs
     per_device = [{} for _ in range(num_device)]
     for group, ctxs in group2ctxs.items():
-        ctxs = ctxs if isinstance(ctxs, (list, tuple)) else [ctxs]
+        # one context (alone or in a list) serves every device, as in MXNet
+        ctxs = list(ctxs) if isinstance(ctxs, (list, tuple)) else [ctxs]
+        if len(ctxs) == 1:
+            ctxs = ctxs * num_device
         if len(ctxs) != num_device:
-            raise ValueError('group2ctxs: group %r has %d contexts for %d devices' % (group, len(ctxs), num_device))
+            raise ValueError('group2ctxs: group %r has %d contexts for %d devices (give 1 or %d)'
+                             % (group, len(ctxs), num_device, num_device))
         for i, ctx in enumerate(ctxs):
             per_device[i][group] = ctx
     return per_device
@@ -147,13 +151,29 @@ class DataParallelExecutorGroup:
         self.for_training = for_training
         self.inputs_need_grad = inputs_need_grad
         self.state_names = list(state_names or [])
+        # (name, shape) pairs are accepted as DataDescs, as in MXNet
+        data_shapes = [d if isinstance(d, DataDesc) else DataDesc(*d) for d in data_shapes]
+        label_shapes = [d if isinstance(d, DataDesc) else DataDesc(*d) for d in label_shapes or ()]
         self.data_names = [d.name for d in data_shapes]
         self.grad_req = self._grad_reqs(grad_req, set(fixed_param_names or ()))
         self.output_layouts = [DataDesc.get_batch_axis(symbol[i].attr('__layout__'))
                                for i in range(len(self.output_names))]
         self.execs = []
+        # a shared group lends its arrays and its parameters' gradients (one set of
+        # gradients for all of a BucketingModule's buckets, so grad_req='add' accumulates)
         shared_arrays = [dict(e.arg_dict, **e.aux_dict) for e in shared_group.execs] if shared_group else None
-        self.bind_exec(data_shapes, label_shapes, shared_arrays)
+        shared_grads = [e.grad_dict for e in shared_group.execs] if shared_group else None
+        # per context, the arrays of the arguments that are not parameters (inputs, and
+        # parameters the group does not own), shared with the groups sharing this one
+        self.shared_data_arrays = shared_group.shared_data_arrays if shared_group else \
+            [{} for _ in self.contexts]
+        self.bind_exec(data_shapes, label_shapes, shared_arrays, shared_grads)
+
+    @property
+    def _total_exec_bytes(self):
+        """MXNet's memory figure of the executors: the sum of their ``debug_str`` totals
+        (whole megabytes each; computed when read)."""
+        return sum(e.allocated_bytes() >> 20 for e in self.execs)
 
     def _grad_reqs(self, grad_req, fixed):
         """The gradient request of every argument, by name."""
@@ -175,7 +195,7 @@ class DataParallelExecutorGroup:
         return reqs
 
     # ------------------------------------------------------------------ binding
-    def bind_exec(self, data_shapes, label_shapes, reusable=None):
+    def bind_exec(self, data_shapes, label_shapes, reusable=None, reusable_grads=None):
         """(Re)bind the executors for new input shapes.
 
         Parameters
@@ -184,6 +204,8 @@ class DataParallelExecutorGroup:
         reusable : list of dict, optional
             Per context, arrays by name to use again where shape and dtype still fit; by
             default the arrays of the current executors (so parameters are kept).
+        reusable_grads : list of dict, optional
+            The same for gradient arrays; by default the current executors' gradients.
         """
         self.data_shapes, self.label_shapes = list(data_shapes), list(label_shapes or [])
         self.label_names = [d.name for d in self.label_shapes]
@@ -192,7 +214,7 @@ class DataParallelExecutorGroup:
         self.slices = split_batch(self.batch_size, self.workload)
         if reusable is None:
             reusable = [dict(e.arg_dict, **e.aux_dict) for e in self.execs] or [{}] * len(self.contexts)
-        old_grads = [e.grad_dict for e in self.execs] or [{}] * len(self.contexts)
+        old_grads = reusable_grads or [e.grad_dict for e in self.execs] or [{}] * len(self.contexts)
         previous = self.execs
         self.execs = [self._bind_one(i, arrays, grads)
                       for i, (arrays, grads) in enumerate(zip(reusable, old_grads))]
@@ -237,8 +259,17 @@ class DataParallelExecutorGroup:
             if found is not None and found.stype == stype:
                 return found
             return nd.zeros(shape, ctx=contexts.get(name, ctx), dtype=dtype, stype=stype)
-        args = [array(reusable, n, s, t, stypes.get(n, 'default'))
-                for n, s, t in zip(self.arg_names, arg_shapes, arg_types)]
+        shared_data = self.shared_data_arrays[index]
+
+        def argument(name, shape, dtype):
+            stype = stypes.get(name, 'default')
+            if name in self.param_names:
+                return array(reusable, name, shape, dtype, stype)
+            found = _reused(shared_data, name, shape, dtype)
+            if found is None or found.stype != stype:
+                found = shared_data[name] = array(reusable, name, shape, dtype, stype)
+            return found
+        args = [argument(n, s, t) for n, s, t in zip(self.arg_names, arg_shapes, arg_types)]
         grads = [array(reusable_grads, n, s, t, grad_stypes.get(n, 'default')) if self.grad_req[n] != 'null'
                  else None for n, s, t in zip(self.arg_names, arg_shapes, arg_types)]
         aux = [array(reusable, n, s, t) for n, s, t in zip(self.aux_names, aux_shapes, aux_types)]

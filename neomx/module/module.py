@@ -75,6 +75,7 @@ class Module(BaseModule):
                  group2ctxs=None, compression_params=None):
         super().__init__(logger=logger)
         self._group2ctxs = group2ctxs
+        self._grad_req = None       # bind's grad_req
         self._context = as_context_list(context, 'context')
         self._work_load_list = list(work_load_list) if work_load_list is not None else [1] * len(self._context)
         if len(self._work_load_list) != len(self._context):
@@ -255,6 +256,11 @@ class Module(BaseModule):
         self._require('binded', 'params_initialized')
         self._exec_group.set_states(states, value)
 
+    @property
+    def _total_exec_bytes(self):
+        """MXNet's memory figure of the bound executors (0 before binding)."""
+        return self._exec_group._total_exec_bytes if self.binded else 0
+
     # ----------------------------------------------------------------- binding
     def bind(self, data_shapes, label_shapes=None, for_training=True, inputs_need_grad=False,
              force_rebind=False, shared_module=None, grad_req='write'):
@@ -284,6 +290,7 @@ class Module(BaseModule):
             raise ValueError('inputs_need_grad=True requires for_training=True')
         self.for_training = for_training
         self.inputs_need_grad = inputs_need_grad
+        self._grad_req = grad_req
         self._data_shapes, self._label_shapes = parse_data_desc(
             self._data_names, self._label_names, data_shapes, label_shapes)
         shared_group = None
@@ -449,10 +456,11 @@ class Module(BaseModule):
 
     def _batch_descs(self, data_batch, data_shapes):
         """``(data_descs, label_descs)`` of a batch whose shapes differ from the bound ones."""
-        data_descs = data_batch.provide_data or [
+        # any object with ``data`` is a batch (a namedtuple too, as in MXNet)
+        data_descs = getattr(data_batch, 'provide_data', None) or [
             DataDesc(d.name, shape, d.dtype, d.layout) for d, shape in zip(self._data_shapes, data_shapes)]
-        label_descs = data_batch.provide_label
-        if not label_descs and data_batch.label and self._label_shapes:
+        label_descs = getattr(data_batch, 'provide_label', None)
+        if not label_descs and getattr(data_batch, 'label', None) and self._label_shapes:
             label_descs = [DataDesc(d.name, label.shape, d.dtype, d.layout)
                            for d, label in zip(self._label_shapes, data_batch.label)]
         return data_descs, label_descs or None

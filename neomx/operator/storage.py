@@ -424,10 +424,12 @@ def _dot_sparse(lhs, rhs, transpose_a, transpose_b, forward_stype):
     if rhs.layout is not torch.strided:
         rhs = to_dense(rhs)         # a row_sparse weight: all its rows are read
     if not transpose_a:
-        if rhs.requires_grad and torch.is_grad_enabled():
+        if rhs.requires_grad and torch.is_grad_enabled() and rhs.grad_fn is None:
             _check_dot(lhs, rhs, transpose_a, transpose_b)
-            # recorded: the gradient of rhs is the rows the entries use (MXNet's row_sparse
-            # gradient of dot(csr, dense)), several times faster than sparse.mm's dense one
+            # recorded: the gradient of rhs (a weight) is the rows the entries use (MXNet's
+            # row_sparse gradient of dot(csr, dense)), several times faster than sparse.mm's
+            # dense one; a computed rhs gets a dense gradient, which the operators that made
+            # it can take
             return _DotCsrRows.apply(lhs, rhs)
         try:
             # torch.mm (sparse.mm's kernel, without its Python wrapper) checks the shapes and
@@ -442,7 +444,7 @@ def _dot_sparse(lhs, rhs, transpose_a, transpose_b, forward_stype):
     # only the columns holding entries are rows of the (row_sparse) result
     indptr, cols, vals = csr_parts(lhs)
     rows = csr_rows(indptr)
-    held, slot = torch.unique(cols, return_inverse=True)
+    held, slot = distinct_ids(cols)
     block = rhs.new_zeros((len(held),) + tuple(rhs.shape[1:]))
     block.index_add_(0, slot, vals.reshape((-1,) + (1,) * (rhs.dim() - 1)) * rhs[rows])
     return make_rsp(held, block, (lhs.shape[1],) + tuple(rhs.shape[1:]))

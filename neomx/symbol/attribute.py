@@ -2,10 +2,12 @@
 import collections
 import threading
 
+from ..base import classproperty, with_metaclass, ClassPropertyMeta
+
 __all__ = ['AttrScope']
 
 
-class AttrScope:
+class AttrScope(with_metaclass(ClassPropertyMeta, object)):
     """Attach string attributes to the symbols created in this scope.
 
     Scopes nest: an inner scope adds to (and overrides) the attributes of the outer one,
@@ -45,7 +47,7 @@ class AttrScope:
         return merged
 
     def __enter__(self):
-        self._old_scope = AttrScope.current()
+        self._old_scope = AttrScope.current
         merged = dict(self._old_scope._attr)
         merged.update(self._attr)
         self._attr = merged
@@ -55,10 +57,15 @@ class AttrScope:
     def __exit__(self, *exc):
         AttrScope._current.value = self._old_scope
 
-    @staticmethod
-    def current():
-        """The innermost active scope (an empty one outside any ``with``)."""
+    @classproperty
+    def current(cls):
+        """The innermost active scope of this thread (an empty one outside any ``with``);
+        a class property, assignable, as in MXNet 1.x."""
         scope = getattr(AttrScope._current, 'value', None)
         if scope is None:
             scope = AttrScope._current.value = AttrScope()
         return scope
+
+    @current.setter
+    def current(cls, scope):
+        AttrScope._current.value = scope

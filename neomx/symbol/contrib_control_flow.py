@@ -30,7 +30,7 @@ _SUBGRAPH_KEY = '__subgraph_name__'
 
 def _unique_subgraph_name(name):
     """``name`` numbered (``foreach0``), under the enclosing subgraph's name if nested."""
-    outer = AttrScope.current().get(None).get(_SUBGRAPH_KEY, '')
+    outer = AttrScope.current.get(None).get(_SUBGRAPH_KEY, '')
     if outer:
         name = '%s$%s' % (outer, name)
     # MXNet numbers subgraph names process-wide, in AttrScope._subgraph_names (which code may

@@ -166,6 +166,7 @@ class Executor:
         self._trained = [(position[n], g, req) for n, g, req in zip(arg_names, self.grad_arrays, self._grad_req)
                          if req != 'null']
         self.outputs = self._allocate_outputs()
+        self._written_outputs = set()   # outputs whose memory results are copied into (see reshape)
         self._heads = self._leaves = None
         self._rng_before = None     # generator state before the last inference pass (see forward)
         self._custom_ops = []       # the CustomOp instances of its Custom nodes (operator.custom)
@@ -212,8 +213,13 @@ class Executor:
                 results = self._monitor[0](tensors, self._monitor[1])
             else:
                 results = (self._graph if is_train else self._inference)(tensors)
-        for out, tensor in zip(self.outputs, results):
-            out._t = tensor if tensor.layout is torch.strided else to_dense(tensor)
+        for i, (out, tensor) in enumerate(zip(self.outputs, results)):
+            tensor = tensor if tensor.layout is torch.strided else to_dense(tensor)
+            if i in self._written_outputs and tensor.shape == out._t.shape:
+                with torch.no_grad():
+                    out._t.copy_(tensor)
+            else:
+                out._t = tensor
         self._heads = results if record else None
         self._leaves = leaves if record else None
         return self.outputs
@@ -353,16 +359,29 @@ class Executor:
                                  'to not share parameters with the old one. Please check for error in '
                                  'network. If this is intended, set partial_shaping=True to suppress '
                                  'this warning.' % name)
-            if np.prod(shape) > array.size and not allow_up_sizing:
-                raise MXNetError('New shape of %s is larger than the original; set allow_up_sizing=True '
-                                 'to allow it' % name)
-            return zeros(shape, ctx=array.context, dtype=array.dtype)
+            size = int(np.prod(shape))
+            if size > array.size:
+                if not allow_up_sizing:
+                    raise MXNetError('New shape of %s is larger than the original; set allow_up_sizing=True '
+                                     'to allow it' % name)
+                return zeros(shape, ctx=array.context, dtype=array.dtype)
+            if array.stype != 'default' or not array._t.is_contiguous():
+                return zeros(shape, ctx=array.context, dtype=array.dtype)
+            # as MXNet: a smaller array is the first elements of the old one (same memory)
+            return wrap_tensor(array._t.view(-1)[:size].view(tuple(shape)), array.context)
         names = self._symbol.list_arguments()
         args = [resized(n, a, s) for n, a, s in zip(names, self.arg_arrays, arg_shapes)]
         grads = [resized(n, g, s) for n, g, s in zip(names, self.grad_arrays, arg_shapes)]
         aux = [resized(n, a, s) for n, a, s in zip(self._symbol.list_auxiliary_states(), self.aux_arrays, aux_shapes)]
         reshaped = Executor(self._symbol, self._ctx, args, grads, self._grad_req, aux, group2ctx=self._group2ctx)
         reshaped.keep_monitor_of(self)
+        # As MXNet's, whose executors share one memory pool: an output no larger than this
+        # executor's is written into the first elements of it.
+        for i, (mine, new) in enumerate(zip(self.outputs, reshaped.outputs)):
+            if new.size <= mine.size and new.dtype == mine.dtype and new.context == mine.context \
+                    and mine.stype == 'default' and mine._t.is_contiguous():
+                reshaped.outputs[i] = wrap_tensor(mine._t.view(-1)[:new.size].view(new.shape), mine.context)
+                reshaped._written_outputs.add(i)
         return reshaped
 
     def keep_monitor_of(self, other):
@@ -380,11 +399,15 @@ class Executor:
         """The compiled graph's source, each operator call annotated with its node, and the
         estimated memory of its arrays as MXNet's last line, ``Total N MB allocated`` (see
         :mod:`.memory_estimate`)."""
+        return self._graph.listing() + 'Total %d MB allocated\n' % (self.allocated_bytes() >> 20)
+
+    def allocated_bytes(self):
+        """The estimated bytes of the outputs and of the values kept for backward (see
+        :mod:`.memory_estimate`; the total :meth:`debug_str` reports)."""
         shapes, dtypes = infer(self._optimized, {n: a.shape for n, a in self.arg_dict.items()},
                                {n: a.dtype for n, a in self.arg_dict.items()})
         trained = {n for n, req in zip(self._symbol.list_arguments(), self._grad_req) if req != 'null'}
-        total = allocated_bytes(self._optimized, shapes, dtypes, trained)
-        return self._graph.listing() + 'Total %d MB allocated\n' % (total >> 20)
+        return allocated_bytes(self._optimized, shapes, dtypes, trained)
 
 
 # Operators whose inputs get zero gradients whatever follows them: MXNet's gradient pass

@@ -106,6 +106,11 @@ def params_for_shape(node, params, shape):
     return dict(params, stop=stop, infer_range=False)
 
 
+# Bounds of the search for unknown input dimensions from known outputs (_solve_partial_input)
+_MAX_SOLVED_HOLES = 4
+_MAX_SOLVED_OUTPUTS = 64
+
+
 class _Inference:
     """Known shapes and dtypes of graph entries ``(node, output index)``."""
 
@@ -178,40 +183,68 @@ class _Inference:
         return changed
 
     def _solve_partial_input(self, node):
-        """The shape of a partly known input (a variable's or an open node's, see
-        :func:`_has_open_shape`) that the rules leave open, where ``node``'s output and other
-        inputs are known: its unknown dimensions filled (from the output's sizes, or the
-        size that keeps the number of elements) such that the operator gives exactly that
-        output -- a ``FullyConnected`` reading a begin state of batch 0 gets the batch of its
-        output, a ``Reshape`` the one size its input lacks. Only a unique fill counts."""
-        out = self.shapes.get((node, 0))
-        pending = [e for e in node.inputs if e not in self.shapes and e in self.partial
-                   and (e[0].is_variable or e[0] in self.open)]
-        if out is None or len(pending) != 1:
+        """The shapes of partly known inputs (a variable's or an open node's, see
+        :func:`_has_open_shape`) that the rules leave open, where some of ``node``'s outputs
+        and its other inputs are known: their unknown dimensions filled (from the outputs'
+        sizes, or the size that keeps the number of elements) such that the operator gives
+        exactly those outputs -- a ``FullyConnected`` reading a begin state of batch 0 gets
+        the batch of its output, a ``Reshape`` the one size its input lacks, a ``Concat``
+        of inputs of unknown batch the batch of its output. Only a unique fill counts."""
+        outs = {i: self.shapes[(node, i)] for i in range(_MAX_SOLVED_OUTPUTS) if (node, i) in self.shapes}
+        pending = []
+        for e in node.inputs:
+            if e not in self.shapes and e in self.partial and (e[0].is_variable or e[0] in self.open) \
+                    and e not in pending:
+                pending.append(e)
+        if not outs or not pending:
             return False
-        entry = pending[0]
-        template = self.partial[entry]
-        holes = [i for i, d in enumerate(template) if d is None]
-        tried = (out, [self.known(e) for e in node.inputs])
-        if len(holes) > 2 or self._solved_with.get(node) == tried:
+        holes = [(e, k) for e in pending for k, d in enumerate(self.partial[e]) if d is None]
+        tried = (outs, [self.known(e) for e in node.inputs])
+        if len(holes) > _MAX_SOLVED_HOLES or self._solved_with.get(node) == tried:
             return False
         self._solved_with[node] = tried
+        if len(pending) == 1 and len(holes) <= 2:
+            # every candidate tried: a fill is unique among sizes the outputs do not suggest too
+            candidates = partial_shape.hole_candidates(self.partial[pending[0]], outs[min(outs)])
+            fits = self._fills(node, holes, outs, itertools.product(candidates, repeat=len(holes)))
+        else:
+            # the outputs' sizes tried together, then each hole of the one fit moved alone
+            candidates = sorted({d for shape in outs.values() for d in shape} | {1})
+            fits = self._fills(node, holes, outs, itertools.product(candidates, repeat=len(holes)))
+            if len(fits) == 1:
+                moved = [fits[0][:h] + (size,) + fits[0][h + 1:] for h in range(len(holes))
+                         for size in (2, 5, 61, 89) if size != fits[0][h]]
+                fits += self._fills(node, holes, outs, moved)
+        if len(fits) != 1:
+            return False
+        changed = False
+        for entry in pending:
+            shape = list(self.partial[entry])
+            for (e, k), size in zip(holes, fits[0]):
+                if e == entry:
+                    shape[k] = size
+            changed |= self._learn(entry, tuple(shape))
+        return changed
+
+    def _fills(self, node, holes, outs, fills):
+        """The ``fills`` (a size per hole ``(entry, dimension)``) with which ``node`` gives
+        exactly the known outputs ``outs``."""
         dtypes = [self.dtypes.get(e, torch.float32) for e in node.inputs]
         fits = []
-        for sizes in itertools.product(partial_shape.hole_candidates(template, out), repeat=len(holes)):
-            shape = list(template)
-            for i, size in zip(holes, sizes):
-                shape[i] = size
-            shapes = self._input_shapes_given(node, entry, tuple(shape))
+        for sizes in fills:
+            filled = {e: list(self.partial[e]) for e, _ in holes}
+            for (e, k), size in zip(holes, sizes):
+                filled[e][k] = size
+            shapes = self._input_shapes_given(node, {e: tuple(s) for e, s in filled.items()})
             if shapes is None:
                 continue
             try:
                 results = _meta_outputs(node, shapes, dtypes)
             except (MXNetError,) + TORCH_ERRORS:
                 continue
-            if tuple(results[0].shape) == out:
-                fits.append(tuple(shape))
-        return len(fits) == 1 and self._learn(entry, fits[0])
+            if all(i < len(results) and tuple(results[i].shape) == out for i, out in outs.items()):
+                fits.append(tuple(sizes))
+        return fits
 
     def _probe(self, node):
         """What ``node``'s partly known inputs tell of its outputs' shapes and its unknown
@@ -220,10 +253,26 @@ class _Inference:
         if partials[:1] == [None] or all(p is None for p in partials) or self._probed.get(node) == partials:
             return False
         self._probed[node] = partials
+        filled, outputs = self._probe_runs(node, partials, tied=False)
+        if sum(o is not None for o in outputs) < 2:     # maybe the unknown sizes must be equal
+            filled, outputs = self._probe_runs(node, partials, tied=True)
+        changed = False
+        for k, entry in enumerate(node.inputs):
+            if partials[k] is None:
+                changed |= self._learn(entry, partial_shape.agreed([f[k] for f in filled]))
+        for i, result in enumerate(partial_shape.agreed_outputs(outputs, partials[0])):
+            if partial_shape.is_complete(result):
+                changed |= self._set(self.shapes, (node, i), result)
+            else:
+                changed |= self._learn((node, i), result)
+        return changed
+
+    def _probe_runs(self, node, partials, tied):
+        """The input shapes and output shapes (None where refused) of each probe run."""
         names = node.input_names()
         dtypes = [self.dtypes.get(e, torch.float32) for e in node.inputs]
         filled, outputs = [], []
-        for run in partial_shape.probe_runs(partials, node.inputs):
+        for run in partial_shape.probe_runs(partials, node.inputs, tied):
             known = dict(zip(names, run))
             if None in run and node.spec.infer_args is not None:
                 try:
@@ -240,21 +289,12 @@ class _Inference:
                 outputs.append([tuple(t.shape) for t in _meta_outputs(node, [tuple(s) for s in shapes], dtypes)])
             except (MXNetError,) + TORCH_ERRORS:
                 outputs.append(None)    # sizes the operator refuses: see agreed_outputs
-        changed = False
-        for k, entry in enumerate(node.inputs):
-            if partials[k] is None:
-                changed |= self._learn(entry, partial_shape.agreed([f[k] for f in filled]))
-        for i, result in enumerate(partial_shape.agreed_outputs(outputs, partials[0])):
-            if partial_shape.is_complete(result):
-                changed |= self._set(self.shapes, (node, i), result)
-            else:
-                changed |= self._learn((node, i), result)
-        return changed
+        return filled, outputs
 
-    def _input_shapes_given(self, node, entry, shape):
-        """``node``'s input shapes if ``entry`` had ``shape`` (unknown weights from the
-        operator's ``infer_args``), or None when some stay unknown."""
-        known = {n: (shape if e == entry else self.shapes.get(e))
+    def _input_shapes_given(self, node, given):
+        """``node``'s input shapes if the entries of ``given`` had its shapes (unknown
+        weights from the operator's ``infer_args``), or None when some stay unknown."""
+        known = {n: (given[e] if e in given else self.shapes.get(e))
                  for n, e in zip(node.input_names(), node.inputs)}
         if None in known.values() and node.spec.infer_args is not None:
             inferred = node.spec.infer_args(known, node.params) or {}

@@ -55,15 +55,16 @@ def fits(template, shape):
 _PROBE_SIZES = ((1, 0), (2, 1), (61, 3), (89, 3))
 
 
-def probe_runs(partials, keys):
+def probe_runs(partials, keys, tied=False):
     """For each probe run, the inputs' shapes with the unknown dimensions filled (inputs
     known not at all stay None). Inputs of one ``key`` (the same value read twice) get the
-    same sizes."""
+    same sizes; with ``tied`` every unknown dimension of a run gets the same size (for
+    operators that need their inputs' unknown dimensions equal, as ``Concat``)."""
     slots = {}
     for key, partial in zip(keys, partials):
         for k, d in enumerate(partial or ()):
             if d is None:
-                slots.setdefault((key, k), len(slots))
+                slots.setdefault((key, k), 0 if tied else len(slots))
     return [[None if p is None else tuple(base + step * slots[(key, k)] if d is None else d
                                           for k, d in enumerate(p))
              for key, p in zip(keys, partials)]

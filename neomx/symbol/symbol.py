@@ -58,11 +58,11 @@ def create_op_node(spec, inputs, kwargs, name=None, attr=None, hint=None, subgra
         if isinstance(value, np.ndarray):       # its text loses what makes it wrong
             spec.check_value(key, value)
     attrs = {('__%s__' % k if k in _MULT_KEYWORDS else k): attr_string(v) for k, v in kwargs.items()}
-    for key, value in AttrScope.current().get(attr).items():
+    for key, value in AttrScope.current.get(attr).items():
         # Plain keys other than the hidden ones are operator arguments, as in MXNet.
         attrs[_stored_key(key)] = value
     params = _op_params(spec, attrs, subgraphs)
-    name = NameManager.current().get(name, hint or spec.name.lower())
+    name = NameManager.current.get(name, hint or spec.name.lower())
     if isinstance(inputs, dict):
         names = spec.input_names(params)
         # An input these attributes leave out (bias with no_bias) may be None; given, MXNet
@@ -635,7 +635,7 @@ def var(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, ini
     """
     if not isinstance(name, str):
         raise TypeError('Expect a string for variable `name`')
-    attrs = {_stored_key(k): v for k, v in AttrScope.current().get(attr).items()}
+    attrs = {_stored_key(k): v for k, v in AttrScope.current.get(attr).items()}
     given = {'__shape__': refuse_numpy_shape(shape, 'var'), '__lr_mult__': lr_mult, '__wd_mult__': wd_mult,
              '__profiler_scope__': profiler_scope,
              '__dtype__': None if dtype is None else TYPE_FLAG_OF_TORCH[torch_dtype(dtype, 'var')],
