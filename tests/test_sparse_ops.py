@@ -276,9 +276,9 @@ def test_dot_of_csr_and_a_computed_array_differentiates_through_it():
 
 
 def test_distinct_matches_torch_unique():
-    from neomx.operator.storage import _distinct
+    from neomx.operator.storage import distinct_ids
     import torch
     ids = torch.tensor([7, 2, 7, 0, 9, 2])
-    held, slot = _distinct(ids, 10)
+    held, slot = distinct_ids(ids)
     expected_held, expected_slot = torch.unique(ids, return_inverse=True)
     assert held.tolist() == expected_held.tolist() and slot.tolist() == expected_slot.tolist()
