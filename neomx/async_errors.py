@@ -14,7 +14,7 @@ immediate.
 import threading
 import weakref
 
-__all__ = ['defer_error', 'raise_deferred', 'raise_pending', 'carry', 'hand_on', 'LIVE', 'RUN', 'DEPTH', 'MADE']
+__all__ = ['defer_error', 'carries_error', 'raise_deferred', 'raise_pending', 'carry', 'hand_on', 'LIVE', 'RUN', 'DEPTH', 'MADE']
 
 _ATTR = '_mx_deferred_error'
 LIVE = [0]              # deferred errors not raised yet (a cheap test for the operators)
@@ -74,6 +74,12 @@ def defer_error(tensor, error):
     # outside a graph nothing else holds the record: when every array carrying it dies, the
     # error dies too, as in MXNet (waitall does not raise it)
     return tensor
+
+
+def carries_error(tensor):
+    """Whether ``tensor`` carries a deferred error not raised yet."""
+    record = getattr(tensor, _ATTR, None)
+    return record is not None and not record.raised
 
 
 def hand_on(started, results):

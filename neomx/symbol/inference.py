@@ -12,6 +12,7 @@ import warnings
 import torch
 
 from .. import autograd
+from ..async_errors import carries_error
 from ..base import MXNetError, TORCH_OF_TYPE_FLAG, np_dtype, torch_dtype
 from ..operator.dtype_rules import DTypeMismatch
 from ..context import Context
@@ -470,13 +471,32 @@ def _meta_outputs(node, shapes, dtypes):
         try:
             results = tuple(_call_on(node, shapes, dtypes, _META))
         except (MXNetError,) + TORCH_ERRORS as err:
-            results = err
+            # kept as its class and arguments: the exception object would keep the frames of
+            # its traceback, and with them the arrays of the program that asked, alive
+            results = _Refused(type(err), err.args)
+        else:
+            if any(carries_error(t) for t in results):
+                # a data-dependent error (a sampler's scale) deferred onto the meta outputs: they
+                # must die with this inference, as the error does with them (MXNet's waitall
+                # does not raise an error whose arrays are gone)
+                return results
         if len(_META_RESULTS) >= _META_RESULTS_SIZE:
             _META_RESULTS.clear()
         _META_RESULTS[key] = results
-    if isinstance(results, Exception):
-        raise results.with_traceback(None)
+    if type(results) is _Refused:
+        raise results.error_class(*results.args)
     return results
+
+
+class _Refused(tuple):
+    """A meta run that failed: ``(error class, its arguments)``."""
+    __slots__ = ()
+
+    def __new__(cls, error_class, args):
+        return tuple.__new__(cls, (error_class, args))
+
+    error_class = property(lambda self: self[0])
+    args = property(lambda self: self[1])
 
 
 def _call_on(node, shapes, dtypes, device):
