@@ -263,3 +263,27 @@ def test_differentiating_a_freed_graph_again_raises_as_mxnet():
         y.backward()
     with pytest.raises(mx.base.MXNetError, match='retain_graph=True'):
         autograd.grad(y, [x])
+
+
+@pytest.mark.parametrize('stype', ['csr', 'row_sparse'])
+def test_sparse_array_gradient_defaults_to_its_storage_type(stype):
+    # MXNet: attach_grad() without stype gives a gradient of the array's own storage type, and
+    # detach() keeps that storage type too
+    x = mx.nd.array([[0, 1], [2, 0]]).tostype(stype)
+    x.attach_grad()
+    assert x.grad.stype == stype
+    y = x.detach()
+    assert y.stype == stype and y.asnumpy().tolist() == [[0, 1], [2, 0]]
+    x.attach_grad(stype='default')
+    assert x.grad.stype == 'default'
+
+
+def test_dot_csr_gives_a_row_sparse_weight_its_row_sparse_gradient():
+    lhs = mx.nd.array([[0, 2, 0], [1, 0, 0]]).tostype('csr')
+    rhs = mx.nd.ones((3, 2)).tostype('row_sparse')
+    rhs.attach_grad()
+    with autograd.record():
+        y = mx.nd.dot(lhs, rhs)
+    y.backward()
+    assert rhs.grad.stype == 'row_sparse'
+    np.testing.assert_allclose(rhs.grad.asnumpy(), lhs.asnumpy().T @ np.ones((2, 2)))
