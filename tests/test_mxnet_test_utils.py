@@ -36,6 +36,10 @@ def test_np_reduce_and_random_helpers():
     arr = tu.random_arrays((2, 3))
     assert arr.shape == (2, 3) and arr.dtype == np.float32
     assert len(tu.random_arrays((1,), (2,))) == 2
+    # random_uniform_arrays returns a list even for one shape (MXNet's tests index it: [0])
+    one = tu.random_uniform_arrays((2, 3), low=-0.5, high=0.5)
+    assert isinstance(one, list) and len(one) == 1 and one[0].shape == (2, 3)
+    assert np.all(np.abs(one[0]) <= 0.5)
 
 
 def test_symbolic_forward_backward_and_numeric_gradient():
