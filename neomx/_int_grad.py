@@ -21,7 +21,9 @@ integer tensor, which does the differentiating.
 
 Operations with side effects (random sampling, running statistics) would run them twice
 on carried inputs; MXNet code differentiates integer arrays through indexing, sorting,
-reductions, arithmetic and casts, where this does not arise.
+reductions, arithmetic and casts, where this does not arise. A sampler's integer ``dtype``
+(``_sample_multinomial``'s) is no cast: its operator says so (``OpSpec.dtype_casts``) and
+runs once.
 
 Nothing here runs for floating-point arrays: the operations' fast paths test
 :data:`LIVE` (how many integer tensors hold a carrier) before anything else.
@@ -124,7 +126,8 @@ def run(fn, args, attrs=None):
     """
     attrs = attrs or {}
     carried = [carrier_of(a) if isinstance(a, _Tensor) and is_integer(a) else None for a in args]
-    cattrs = _carried_attrs(attrs)
+    spec = getattr(fn, 'spec', None)    # a registry operator's (see OpSpec.dtype_casts)
+    cattrs = _carried_attrs(attrs) if spec is None or spec.dtype_casts else attrs
     if cattrs is attrs:
         if not any(c is not None for c in carried):
             return None

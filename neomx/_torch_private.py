@@ -27,7 +27,7 @@ import torch
 
 __all__ = ['foreach', 'tensor_version', 'per_tensor', 'momentum_sgd_', 'set_grad_enabled', 'engine_run_backward',
            'rnn_kernel', 'onednn_ops', 'has_lapack', 'inductor_freezing', 'aoti_compile_and_package',
-           'nvrtc_available', 'nvrtc_compile', 'cuda_launch', 'tcp_rpc_options']
+           'nvrtc_available', 'nvrtc_compile', 'cuda_launch', 'tcp_rpc_options', 'materialized']
 
 
 # ------------------------------------------------------------------ foreach
@@ -240,6 +240,14 @@ def tensor_version(tensor):
         return tensor._version
     except AttributeError:
         return _NEVER_EQUAL()
+
+
+def materialized(tensor):
+    """``tensor`` as an ordinary tensor: torch's backward formulas may return a ZeroTensor
+    (``Tensor._is_zerotensor``: zeros that hold no memory, e.g. the second derivative of abs),
+    which numpy cannot read; those are copied into real zeros, other tensors returned as they are."""
+    is_zero = getattr(tensor, '_is_zerotensor', None)
+    return tensor.clone() if is_zero is not None and is_zero() else tensor
 
 
 # ------------------------------------------------------------------ AOTInductor

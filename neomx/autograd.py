@@ -216,7 +216,7 @@ def _make_hook(slot):
         if slot.req == 'add':
             buf._t.add_(g if g.dtype is buf._t.dtype else g.to(buf._t.dtype))
         elif g.dtype is buf._t.dtype:
-            buf._t = g
+            buf._t = _torch_private.materialized(g)     # a ZeroTensor (abs's 2nd derivative) made real
         else:
             buf._t.copy_(g)
         slot.fresh = True       # _written, inlined (every parameter, every backward pass)
@@ -443,6 +443,9 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     single = _is_ndarray(variables)
     if single:
         variables = [variables]
+    new = upper_layers.get('array_from_tensor')
+    if not tensors:     # only results without gradients (see mark_constant_result): zeros, as MXNet
+        return [new(torch.zeros_like(v._t), v._ctx) for v in variables]
     if retain_graph is None:
         retain_graph = create_graph
     prev_train = set_training(train_mode)
@@ -457,10 +460,16 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
         raise MXNetError('grad: %s' % str(err).split('\n')[0]) from None
     finally:
         _STATE.training = prev_train
-    new = upper_layers.get('array_from_tensor')
-    return [new(torch.zeros_like(v._t) if r is None else
-                (r if r.layout is _STRIDED else r.to_dense()).to(v._t.dtype), v._ctx)
-            for r, v in zip(res, variables)]
+    out = []
+    for r, v in zip(res, variables):
+        r = torch.zeros_like(v._t) if r is None else (
+            _torch_private.materialized(r) if r.layout is _STRIDED else r.to_dense()).to(v._t.dtype)
+        if create_graph:
+            # a gradient that does not depend on the variables (that of a linear operator) is a
+            # recorded result in MXNet: differentiating it again gives zeros, not an error
+            mark_constant_result(r)
+        out.append(new(r, v._ctx))
+    return out
 
 
 def _grad_target(t):

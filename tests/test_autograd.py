@@ -263,3 +263,55 @@ def test_differentiating_a_freed_graph_again_raises_as_mxnet():
         y.backward()
     with pytest.raises(mx.base.MXNetError, match='retain_graph=True'):
         autograd.grad(y, [x])
+
+
+@pytest.mark.parametrize('stype', ['csr', 'row_sparse'])
+def test_sparse_array_gradient_defaults_to_its_storage_type(stype):
+    # MXNet: attach_grad() without stype gives a gradient of the array's own storage type, and
+    # detach() keeps that storage type too
+    x = mx.nd.array([[0, 1], [2, 0]]).tostype(stype)
+    x.attach_grad()
+    assert x.grad.stype == stype
+    y = x.detach()
+    assert y.stype == stype and y.asnumpy().tolist() == [[0, 1], [2, 0]]
+    x.attach_grad(stype='default')
+    assert x.grad.stype == 'default'
+
+
+def test_dot_csr_gives_a_row_sparse_weight_its_row_sparse_gradient():
+    lhs = mx.nd.array([[0, 2, 0], [1, 0, 0]]).tostype('csr')
+    rhs = mx.nd.ones((3, 2)).tostype('row_sparse')
+    rhs.attach_grad()
+    with autograd.record():
+        y = mx.nd.dot(lhs, rhs)
+    y.backward()
+    assert rhs.grad.stype == 'row_sparse'
+    np.testing.assert_allclose(rhs.grad.asnumpy(), lhs.asnumpy().T @ np.ones((2, 2)))
+
+
+@pytest.mark.parametrize('op', [mx.nd.radians, mx.nd.abs, mx.nd.relu, lambda t: mx.nd.clip(t, 0.1, 0.6),
+                                lambda t: t * 3 + 1])
+def test_second_gradient_of_a_piecewise_linear_operator_is_zero(op):
+    # MXNet records the first gradient even where it does not depend on x (a linear operator's),
+    # so differentiating it again gives zeros; torch's ZeroTensor results read as plain zeros
+    x = mx.nd.array([0.3, -0.5, 0.4])
+    x.attach_grad()
+    with autograd.record():
+        y = op(x)
+        g = autograd.grad(y, x, head_grads=mx.nd.ones((3,)), create_graph=True, retain_graph=True)[0]
+        g2 = autograd.grad(g, x, head_grads=mx.nd.ones((3,)), create_graph=True, retain_graph=True)[0]
+    assert g2.shape == (3,) and g2.asnumpy().tolist() == [0.0, 0.0, 0.0]
+    g.backward()
+    assert x.grad.asnumpy().tolist() == [0.0, 0.0, 0.0]
+
+
+def test_third_gradient_through_a_constant_second_gradient():
+    x = mx.nd.array([0.5, 2.0])
+    x.attach_grad()
+    with autograd.record():
+        y = x * x
+        g = autograd.grad(y, x, create_graph=True)[0]
+        g2 = autograd.grad(g, x, create_graph=True)[0]
+        g3 = autograd.grad(g2, x, create_graph=True)[0]
+    assert g.asnumpy().tolist() == [1.0, 4.0]
+    assert g2.asnumpy().tolist() == [2.0, 2.0] and g3.asnumpy().tolist() == [0.0, 0.0]

@@ -36,6 +36,10 @@ def test_np_reduce_and_random_helpers():
     arr = tu.random_arrays((2, 3))
     assert arr.shape == (2, 3) and arr.dtype == np.float32
     assert len(tu.random_arrays((1,), (2,))) == 2
+    # random_uniform_arrays returns a list even for one shape (MXNet's tests index it: [0])
+    one = tu.random_uniform_arrays((2, 3), low=-0.5, high=0.5)
+    assert isinstance(one, list) and len(one) == 1 and one[0].shape == (2, 3)
+    assert np.all(np.abs(one[0]) <= 0.5)
 
 
 def test_symbolic_forward_backward_and_numeric_gradient():
@@ -45,7 +49,8 @@ def test_symbolic_forward_backward_and_numeric_gradient():
     out = tu.check_symbolic_forward(s, [xv, yv], [xv * yv])
     assert isinstance(out[0], mx.nd.NDArray)
     grads = tu.check_symbolic_backward(s, [xv, yv], [np.ones((2, 3))], {'x': yv, 'y': xv})
-    np.testing.assert_allclose(grads['x'], yv, rtol=1e-5)
+    assert isinstance(grads['x'], mx.nd.NDArray)      # the gradient buffers, as MXNet returns them
+    np.testing.assert_allclose(grads['x'].asnumpy(), yv, rtol=1e-5)
     tu.check_numeric_gradient(s, {'x': xv, 'y': yv})
     with pytest.raises(AssertionError, match='EXPECTED'):
         tu.check_symbolic_forward(s, [xv, yv], [xv + yv])
@@ -82,3 +87,15 @@ def test_namespace_is_mxnets():
         assert name in names, name
     assert mx.base.py_str(b'ab') == 'ab' and mx.base.mx_real_t is np.float32
     assert mx.base._as_list(1) == [1] and mx.base._as_list([1]) == [1]
+
+
+def test_check_symbolic_backward_binds_gradients_of_grad_stypes_for_expected_args_only():
+    # MXNet: gradient buffers only for the arguments of `expected`, of the storage types of
+    # grad_stypes (empty sparse arrays), returned as the bound NDArrays
+    x, y = mx.sym.var('x'), mx.sym.var('y')
+    xv = mx.nd.array([[0, 1], [2, 0]]).tostype('row_sparse')
+    grads = tu.check_symbolic_backward(mx.sym.elemwise_add(x, y), {'x': xv, 'y': np.ones((2, 2))},
+                                       [np.ones((2, 2))], {'x': np.ones((2, 2))},
+                                       grad_stypes={'x': 'row_sparse'})
+    assert list(grads) == ['x'] and grads['x'].stype == 'row_sparse'
+    np.testing.assert_allclose(grads['x'].asnumpy(), np.ones((2, 2)))

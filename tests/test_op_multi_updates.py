@@ -47,9 +47,75 @@ def test_multi_tensor_update_matches_mxnet(op):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=2e-6)
 
 
-def test_multi_adamw_skips_the_step_for_a_non_finite_scale():
+@pytest.mark.parametrize('scale', [float('nan'), float('inf'), 0.0])
+def test_multi_adamw_skips_the_step_for_a_zero_or_non_finite_scale(scale):
     w = mx.nd.array([1.0, 2.0])
-    out = mx.nd._internal._multi_adamw_update(w, mx.nd.ones(2), mx.nd.zeros(2), mx.nd.zeros(2),
-                                              mx.nd.array([float('nan')]), lrs=(0.1,), wds=(0.,), etas=(1.,),
-                                              num_weights=1)
+    mean, var = mx.nd.ones(2) * 0.5, mx.nd.ones(2) * 0.5
+    out = mx.nd._internal._multi_adamw_update(w, mx.nd.ones(2), mean, var, mx.nd.array([scale]), lrs=(0.1,),
+                                              wds=(0.1,), etas=(1.,), num_weights=1)
     assert out.asnumpy().tolist() == [1.0, 2.0]
+    assert mean.asnumpy().tolist() == [0.5, 0.5] and var.asnumpy().tolist() == [0.5, 0.5]
+
+
+@pytest.mark.parametrize('scale', [float('nan'), 0.0])
+@pytest.mark.parametrize('mp', [False, True])
+def test_single_adamw_skips_the_step_for_a_zero_or_nan_scale(scale, mp):
+    # MXNet 1.9.1 leaves weight, mean and var untouched (weight decay included) for a 0 loss scale too
+    w, mean, var = mx.nd.ones(3), mx.nd.ones(3) * 0.5, mx.nd.ones(3) * 0.5
+    if mp:
+        w16 = w.astype('float16')
+        mx.nd.contrib.mp_adamw_update(w16, mx.nd.ones(3, dtype='float16'), mean, var, w, scale, lr=0.1, eta=1.0,
+                                      wd=0.1, out=w16)
+        assert w16.asnumpy().tolist() == [1.0] * 3
+    else:
+        mx.nd.contrib.adamw_update(w, mx.nd.ones(3), mean, var, scale, lr=0.1, eta=1.0, wd=0.1, out=w)
+    assert w.asnumpy().tolist() == [1.0] * 3 and mean.asnumpy().tolist() == [0.5] * 3
+
+
+def _lists(master):
+    rng = np.random.RandomState(1)
+    shapes = [(3,), (2, 2)]
+    weights = [mx.nd.array(rng.rand(*s)) for s in shapes]
+    grads = [mx.nd.array(rng.rand(*s) - 0.5) for s in shapes]
+    means = [mx.nd.full(s, 0.1) for s in shapes]
+    variances = [mx.nd.full(s, 0.2) for s in shapes]
+    masters = [w.copy() for w in weights] if master else []
+    return weights, grads, means, variances, masters
+
+
+@pytest.mark.parametrize('master', [False, True])
+def test_contrib_multi_adamw_takes_lists_and_a_python_scale(master):
+    # mx.nd.contrib.multi_[mp_]adamw_update interleave the lists for the kernel and accept a float scale
+    weights, grads, means, variances, masters = _lists(master)
+    ref = _lists(master)
+    kw = dict(lrs=[0.1, 0.2], wds=[0.01, 0.0], etas=[1.0, 0.5], clip_gradient=0.3)
+    if master:
+        mx.nd.contrib.multi_mp_adamw_update(weights, grads, means, variances, masters, 2.0, out=weights, **kw)
+    else:
+        mx.nd.contrib.multi_adamw_update(weights, grads, means, variances, 2.0, out=weights, **kw)
+    for i in range(2):
+        mx.nd.contrib.adamw_update(ref[0][i], ref[1][i], ref[2][i], ref[3][i], 2.0, lr=kw['lrs'][i],
+                                   wd=kw['wds'][i], eta=kw['etas'][i], clip_gradient=0.3, out=ref[0][i])
+        np.testing.assert_allclose(weights[i].asnumpy(), ref[0][i].asnumpy(), rtol=1e-6)
+        np.testing.assert_allclose(means[i].asnumpy(), ref[2][i].asnumpy(), rtol=1e-6)
+        if master:
+            np.testing.assert_allclose(masters[i].asnumpy(), ref[0][i].asnumpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize('master', [False, True])
+def test_contrib_multi_lamb_takes_lists(master):
+    weights, grads, means, variances, masters = _lists(master)
+    kw = dict(step_count=[1, 3], lrs=[0.1, 0.2], wds=[0.01, 0.0], rescale_grad=2.0, lower_bound=0.1,
+              upper_bound=5.0)
+    if master:
+        kw['bias_correction'] = False
+        mx.nd.contrib.multi_mp_lamb_update(weights, grads, means, variances, masters, out=weights, **kw)
+    else:
+        mx.nd.contrib.multi_lamb_update(weights, grads, means, variances, out=weights, **kw)
+    arrays = []
+    for i, (w, g, m, v) in enumerate(zip(*_lists(master)[:4])):
+        arrays += [w, g, m, v] + ([w.copy()] if master else [])
+    want = getattr(mx.nd._internal, '_multi_mp_lamb_update' if master else '_multi_lamb_update')(
+        *arrays, num_tensors=2, learning_rates=kw.pop('lrs'), **kw)
+    for got, expect in zip(weights, want):
+        np.testing.assert_allclose(got.asnumpy(), expect.asnumpy(), rtol=1e-6)

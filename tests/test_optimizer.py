@@ -368,3 +368,30 @@ def test_adamw_operator_skips_non_finite_rescale():
     mx.nd.contrib.adamw_update(w, mx.nd.array(_INPUTS['g']), mx.nd.zeros((4,)), mx.nd.zeros((4,)),
                                mx.nd.array([np.inf]), lr=0.1, eta=1.0, out=w)
     np.testing.assert_array_equal(w.asnumpy(), np.array(_INPUTS['w'], 'float32'))
+
+
+def test_allow_np_array_records_the_mode_and_updater_works_without_it():
+    # MXNet: Optimizer.allow_np_array is is_np_array() at creation; an Updater whose optimizer
+    # lacks it (made before it existed) falls back to the current mode
+    opt = mx.optimizer.SGD(learning_rate=0.5)
+    assert opt.allow_np_array is False
+    mx.npx.set_np()
+    try:
+        assert mx.optimizer.SGD().allow_np_array is True
+        delattr(opt, 'allow_np_array')
+        updater = mx.optimizer.Updater(opt)
+        w = mx.np.ones((2,))
+        updater(0, mx.np.ones((2,)), w)
+        updater(1, mx.np.ones((0, 0)), mx.np.zeros((0, 0)))
+    finally:
+        mx.npx.reset_np()
+    assert w.asnumpy().tolist() == [0.5, 0.5]
+
+
+def test_optimizer_made_outside_np_mode_updates_np_weights_in_place():
+    opt = mx.optimizer.SGD(learning_rate=0.5, momentum=0.9)
+    updater = mx.optimizer.get_updater(opt)
+    w = mx.np.ones((3,))
+    updater(0, mx.np.ones((3,)), w)
+    assert w.asnumpy().tolist() == [0.5] * 3
+    assert not updater.states[0]._is_np_array     # it worked on a classic view, as MXNet's

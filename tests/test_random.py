@@ -169,6 +169,25 @@ def test_multinomial_log_probability_gradient():
     check_numeric_gradient(log_prob, [np.array([[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]])])
 
 
+@pytest.mark.parametrize('dtype', ['int32', 'uint8', 'float32'])
+def test_multinomial_gradient_belongs_to_the_returned_draws(dtype):
+    # d log p[y] / d p = 1 / p[y] for each returned draw y: the operator runs once while
+    # recording, also for integer samples (the dtype is the samples', not a cast)
+    rnd = mx.nd.random
+    p = mx.nd.array([[0.1, 0.2, 0.3, 0.4], [0.4, 0.3, 0.2, 0.1]])
+    p.attach_grad()
+    with mx.autograd.record():
+        y, log_p = rnd.multinomial(p, shape=500, get_prob=True, dtype=dtype)
+    log_p.backward()
+    assert y.dtype == np.dtype(dtype)
+    draws, probs = y.asnumpy().astype(int), p.asnumpy()
+    expected = np.zeros_like(probs)
+    for row in range(2):
+        np.add.at(expected[row], draws[row], 1.0 / probs[row, draws[row]])
+    np.testing.assert_allclose(p.grad.asnumpy(), expected, rtol=1e-5)
+    np.testing.assert_allclose(log_p.asnumpy(), np.log(probs[np.arange(2)[:, None], draws]), rtol=1e-6)
+
+
 def test_shuffle_permutes_first_axis_and_its_gradient():
     x = mx.nd.arange(12).reshape((4, 3))
     y = rnd.shuffle(x).asnumpy()

@@ -282,3 +282,63 @@ def test_distinct_matches_torch_unique():
     held, slot = distinct_ids(ids)
     expected_held, expected_slot = torch.unique(ids, return_inverse=True)
     assert held.tolist() == expected_held.tolist() and slot.tolist() == expected_slot.tolist()
+
+
+@pytest.mark.parametrize('dtype', ['float32', 'int32', 'int64', 'float16'])
+def test_sparse_retain_takes_indices_of_any_dtype(dtype):
+    rsp = mx.nd.array([[1, 2], [3, 4], [5, 6]]).tostype('row_sparse')
+    kept = mx.nd.sparse.retain(rsp, mx.nd.array([0, 2], dtype=dtype))
+    assert kept.stype == 'row_sparse' and kept.asnumpy().tolist() == [[1, 2], [0, 0], [5, 6]]
+
+
+@pytest.mark.parametrize('axis,keepdims,stype', [(0, False, 'default'), (1, False, 'default'),
+                                                 (1, True, 'row_sparse')])
+def test_square_sum_of_a_row_sparse_array_without_rows(axis, keepdims, stype):
+    empty = mx.nd.zeros((4, 3), stype='row_sparse')
+    out = mx.nd._internal._square_sum(empty, axis=axis, keepdims=keepdims)
+    assert out.stype == stype
+    assert out.asnumpy().tolist() == mx.nd.sum(mx.nd.zeros((4, 3)), axis=axis, keepdims=keepdims).asnumpy().tolist()
+
+
+@pytest.mark.parametrize('sparse_grad', [False, True])
+def test_embedding_gradient_stype_follows_sparse_grad_not_the_weight(sparse_grad):
+    # MXNet: a row_sparse weight of Embedding(sparse_grad=False) gets a dense gradient
+    weight = mx.sym.var('w', stype='row_sparse')
+    embed = mx.sym.Embedding(mx.sym.var('data'), weight, input_dim=5, output_dim=2, sparse_grad=sparse_grad)
+    exe = embed.simple_bind(mx.cpu(), grad_req={'data': 'null', 'w': 'write'}, data=(3,))
+    assert exe.grad_dict['w'].stype == ('row_sparse' if sparse_grad else 'default')
+
+
+def test_quadratic_keeps_csr_where_c_is_zero():
+    x = mx.nd.array([[0, 1], [2, 0]]).tostype('csr')
+    y = mx.nd.contrib.quadratic(x, a=1, b=2, c=0)
+    assert y.stype == 'csr' and y.asnumpy().tolist() == [[0, 3], [8, 0]]
+    assert mx.nd.contrib.quadratic(x, a=1, b=2, c=1).stype == 'default'
+    rsp = mx.nd.array([[0, 1], [2, 0]]).tostype('row_sparse')
+    assert mx.nd.contrib.quadratic(rsp, a=1, b=2, c=0).stype == 'default'
+
+
+def test_batch_norm_refuses_sparse_inputs_with_fix_gamma():
+    data = mx.sym.var('data', stype='row_sparse')
+    args = [mx.nd.ones((2, 3)).tostype('row_sparse'), mx.nd.ones(3).tostype('row_sparse'),
+            mx.nd.zeros(3).tostype('row_sparse')]
+    aux = [mx.nd.zeros(3), mx.nd.ones(3)]
+    grads = [mx.nd.zeros((2, 3)), mx.nd.zeros(3), mx.nd.zeros(3)]
+    with pytest.raises(MXNetError, match='fix_gamma=True is not supported for sparse'):
+        mx.sym.BatchNorm(data, fix_gamma=True).bind(mx.cpu(), args=args, args_grad=grads, aux_states=aux)
+    exe = mx.sym.BatchNorm(data, fix_gamma=False).bind(mx.cpu(), args=args, args_grad=grads, aux_states=aux)
+    exe.forward(is_train=True)
+    assert exe.outputs[0].shape == (2, 3)
+
+
+def test_dot_csr_gradient_through_a_reshaped_weight_is_dense_then_reshaped():
+    x = mx.nd.array([[1], [0], [2], [0]]).tostype('csr')
+    w = mx.nd.arange(48).reshape((12, 4))
+    out = mx.sym.sparse.dot(mx.sym.var('x', stype='csr'), mx.sym.reshape(mx.sym.var('w'), (1, 48)))
+    grad = mx.nd.zeros((12, 4)).tostype('row_sparse')
+    exe = out.bind(mx.cpu(), args={'x': x, 'w': w}, args_grad={'w': grad})
+    exe.forward(is_train=True)
+    head = exe.outputs[0].copy()
+    exe.backward(head)
+    expected = mx.nd.dot(x, head, transpose_a=True).asnumpy().reshape(12, 4)
+    np.testing.assert_allclose(grad.asnumpy(), expected)

@@ -105,3 +105,40 @@ def test_arange_with_infer_range_takes_its_length_from_readers():
     with pytest.raises(MXNetError, match='not a multiple of repeat=2'):
         mx.sym.elemwise_add(mx.sym.arange(start=0, repeat=2, infer_range=True),
                             mx.sym.zeros(shape=[5])).bind(mx.current_context(), args={}).forward()
+
+
+@pytest.mark.parametrize('product', [lambda a, b: a.dot(b), lambda a, b: mx.sym.np.dot(a, b),
+                                     lambda a, b: mx.sym.np.matmul(a, b)])
+def test_np_product_fills_the_contracted_axis_of_a_partial_weight(product):
+    # MXNet's shape rule gives a (-1, 100) weight the data's last size; probing alone, whose
+    # sizes never equal 1000, could not (Gluon's deferred init of np-mode weights relies on it)
+    mx.npx.set_np()
+    try:
+        a = mx.sym.var('a').as_np_ndarray()
+        b = mx.sym.var('b', shape=(-1, 100)).as_np_ndarray()
+        args, outs, _ = product(a, b).infer_shape_partial(a=(64, 1000))
+    finally:
+        mx.npx.reset_np()
+    assert args == [(64, 1000), (1000, 100)] and outs == [(64, 100)]
+
+
+def test_np_mode_hybridized_block_completes_a_deferred_dot_weight():
+    class Regression(mx.gluon.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            with self.name_scope():
+                self.w = self.params.get('w', shape=(0, 3), allow_deferred_init=True)
+
+        def hybrid_forward(self, F, x, w):
+            return x.dot(w)
+
+    mx.npx.set_np()
+    try:
+        net = Regression()
+        net.initialize(mx.init.One())
+        net.hybridize()
+        out = net(mx.np.ones((2, 5)))
+        assert net.w.shape == (5, 3) and out.shape == (2, 3)
+        assert out.asnumpy().tolist() == [[5.0] * 3] * 2
+    finally:
+        mx.npx.reset_np()

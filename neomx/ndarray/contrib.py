@@ -90,6 +90,62 @@ def mp_adamw_update(weight, grad, mean, var, weight32, rescale_grad, lr, eta, be
                                       clip_gradient=clip_gradient, out=out, name=name, **kwargs)
 
 
+def _interleave(*columns):
+    """The multi-tensor kernels take their inputs weight by weight: (w0, g0, m0, v0, w1, g1, ...)."""
+    return [array for group in zip(*columns) for array in group]
+
+
+def multi_adamw_update(weights, grads, mean, var, rescale_grad, lrs, wds, etas, out=None, name=None, size=0,
+                       **kwargs):
+    """AdamW step on several weights at once (``_multi_adamw_update``): one list per input, one
+    learning rate, weight decay and ``eta`` per weight; ``rescale_grad`` may be a number or an NDArray
+    (the step is skipped when it is not finite). ``size`` defaults to ``len(weights)``.
+
+    Example
+    -------
+    >>> import neomx as mx
+    >>> ws = [mx.nd.ones(2), mx.nd.ones(3)]
+    >>> _ = multi_adamw_update(ws, [mx.nd.ones(2), mx.nd.ones(3)], [mx.nd.zeros(2), mx.nd.zeros(3)],
+    ...                        [mx.nd.zeros(2), mx.nd.zeros(3)], 1.0, lrs=[0.1, 0.1], wds=[0, 0],
+    ...                        etas=[1.0, 1.0], out=ws)
+    >>> [round(float(w[0].asscalar()), 4) for w in ws]
+    [0.6838, 0.6838]
+    """
+    from . import _internal     # pylint: disable=import-outside-toplevel  (filled in after this module)
+    inputs = _interleave(weights, grads, mean, var) + [_scale_array(rescale_grad, weights[0])]
+    return _internal._multi_adamw_update(*inputs, out=out, num_weights=size or len(weights), lrs=lrs, wds=wds,
+                                         etas=etas, name=name, **kwargs)
+
+
+def multi_mp_adamw_update(weights, grads, mean, var, weights32, rescale_grad, lrs, wds, etas, out=None, name=None,
+                          size=0, **kwargs):
+    """Mixed-precision :func:`multi_adamw_update` (``_multi_mp_adamw_update``): ``weights32`` are the
+    float32 master weights, updated in place; the (e.g. float16) ``weights`` get their rounded copy."""
+    from . import _internal     # pylint: disable=import-outside-toplevel  (filled in after this module)
+    inputs = _interleave(weights, grads, mean, var, weights32) + [_scale_array(rescale_grad, weights[0])]
+    return _internal._multi_mp_adamw_update(*inputs, out=out, num_weights=size or len(weights), lrs=lrs,
+                                            wds=wds, etas=etas, name=name, **kwargs)
+
+
+def multi_lamb_update(weights, grads, mean, var, step_count, lrs, wds, out=None, num_tensors=0, **kwargs):
+    """LAMB step on several weights at once (``_multi_lamb_update``): one list per input and one
+    step count, learning rate and weight decay per weight. ``num_tensors`` defaults to ``len(weights)``."""
+    from . import _internal     # pylint: disable=import-outside-toplevel  (filled in after this module)
+    return _internal._multi_lamb_update(*_interleave(weights, grads, mean, var), out=out,
+                                        num_tensors=num_tensors or len(weights), step_count=step_count,
+                                        learning_rates=lrs, wds=wds, **kwargs)
+
+
+def multi_mp_lamb_update(weights, grads, mean, var, weights32, step_count, lrs, wds, out=None, num_tensors=0,
+                         **kwargs):
+    """Mixed-precision :func:`multi_lamb_update` (``_multi_mp_lamb_update``) with float32 master
+    ``weights32``."""
+    from . import _internal     # pylint: disable=import-outside-toplevel  (filled in after this module)
+    return _internal._multi_mp_lamb_update(*_interleave(weights, grads, mean, var, weights32), out=out,
+                                           num_tensors=num_tensors or len(weights), step_count=step_count,
+                                           learning_rates=lrs, wds=wds, **kwargs)
+
+
 def _scale_array(rescale_grad, weight):
     """``rescale_grad`` as a (1,) array on ``weight``'s context, as the AdamW kernels take it."""
     from .ndarray import NDArray, full  # pylint: disable=import-outside-toplevel
@@ -99,4 +155,5 @@ def _scale_array(rescale_grad, weight):
 
 
 # Python helpers that replace the registry's functions of the same name once it fills this module
-PYTHON_HELPERS = ('adamw_update', 'mp_adamw_update')
+PYTHON_HELPERS = ('adamw_update', 'mp_adamw_update', 'multi_adamw_update', 'multi_mp_adamw_update',
+                  'multi_lamb_update', 'multi_mp_lamb_update')

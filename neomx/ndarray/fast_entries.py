@@ -181,8 +181,9 @@ def attr_keywords(kwargs):
 
 def may_cast(spec):
     """Whether calls of ``spec`` may cast recorded floats to integers (a ``dtype`` attribute,
-    not of an operator creating arrays): while recording they run through ``_int_grad``."""
-    return 'dtype' in spec.attrs and not spec.ctx_attrs
+    not of an operator creating arrays nor a sampler's): while recording they run through
+    ``_int_grad``."""
+    return 'dtype' in spec.attrs and not spec.ctx_attrs and spec.dtype_casts
 
 
 def one_input_entry(spec, general, array_class=NDArray):

@@ -243,6 +243,16 @@ class BaseSparseNDArray(NDArray):
         """The ``i``-th index array (row_sparse: 0 = indices; csr: 0 = indptr, 1 = indices)."""
         return self._aux_arrays()[i]
 
+    # ----------------------------------------------------------- autograd
+    def attach_grad(self, grad_req='write', stype=None):
+        """As :meth:`NDArray.attach_grad`; the gradient's storage type defaults to this array's,
+        as in MXNet."""
+        super().attach_grad(grad_req, self._STYPE if stype is None else stype)
+
+    def detach(self):
+        """This array's value, cut from the recorded graph, in the same storage type."""
+        return from_sparse_tensor(self._sparse().detach(), self._ctx)
+
     # ----------------------------------------------------------- copies
     def copy(self):
         return from_sparse_tensor(self._sparse().clone(), self._ctx)

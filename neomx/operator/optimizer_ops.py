@@ -17,6 +17,7 @@ default), otherwise gradients are clipped to ``[-clip, clip]``. Gradients given 
 caller are never modified. Where a rule is linear in the gradient, the rescale factor is
 folded into a scalar instead of spending a pass over memory on it.
 """
+import math
 import torch
 
 from .._torch_private import foreach, momentum_sgd_
@@ -580,10 +581,17 @@ _ADAMW_ATTRS = [('lr', FLOAT), ('beta1', FLOAT, 0.9), ('beta2', FLOAT, 0.999), (
                 ('wd', FLOAT, 0.0), ('eta', FLOAT), ('clip_gradient', FLOAT, -1.0)]
 
 
-def _adamw(target, grad, mean, var, rescale_grad, lr, beta1, beta2, epsilon, wd, eta, clip_gradient):
-    """AdamW on ``target`` unless the rescale factor (a tensor: loss scaling) is not finite."""
+def _loss_scale(rescale_grad):
+    """The AdamW kernels' rescale factor (a (1,) tensor: dynamic loss scaling), or None when the step
+    is to be skipped: MXNet skips it for a zero, infinite or NaN scale (an overflowed float16 step)."""
     scale = float(rescale_grad.reshape(-1)[0])
-    if scale == scale and abs(scale) != float('inf'):
+    return scale if math.isfinite(scale) and scale != 0 else None
+
+
+def _adamw(target, grad, mean, var, rescale_grad, lr, beta1, beta2, epsilon, wd, eta, clip_gradient):
+    """AdamW on ``target`` unless the rescale factor says to skip the step (see _loss_scale)."""
+    scale = _loss_scale(rescale_grad)
+    if scale is not None:
         adamw_([target], [grad], [mean], [var], [lr], [wd], [eta], beta1, beta2, epsilon, scale, clip_gradient)
 
 
@@ -591,7 +599,7 @@ def _adamw(target, grad, mean, var, rescale_grad, lr, beta1, beta2, epsilon, wd,
           inputs=('weight', 'grad', 'mean', 'var', 'rescale_grad'), attrs=_ADAMW_ATTRS, aux=('mean', 'var'),
           dtypes=DTypeRule(fixed={'rescale_grad': 'float32'}))
 def adamw_update(weight, grad, mean, var, rescale_grad, lr, beta1, beta2, epsilon, wd, eta, clip_gradient):
-    """AdamW step; skipped (weight returned unchanged) when ``rescale_grad`` is inf or NaN."""
+    """AdamW step; skipped (weight returned unchanged) when ``rescale_grad`` is 0, inf or NaN."""
     w = weight.clone()
     _adamw(w, grad, mean, var, rescale_grad, lr, beta1, beta2, epsilon, wd, eta, clip_gradient)
     return w
@@ -750,8 +758,8 @@ def _register_multi_adamw(name, master):
               len(wds), len(etas))
         weights = cols[0]
         targets = cols[4] if master else [w.clone() for w in weights]
-        scale = float(arrays[-1].reshape(-1)[0])
-        if scale == scale and abs(scale) != float('inf'):     # a non-finite loss scale skips the step
+        scale = _loss_scale(arrays[-1])
+        if scale is not None:
             adamw_(targets, cols[1], cols[2], cols[3], list(lrs), list(wds), list(etas), beta1, beta2, epsilon,
                    scale, clip_gradient)
         return tuple(t.to(w.dtype) for t, w in zip(targets, weights))

@@ -241,7 +241,7 @@ _MULTINOMIAL_DTYPE = _dtype_attr(('float16', 'float32', 'float64', 'int32', 'uin
 
 @register('_sample_multinomial', inputs=('data',),
           attrs=[('shape', SHAPE, ()), ('get_prob', BOOL, False), ('dtype', _MULTINOMIAL_DTYPE, torch.int32)],
-          num_outputs=lambda a: 2 if a['get_prob'] else 1)
+          num_outputs=lambda a: 2 if a['get_prob'] else 1, dtype_casts=False)
 def sample_multinomial(data, shape, get_prob, dtype):
     """Category indices drawn from the distributions on the last axis of ``data``.
 

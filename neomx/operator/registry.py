@@ -364,12 +364,17 @@ class OpSpec:
     storage : (rule, sparse_impl) or None
         The operator's storage-type rule and its implementation on sparse tensors, for the
         operators MXNet keeps sparse inputs sparse in (see :mod:`.storage`, which sets it).
+    dtype_casts : bool
+        Whether an integer ``dtype`` attribute casts a result that may carry a gradient
+        (``Cast``, ``topk``): while recording, such calls run twice (see :mod:`neomx._int_grad`).
+        False where ``dtype`` is only that of drawn samples (``_sample_multinomial``): a random
+        operator must run once, or its gradient would belong to other draws.
     """
 
     def __init__(self, name, impl, inputs=(), aux=(), attrs=(), variadic=None, num_outputs=1,
                  num_visible_outputs=None, output_names=None, optional_inputs=None,
                  infer_args=None, same_shape=False, dtype_inputs=(), dtypes=SAME_DTYPE, hidden_outputs=None,
-                 num_inputs=None, differentiable=True, shares_input=False, doc=None):
+                 num_inputs=None, differentiable=True, shares_input=False, dtype_casts=True, doc=None):
         self.name = name
         self.impl = impl
         self.nd_impl = _owning_results(impl) if shares_input and impl is not None else impl
@@ -394,6 +399,7 @@ class OpSpec:
         self.hidden_outputs = hidden_outputs
         self.num_inputs = num_inputs
         self.differentiable = differentiable
+        self.dtype_casts = dtype_casts
         self.ctx_attrs = 'ctx' in self.attrs
         # (rule, sparse_impl) where MXNet keeps sparse inputs sparse: set by .storage
         self.storage = None

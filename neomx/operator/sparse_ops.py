@@ -8,6 +8,7 @@ operator's.
 import torch
 import torch.nn.functional as F
 
+from .dtype_rules import DTypeRule
 from .optimizer_ops import adagrad_
 from .reduce import _reduce_dims
 from .registry import register, check, choice, BOOL, DTYPE, FLOAT, INT, OPT_INT, OPT_SHAPE
@@ -26,7 +27,7 @@ def cast_storage(data, stype):
     return data.clone()
 
 
-@register('_sparse_retain', inputs=('data', 'indices'))
+@register('_sparse_retain', inputs=('data', 'indices'), dtypes=DTypeRule(free=('indices',)))
 def sparse_retain(data, indices):
     """The rows ``indices`` of a row_sparse ``data`` (other rows dropped)."""
     check(indices is not None, '_sparse_retain', 'the input indices is missing (inputs: data, indices)')

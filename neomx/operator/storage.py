@@ -32,6 +32,7 @@ Example
 >>> storage.stype_of(y), y.indices().tolist(), y.values().tolist()
 ('row_sparse', [[1]], [[1.0, 2.0]])
 """
+import math
 import threading
 import warnings
 
@@ -324,6 +325,28 @@ for _name in ('_plus_scalar', '_minus_scalar', '_equal_scalar', '_not_equal_scal
               '_lesser_scalar', '_greater_equal_scalar', '_lesser_equal_scalar'):
     _spec = registry.get(_name)
     _spec.storage = (_zero_stays_zero(_spec), _on_values(_spec))
+
+
+def _quadratic_rule(stypes, attrs):
+    """``a*x^2 + b*x + c`` keeps a csr input csr where ``c`` is 0 (MXNet has no row_sparse form)."""
+    return CSR if stypes[0] == CSR and attrs['c'] == 0 else None
+
+
+registry.get('_contrib_quadratic').storage = (_quadratic_rule, _on_values(registry.get('_contrib_quadratic')))
+
+
+def _batch_norm_rule(stypes, attrs):
+    """BatchNorm falls back to dense, except that MXNet refuses sparse inputs with ``fix_gamma``."""
+    if attrs['fix_gamma'] and any(s in (ROW_SPARSE, CSR) for s in stypes):
+        raise MXNetError('BatchNorm: fix_gamma=True is not supported for sparse ndarrays (input storage '
+                         'types %s)' % ', '.join(s or 'none' for s in stypes))
+
+
+registry.get('BatchNorm').storage = (_batch_norm_rule, None)
+registry.get('BatchNorm').storage_recorded = _batch_norm_rule
+# also checked when an executor binds sparse arguments (MXNet's storage inference at bind),
+# which it densifies where they are differentiated (see neomx.symbol.sparse_storage)
+registry.get('BatchNorm').storage_check = _batch_norm_rule
 
 
 def _zeros_like_sparse(data):
@@ -640,7 +663,7 @@ def _square_sum_rule(stypes, attrs):
 
 def _square_sum_sparse(data, axis, keepdims, exclude):
     idx, vals = rsp_parts(data)
-    sq = (vals * vals).reshape(vals.shape[0], -1)
+    sq = (vals * vals).reshape(vals.shape[0], math.prod(vals.shape[1:]))    # no -1: 0 stored rows
     if axis[0] % 2 == 0:
         out = sq.sum(dim=0)
         return out.reshape(1, -1) if keepdims else out

@@ -17,6 +17,7 @@ import torch
 from .. import autograd
 from .._torch_private import foreach
 from ..base import MXNetError
+from ..util import is_np_array
 from ..ndarray.ndarray import NDArray
 from ..ndarray.sparse_arrays import SPARSE_MADE
 from . import state_check, state_format
@@ -114,6 +115,8 @@ class Optimizer:
         self.idx2name = param_idx2name.copy()
         self.sym_info = (sym.attr_dict(), sym.list_arguments()) if sym is not None else ()
         self.param_dict = param_dict if param_dict else {}
+        # made in NumPy mode: its Updater keeps mx.np arrays (else it hands it classic views)
+        self.allow_np_array = is_np_array()
         self.set_lr_mult({})
         self.set_wd_mult({})
 
@@ -402,6 +405,11 @@ create = Optimizer.create_optimizer
 state_check.register_optimizer_class(Optimizer)
 
 
+def _classic(arrays):
+    """``arrays`` with each mx.np array as a classic NDArray view of its memory."""
+    return [a.as_nd_ndarray() if a is not None and a._is_np_array else a for a in arrays]
+
+
 class Updater:
     """Applies an optimizer to (index, grad, weight) triples, keeping the states per index.
 
@@ -439,6 +447,11 @@ class Updater:
             return
         indices = [i.decode() if isinstance(i, bytes) else i for i in indices]
         optimizer, states, synced = self.optimizer, self.states, self.states_synced
+        # as MXNet: an optimizer made outside NumPy mode works on classic views of mx.np
+        # arrays (one without the attribute, unpickled from before it: the current mode decides)
+        allow_np = optimizer.allow_np_array if hasattr(optimizer, 'allow_np_array') else is_np_array()
+        if not allow_np:
+            weights, grads = _classic(weights), _classic(grads)
         optimizer._set_current_context(weights[0]._ctx.device_id)
         for idx, w in zip(indices, weights):
             if idx not in states:

@@ -22,7 +22,7 @@ from .integer_grads import carry_integer_gradients, needs_integer_gradients
 from .memory_estimate import allocated_bytes
 from .passes import INFERENCE_PASSES
 from .placement import DevicePass, argument_contexts, placement
-from .sparse_storage import keep_sparse_storage
+from .sparse_storage import check_bound_storage, keep_sparse_storage
 
 __all__ = ['Executor', 'simple_bind']
 
@@ -148,6 +148,8 @@ class Executor:
         sparse_args = {n for n, a, req in zip(arg_names, self.arg_arrays, self._grad_req)
                        if a.stype != 'default' and req == 'null'}
         sparse_pass = (keep_sparse_storage,) if sparse_args else ()
+        if any(a is not None and a.stype != 'default' for a in self.arg_arrays):
+            check_bound_storage(self._optimized, {n: a.stype for n, a in self.arg_dict.items() if a is not None})
         # model parallelism: each operator on its ctx_group's context (the inference
         # rewrites, which make new nodes, are left out then)
         self._devices = placement(self._optimized, ctx, self._group2ctx)
@@ -489,9 +491,11 @@ def _grad_stypes(symbol, args, stypes):
     """The gradients' storage types, as MXNet's backward storage inference gives them for the
     cases sparse models use: row_sparse for a row_sparse argument, for the right operand of a
     ``dot`` whose left operand is a csr argument, and for the weight of ``SparseEmbedding`` or
-    of ``Embedding(sparse_grad=True)``; default otherwise."""
+    of ``Embedding(sparse_grad=True)``; default otherwise, and for the weight of an
+    ``Embedding(sparse_grad=False)`` even where that weight is row_sparse."""
     stype_of = {n: s for n, s in zip(args, stypes)}
     sparse = {n for n, s in stype_of.items() if s == 'row_sparse'}
+    dense = set()       # the weights of Embedding(sparse_grad=False): a dense gradient, whatever their stype
     for node in symbol._nodes():
         if node.is_variable or not node.inputs:
             continue
@@ -501,7 +505,9 @@ def _grad_stypes(symbol, args, stypes):
         if node.spec.name == '_contrib_SparseEmbedding' or (
                 node.spec.name == 'Embedding' and node.params.get('sparse_grad')):
             sparse.add(node.inputs[1][0])
-    return ['row_sparse' if n in sparse else 'default' for n in args]
+        elif node.spec.name == 'Embedding' and len(node.inputs) > 1:
+            dense.add(node.inputs[1][0])
+    return ['row_sparse' if n in sparse and n not in dense else 'default' for n in args]
 
 
 def simple_bind(symbol, ctx, grad_req, type_dict, shapes, stype_dict=None, group2ctx=None):

@@ -257,6 +257,10 @@ class _Inference:
         filled, outputs = self._probe_runs(node, partials, tied=False)
         if sum(o is not None for o in outputs) < 2:     # maybe the unknown sizes must be equal
             filled, outputs = self._probe_runs(node, partials, tied=True)
+        if all(o is None for o in outputs):
+            # every probe refused: the unknown sizes must match the other inputs' (np.dot's
+            # contracted axis), which probes never hit
+            return self._fill_from_other_inputs(node, partials)
         changed = False
         for k, entry in enumerate(node.inputs):
             if partials[k] is None:
@@ -291,6 +295,36 @@ class _Inference:
             except (MXNetError,) + TORCH_ERRORS:
                 outputs.append(None)    # sizes the operator refuses: see agreed_outputs
         return filled, outputs
+
+    def _fill_from_other_inputs(self, node, partials):
+        """The unknown dimensions of ``node``'s one partly known input filled with sizes of its
+        other, known inputs, where exactly one such fill is accepted by the operator: a
+        ``(-1, 100)`` weight of ``np.dot(x, w)`` with ``x`` of shape ``(64, 1000)`` gets
+        ``(1000, 100)``, as MXNet's shape rule fills the contracted axis."""
+        if any(p is None for p in partials):
+            return False
+        holed = [k for k, p in enumerate(partials) if not partial_shape.is_complete(p)]
+        if len(holed) != 1:
+            return False
+        k = holed[0]
+        template = partials[k]
+        holes = [i for i, d in enumerate(template) if d is None]
+        sizes = sorted({d for j, p in enumerate(partials) if j != k for d in p})
+        if len(holes) > 2 or not sizes:
+            return False
+        dtypes = [self.dtypes.get(e, torch.float32) for e in node.inputs]
+        fits = []
+        for fill in itertools.product(sizes, repeat=len(holes)):
+            shape = list(template)
+            for i, d in zip(holes, fill):
+                shape[i] = d
+            shapes = [tuple(shape) if j == k else tuple(p) for j, p in enumerate(partials)]
+            try:
+                _meta_outputs(node, shapes, dtypes)
+            except (MXNetError,) + TORCH_ERRORS:
+                continue
+            fits.append(tuple(shape))
+        return len(fits) == 1 and self._learn(node.inputs[k], fits[0])
 
     def _input_shapes_given(self, node, given):
         """``node``'s input shapes if the entries of ``given`` had its shapes (unknown

@@ -38,7 +38,7 @@ def needs_integer_gradients(symbol, trained_tensors):
     if any(_int_grad.is_integer(t) for t in trained_tensors):
         return True
     for node in symbol._nodes():
-        dtype = None if node.is_variable else node.params.get('dtype')
+        dtype = None if node.is_variable or not node.spec.dtype_casts else node.params.get('dtype')
         if isinstance(dtype, torch.dtype) and not dtype.is_floating_point:
             return True
     return False

@@ -21,7 +21,7 @@ from ..ndarray.sparse_arrays import storage_fallback_log
 from ..operator import storage
 from .plan import Call, Plan
 
-__all__ = ['keep_sparse_storage']
+__all__ = ['keep_sparse_storage', 'check_bound_storage']
 
 
 def keep_sparse_storage(plan):
@@ -53,3 +53,17 @@ def _dispatch(spec, impl, attrs, *tensors):
             return sparse_impl(*tensors, **attrs)
     storage_fallback_log(spec.name, [storage.stype_of(t) for t in tensors if t is not None], None)
     return impl(*[t if t is None or t.layout is torch.strided else storage.to_dense(t) for t in tensors], **attrs)
+
+
+def check_bound_storage(symbol, arg_stypes):
+    """Raise, at bind, what MXNet's storage inference refuses for the storage types of the
+    arguments (``arg_stypes``: name -> stype): the ``storage_check`` of each operator that
+    reads a sparse argument directly (BatchNorm with ``fix_gamma`` on sparse inputs)."""
+    for node in symbol._nodes():
+        check = None if node.is_variable else getattr(node.spec, 'storage_check', None)
+        if check is None:
+            continue
+        stypes = tuple(arg_stypes.get(e[0].name, 'default') if e[0].is_variable else 'default'
+                       for e in node.inputs)
+        if any(s != 'default' for s in stypes):
+            check(stypes, node.params)

@@ -24,13 +24,13 @@ def random_arrays(*shapes):
 
 
 def random_uniform_arrays(*shapes, **kwargs):
-    """Uniform numpy arrays; keywords ``low`` (0), ``high`` (1) and ``dtype`` (float32)."""
+    """Uniform numpy arrays, one per shape, always as a list (unlike :func:`random_arrays`, as in
+    MXNet); keywords ``low`` (0), ``high`` (1) and ``dtype`` (float32)."""
     low, high = kwargs.pop('low', 0.0), kwargs.pop('high', 1.0)
     dtype = kwargs.pop('dtype', default_dtype())
     if kwargs:
         raise TypeError('random_uniform_arrays got unexpected keywords %s' % sorted(kwargs))
-    arrays = [np.random.uniform(low, high, size=s).astype(dtype) for s in shapes]
-    return arrays[0] if len(arrays) == 1 else arrays
+    return [np.random.uniform(low, high, size=s).astype(dtype) for s in shapes]
 
 
 def random_sample(population, k):

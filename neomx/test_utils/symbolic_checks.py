@@ -5,6 +5,7 @@ from ..ndarray.ndarray import NDArray, array
 from .. import symbol as sym_mod
 from .assertions import assert_almost_equal
 from .env import default_context
+from .random_data import create_sparse_array
 from .tolerances import default_dtype, default_numeric_eps
 
 __all__ = ['numeric_grad', 'check_numeric_gradient', 'check_symbolic_forward',
@@ -197,16 +198,23 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
     """Run ``sym`` forward (training) and backward with ``out_grads``; compare the gradients.
 
     ``expected`` is a list in argument order or {argument name: gradient}; ``grad_req`` a
-    string, list or dict ('add' adds to random initial gradients). Returns {name: numpy grad}.
+    string, list or dict ('add' adds to random initial gradients). Only the arguments of
+    ``expected`` get gradient buffers, random (in their sorted order), or empty sparse ones of
+    the storage types ``grad_stypes`` names, as MXNet's. Returns {name: gradient NDArray}.
     """
     ctx = ctx or default_context()
     location = _parse_location(sym, location, ctx, dtype)
     aux_states = _parse_aux_states(sym, aux_states, ctx, dtype)
     names = sym.list_arguments()
     expected = _expected_dict(expected, names, 'gradients')
-    initial = {k: np.random.normal(size=v.shape) for k, v in location.items()}
-    args_grad = {k: array(v, ctx=ctx, dtype=location[k].dtype if dtype == 'asnumpy' else dtype)
-                 for k, v in initial.items()}
+    initial = {k: np.random.normal(size=v.shape) for k, v in sorted(expected.items())}
+    args_grad = {}
+    for k, v in initial.items():
+        stype = (grad_stypes or {}).get(k) or 'default'
+        if stype != 'default':
+            args_grad[k] = create_sparse_array(v.shape, stype, density=0.0)
+        else:
+            args_grad[k] = array(v, ctx=ctx, dtype=np.asarray(expected[k]).dtype if dtype == 'asnumpy' else dtype)
     if isinstance(grad_req, str):
         grad_req = {k: grad_req for k in names}
     elif isinstance(grad_req, (list, tuple)):
@@ -222,20 +230,18 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
     elif out_grads is not None:
         out_grads = [_as_nd(out_grads, ctx, dtype)]
     executor.backward(out_grads)
-    grads = {k: (args_grad[k] if executor.grad_dict.get(k) is None else executor.grad_dict[k]).asnumpy()
-             for k in names}
+    grads = {k: args_grad[k] if executor.grad_dict.get(k) is None else executor.grad_dict[k] for k in args_grad}
     for name in expected:
         req = grad_req.get(name, 'write')
         pair = ('EXPECTED_%s' % name, 'BACKWARD_%s' % name)
+        got = grads[name].asnumpy()
         if req == 'write':
-            assert_almost_equal(expected[name], grads[name], rtol, atol, pair, equal_nan=equal_nan)
+            assert_almost_equal(expected[name], got, rtol, atol, pair, equal_nan=equal_nan)
         elif req == 'add':
-            initial_cast = initial[name].astype(grads[name].dtype)
-            assert_almost_equal(expected[name], grads[name] - initial_cast, rtol, atol, pair,
-                                equal_nan=equal_nan)
+            initial_cast = initial[name].astype(got.dtype)
+            assert_almost_equal(expected[name], got - initial_cast, rtol, atol, pair, equal_nan=equal_nan)
         elif req == 'null':
-            assert_almost_equal(initial[name].astype(grads[name].dtype), grads[name], rtol, atol,
-                                pair, equal_nan=equal_nan)
+            assert_almost_equal(initial[name].astype(got.dtype), got, rtol, atol, pair, equal_nan=equal_nan)
         else:
             raise ValueError('unknown grad_req %r for %s' % (req, name))
     return grads
