@@ -14,11 +14,11 @@ Example
 >>> resized.tolist()
 [[1.0, 2.0], [3.0, 1.0]]
 """
-import ast
 import functools
 
 import numpy as onp
 
+from ._parsing import literal_eval
 from . import numpy as _mx_np
 from . import operator
 from .ndarray.numpy import internal as _nd_npi
@@ -62,7 +62,7 @@ def _no_gradient(name):
 def _literal(value):
     """A custom operator's attribute as given: a string of a Python literal (how graphs and
     ``Custom`` pass them) or the value itself."""
-    return ast.literal_eval(value) if isinstance(value, str) else value
+    return literal_eval(value) if isinstance(value, str) else value
 
 
 @use_np

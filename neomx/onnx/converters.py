@@ -4,10 +4,10 @@ A converter is ``fn(node, inputs, ctx) -> [output names]``: ``node`` is the MXNe
 (``op``, ``name``, ``attrs``), ``inputs`` the ONNX names of its inputs, ``ctx`` the
 :class:`GraphBuilder` that collects ONNX nodes and initializers.
 """
-import ast
 
 import numpy as np
 
+from .._parsing import literal_eval
 from ..base import MXNetError
 
 OPSET = 13
@@ -26,13 +26,13 @@ def _tuple(attrs, key, default=()):
     value = attrs.get(key)
     if value is None or value in ('None', '()', '[]'):
         return tuple(default)
-    parsed = ast.literal_eval(value)
+    parsed = literal_eval(value)
     return tuple(parsed) if isinstance(parsed, (tuple, list)) else (parsed,)
 
 
 def _int(attrs, key, default=None):
     value = attrs.get(key)
-    return default if value is None or value == 'None' else int(ast.literal_eval(value))
+    return default if value is None or value == 'None' else int(literal_eval(value))
 
 
 def _float(attrs, key, default=None):

@@ -5,12 +5,12 @@ Images are HWC (or NHWC batches) as decoded, except ``normalize`` which works on
 runs in float32 and is rounded and saturated back, as image libraries do. The random
 operators draw from torch's generator (``mx.random.seed`` makes them reproducible).
 """
-import ast
 import functools
 import math
 
 import torch
 
+from .._parsing import literal_eval
 from .._image_decode import decode_bytes
 from .._image_resize import resize_hwc
 from .dtype_rules import DTypeRule
@@ -50,7 +50,7 @@ def _to_bytes(value):
     if isinstance(value, (bytes, bytearray)):
         return bytes(value)
     if isinstance(value, str) and value[:2] in ("b'", 'b"'):
-        return ast.literal_eval(value)
+        return literal_eval(value)
     raise TypeError('expected the encoded image as bytes, got %s' % type(value).__name__)
 
 

@@ -17,12 +17,12 @@ Writing an operator::
 The implementation receives torch tensors (``None`` for an absent optional input) and the
 parsed attributes as keyword arguments, and returns a tensor or a tuple of tensors.
 """
-import ast
 import functools
 
 import numpy as np
 import torch
 
+from .._parsing import literal_eval
 from ..base import C_LIBRARY, MXNetError, MXNetTypeError, invalid_dtype, refuse_numpy_shape, torch_dtype
 from .dtype_rules import SAME_DTYPE
 
@@ -75,7 +75,7 @@ def _literal(value):
     if len(s) > _MAX_LITERAL_DEPTH and _nesting(s) > _MAX_LITERAL_DEPTH:
         raise ValueError('attribute text nests brackets deeper than %d' % _MAX_LITERAL_DEPTH)
     try:
-        return ast.literal_eval(s)
+        return literal_eval(s)
     except (MemoryError, RecursionError):
         raise ValueError('attribute text %.40r... is too complex to parse' % s) from None
     except (ValueError, SyntaxError):
