@@ -23,6 +23,7 @@ from . import _int_grad
 from . import _torch_private
 from . import _released_graphs as _released
 from . import _recorded_graph as _recorded
+from ._sparse_state import SPARSE_MADE as _SPARSE_MADE
 from . import _autograd_state, upper_layers
 from .base import MXNetError
 
@@ -214,7 +215,7 @@ def _make_hook(slot):
         if g.requires_grad:         # backward(create_graph=True): keep the buffer a plain array
             g = g.detach()
         buf = slot.buf
-        if g.layout is not _STRIDED:
+        if _SPARSE_MADE[0] and g.layout is not _STRIDED:     # (no sparse tensor yet: dense)
             g = _sparse_gradient(slot, g)
             if g is None:       # the buffer took it
                 return

@@ -11,7 +11,7 @@ import torch
 from .. import autograd
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray, wrap_tensor, zeros
-from ..ndarray.sparse_arrays import storage_tensor, with_stype
+from ..ndarray.sparse_arrays import SPARSE_MADE, storage_tensor, with_stype
 from ..operator.storage import to_dense
 from ..operator.custom import bound_operators
 from .. import _int_grad
@@ -306,7 +306,7 @@ class Executor:
                 if req == 'write':
                     grad_array._t.zero_()
                 continue
-            if grad.layout is not _STRIDED:     # a sparse gradient: the rows dot(csr, w) used
+            if SPARSE_MADE[0] and grad.layout is not _STRIDED:      # a sparse gradient: the rows dot(csr, w) used
                 if req == 'write' and grad_array.stype == 'row_sparse':
                     grad_array._t = grad    # stored as they are, row_sparse
                     continue
