@@ -22,16 +22,14 @@ runs for every recorded operation):
 The nodes hold their input *entries*, never arrays, so the record keeps no array alive.
 """
 import itertools
-import operator
 
-__all__ = ['OP', 'ATTRS', 'INPUTS', 'NAME', 'TENSOR_ATTR', 'note', 'note_new', 'entry_of', 'name_of', 'new_node_name']
+__all__ = ['OP', 'ATTRS', 'INPUTS', 'NAME', 'TENSOR_ATTR', 'note', 'note_new', 'note_graph', 'entry_of', 'name_of', 'new_node_name']
 
 OP, ATTRS, INPUTS, NAME = range(4)
 TENSOR_ATTR = '_neomx_recorded_entry'       # a variable's entry on a tensor with gradients
 # One counter for variables, one for operations, as MXNet's (process-wide; next() is atomic)
 _VARIABLE_IDS = itertools.count()
 _NODE_IDS = itertools.count()
-_REC = operator.attrgetter('_rec')      # an array's entry, or None (a C call per array: cheaper than a loop)
 
 
 def _tensor_of(array):
@@ -99,10 +97,8 @@ def note_new(op, attrs, arrays, result):
         elif n == 3:        # FullyConnected, Convolution: data, weight, bias
             inputs = (arrays[0]._rec or _input_entry(arrays[0]), arrays[1]._rec or _input_entry(arrays[1]),
                       arrays[2]._rec or _input_entry(arrays[2]))
-        else:               # a hybridized block's graph: its data, then its parameters
-            inputs = tuple(map(_REC, arrays))
-            if not all(inputs):         # an array without an entry (a new variable)
-                inputs = _entries(arrays)
+        else:
+            inputs = _entries(arrays)
     except AttributeError:      # an array never recorded (its _rec slot unset), or None
         inputs = _entries(arrays)
     if type(result) is list or type(result) is tuple:
@@ -111,6 +107,26 @@ def note_new(op, attrs, arrays, result):
             r._rec = (node, i)
     else:
         result._rec = ([op, attrs, inputs, None], 0)
+
+
+def note_graph(attrs, flat_args, positions, params, results):
+    """:func:`note_new` of a hybridized block's run (a ``_CachedOp`` with ``attrs``): its
+    data ``flat_args[i] for i in positions``, then its ``params``' arrays, made the list
+    ``results``. (Loops, no comprehension or ``attrgetter``, which cost more: this runs on every
+    hybridized training step.)"""
+    try:
+        inputs = []
+        for i in positions:
+            a = flat_args[i]
+            inputs.append(a._rec or _input_entry(a))
+        for a in params:
+            inputs.append(a._rec or _input_entry(a))
+        inputs = tuple(inputs)
+    except AttributeError:      # an array never recorded (its _rec slot unset)
+        inputs = _entries([flat_args[i] for i in positions] + params)
+    node = ['_CachedOp', attrs, inputs, None]
+    for i, r in enumerate(results):
+        r._rec = (node, i)
 
 
 def _entries(arrays):

@@ -23,6 +23,7 @@ from . import _int_grad
 from . import _torch_private
 from . import _released_graphs as _released
 from . import _recorded_graph as _recorded
+from ._sparse_state import SPARSE_MADE as _SPARSE_MADE
 from . import _autograd_state, upper_layers
 from .base import MXNetError
 
@@ -149,14 +150,19 @@ def run_without_graph(fn, *args, **kwargs):
         _set_grad_enabled(True)
 
 
-def run_recorded(fn, tensors):
-    """``fn(tensors)`` (a list of tensors, as a graph runner takes) inside ``record()``,
-    with the inputs of freed graphs as constants."""
+def run_recorded(fn, data, params):
+    """``fn(data + params)`` (a graph runner's input tensors: its data, then its parameters'
+    tensors) inside ``record()``, with the data of freed graphs as constants (parameters are
+    leaves, never a graph's results)."""
     fresh = _RELEASED.fresh
-    if fresh is None:
-        return fn(tensors)
-    result = fn(_released.live_inputs(tensors, fresh))
-    _released.note_recorded(result, fresh)
+    if fresh is not None:
+        for t in data:          # data recorded since the last backward pass: one check
+            if not t.is_leaf and id(t) not in fresh:
+                data = _released.live_inputs(data, fresh)
+                break
+    result = fn(data + params)
+    if fresh is not None:
+        _released.note_recorded(result, fresh)
     return result
 
 
@@ -209,7 +215,7 @@ def _make_hook(slot):
         if g.requires_grad:         # backward(create_graph=True): keep the buffer a plain array
             g = g.detach()
         buf = slot.buf
-        if g.layout is not _STRIDED:
+        if _SPARSE_MADE[0] and g.layout is not _STRIDED:     # (no sparse tensor yet: dense)
             g = _sparse_gradient(slot, g)
             if g is None:       # the buffer took it
                 return
@@ -354,24 +360,28 @@ def _heads_and_grads(heads, head_grads):
     tensors, grads = [], []
     for i, h in enumerate(heads):
         t = h._t
-        if not t.requires_grad and _int_grad.is_integer(t):
-            t = _grad_target(t)
-        if not t.requires_grad and _is_constant_result(t):
-            continue
         if not t.requires_grad:
-            raise MXNetError('backward: head %d (shape %s) is not part of a recorded graph: compute it '
-                             'inside autograd.record() from arrays that called attach_grad()'
-                             % (i, tuple(t.shape)))
+            if _int_grad.is_integer(t):
+                t = _grad_target(t)
+            if not t.requires_grad:
+                if _is_constant_result(t):
+                    continue
+                raise MXNetError('backward: head %d (shape %s) is not part of a recorded graph: compute it '
+                                 'inside autograd.record() from arrays that called attach_grad()'
+                                 % (i, tuple(t.shape)))
+        tensors.append(t)
         hg = None if head_grads is None else head_grads[i]
-        g = None if hg is None else hg._t
-        if g is not None and g.shape != t.shape:
+        if hg is None:
+            grads.append(torch.ones_like(t))
+            continue
+        g = hg._t
+        if g.shape != t.shape:
             # MXNet reads a larger head gradient's leading elements as the head's shape
             if g.numel() < t.numel():
                 raise MXNetError('backward: head gradient %d has shape %s, but its head has shape %s'
                                  % (i, tuple(g.shape), tuple(t.shape)))
             g = g.reshape(-1)[:t.numel()].reshape(t.shape)
-        tensors.append(t)
-        grads.append(torch.ones_like(t) if g is None else g.to(t.dtype))
+        grads.append(g.to(t.dtype))
     return tensors, grads
 
 

@@ -39,7 +39,7 @@ import torch
 from .._autograd_state import STATE as _AUTOGRAD
 from .. import _int_grad, autograd
 from .._memory import pool_host_memory
-from .._recorded_graph import note_new
+from .._recorded_graph import note_graph
 from .._torch_private import inductor_freezing
 from ..base import MXNetError
 from ..ndarray import NDArray
@@ -238,6 +238,7 @@ def check_numpy_outputs(out):
             check_numpy_outputs(item)
 
 
+
 def _constant_outputs(outputs, tensors):
     """Whether some of a recorded graph's input ``tensors`` require gradients; if so, its
     ``outputs`` without gradients (comparisons) are marked so that a backward pass from
@@ -327,29 +328,26 @@ class CachedGraph:
             bound = self._bind(ctx, key, flat_args)
         if sparse:      # the sparse data's compressed tensors (see _sparse_data)
             tensors = [storage_tensor(flat_args[i]) for i in self._data_positions]
+            new = self._new_of_storage
         else:
             tensors = [flat_args[i]._t for i in self._data_positions]
-        tensors.extend(bound.param_tensors or [a._t for a in bound.arrays])
-        new = self._new if not sparse else self._new_of_storage
+            new = self._new
+        params = bound.param_tensors or [a._t for a in bound.arrays]
         if _AUTOGRAD.recording:
-            outputs = autograd.run_recorded(bound.run, tensors)
+            outputs = autograd.run_recorded(bound.run, tensors, params)
             results = [new(t, ctx) for t in outputs]
             for t in outputs:
                 if not t.requires_grad:     # (an output with gradients has an input with them)
-                    if not _constant_outputs(outputs, tensors):
+                    if not _constant_outputs(outputs, tensors + params):
                         return results      # no input requires gradients: nothing recorded
                     break
-            self._note_recorded(flat_args, bound, results)      # for autograd.get_symbol
+            # for autograd.get_symbol, as MXNet records a CachedOp: its inputs in the graph's order
+            note_graph(self._recorded_attrs, flat_args, self._data_positions, bound.arrays, results)
             return results
+        tensors.extend(params)
         run = bound.run if autograd.is_training() else bound.infer
         # No graph outside record(), whatever torch's grad mode of the thread.
         return [new(t, ctx) for t in autograd.run_without_graph(run, tensors)]
-
-    def _note_recorded(self, flat_args, bound, results):
-        """Record this run as MXNet records a CachedOp's: its inputs in the graph's order."""
-        positions = self._data_positions
-        arrays = [flat_args[positions[0]]] if len(positions) == 1 else [flat_args[i] for i in positions]
-        note_new('_CachedOp', self._recorded_attrs, arrays + bound.arrays, results)
 
     def _sparse_data(self, flat_args):
         """Whether some data input is sparse, with the default backend: the graph then takes

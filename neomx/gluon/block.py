@@ -490,10 +490,9 @@ class Block:
 
     def __call__(self, *args):
         if _AUTOGRAD.recording or not torch.is_grad_enabled():
-            if self._forward_pre_hooks or self._forward_hooks:
-                out = self._call_with_hooks(args)
-            else:
-                out = self.forward(*args)      # no hooks, as nearly always: one frame less
+            if not (self._forward_pre_hooks or self._forward_hooks or _NP_ON[0]):
+                return self.forward(*args)      # no hooks, no NumPy outputs to check, as nearly always
+            out = self._call_with_hooks(args)
         else:   # outside record() a forward pass builds no graph, in every thread
             out = autograd.run_without_graph(self._call_with_hooks, args)
         if _NP_ON[0] and type(out) is not _NP_NDARRAY and _NP.np_array:     # one mx.np array: the common output

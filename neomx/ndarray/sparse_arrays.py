@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from .._autograd_state import STATE as _AUTOGRAD
+from .._sparse_state import SPARSE_MADE  # noqa: F401  (the operators' storage entries read it here too)
 from .._torch_private import tensor_version
 from ..autograd import is_recording, run_untracked
 from ..base import MXNetError, np_dtype, torch_dtype
@@ -535,9 +536,6 @@ class CSRNDArray(BaseSparseNDArray):
 
 
 _CLASS_OF_STYPE = {ROW_SPARSE: RowSparseNDArray, CSR: CSRNDArray}
-# Whether this process ever made a sparse array: until then the operators' storage entries
-# pass every call straight on (a dense program pays one list read per call for sparsity).
-SPARSE_MADE = [False]
 
 
 # ------------------------------------------------------------------ constructors

@@ -12,6 +12,7 @@ import math
 import torch
 import torch.nn.functional as F
 
+from .._sparse_state import SPARSE_MADE
 from .layout import as_layout
 from .elemwise import _round_half_away
 from .dtype_rules import DTypeRule
@@ -659,4 +660,6 @@ def embedding(data, weight, input_dim, output_dim, dtype, sparse_grad):
           (input_dim, output_dim))
     # sparse_grad: torch gives the weight's gradient as the rows looked up (a sparse tensor,
     # row_sparse for the buffer), never a dense one of input_dim rows, as MXNet's
+    if sparse_grad:
+        SPARSE_MADE[0] = True   # the weight's gradient will be sparse (see neomx._sparse_state)
     return F.embedding(data.long().clamp(0, input_dim - 1), weight, sparse=bool(sparse_grad))

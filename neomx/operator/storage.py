@@ -39,6 +39,7 @@ import warnings
 import numpy as np
 import torch
 
+from .._sparse_state import SPARSE_MADE
 from .._torch_private import tensor_version
 from ..base import MXNetError
 from . import registry
@@ -492,6 +493,7 @@ class _DotCsrRows(torch.autograd.Function):
         rows, vals, held, slot = ctx.saved_tensors
         scaled = grad[rows] * vals.reshape((-1,) + (1,) * (grad.dim() - 1))
         block = grad.new_zeros((len(held),) + tuple(grad.shape[1:])).index_add_(0, slot, scaled)
+        SPARSE_MADE[0] = True   # a sparse gradient (the csr input made it true already)
         return None, torch.sparse_coo_tensor(held.reshape(1, -1), block, ctx.rhs_shape, is_coalesced=True)
 
 

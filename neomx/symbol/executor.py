@@ -11,7 +11,7 @@ import torch
 from .. import autograd
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray, wrap_tensor, zeros
-from ..ndarray.sparse_arrays import storage_tensor, with_stype
+from ..ndarray.sparse_arrays import SPARSE_MADE, storage_tensor, with_stype
 from ..operator.storage import to_dense
 from ..operator.custom import bound_operators
 from .. import _int_grad
@@ -27,6 +27,7 @@ from .sparse_storage import check_bound_storage, keep_sparse_storage
 __all__ = ['Executor', 'simple_bind']
 
 _GRAD_REQS = ('write', 'add', 'null')
+_STRIDED = torch.strided       # dense tensors' layout (a gradient of another is sparse)
 
 
 def _as_list(arrays, names, what):
@@ -303,17 +304,17 @@ class Executor:
             for i, grad in zip(differentiable, found):
                 grads[i] = grad
         for (_, grad_array, req), grad in zip(self._trained, grads):
-            if grad is not None and grad.layout is not torch.strided and req == 'write' \
-                    and grad_array.stype == 'row_sparse':
-                grad_array._t = grad    # the rows dot(csr, w) used: stored as they are, row_sparse
-                continue
-            buf = grad_array._t
-            if grad is not None and grad.layout is not torch.strided and req != 'add':
-                grad = grad.to_dense()  # a sparse gradient for a dense buffer
             if grad is None:
                 if req == 'write':
-                    buf.zero_()
+                    grad_array._t.zero_()
                 continue
+            if SPARSE_MADE[0] and grad.layout is not _STRIDED:      # a sparse gradient: the rows dot(csr, w) used
+                if req == 'write' and grad_array.stype == 'row_sparse':
+                    grad_array._t = grad    # stored as they are, row_sparse
+                    continue
+                if req != 'add':
+                    grad = grad.to_dense()  # for a dense buffer
+            buf = grad_array._t
             if grad.dtype is not buf.dtype:     # an integer argument's float64 gradient
                 grad = grad.to(buf.dtype)
             if req == 'add':
