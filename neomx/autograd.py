@@ -39,6 +39,7 @@ from .base import (MXCallbackList, c_array, c_array_buf, c_handle_array, check_c
 
 
 _STATE = _autograd_state.STATE
+_HIGHER_ORDER = [False]     # whether grad(create_graph=True) ever ran (see _make_hook)
 _RELEASED = _released.STATE
 _Tensor = torch.Tensor
 _set_grad_enabled = _torch_private.set_grad_enabled
@@ -222,7 +223,9 @@ def _make_hook(slot):
         if slot.req == 'add':
             buf._t.add_(g if g.dtype is buf._t.dtype else g.to(buf._t.dtype))
         elif g.dtype is buf._t.dtype:
-            buf._t = _torch_private.materialized(g)     # a ZeroTensor (abs's 2nd derivative) made real
+            # a ZeroTensor (abs's 2nd derivative) made real; such gradients come only from a
+            # graph that grad(create_graph=True) made
+            buf._t = _torch_private.materialized(g) if _HIGHER_ORDER[0] else g
         else:
             buf._t.copy_(g)
         slot.fresh = True       # _written, inlined (every parameter, every backward pass)
@@ -470,6 +473,8 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
         raise MXNetError('grad: %s' % str(err).split('\n')[0]) from None
     finally:
         _STATE.training = prev_train
+    if create_graph:
+        _HIGHER_ORDER[0] = True
     out = []
     for r, v in zip(res, variables):
         r = torch.zeros_like(v._t) if r is None else (

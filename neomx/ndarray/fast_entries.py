@@ -446,10 +446,12 @@ def inputs_entry(spec, general, array_class=NDArray):
     no_keywords = arguments({})
 
     def nd_function(*args, **kwargs):     # out and name in kwargs: see attr_keywords
-        # the arrays first, so that calls that record (a layer's in training) leave for the
-        # general function at once: _graph_free_tensors inlined for the common counts, the
-        # later inputs (weights) tested first. Other types (sparse arrays, the other
+        # calls under record() (a layer's in training) leave for the general function at once,
+        # before any tensor is read; then the arrays: _graph_free_tensors inlined for the common
+        # counts, the later inputs (weights) tested first. Other types (sparse arrays, the other
         # interface's, Symbols) go to the general function too.
+        if _AUTOGRAD.recording:
+            return general(*args, **kwargs)
         n = len(args)
         if n == 2:
             x, y = args
@@ -467,7 +469,7 @@ def inputs_entry(spec, general, array_class=NDArray):
                 tensors = None
         else:
             tensors = _graph_free_tensors(args, array_class)
-        if tensors is not None and not (_INT_LIVE[0] or _ERRORS_LIVE[0] or (casts and _AUTOGRAD.recording)):
+        if tensors is not None and not (_INT_LIVE[0] or _ERRORS_LIVE[0]):
             if not kwargs:
                 call = no_keywords
             else:

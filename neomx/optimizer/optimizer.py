@@ -449,8 +449,8 @@ class Updater:
         optimizer, states, synced = self.optimizer, self.states, self.states_synced
         # as MXNet: an optimizer made outside NumPy mode works on classic views of mx.np
         # arrays (one without the attribute, unpickled from before it: the current mode decides)
-        allow_np = optimizer.allow_np_array if hasattr(optimizer, 'allow_np_array') else is_np_array()
-        if not allow_np:
+        if any(type(w) is not NDArray for w in weights) and not (
+                optimizer.allow_np_array if hasattr(optimizer, 'allow_np_array') else is_np_array()):
             weights, grads = _classic(weights), _classic(grads)
         optimizer._set_current_context(weights[0]._ctx.device_id)
         for idx, w in zip(indices, weights):
