@@ -54,11 +54,12 @@ def best_time(fn, repeat=7, min_time=0.2):
     return best
 
 
-def compare(name, neomx_fn, torch_fn, target, note='', **kw):
-    """Time both, interleaving the rounds so machine noise hits both alike."""
+def compare(name, neomx_fn, torch_fn, target, note='', rounds=3, statistic=min, **kw):
+    """Time both, interleaving ``rounds`` rounds so machine noise hits both alike; each side's
+    figure is ``statistic`` (the best by default) of its rounds' best times."""
     a, b = [], []
-    for _ in range(3):
+    for _ in range(rounds):
         a.append(best_time(neomx_fn, **kw))
         with torch.enable_grad():
             b.append(best_time(torch_fn, **kw))
-    return Result(name, min(a), min(b), target, note)
+    return Result(name, statistic(a), statistic(b), target, note)

@@ -14,7 +14,7 @@ graph's file), :mod:`.mirroring` -- and are importable from here as well.
 import itertools
 
 from .. import async_errors
-from .._parsing import compile_source
+from .._parsing import PARSER_LOCK
 from ..async_errors import DEPTH as _DEPTH, MADE as _MADE, RUN as _RUN
 from ..base import MXNetError
 from .codegen import generate
@@ -83,7 +83,8 @@ class CompiledGraph:
         compilations for different autograd modes apart.
         """
         namespace = dict(self._namespace)
-        exec(compile_source(self.source, self._filename), namespace)  # pylint: disable=exec-used
+        with PARSER_LOCK:       # (see neomx._parsing)
+            exec(compile(self.source, self._filename, 'exec'), namespace)  # pylint: disable=exec-used
         return namespace['graph']
 
     def calls(self):
