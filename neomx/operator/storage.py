@@ -494,7 +494,8 @@ class _DotCsrRows(torch.autograd.Function):
         scaled = grad[rows] * vals.reshape((-1,) + (1,) * (grad.dim() - 1))
         block = grad.new_zeros((len(held),) + tuple(grad.shape[1:])).index_add_(0, slot, scaled)
         SPARSE_MADE[0] = True   # a sparse gradient (the csr input made it true already)
-        return None, torch.sparse_coo_tensor(held.reshape(1, -1), block, ctx.rhs_shape, is_coalesced=True)
+        return None, torch.sparse_coo_tensor(held.reshape(1, -1), block, ctx.rhs_shape, is_coalesced=True,
+                                             check_invariants=False)
 
 
 registry.get('dot').storage = (_dot_rule, _dot_sparse)
