@@ -212,7 +212,7 @@ def epoch_against_mxnet(path, features=FEATURES, batch_size=BATCH, workers=1):
 
 
 _DOT_CALLGRIND = r'''
-import gc, os, subprocess, sys
+import sys
 sys.path.insert(0, {root!r})
 import torch
 torch.set_num_threads(1)
@@ -222,33 +222,18 @@ data, indices, indptr = csr_batch()
 x = mx.nd.sparse.csr_matrix((data, indices, indptr), shape=(BATCH, FEATURES))
 w = mx.nd.random.normal(shape=(FEATURES, 1))
 x_t, w_t = x._sparse(), w._t
-pid = str(os.getpid())
-gc.disable()
 for name, fn in [('neomx', lambda: mx.nd.dot(x, w)), ('torch', lambda: torch.sparse.mm(x_t, w_t)),
                  ('loop', lambda: None)]:
-    for _ in range(30):
-        fn()
-    subprocess.run(['callgrind_control', '-i', 'on', pid], check=True, capture_output=True)
-    for _ in range({n}):
-        fn()
-    subprocess.run(['callgrind_control', '-i', 'off', pid], check=True, capture_output=True)
-    subprocess.run(['callgrind_control', '-d', name, pid], check=True, capture_output=True)
+    count(name, fn, {n}, warm=30)
 '''
 
 
 def dot_instructions(n=100):
     """Instructions per ``dot(csr, dense)`` call of item 1: (neomx, torch.sparse.mm), the
     cost of the timing loop itself taken off both."""
-    from benchmarks.ir_calls import _counts
-    out_dir = tempfile.mkdtemp(prefix='bench_sparse_')
-    try:
-        subprocess.run(['valgrind', '--tool=callgrind', '--instr-atstart=no',
-                        '--callgrind-out-file=' + os.path.join(out_dir, 'cg.out'), os.path.realpath(sys.executable),
-                        '-c', _DOT_CALLGRIND.format(root=ROOT, n=n)], check=True, capture_output=True)
-        counts = {case: total / n for (case, _), total in _counts(out_dir).items()}
-    finally:
-        import shutil
-        shutil.rmtree(out_dir, ignore_errors=True)
+    from benchmarks.ir_calls import run_counted
+    counts = {case: total / n for (case, _), total in
+              run_counted(_DOT_CALLGRIND.format(root=ROOT, n=n), 'bench_sparse_').items()}
     return counts['neomx'] - counts['loop'], counts['torch'] - counts['loop']
 
 

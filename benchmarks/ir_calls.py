@@ -48,17 +48,30 @@ for name, calls in bench_numpy._np_elementwise_calls().items():
         continue
     cases[name] = calls
 wanted = {wanted!r} or sorted(cases)
-pid = str(os.getpid())
-gc.disable()
 for name in wanted:
     for fn in cases[name]:      # neomx's call, then torch's
-        for _ in range(50):
-            fn()
-        subprocess.run(['callgrind_control', '-i', 'on', pid], check=True, capture_output=True)
-        for _ in range({n}):
-            fn()
-        subprocess.run(['callgrind_control', '-i', 'off', pid], check=True, capture_output=True)
-        subprocess.run(['callgrind_control', '-d', name, pid], check=True, capture_output=True)
+        count(name, fn, {n}, warm=50)
+'''
+
+# The counting loop of the scripts run under callgrind (this one's, ir_steps.py's,
+# bench_sparse.py's): warm ``fn`` up, count ``n`` calls of it between two signals with the
+# garbage collector off, and dump the count under ``name``.
+COUNT = r'''
+import gc, os, subprocess
+
+
+def count(name, fn, n, warm):
+    pid = str(os.getpid())
+    for _ in range(warm):
+        fn()
+    gc.collect()
+    gc.disable()
+    subprocess.run(['callgrind_control', '-i', 'on', pid], check=True, capture_output=True)
+    for _ in range(n):
+        fn()
+    subprocess.run(['callgrind_control', '-i', 'off', pid], check=True, capture_output=True)
+    subprocess.run(['callgrind_control', '-d', name, pid], check=True, capture_output=True)
+    gc.enable()
 '''
 
 
@@ -82,24 +95,30 @@ def _counts(out_dir):
     return counts
 
 
-def measure(wanted=()):
-    """{case: (neomx instructions per call, torch instructions per call)}."""
+def run_counted(script, prefix):
+    """Run ``script`` (Python source calling :data:`COUNT`'s ``count``) under callgrind with
+    counting off; returns :func:`_counts` of its dumps."""
     for tool in ('valgrind', 'callgrind_control'):
         if shutil.which(tool) is None:
-            raise SystemExit('ir_calls.py needs %s on the PATH' % tool)
-    out_dir = tempfile.mkdtemp(prefix='ir_calls_')
+            raise SystemExit('%s needs %s on the PATH' % (os.path.basename(sys.argv[0]), tool))
+    out_dir = tempfile.mkdtemp(prefix=prefix)
     try:
-        script = _CHILD.format(here=HERE, wanted=list(wanted), n=N)
         # the caller's PYTHONPATH first (the tree to measure), then this checkout
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        # (a fixed hash seed: dict and set layouts, and so the counts, repeat from run to run)
+        env = dict(os.environ, PYTHONHASHSEED='0', PYTHONPATH=os.pathsep.join(
             [p for p in os.environ.get('PYTHONPATH', '').split(os.pathsep) if p] + [os.path.dirname(HERE)]))
         subprocess.run(['valgrind', '--tool=callgrind', '--instr-atstart=no',
                         '--callgrind-out-file=' + os.path.join(out_dir, 'cg.out'),
-                        os.path.realpath(sys.executable), '-c', script],
+                        os.path.realpath(sys.executable), '-c', COUNT + script],
                        env=env, check=True, capture_output=True)
-        counts = _counts(out_dir)
+        return _counts(out_dir)
     finally:
         shutil.rmtree(out_dir, ignore_errors=True)
+
+
+def measure(wanted=()):
+    """{case: (neomx instructions per call, torch instructions per call)}."""
+    counts = run_counted(_CHILD.format(here=HERE, wanted=list(wanted), n=N), 'ir_calls_')
     cases = sorted({case for case, _ in counts})
     return {c: (counts[(c, 'neomx')] / N, counts[(c, 'torch')] / N) for c in cases
             if (c, 'neomx') in counts and (c, 'torch') in counts}

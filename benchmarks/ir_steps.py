@@ -15,12 +15,9 @@ with counting off and counts ``N`` steps of each side after warm-up steps.
 Needs ``valgrind`` (with ``callgrind_control``) on the PATH; a few minutes per model.
 """
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 
-from ir_calls import _counts
+from ir_calls import run_counted
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 N = 3           # steps per count
@@ -37,42 +34,19 @@ sys.path.insert(0, {here!r})
 import torch
 torch.set_num_threads(1)
 import bench_numpy
-pid = str(os.getpid())
 for name, (numpy_net, legacy_net, shape, hybrid) in {cases!r}.items():
     steps = [bench_numpy._step(getattr(bench_numpy, numpy_net), shape, True, hybrid),
              bench_numpy._step(getattr(bench_numpy, legacy_net), shape, False, hybrid)]
     for step in steps:      # NumPy style, then mx.nd
-        for _ in range(3):
-            step()
-        gc.collect()
-        gc.disable()
-        subprocess.run(['callgrind_control', '-i', 'on', pid], check=True, capture_output=True)
-        for _ in range({n}):
-            step()
-        subprocess.run(['callgrind_control', '-i', 'off', pid], check=True, capture_output=True)
-        subprocess.run(['callgrind_control', '-d', name, pid], check=True, capture_output=True)
-        gc.enable()
+        count(name, step, {n}, warm=3)
 '''
 
 
 def measure(wanted=()):
     """{case: (NumPy-style instructions per step, mx.nd instructions per step)}."""
-    for tool in ('valgrind', 'callgrind_control'):
-        if shutil.which(tool) is None:
-            raise SystemExit('ir_steps.py needs %s on the PATH' % tool)
     cases = {k: v for k, v in CASES.items() if not wanted or k in wanted}
-    out_dir = tempfile.mkdtemp(prefix='ir_steps_')
-    try:
-        script = _CHILD.format(here=HERE, cases=cases, n=N)
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-            [p for p in os.environ.get('PYTHONPATH', '').split(os.pathsep) if p] + [os.path.dirname(HERE)]))
-        subprocess.run(['valgrind', '--tool=callgrind', '--instr-atstart=no',
-                        '--callgrind-out-file=' + os.path.join(out_dir, 'cg.out'),
-                        os.path.realpath(sys.executable), '-c', script],
-                       env=env, check=True, capture_output=True)
-        counts = _counts(out_dir)       # the first dump of a case is the NumPy-style step's
-    finally:
-        shutil.rmtree(out_dir, ignore_errors=True)
+    # the first dump of a case is the NumPy-style step's
+    counts = run_counted(_CHILD.format(here=HERE, cases=cases, n=N), 'ir_steps_')
     return {c: (counts[(c, 'neomx')] / N, counts[(c, 'torch')] / N) for c in cases
             if (c, 'neomx') in counts and (c, 'torch') in counts}
 
