@@ -152,6 +152,21 @@ def test_default_handlers_and_priorities(caplog):
     assert validation[0].metrics == est.val_metrics
 
 
+def test_categorize_handlers_groups_by_event_mixin(caplog):
+    # MXNet's private hook, which its own tests and subclasses call: one list per event, a
+    # handler in every list of a mixin it subclasses, handlers kept in the order given
+    class Begin(E.TrainBegin):
+        def train_begin(self, estimator, *args, **kwargs):
+            pass
+
+    class Many(E.EpochBegin, E.BatchBegin, E.BatchEnd, E.TrainEnd):
+        pass
+
+    begin, many, other = Begin(), Many(), E.StoppingHandler(max_epoch=1)
+    groups = _estimator(caplog)._categorize_handlers([many, begin, other])
+    assert groups == ([begin, other], [many], [many], [many, other], [other], [many])
+
+
 def test_stopping_handler_stops_inside_an_epoch(caplog):
     events = []
     est = _estimator(caplog)

@@ -25,12 +25,17 @@ _NOT_A_DATALOADER = ("Estimator only support input as Gluon DataLoader. Alternat
                      "transform your DataIter or any NDArray into Gluon DataLoader. Refer to %s")
 
 
+def _handlers_by_event(handlers):
+    """One list per event of ``_EVENTS`` (in that order): the handlers, in their order, that
+    subclass the event's mixin."""
+    return tuple([h for h in handlers if isinstance(h, mixin)] for _, mixin in _EVENTS)
+
+
 class _HandlerCalls:
     """The handlers of one run (in calling order), grouped by event."""
 
     def __init__(self, handlers):
-        self._by_event = {event: [h for h in handlers if isinstance(h, mixin)]
-                          for event, mixin in _EVENTS}
+        self._by_event = dict(zip((event for event, _ in _EVENTS), _handlers_by_event(handlers)))
 
     def fire(self, event, estimator, **kwargs):
         """Call every handler of ``event``; True if any of them asked to stop."""
@@ -295,6 +300,12 @@ class Estimator:
                 return
 
     # ------------------------------------------------------------------ default handlers
+    def _categorize_handlers(self, event_handlers):
+        """The handlers of each event: six lists (train_begin, epoch_begin, batch_begin,
+        batch_end, epoch_end, train_end), each holding, in order, the handlers of
+        ``event_handlers`` that subclass that event's mixin."""
+        return _handlers_by_event(event_handlers)
+
     def _prepare_default_handlers(self, val_data, event_handlers):
         handlers = _check_event_handlers(event_handlers)
         defaults = [StoppingHandler(self.max_epoch, self.max_batch)]
