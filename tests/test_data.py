@@ -251,6 +251,15 @@ def test_resize_and_crops():
     assert T.RandomResizedCrop((3, 2))(img).shape == (2, 3, 3)
 
 
+@pytest.mark.parametrize('size, keep_ratio, what', [
+    (-150, True, 'size'), (0, False, 'size'), ((-5, 10), False, 'width'), ((5, -10), False, 'height'),
+    ((100, 100, 100), True, 'width, height')])
+def test_resize_rejects_bad_sizes(size, keep_ratio, what):
+    # MXNet's resize checks the size before any pixel is touched (OpenCV would assert instead)
+    with pytest.raises(mx.MXNetError, match='resize: .*%s' % what):
+        T.Resize(size, keep_ratio=keep_ratio)(_hwc())
+
+
 def test_flips_and_colour_transforms():
     img = _hwc()
     flips = {T.RandomFlipLeftRight()(img).asnumpy().tobytes() for _ in range(20)}

@@ -128,6 +128,11 @@ def resize(data, size, keep_ratio, interp):
     """
     _check_image('resize', data)
     check(len(size) in (1, 2), 'resize', 'size must be an int or (width, height), got %s', size)
+    if len(size) == 1:
+        check(size[0] > 0, 'resize', 'size should be greater than 0, but got %d', size[0])
+    else:
+        check(size[0] > 0, 'resize', 'width should be greater than 0, but got %d', size[0])
+        check(size[1] > 0, 'resize', 'height should be greater than 0, but got %d', size[1])
     check(interp in range(5), 'resize', 'unsupported interp %d (use 0-4)', interp)
     batch = data if data.dim() == 4 else data.unsqueeze(0)
     new_h, new_w = _target_size(batch.shape[1], batch.shape[2], size, keep_ratio)
