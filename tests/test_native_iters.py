@@ -51,3 +51,37 @@ def test_libsvm_iter(tmp_path):
     batch = next(it)
     np.testing.assert_array_equal(batch.data[0].asnumpy(), [[1.5, 0, 0, 2], [0, 0, 1, 0]])
     np.testing.assert_array_equal(batch.label[0].asnumpy(), [1, 0])
+
+
+def _tiny_mnist(folder):
+    """Two IDX files of 4 blank 28x28 images and their labels."""
+    import struct
+    images, labels = str(folder / 'img'), str(folder / 'lbl')
+    with open(images, 'wb') as f:
+        f.write(struct.pack('>4B3I', 0, 0, 8, 3, 4, 28, 28) + bytes(4 * 28 * 28))
+    with open(labels, 'wb') as f:
+        f.write(struct.pack('>4BI', 0, 0, 8, 1, 4) + bytes([3, 1, 4, 1]))
+    return images, labels
+
+
+@pytest.mark.parametrize('kind', ['csv', 'mnist', 'libsvm'])
+def test_iterators_take_data_and_label_names(tmp_path, kind):
+    # every MXNet C++ iterator names its descriptors after data_name/label_name: a symbol whose
+    # label input is not 'softmax_label' (SoftmaxOutput(name='sm') -> 'sm_label') trains on it
+    if kind == 'csv':
+        np.savetxt(tmp_path / 'd.csv', np.ones((4, 2)), delimiter=',')
+        make = lambda **names: mx.io.CSVIter(data_csv=str(tmp_path / 'd.csv'), data_shape=(2,),
+                                             batch_size=2, **names)
+    elif kind == 'mnist':
+        images, labels = _tiny_mnist(tmp_path)
+        make = lambda **names: mx.io.MNISTIter(image=images, label=labels, batch_size=2,
+                                               data_shape=(784,), **names)
+    else:
+        (tmp_path / 'x.libsvm').write_text('1 0:1\n0 1:1\n')
+        make = lambda **names: mx.io.LibSVMIter(data_libsvm=str(tmp_path / 'x.libsvm'),
+                                                data_shape=(2,), batch_size=2, **names)
+    default = make()
+    assert [d.name for d in default.provide_data + default.provide_label] == ['data', 'softmax_label']
+    named = make(data_name='pixels', label_name='sm_label')
+    assert [d.name for d in named.provide_data + named.provide_label] == ['pixels', 'sm_label']
+    assert named.provide_label[0].shape == (2,)

@@ -128,6 +128,8 @@ class CSVIter(_InMemoryIter):
         Fill the last batch from the start of the data (and begin the next epoch after it);
         otherwise the last batch is padded with rows of the batch before it.
     dtype : {'float32', 'int32', 'int64'}
+    data_name, label_name : str
+        The names in ``provide_data`` / ``provide_label`` ('data', 'softmax_label').
 
     Example
     -------
@@ -142,7 +144,8 @@ class CSVIter(_InMemoryIter):
     """
 
     def __init__(self, data_csv, data_shape, label_csv=None, label_shape=(1,), batch_size=1,
-                 round_batch=True, dtype='float32', prefetch_buffer=4, ctx='cpu', **kwargs):
+                 round_batch=True, dtype='float32', prefetch_buffer=4, ctx='cpu', data_name='data',
+                 label_name='softmax_label', **kwargs):
         dtype = np.dtype(dtype).type
         if dtype not in (np.float32, np.int32, np.int64):
             raise MXNetError('CSVIter: dtype must be float32, int32 or int64, got %s' % (dtype,))
@@ -153,7 +156,8 @@ class CSVIter(_InMemoryIter):
             label = _read_csv(label_csv, label_shape, np.float32, 'label')
         if tuple(label_shape) == (1,):
             label = label.reshape(len(label))
-        super().__init__(data, label, batch_size, round_batch=round_batch, dtype=dtype)
+        super().__init__(data, label, batch_size, round_batch=round_batch, dtype=dtype,
+                         data_name=data_name, label_name=label_name)
 
 
 def _read_idx(path, what):
@@ -190,6 +194,8 @@ class MNISTIter(_InMemoryIter):
     flat : bool
     num_parts, part_index : int
         Read only part ``part_index`` of ``num_parts`` equal parts (distributed training).
+    data_name, label_name : str
+        The names in ``provide_data`` / ``provide_label`` ('data', 'softmax_label').
 
     Example
     -------
@@ -214,7 +220,8 @@ class MNISTIter(_InMemoryIter):
 
     def __init__(self, image='./train-images-idx3-ubyte', label='./train-labels-idx1-ubyte',
                  batch_size=128, shuffle=True, flat=False, seed=0, silent=False, num_parts=1,
-                 part_index=0, prefetch_buffer=4, ctx='cpu', dtype=None, **kwargs):
+                 part_index=0, prefetch_buffer=4, ctx='cpu', dtype=None, data_name='data',
+                 label_name='softmax_label', **kwargs):
         images = _read_idx(image, 'image')
         labels = _read_idx(label, 'label').astype(np.float32)
         if len(images) != len(labels):
@@ -228,7 +235,8 @@ class MNISTIter(_InMemoryIter):
             images, labels = images[order], labels[order]
         images = images.astype(np.float32) / 256.0
         images = images.reshape(len(images), -1) if flat else images.reshape(len(images), 1, *images.shape[1:])
-        super().__init__(images, labels, batch_size, round_batch=False, drop_last=True)
+        super().__init__(images, labels, batch_size, round_batch=False, drop_last=True,
+                         data_name=data_name, label_name=label_name)
 
 
 class LibSVMIter(_InMemoryIter):
@@ -256,7 +264,8 @@ class LibSVMIter(_InMemoryIter):
     """
 
     def __init__(self, data_libsvm, data_shape, label_libsvm=None, label_shape=(1,), batch_size=1,
-                 round_batch=True, num_parts=1, part_index=0, **kwargs):
+                 round_batch=True, num_parts=1, part_index=0, data_name='data',
+                 label_name='softmax_label', **kwargs):
         if not round_batch:
             raise MXNetError("LibSVMIter: sparse batch loader doesn't support round_batch == false yet")
         if not 0 <= part_index < num_parts:
@@ -266,7 +275,8 @@ class LibSVMIter(_InMemoryIter):
             _, labels = self._parse(label_libsvm, label_shape[0], num_parts, part_index)
         elif tuple(label_shape) != (1,):
             raise MXNetError('LibSVMIter: label_shape %s needs label_libsvm' % (tuple(label_shape),))
-        super().__init__(data, labels, batch_size, round_batch=True)
+        super().__init__(data, labels, batch_size, round_batch=True, data_name=data_name,
+                         label_name=label_name)
 
     @staticmethod
     def _parse(path, width, num_parts=1, part_index=0):
