@@ -355,3 +355,40 @@ def test_explicit_metrics_are_renamed(caplog):
     # no accuracy for a regression loss, only the loss named after the block
     assert [m.name for m in l2.train_metrics] == ['training l2loss']
     assert [m.name for m in l2.val_metrics] == ['validation l2loss']
+
+
+def _one_dense(params=None, scope=True):
+    net = gluon.nn.Sequential(params=params)
+    if scope:
+        with net.name_scope():
+            net.add(gluon.nn.Dense(2, in_units=4))
+    else:
+        net.add(gluon.nn.Dense(2, in_units=4))
+    return net
+
+
+def test_val_net_shares_or_misses_the_trained_parameters(caplog):
+    # a val_net built on net.collect_params() within a name scope evaluates the trained weights
+    # (values as MXNet 1.9.1); without the scope its layer names differ, so its parameters are
+    # new and uninitialized and the first validation raises MXNet's RuntimeError
+    net = _one_dense()
+    net.initialize(mx.init.Constant(0.1))
+    val_net = _one_dense(params=net.collect_params())
+    trainer = gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.5})
+    est = E.Estimator(net, gluon.loss.SoftmaxCrossEntropyLoss(), trainer=trainer, val_net=val_net)
+    est.logger.addHandler(caplog.handler)
+    est.fit(LOADER, val_data=LOADER, epochs=2)
+    assert [name for name, _ in (m.get() for m in est.val_metrics)] == [
+        'validation accuracy', 'validation softmaxcrossentropyloss']
+    np.testing.assert_allclose(_values(est.val_metrics), [1.0, 0.186195], rtol=1e-4)
+    np.testing.assert_array_equal(val_net(mx.nd.array(X)).asnumpy(), net(mx.nd.array(X)).asnumpy())
+
+    net = _one_dense(scope=False)
+    net.initialize()
+    val_net = _one_dense(params=net.collect_params(), scope=False)
+    assert set(val_net.collect_params().keys()).isdisjoint(net.collect_params().keys())
+    est = E.Estimator(net, gluon.loss.SoftmaxCrossEntropyLoss(),
+                      trainer=gluon.Trainer(net.collect_params(), 'sgd'), val_net=val_net)
+    est.logger.addHandler(caplog.handler)
+    with pytest.raises(RuntimeError, match='has not been initialized'):
+        est.fit(LOADER, val_data=LOADER, epochs=1)
