@@ -25,6 +25,8 @@ from ..base import MXNetError
 from ..context import Context, as_context, current_context
 from .. import _int_grad, async_errors
 from .._autograd_state import STATE as _AUTOGRAD
+from .._recorded_graph import note as _note, note_new as _note_new
+from ..autograd import run_recording
 from ..operator.registry import owned_results
 from ..operator.storage import DEFAULT
 from .ndarray import NDArray, constructor
@@ -213,11 +215,13 @@ def one_input_entry(spec, general, array_class=NDArray):
             return None
         if dense_by_rule is not None and dense_by_rule((DEFAULT,), attrs) != DEFAULT:
             return None     # cast_storage to a sparse type: the storage rule, in general
-        return bound_call(impl, absent + _attr_values(spec, attrs)), spec.count_visible(attrs)
+        return bound_call(impl, absent + _attr_values(spec, attrs)), spec.count_visible(attrs), kwargs
 
     calls = _KeywordCalls(arguments)
     last = calls.last
     no_keywords = arguments({})
+    records = not (shares or casts)     # others record through the general function
+    recorded_call = _recorded_call(spec, array_class, new)
 
     def nd_function(first=_ABSENT, /, *rest, **kwargs):
         # another type (a sparse array, the other interface's) goes to the general function,
@@ -232,8 +236,9 @@ def one_input_entry(spec, general, array_class=NDArray):
                 except Exception:       # pylint: disable=broad-except  # see _KeywordCalls
                     call = None
             t = first._t
-            if call is not None and not (_INT_LIVE[0] or _ERRORS_LIVE[0] or t.requires_grad or
-                                         (casts and _AUTOGRAD.recording)):
+            if call is None or _INT_LIVE[0] or _ERRORS_LIVE[0]:
+                pass
+            elif not (t.requires_grad or (casts and _AUTOGRAD.recording)):
                 try:
                     res = call[0](t)
                 except MXNetError:
@@ -252,6 +257,9 @@ def one_input_entry(spec, general, array_class=NDArray):
                 if shares:
                     res = owned_results(res, (t,))
                 return results(res, None, first._ctx, call[1], new)
+            elif records:
+                if _AUTOGRAD.recording:     # a layer's operator in training: recorded and noted
+                    return recorded_call(call, (first,), (t,))
         if first is _ABSENT:
             return general(*rest, **kwargs)
         return general(first, *rest, **kwargs)
@@ -410,6 +418,34 @@ def variadic_entry(spec, general, array_class=NDArray):
     return nd_function
 
 
+def _recorded_call(spec, array_class, new):
+    """What an entry runs for a remembered keyword set ``call`` (its implementation, count
+    of inputs, visible outputs and the attributes as given) on inputs of which some require
+    gradients, inside ``record()``: the operation recorded, with the inputs of freed graphs
+    as constants, and noted for ``autograd.get_symbol`` (the general function's recording
+    path for these calls, without its argument handling: a layer's step in training)."""
+    op_name = spec.name
+
+    def recorded_call(call, arrays, tensors):
+        try:
+            res = run_recording(call[0], *tensors)
+        except MXNetError:
+            raise
+        except IMPL_ERRORS as err:
+            raise op_error(spec, arrays, err) from None
+        if type(res) is _Tensor:
+            arr = _object_new(array_class)      # ndarray._new, inlined: the call's result
+            arr._t = res
+            arr._ctx = arrays[0]._ctx
+            arr._grad = None
+            _note_new(op_name, call[-1], arrays, arr)
+            return arr
+        ret = results(res, None, arrays[0]._ctx, call[-2], new)
+        _note(op_name, call[-1], arrays, ret)
+        return ret
+    return recorded_call
+
+
 def inputs_entry(spec, general, array_class=NDArray):
     """The entry for calls of operators with several inputs passing the inputs present for
     their attributes positionally, in order (``FullyConnected(x, w, b, num_hidden=4)``,
@@ -439,34 +475,38 @@ def inputs_entry(spec, general, array_class=NDArray):
             return None
         values = (None,) * (n_in - n) + _attr_values(spec, attrs)     # absent inputs, then attributes
         call = (with_defaults(impl, n, values) or (lambda *tensors: impl(*tensors, *values))) if values else impl
-        return call, n, spec.count_visible(attrs)
+        return call, n, spec.count_visible(attrs), kwargs
 
     calls = _KeywordCalls(arguments)
     last = calls.last
     no_keywords = arguments({})
+    records = not (shares or casts)     # others record through the general function
+    recorded_call = _recorded_call(spec, array_class, new)
 
     def nd_function(*args, **kwargs):     # out and name in kwargs: see attr_keywords
-        # calls under record() (a layer's in training) leave for the general function at once,
-        # before any tensor is read; then the arrays: _graph_free_tensors inlined for the common
-        # counts, the later inputs (weights) tested first. Other types (sparse arrays, the other
-        # interface's, Symbols) go to the general function too.
-        if _AUTOGRAD.recording:
-            return general(*args, **kwargs)
+        # the arrays: _graph_free_tensors inlined for the common counts, the later inputs
+        # (weights) tested first. Other types (sparse arrays, the other interface's, Symbols)
+        # go to the general function, and so do arrays requiring gradients outside record().
         n = len(args)
+        tracked = False
         if n == 2:
             x, y = args
             if type(x) is array_class and type(y) is array_class:
                 b, a = y._t, x._t
-                tensors = None if b.requires_grad or a.requires_grad else (a, b)
+                tensors = (a, b)
+                tracked = b.requires_grad or a.requires_grad
             else:
                 tensors = None
         elif n == 3:
             x, y, z = args
             if type(x) is array_class and type(y) is array_class and type(z) is array_class:
                 c, b, a = z._t, y._t, x._t
-                tensors = None if b.requires_grad or c.requires_grad or a.requires_grad else (a, b, c)
+                tensors = (a, b, c)
+                tracked = b.requires_grad or c.requires_grad or a.requires_grad
             else:
                 tensors = None
+        elif _AUTOGRAD.recording:
+            tensors = None
         else:
             tensors = _graph_free_tensors(args, array_class)
         if tensors is not None and not (_INT_LIVE[0] or _ERRORS_LIVE[0]):
@@ -478,7 +518,12 @@ def inputs_entry(spec, general, array_class=NDArray):
                     call = seen[1] if seen[0] == kwargs else calls.get(kwargs)
                 except Exception:       # pylint: disable=broad-except  # see _KeywordCalls
                     call = None
-            if call is not None and n == call[1]:
+            if call is None or n != call[1]:
+                pass
+            elif tracked or (casts and _AUTOGRAD.recording):
+                if tracked and records and _AUTOGRAD.recording:     # a layer's operator in training
+                    return recorded_call(call, args, tensors)
+            else:
                 try:
                     res = call[0](*tensors)
                 except MXNetError:

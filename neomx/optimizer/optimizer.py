@@ -445,13 +445,20 @@ class Updater:
             indices, grads, weights = [index], [grad], [weight]
         if not weights:
             return
-        indices = [i.decode() if isinstance(i, bytes) else i for i in indices]
+        # (plain loops here and below: on every step, and cheaper than any(), map() or a
+        # comprehension over a few parameters for the interpreter)
+        for i in indices:
+            if isinstance(i, bytes):
+                indices = [i.decode() if isinstance(i, bytes) else i for i in indices]
+                break
         optimizer, states, synced = self.optimizer, self.states, self.states_synced
         # as MXNet: an optimizer made outside NumPy mode works on classic views of mx.np
         # arrays (one without the attribute, unpickled from before it: the current mode decides)
-        if any(type(w) is not NDArray for w in weights) and not (
-                optimizer.allow_np_array if hasattr(optimizer, 'allow_np_array') else is_np_array()):
-            weights, grads = _classic(weights), _classic(grads)
+        for w in weights:
+            if type(w) is not NDArray:
+                if not (optimizer.allow_np_array if hasattr(optimizer, 'allow_np_array') else is_np_array()):
+                    weights, grads = _classic(weights), _classic(grads)
+                break
         optimizer._set_current_context(weights[0]._ctx.device_id)
         for idx, w in zip(indices, weights):
             if idx not in states:
