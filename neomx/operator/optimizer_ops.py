@@ -52,7 +52,11 @@ def add_scaled_(ys, xs, alphas):
     grouping by value keeps the update fused without a temporary ``alpha * x``.
     """
     for idx, alpha in _grouped(alphas):
-        if alpha != 0:
+        if alpha == 0:
+            continue
+        if idx is None:     # one alpha for all, the common case: no copies of the lists
+            foreach.add_(ys, xs, alpha=alpha)
+        else:
             foreach.add_(_pick(ys, idx), _pick(xs, idx), alpha=alpha)
 
 

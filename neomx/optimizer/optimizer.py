@@ -188,10 +188,13 @@ class Optimizer:
     def _multiplied(self, base, indices, mults, param_attr):
         """``base`` times each index's multiplier: Gluon parameter, then index, then name."""
         param_dict, idx2name = self.param_dict, self.idx2name
-        try:        # a Gluon Trainer's optimizer: every index a parameter's
-            return [base * getattr(param_dict[index], param_attr) for index in indices]
-        except KeyError:
-            pass
+        if param_dict:
+            try:        # a Gluon Trainer's optimizer: every index a parameter's
+                return [base * getattr(param_dict[index], param_attr) for index in indices]
+            except KeyError:
+                pass
+        elif not mults:     # (Module's learning rates, without multipliers: one per index)
+            return [base * 1.0 if index in idx2name else base for index in indices]
         out = []
         for index in indices:
             param = param_dict.get(index)
@@ -280,11 +283,6 @@ class Optimizer:
         """The clip bound for the kernels: -1 (none) unless ``clip_gradient`` is set."""
         return float(self.clip_gradient) if self.clip_gradient else -1.0
 
-    @property
-    def _fused(self):
-        """Whether updates go through ``_step`` (False for MXNet-style subclasses overriding ``update``)."""
-        return type(self).update is Optimizer.update
-
     @autograd.untracked
     def update(self, index, weight, grad, state):
         """Update one weight in place (or several: lists of indices, weights, grads, states).
@@ -324,7 +322,7 @@ class Optimizer:
         states : list
             :meth:`create_state_multi_precision`'s values.
         """
-        if self._fused:
+        if type(self).update is _BASE_UPDATE:     # fused through _step: not an MXNet-style subclass overriding update
             self._apply(list(indices), weights, grads, states, multi_precision=True)
             return
         for index, weight, grad, state in zip(indices, weights, grads, states):
@@ -400,6 +398,7 @@ class Optimizer:
         self.param_dict = {}
 
 
+_BASE_UPDATE = Optimizer.update
 register = Optimizer.register
 create = Optimizer.create_optimizer
 state_check.register_optimizer_class(Optimizer)
