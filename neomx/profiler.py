@@ -19,9 +19,11 @@ per category (count, total, min, max, average in ms) when ``aggregate_stats`` is
 Differences from MXNet: ``profile_symbolic`` and ``profile_imperative`` both mean "record
 operators" (neomx runs graphs as the same torch calls), ``profile_api`` has nothing to
 profile (no C API), ``continuous_dump``/``dump_period`` are accepted but the file is only
-written by ``dump()``, and server-side (``profile_process='server'``) profiling is refused:
+written by ``dump()`` and, as MXNet does, once more at interpreter exit when the profiler ran
+since the last final dump, and server-side (``profile_process='server'``) profiling is refused:
 neomx has no distributed KVStore.
 """
+import atexit
 import json
 import threading
 import time
@@ -386,6 +388,16 @@ class _Profiler:
                 self.has_output = False
                 self.trace, self.lanes = [], {}
 
+    def dump_at_exit(self):
+        """The final dump MXNet makes at exit, if something was recorded and not yet dumped."""
+        with self.lock:
+            if not self.has_output:
+                return
+            try:
+                self.dump(True)
+            except OSError as err:      # at exit there is no caller left to raise to
+                warnings.warn('mx.profiler: could not write %r at exit: %s' % (self.config['filename'], err))
+
     def _chrome_trace(self):
         names = [{'name': 'process_name', 'ph': 'M', 'pid': pid, 'args': {'name': lane}}
                  for lane, pid in self.lanes.items()]
@@ -467,7 +479,21 @@ def set_state(state='stop', profile_process='worker'):
     """
     running = _STATES[state]
     _check_process(profile_process)
+    if running:
+        _register_exit_dump()
     _PROFILER.set_running(running)
+
+
+_EXIT_DUMP = []     # [True] once the exit hook is registered
+
+
+def _register_exit_dump():
+    """MXNet writes what was recorded and never dumped when the process ends (scripts that only
+    call ``set_state('run')`` / ``set_state('stop')`` still get their file): one hook, registered
+    the first time the profiler runs, dumps the profiler current at exit."""
+    if not _EXIT_DUMP:
+        _EXIT_DUMP.append(True)
+        atexit.register(lambda: _PROFILER.dump_at_exit())
 
 
 def pause(profile_process='worker'):

@@ -201,6 +201,28 @@ def test_save_parameters_structural_names_and_round_trip(tmp_path):
     np.testing.assert_allclose(a(x).asnumpy(), b(x).asnumpy())
 
 
+def test_deprecated_save_params_load_params_warn_and_round_trip(tmp_path):
+    # MXNet 1.9.1 warns on both deprecated names (example/gluon/word_language_model uses them)
+    def net():
+        seq = nn.HybridSequential()
+        with seq.name_scope():      # save_params strips the block's prefix from every name
+            seq.add(nn.Dense(2, in_units=2), nn.BatchNorm(in_channels=2))
+        return seq
+    a = net()
+    a.initialize(mx.init.Uniform(1.0))
+    fname = str(tmp_path / 'net.params')
+    with pytest.warns(UserWarning, match='save_params is deprecated. Please use save_parameters'):
+        a.save_params(fname)
+    assert sorted(mx.nd.load(fname)) == ['batchnorm0_beta', 'batchnorm0_gamma', 'batchnorm0_running_mean',
+                                         'batchnorm0_running_var', 'dense0_bias', 'dense0_weight']
+    b = net()                       # other automatic prefixes: the stripped names still match
+    b.initialize(mx.init.Zero())
+    with pytest.warns(UserWarning, match='load_params is deprecated. Please use load_parameters.'):
+        b.load_params(fname, mx.current_context())
+    x = mx.nd.array([[0.5, -1.0], [2.0, 0.25]])
+    np.testing.assert_allclose(a(x).asnumpy(), b(x).asnumpy())
+
+
 def test_load_parameters_missing_extra_and_shape_errors(tmp_path):
     small, big = nn.HybridSequential(), nn.HybridSequential()
     small.add(nn.Dense(2, in_units=2))

@@ -300,3 +300,42 @@ def test_bulk_size_is_recorded_per_scope():
     for bad in ('a', 2.5, None):
         with pytest.raises(TypeError):
             mx.engine.set_bulk_size(bad)
+
+
+def _run_script(tmp_path, body):
+    """Run ``body`` in a fresh interpreter (exit hooks only fire at interpreter exit)."""
+    import subprocess
+    import sys
+    import textwrap
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=repo + os.pathsep + os.environ.get('PYTHONPATH', ''))
+    script = 'import neomx as mx\n' + textwrap.dedent(body)
+    subprocess.run([sys.executable, '-c', script], cwd=str(tmp_path), env=env, check=True, timeout=300)
+
+
+def test_profile_never_dumped_is_written_at_exit(tmp_path):
+    # MXNet's example/profiler scripts only call set_state('run') / set_state('stop'): the file
+    # appears when the process ends.
+    _run_script(tmp_path, """
+        mx.profiler.set_config(filename='run.json', profile_all=True)
+        mx.profiler.set_state('run')
+        (mx.nd.ones((2, 2)) + 1).asnumpy()
+        mx.profiler.set_state('stop')
+    """)
+    names = {e['name'] for e in _trace(tmp_path / 'run.json') if e.get('cat') == 'operator'}
+    assert '_plus_scalar' in names
+
+
+def test_profile_dumped_or_never_run_is_not_rewritten_at_exit(tmp_path):
+    _run_script(tmp_path, """
+        mx.profiler.set_config(filename='dumped.json')
+        mx.profiler.set_state('run')
+        mx.nd.ones((2, 2)).asnumpy()
+        mx.profiler.set_state('stop')
+        mx.profiler.dump()
+        with open('dumped.json', 'a') as f:
+            f.write('MARK')
+        mx.profiler.set_config(filename='never.json')
+    """)
+    assert (tmp_path / 'dumped.json').read_text().endswith('MARK')
+    assert not (tmp_path / 'never.json').exists()

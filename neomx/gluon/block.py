@@ -469,10 +469,14 @@ class Block:
 
     def save_params(self, filename):
         """Deprecated: :meth:`collect_params` ``.save`` with this block's prefix stripped."""
+        warnings.warn("save_params is deprecated. Please use save_parameters. Note that if you want load from "
+                      "SymbolBlock later, please use export instead. For details, see "
+                      "https://mxnet.apache.org/tutorials/gluon/save_load_params.html")
         self.collect_params().save(filename, strip_prefix=self.prefix)
 
     def load_params(self, filename, ctx=None, allow_missing=False, ignore_extra=False):
         """Deprecated alias of :meth:`load_parameters`."""
+        warnings.warn("load_params is deprecated. Please use load_parameters.")
         self.load_parameters(filename, ctx, allow_missing, ignore_extra)
 
     # ---------------------------------------------------------------- calling
