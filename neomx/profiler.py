@@ -552,7 +552,7 @@ def dumps(reset=False, format='table', sort_by='total', ascending=False):  # pyl
 
 def dump_profile():
     """Deprecated spelling of ``dump()``."""
-    warnings.warn('profiler.dump_profile() is deprecated. Please use profiler.dump() instead', DeprecationWarning)
+    warnings.warn('profiler.dump_profile() is deprecated. Please use profiler.dump() instead')
     dump(True)
 
 
@@ -561,15 +561,13 @@ _MODES = {'symbolic': False, 'all': True}
 
 def profiler_set_config(mode='symbolic', filename='profile.json'):
     """Deprecated: ``mode`` 'symbolic' records operators, 'all' also memory."""
-    warnings.warn('profiler.profiler_set_config() is deprecated. Please use profiler.set_config() instead',
-                  DeprecationWarning)
+    warnings.warn('profiler.profiler_set_config() is deprecated. Please use profiler.set_config() instead')
     set_config(profile_all=_MODES[mode], filename=filename)
 
 
 def profiler_set_state(state='stop'):
     """Deprecated spelling of ``set_state(state)``."""
-    warnings.warn('profiler.profiler_set_state() is deprecated. Please use profiler.set_state() instead',
-                  DeprecationWarning)
+    warnings.warn('profiler.profiler_set_state() is deprecated. Please use profiler.set_state() instead')
     set_state(state)
 
 

@@ -157,13 +157,18 @@ def test_config_and_state_errors(fresh_profiler):
 
 
 def test_deprecated_spellings(fresh_profiler):
-    with pytest.warns(DeprecationWarning):
+    # UserWarnings as MXNet 1.9.1's (a DeprecationWarning is hidden by default, so the scripts of
+    # example/profiler would not see them)
+    with pytest.warns(UserWarning, match=r'profiler_set_config\(\) is deprecated') as caught:
         profiler.profiler_set_config('all', str(fresh_profiler))
+    assert [w.category for w in caught] == [UserWarning]
     assert profiler._PROFILER.config['profile_all'] is True
-    with pytest.warns(DeprecationWarning):
+    with pytest.warns(UserWarning, match=r'profiler_set_state\(\) is deprecated') as caught:
         profiler.profiler_set_state('run')
-    with pytest.warns(DeprecationWarning):
+    assert [w.category for w in caught] == [UserWarning]
+    with pytest.warns(UserWarning, match=r'dump_profile\(\) is deprecated') as caught:
         profiler.dump_profile()
+    assert [w.category for w in caught] == [UserWarning]
     assert os.path.exists(fresh_profiler)
 
 
