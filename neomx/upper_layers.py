@@ -14,6 +14,8 @@ from .base import MXNetError
 _OFFERED_BY = {
     'array_from_tensor': 'neomx.ndarray',     # (torch.Tensor, Context) -> NDArray, sharing memory
     'np_array_from_tensor': 'neomx.numpy',    # (torch.Tensor, Context) -> mx.np.ndarray, sharing memory
+    # (torch.Tensor, Context) -> NDArray of the tensor's storage (csr, row_sparse or dense), not copied
+    'sparse_array_from_tensor': 'neomx.ndarray',
     'compiled_graph': 'neomx.symbol',         # (Symbol, Context) -> callable on input tensors
     'custom_symbol': 'neomx.symbol',          # mx.sym.Custom
     'symbol_from_json': 'neomx.symbol',       # mx.sym.load_json, for _CachedOp's subgraph

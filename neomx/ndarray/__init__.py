@@ -15,6 +15,8 @@ from .. import upper_layers as _upper_layers
 
 # custom operators and autograd's Function (lower layers) hand their user code NDArrays
 _upper_layers.register('array_from_tensor', _array_from_tensor)
+# and sparse inputs and outputs in their own storage (a Custom operator's infer_storage_type)
+_upper_layers.register('sparse_array_from_tensor', sparse.from_sparse_tensor)
 _operator.NDArray = NDArray     # as MXNet's mx.operator has it
 from .. import autograd as _autograd  # noqa: E402
 _autograd.NDArray = NDArray     # and mx.autograd

@@ -17,6 +17,8 @@ from . import legacy  # noqa: F401
 from . import storage  # noqa: F401
 # DGL's graph operators: csr graphs only, so they come with their storage rules.
 from . import dgl_graph  # noqa: F401
+# Custom operators' storage types come from their props (infer_storage_type).
+from . import custom_storage  # noqa: F401
 # The nodes MXNet's Python frontend records (_CustomFunction...), some running the legacy Python operators.
 from . import frontend_nodes  # noqa: F401
 from .custom import *  # noqa: F401,F403  pylint: disable=wildcard-import

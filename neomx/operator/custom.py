@@ -127,7 +127,17 @@ class CustomOpProp:
                 [in_type[0]] * len(self.list_auxiliary_states()))
 
     def infer_storage_type(self, in_stype):
-        """Storage types of (arguments, outputs, auxiliary states): all ``'default'``."""
+        """Storage types of (arguments, outputs, auxiliary states): all ``'default'``.
+
+        As MXNet's, this default refuses sparse arguments (AssertionError): an operator that
+        takes them overrides it (and ``infer_storage_type_backward``)."""
+        for i, stype in enumerate(in_stype):
+            if stype != 'default':
+                raise AssertionError(
+                    "Default infer_storage_type implementation doesnt allow non default stypes: found non "
+                    "default stype '%s' for in_stype[%d]. Please implement infer_storage_type and "
+                    "infer_storage_type_backward interface in your custom operator if you have non-default "
+                    "input/output stypes" % (stype, i))
         return (in_stype, ['default'] * len(self.list_outputs()),
                 ['default'] * len(self.list_auxiliary_states()))
 
