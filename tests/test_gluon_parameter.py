@@ -238,3 +238,23 @@ def test_initialize_twice_through_dict_keeps_values():
         pd.initialize(mx.init.Zero())
     assert any(issubclass(w.category, UserWarning) for w in caught)
     np.testing.assert_array_equal(pd['w'].data().asnumpy(), [1, 1])
+
+
+def test_set_data_under_pause_between_forward_and_backward():
+    # example/gluon/sn_gan's spectral normalization: the forward uses the estimate u, then
+    # stores the new estimate with set_data under autograd.pause(); MXNet's backward then
+    # runs and reads u's new value (its arrays carry no version for autograd to check)
+    u = mx.gluon.Parameter('u', shape=(1, 3))
+    w = mx.gluon.Parameter('w', shape=(3, 2))
+    u.initialize(mx.init.Constant(1.0))
+    w.initialize(mx.init.Constant(0.5))
+    with mx.autograd.record():
+        y = mx.nd.dot(u.data(), w.data()).sum()
+        with mx.autograd.pause():
+            u.set_data(mx.nd.array([[2.0, 3.0, 4.0]]))
+    y.backward()
+    np.testing.assert_allclose(y.asnumpy(), [3.0])
+    np.testing.assert_allclose(w.grad().asnumpy(), [[2.0, 2.0], [3.0, 3.0], [4.0, 4.0]])
+    np.testing.assert_allclose(u.grad().asnumpy(), [[1.0, 1.0, 1.0]])
+    u.set_data(np.array([[5.0, 6.0, 7.0]]))          # numpy data, as before
+    np.testing.assert_allclose(u.data().asnumpy(), [[5.0, 6.0, 7.0]])
