@@ -315,3 +315,21 @@ def test_third_gradient_through_a_constant_second_gradient():
         g3 = autograd.grad(g2, x, create_graph=True)[0]
     assert g.asnumpy().tolist() == [1.0, 4.0]
     assert g2.asnumpy().tolist() == [2.0, 2.0] and g3.asnumpy().tolist() == [0.0, 0.0]
+
+
+def test_write_after_recording_is_read_by_backward():
+    # MXNet's arrays carry no version: a variable overwritten between the recorded forward and
+    # backward gives a gradient of its new value (torch alone would refuse the backward)
+    x = mx.nd.array([1., 2., 3.])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = (x * x).sum()
+    x[:] = mx.nd.array([4., 5., 6.])
+    y.backward()
+    np.testing.assert_allclose(x.grad.asnumpy(), [8., 10., 12.])
+    with mx.autograd.record():
+        y = (x * x).sum()
+    x[1] = 7
+    y.backward()
+    np.testing.assert_allclose(x.grad.asnumpy(), [8., 14., 12.])
+    np.testing.assert_allclose(y.asnumpy(), [77.])     # the forward's value stays the one computed
