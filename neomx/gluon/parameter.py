@@ -116,28 +116,6 @@ def _brief_print_list(names, limit=7):
     return ', '.join("'%s'" % str(n) for n in names)
 
 
-def _write_keeping_graphs(arr, data):
-    """``arr[:] = data`` for :meth:`Parameter.set_data`, leaving the graphs recorded so far valid.
-
-    MXNet's arrays carry no version: a graph that used the parameter and is differentiated
-    after the write reads the new value (a spectral-norm layer updates its power-iteration
-    estimate ``u`` with ``set_data`` under ``autograd.pause()`` between its forward and the
-    backward). A plain in-place write would make torch refuse that backward, so dense values
-    are copied through ``Tensor.data``, whose writes autograd does not track, as MXNet.
-    """
-    if isinstance(data, np.ndarray):
-        data = ndarray.array(data, ctx=arr.context, dtype=arr.dtype)
-    if arr.stype != 'default' or not isinstance(data, ndarray.NDArray) or data.stype != 'default':
-        arr[:] = data
-        return
-    target = arr.as_torch().data
-    try:
-        target.copy_(data.as_torch().detach())
-    except RuntimeError as err:
-        raise ValueError('set_data: cannot write data of shape %s into the parameter\'s array of shape %s (%s)'
-                         % (tuple(data.shape), tuple(arr.shape), str(err).split('\n')[0])) from None
-
-
 class Parameter:
     """A weight of a Block: its arrays on every context, their gradients, and how to train it.
 
@@ -529,7 +507,7 @@ class Parameter:
                 getattr(trainer, '_update_on_kvstore', False):
             trainer._reset_kvstore()     # the store holds the weights: make it re-read them
         for arr in self._data:
-            _write_keeping_graphs(arr, data)
+            arr[:] = data      # a graph recorded before reads the new value in its backward, as MXNet's
 
     def zero_grad(self):
         """Set the gradient buffers to 0 (nothing to do with ``grad_req='null'``)."""
