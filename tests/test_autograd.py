@@ -333,3 +333,17 @@ def test_write_after_recording_is_read_by_backward():
     y.backward()
     np.testing.assert_allclose(x.grad.asnumpy(), [8., 14., 12.])
     np.testing.assert_allclose(y.asnumpy(), [77.])     # the forward's value stays the one computed
+
+
+def test_np_write_after_recording_is_read_by_backward():
+    mx.npx.set_np()
+    try:
+        x = mx.np.array([1., 2., 3.])
+        x.attach_grad()
+        with mx.autograd.record():
+            y = (x * x).sum()
+        x[:] = mx.np.array([4., 5., 6.])
+        y.backward()
+        np.testing.assert_allclose(x.grad.asnumpy(), [8., 10., 12.])
+    finally:
+        mx.npx.reset_np()

@@ -407,7 +407,9 @@ class ndarray(NDArray):
         v = _value_for(value, t)
         try:
             if t.requires_grad:
-                autograd.run_without_graph(_setitem, t, key, v)
+                # through ``Tensor.data`` (untracked): a graph recorded before reads the new value
+                # in its backward, as MXNet's unversioned arrays (and mx.nd's writes) do
+                autograd.run_without_graph(_setitem, t.data, key, v)
             else:
                 _setitem(t, key, v)
         except RuntimeError as err:
