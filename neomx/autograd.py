@@ -151,6 +151,20 @@ def run_without_graph(fn, *args, **kwargs):
         _set_grad_enabled(True)
 
 
+# Writes into arrays with gradients that torch's version counters do not show (see
+# write_untracked): values identified by those counters (symbol.passes.version_stamp: frozen
+# and prepacked inference graphs) also compare this count.
+UNTRACKED_WRITES = [0]
+
+
+def write_untracked(setitem, tensor, key, value):
+    """``setitem(tensor.data, key, value)`` without a graph: through ``Tensor.data``, whose
+    writes autograd does not track, so a graph recorded before reads the new value in its
+    backward, as MXNet's unversioned arrays do, rather than torch refusing that backward."""
+    UNTRACKED_WRITES[0] += 1
+    run_without_graph(setitem, tensor.data, key, value)
+
+
 def run_recorded(fn, data, params):
     """``fn(data + params)`` (a graph runner's input tensors: its data, then its parameters'
     tensors) inside ``record()``, with the data of freed graphs as constants (parameters are

@@ -829,10 +829,8 @@ class NDArray:
         try:
             if t.requires_grad or (isinstance(value, NDArray) and value._t.requires_grad):
                 v = _run_untracked(_setitem_value, value, t)
-                # through ``Tensor.data``, whose writes autograd does not track: a graph recorded
-                # before (not recording now: _check_inplace) reads the new value in its backward,
-                # as MXNet's unversioned arrays do, rather than torch refusing that backward
-                _run_untracked(_setitem, t.data, key, v)
+                # (not recording now: _check_inplace) a graph recorded before reads the new value
+                autograd.write_untracked(_setitem, t, key, v)
             else:
                 v = _setitem_value(value, t)
                 _setitem(t, key, v)

@@ -409,7 +409,7 @@ class ndarray(NDArray):
             if t.requires_grad:
                 # through ``Tensor.data`` (untracked): a graph recorded before reads the new value
                 # in its backward, as MXNet's unversioned arrays (and mx.nd's writes) do
-                autograd.run_without_graph(_setitem, t.data, key, v)
+                autograd.write_untracked(_setitem, t, key, v)
             else:
                 _setitem(t, key, v)
         except RuntimeError as err:

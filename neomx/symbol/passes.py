@@ -24,8 +24,9 @@ _PACKED_SHAPES = 4          # input shapes whose packed filters a convolution ke
 
 
 def version_stamp(tensors):
-    """Identifies the values of ``tensors``: the storage and in-place update counter of each."""
-    return tuple((t.data_ptr(), t._version) for t in tensors)
+    """Identifies the values of ``tensors``: the storage and in-place update counter of each,
+    and the count of writes those counters miss (autograd.write_untracked)."""
+    return (autograd.UNTRACKED_WRITES[0],) + tuple((t.data_ptr(), t._version) for t in tensors)
 
 
 class InferenceConvolution:
