@@ -30,7 +30,8 @@ from .ndarray import NDArray, _new, array, on_waitall, register_sparse_storage
 
 __all__ = ['BaseSparseNDArray', 'RowSparseNDArray', 'CSRNDArray', 'with_stype', 'from_sparse_tensor',
            'row_sparse_array', 'csr_matrix', 'zeros', 'empty', 'sparse_array', 'storage_dispatch', 'DENSE_CALL',
-           'stype_of_array', 'cast_storage_of', 'rows_array', 'sum_row_sparse', 'set_rows', 'arrive_later']
+           'stype_of_array', 'cast_storage_of', 'rows_array', 'sum_row_sparse', 'set_rows', 'hold_value',
+           'arrive_later']
 
 STYPES = (DEFAULT, ROW_SPARSE, CSR)
 _DENSE = NDArray.__dict__['_t']        # NDArray's slot: a sparse array's dense form, once made
@@ -1142,3 +1143,14 @@ def set_rows(out, rows, values):
 
 
 register_sparse_storage(with_stype, zeros, cast_storage_of, sparse_array)
+
+
+def hold_value(out, tensor):
+    """Make the sparse array ``out`` hold ``tensor``'s value (not copied, not recorded by
+    autograd): a sparse tensor of ``out``'s storage type as it is, any other tensor (dense, or
+    of the other sparse layout) as ``out``'s dense form, compressed when first asked for."""
+    tensor = tensor.detach()
+    if storage.stype_of(tensor) == out.stype:
+        out._set_sparse(tensor)
+    else:
+        out._t = tensor if tensor.layout is _STRIDED else storage.to_dense(tensor)

@@ -328,6 +328,24 @@ for _name in ('_plus_scalar', '_minus_scalar', '_equal_scalar', '_not_equal_scal
     _spec.storage = (_zero_stays_zero(_spec), _on_values(_spec))
 
 
+# the scatter operators compute at a sparse lhs's stored positions only (+ 2 leaves zeros zero)
+_attach(('_scatter_plus_scalar', '_scatter_minus_scalar'), _first_sparse, _on_values)
+
+
+def _scatter_div_rule(stypes, attrs):
+    """_scatter_elemwise_div keeps a row_sparse lhs's rows, over any rhs (a csr lhs: dense)."""
+    return ROW_SPARSE if stypes[0] == ROW_SPARSE else None
+
+
+def _scatter_div(lhs, rhs):
+    rhs = rhs if rhs.layout is torch.strided else to_dense(rhs)
+    return with_values(lhs, _SCATTER_DIV.impl(values_of(lhs), _dense_at(lhs, rhs)))
+
+
+_SCATTER_DIV = registry.get('_scatter_elemwise_div')
+_SCATTER_DIV.storage = (_scatter_div_rule, _scatter_div)
+
+
 def _quadratic_rule(stypes, attrs):
     """``a*x^2 + b*x + c`` keeps a csr input csr where ``c`` is 0 (MXNet has no row_sparse form)."""
     return CSR if stypes[0] == CSR and attrs['c'] == 0 else None
@@ -384,7 +402,7 @@ def _binary_impl(spec):
     return run
 
 
-_attach(('elemwise_add', 'elemwise_sub', '_maximum', '_minimum'), _both_same_sparse, _binary_impl)
+_attach(('elemwise_add', 'elemwise_sub', '_maximum', '_minimum', '_hypot'), _both_same_sparse, _binary_impl)
 
 
 def _mul_rule(stypes, attrs):
