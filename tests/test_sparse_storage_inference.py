@@ -87,6 +87,31 @@ def test_an_operator_falling_back_gives_a_dense_output():
     np.testing.assert_allclose(out.asnumpy(), np.exp(_rsp().asnumpy()), rtol=1e-6)
 
 
+# ------------------------------------------------------------ recorded nd calls
+def test_recorded_calls_on_a_row_sparse_variable_keep_mxnets_storage_and_gradients():
+    x = _rsp()
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.relu(x)
+        z = mx.nd.elemwise_mul(y, mx.nd.full((4, 3), 3.0))
+    assert (y.stype, z.stype) == ('row_sparse', 'row_sparse')
+    np.testing.assert_array_equal(z.asnumpy()[2], [3, 0, 6])
+    z.backward()
+    assert x.grad.stype == 'row_sparse'
+    np.testing.assert_array_equal(x.grad.asnumpy(), [[0, 0, 0], [0, 0, 0], [3, 0, 3], [0, 0, 0]])
+
+
+def test_recorded_dense_times_csr_is_csr_and_differentiates_the_dense_input():
+    d = mx.nd.ones((4, 3))
+    d.attach_grad()
+    c = mx.nd.array([[0, 1, 0], [0, 0, 0], [2, 0, 0], [0, 0, 0]]).tostype('csr')
+    with mx.autograd.record():
+        w = mx.nd.elemwise_mul(d, c)
+    assert w.stype == 'csr'
+    w.backward()
+    np.testing.assert_array_equal(d.grad.asnumpy(), c.asnumpy())
+
+
 # ------------------------------------------------------------ scatter operators
 def _scatter_inputs():
     dense = mx.nd.array(np.arange(1, 13).reshape(4, 3))

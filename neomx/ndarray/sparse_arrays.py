@@ -1005,11 +1005,15 @@ def _storage_call(spec, rule, sparse_impl, nd_function, args, kwargs, out, name,
             return result
         _assign(out, result)
         return out
-    out_stype = None if recorded else rule(tuple(stypes), attrs)
-    if out_stype is None:
+    out_stype = rule(tuple(stypes), attrs)
+    if recorded or out_stype is None:
         if not recorded and any(s not in (None, DEFAULT) for s in stypes):
             storage_fallback_log(spec.name, [s for s in stypes if s is not None], attr_kwargs)
         res = nd_function(*args, name=name, **kwargs)
+        if recorded and out_stype not in (None, DEFAULT) and res.__class__ is NDArray:
+            # recorded, the call ran dense (torch differentiates it); its result still has the
+            # storage type MXNet gives it, its dense form the recorded tensor gradients flow through
+            res = with_stype(res._t, res._ctx, out_stype)
         if out is None:
             return res
         _assign(out, res)
