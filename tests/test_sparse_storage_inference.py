@@ -194,3 +194,18 @@ def test_assign_each_gives_float64_of_the_input_shape_even_when_empty():
 def test_an_empty_sparse_array_with_a_modifier_is_all_zeros(stype):
     arr = create_sparse_array_zd((4, 3), stype, density=0.0, modifier_func=lambda v: 2, rsp_indices=[])
     assert arr.stype == stype and not arr.asnumpy().any()
+
+
+def test_dot_of_csr_and_a_computed_rhs_gives_a_dense_gradient_with_zeros_for_unused_rows():
+    # column 1 of the batch holds nothing: row 1 of the computed rhs gets a zero gradient
+    dense = np.array([[2, 0, 0], [1, 0, 3]], dtype=np.float32)
+    csr = mx.nd.array(dense).tostype('csr')
+    v = mx.nd.array([[1, 2], [3, 4], [5, 6]])
+    v.attach_grad()
+    head = np.array([[1, -1], [2, 0.5]], dtype=np.float32)
+    with mx.autograd.record():
+        y = mx.nd.dot(csr, v * 3)
+    y.backward(mx.nd.array(head))
+    assert v.grad.stype == 'default'
+    np.testing.assert_allclose(y.asnumpy(), dense @ (3 * v.asnumpy()))
+    np.testing.assert_allclose(v.grad.asnumpy(), 3 * dense.T @ head)
