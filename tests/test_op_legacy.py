@@ -23,10 +23,20 @@ X = np.array([[1, 2, 3], [4, 5, 6]], dtype=np.float32)
     ('random_generalized_negative_binomial', '_random_generalized_negative_binomial'),
     ('random_randint', '_random_randint'), ('sample_gamma', '_sample_gamma'),
     ('sample_multinomial', '_sample_multinomial'), ('shuffle', '_shuffle'),
-    ('_crop_assign', '_slice_assign'), ('_scatter_plus_scalar', '_plus_scalar'),
+    ('_crop_assign', '_slice_assign'),
 ])
 def test_alias_names_the_same_operator(old, new):
     assert registry.get(old) is registry.get(new)
+
+
+@pytest.mark.parametrize('scatter, plain', [('_scatter_plus_scalar', '_plus_scalar'),
+                                            ('_scatter_minus_scalar', '_minus_scalar'),
+                                            ('_scatter_elemwise_div', 'elemwise_div')])
+def test_scatter_operators_are_operators_of_their_own(scatter, plain):
+    # the same on dense arrays, but not on sparse ones (tests/test_sparse_storage_inference.py)
+    assert registry.get(scatter) is not registry.get(plain)
+    assert registry.get(scatter).storage is not None
+    assert registry.get(scatter).storage != registry.get(plain).storage
 
 
 def test_scalar_and_binary_aliases_compute():

@@ -30,7 +30,8 @@ from .ndarray import NDArray, _new, array, on_waitall, register_sparse_storage
 
 __all__ = ['BaseSparseNDArray', 'RowSparseNDArray', 'CSRNDArray', 'with_stype', 'from_sparse_tensor',
            'row_sparse_array', 'csr_matrix', 'zeros', 'empty', 'sparse_array', 'storage_dispatch', 'DENSE_CALL',
-           'stype_of_array', 'cast_storage_of', 'rows_array', 'sum_row_sparse', 'set_rows', 'arrive_later']
+           'stype_of_array', 'cast_storage_of', 'rows_array', 'sum_row_sparse', 'set_rows', 'hold_value',
+           'arrive_later']
 
 STYPES = (DEFAULT, ROW_SPARSE, CSR)
 _DENSE = NDArray.__dict__['_t']        # NDArray's slot: a sparse array's dense form, once made
@@ -1004,11 +1005,15 @@ def _storage_call(spec, rule, sparse_impl, nd_function, args, kwargs, out, name,
             return result
         _assign(out, result)
         return out
-    out_stype = None if recorded else rule(tuple(stypes), attrs)
-    if out_stype is None:
+    out_stype = rule(tuple(stypes), attrs)
+    if recorded or out_stype is None:
         if not recorded and any(s not in (None, DEFAULT) for s in stypes):
             storage_fallback_log(spec.name, [s for s in stypes if s is not None], attr_kwargs)
         res = nd_function(*args, name=name, **kwargs)
+        if recorded and out_stype not in (None, DEFAULT) and res.__class__ is NDArray:
+            # recorded, the call ran dense (torch differentiates it); its result still has the
+            # storage type MXNet gives it, its dense form the recorded tensor gradients flow through
+            res = with_stype(res._t, res._ctx, out_stype)
         if out is None:
             return res
         _assign(out, res)
@@ -1142,3 +1147,14 @@ def set_rows(out, rows, values):
 
 
 register_sparse_storage(with_stype, zeros, cast_storage_of, sparse_array)
+
+
+def hold_value(out, tensor):
+    """Make the sparse array ``out`` hold ``tensor``'s value (not copied, not recorded by
+    autograd): a sparse tensor of ``out``'s storage type as it is, any other tensor (dense, or
+    of the other sparse layout) as ``out``'s dense form, compressed when first asked for."""
+    tensor = tensor.detach()
+    if storage.stype_of(tensor) == out.stype:
+        out._set_sparse(tensor)
+    else:
+        out._t = tensor if tensor.layout is _STRIDED else storage.to_dense(tensor)

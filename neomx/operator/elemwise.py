@@ -26,11 +26,29 @@ def _rint_half_down(x):
     return torch.ceil(x - 0.5)
 
 
+class _Cbrt(torch.autograd.Function):
+    """The cube root with MXNet's gradient ``1 / (3 cbrt(x)^2)``: infinite at 0, where the
+    chain rule through ``sign(x) |x|^(1/3)`` would give NaN. The gradient is written with
+    differentiable operations on the output, so higher orders follow
+    (``-2 / (9 cbrt(x)^5)`` the second)."""
+
+    @staticmethod
+    def forward(ctx, x):  # pylint: disable=arguments-differ
+        out = torch.sign(x) * torch.abs(x).pow(1.0 / 3)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):  # pylint: disable=arguments-differ
+        out, = ctx.saved_tensors
+        return grad * out.pow(-2) / 3      # pow, not out * out: its own gradient is -inf at 0, not NaN
+
+
 def _cbrt(x):
-    return torch.sign(x) * torch.abs(x).pow(1.0 / 3)
+    return _Cbrt.apply(x)
 
 
-def _gamma(x):
+def _gamma_value(x):
     # |Gamma(x)| = exp(lgamma(x)); for negative x the sign alternates between the poles,
     # being (-1)**floor(x). At the poles (non-positive integers) the result is NaN, except
     # at 0 where it is +inf, as C's tgamma gives.
@@ -38,6 +56,41 @@ def _gamma(x):
     negative_odd = (x < 0) & (torch.remainder(torch.floor(x), 2) == 1)
     signed = torch.where(negative_odd, -magnitude, magnitude)
     return torch.where((x < 0) & (x == torch.floor(x)), torch.full_like(x, math.nan), signed)
+
+
+def _digamma(x):
+    """The digamma function as MXNet's gradients of gamma and gammaln use it: +inf at the
+    poles 0, -1, -2... (torch gives -inf at 0 and NaN below)."""
+    return torch.where((x <= 0) & (x == torch.floor(x)), torch.full_like(x, math.inf), torch.digamma(x))
+
+
+class _Gamma(torch.autograd.Function):
+    """gamma with MXNet's gradient ``gamma(x) digamma(x)`` (+inf at 0, NaN at the other poles)."""
+
+    @staticmethod
+    def forward(ctx, x):  # pylint: disable=arguments-differ
+        out = _gamma_value(x)
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):  # pylint: disable=arguments-differ
+        x, out = ctx.saved_tensors
+        return grad * out * _digamma(x)
+
+
+class _Gammaln(torch.autograd.Function):
+    """gammaln with MXNet's gradient ``digamma(x)`` (+inf at the poles)."""
+
+    @staticmethod
+    def forward(ctx, x):  # pylint: disable=arguments-differ
+        ctx.save_for_backward(x)
+        return torch.lgamma(x)
+
+    @staticmethod
+    def backward(ctx, grad):  # pylint: disable=arguments-differ
+        x, = ctx.saved_tensors
+        return grad * _digamma(x)
 
 
 def float_only(fn):
@@ -71,7 +124,7 @@ UNARY = {
     'sin': torch.sin, 'cos': torch.cos, 'tan': torch.tan, 'arcsin': torch.asin,
     'arccos': torch.acos, 'arctan': torch.atan, 'sinh': torch.sinh, 'cosh': torch.cosh,
     'tanh': torch.tanh, 'arcsinh': torch.asinh, 'arccosh': torch.acosh, 'arctanh': torch.atanh,
-    'degrees': torch.rad2deg, 'radians': torch.deg2rad, 'gamma': _gamma, 'gammaln': torch.lgamma,
+    'degrees': torch.rad2deg, 'radians': torch.deg2rad, 'gamma': _Gamma.apply, 'gammaln': _Gammaln.apply,
 }
 # Operators that work on integer arrays directly (the rest compute in float, see float_only).
 _INT_OK = {'abs', 'sign', 'square', 'negative', 'relu', 'ceil', 'floor', 'trunc', 'fix', 'round', 'rint'}
@@ -165,7 +218,7 @@ def _check_dtype(op, lhs, rhs):
           lhs.dtype, rhs.dtype, lhs.shape, rhs.shape)
 
 
-def _register_binary(fn, same_names, bcast_names):
+def _register_same_shape(fn, same_names):
     same_op = same_names[0]
     same_fn = _named_division(fn, same_op)
 
@@ -176,6 +229,10 @@ def _register_binary(fn, same_names, bcast_names):
         return same_fn(lhs, rhs)
     elemwise.__doc__ = 'Element-wise %s of two arrays of the same shape.' % same_op
     register(same_op, inputs=('lhs', 'rhs'), aliases=same_names[1:], same_shape=True)(elemwise)
+
+
+def _register_binary(fn, same_names, bcast_names):
+    _register_same_shape(fn, same_names)
 
     bcast_op = bcast_names[0]
     bcast_fn = _named_division(fn, bcast_op)
@@ -253,6 +310,13 @@ def _register_scalar(name, fn):
 
 for _name, _fn in SCALAR.items():
     _register_scalar(_name, _fn)
+
+# MXNet's scatter operators: on dense arrays elemwise_div, _plus_scalar and _minus_scalar; a
+# sparse lhs is computed at its stored positions only, zeros elsewhere staying zeros (their
+# storage rules are in operator/storage.py)
+_register_same_shape(_trunc_div, ('_scatter_elemwise_div',))
+_register_scalar('_scatter_plus_scalar', torch.add)
+_register_scalar('_scatter_minus_scalar', torch.sub)
 
 
 # --------------------------------------------------------------- utilities

@@ -18,12 +18,11 @@ from .shape import flip_negative_steps
 # canonical operator: its older names
 _ALIASES = {
     'elemwise_add': ('_Plus', '_grad_add'), 'elemwise_sub': ('_Minus',), 'elemwise_mul': ('_Mul',),
-    'elemwise_div': ('_Div', '_scatter_elemwise_div'), '_mod': ('_Mod',), '_hypot': ('_Hypot',),
+    'elemwise_div': ('_Div',), '_mod': ('_Mod',), '_hypot': ('_Hypot',),
     '_equal': ('_Equal',), '_not_equal': ('_Not_Equal',), '_greater': ('_Greater',),
     '_greater_equal': ('_Greater_Equal',), '_lesser': ('_Lesser',), '_lesser_equal': ('_Lesser_Equal',),
     '_logical_and': ('_Logical_And',), '_logical_or': ('_Logical_Or',), '_logical_xor': ('_Logical_Xor',),
-    '_plus_scalar': ('_PlusScalar', '_scatter_plus_scalar'),
-    '_minus_scalar': ('_MinusScalar', '_scatter_minus_scalar'),
+    '_plus_scalar': ('_PlusScalar',), '_minus_scalar': ('_MinusScalar',),
     '_rminus_scalar': ('_RMinusScalar',), '_mul_scalar': ('_MulScalar',), '_div_scalar': ('_DivScalar',),
     '_rdiv_scalar': ('_RDivScalar',), '_mod_scalar': ('_ModScalar',), '_rmod_scalar': ('_RModScalar',),
     '_power_scalar': ('_PowerScalar',), '_rpower_scalar': ('_RPowerScalar',),

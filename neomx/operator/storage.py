@@ -328,6 +328,24 @@ for _name in ('_plus_scalar', '_minus_scalar', '_equal_scalar', '_not_equal_scal
     _spec.storage = (_zero_stays_zero(_spec), _on_values(_spec))
 
 
+# the scatter operators compute at a sparse lhs's stored positions only (+ 2 leaves zeros zero)
+_attach(('_scatter_plus_scalar', '_scatter_minus_scalar'), _first_sparse, _on_values)
+
+
+def _scatter_div_rule(stypes, attrs):
+    """_scatter_elemwise_div keeps a row_sparse lhs's rows, over any rhs (a csr lhs: dense)."""
+    return ROW_SPARSE if stypes[0] == ROW_SPARSE else None
+
+
+def _scatter_div(lhs, rhs):
+    rhs = rhs if rhs.layout is torch.strided else to_dense(rhs)
+    return with_values(lhs, _SCATTER_DIV.impl(values_of(lhs), _dense_at(lhs, rhs)))
+
+
+_SCATTER_DIV = registry.get('_scatter_elemwise_div')
+_SCATTER_DIV.storage = (_scatter_div_rule, _scatter_div)
+
+
 def _quadratic_rule(stypes, attrs):
     """``a*x^2 + b*x + c`` keeps a csr input csr where ``c`` is 0 (MXNet has no row_sparse form)."""
     return CSR if stypes[0] == CSR and attrs['c'] == 0 else None
@@ -384,7 +402,7 @@ def _binary_impl(spec):
     return run
 
 
-_attach(('elemwise_add', 'elemwise_sub', '_maximum', '_minimum'), _both_same_sparse, _binary_impl)
+_attach(('elemwise_add', 'elemwise_sub', '_maximum', '_minimum', '_hypot'), _both_same_sparse, _binary_impl)
 
 
 def _mul_rule(stypes, attrs):
@@ -448,13 +466,14 @@ def _dot_sparse(lhs, rhs, transpose_a, transpose_b, forward_stype):
     if rhs.layout is not torch.strided:
         rhs = to_dense(rhs)         # a row_sparse weight: all its rows are read
     if not transpose_a:
-        if rhs.requires_grad and torch.is_grad_enabled() and rhs.grad_fn is None:
+        if rhs.requires_grad and torch.is_grad_enabled():
             _check_dot(lhs, rhs, transpose_a, transpose_b)
             # recorded: the gradient of rhs (a weight) is the rows the entries use (MXNet's
             # row_sparse gradient of dot(csr, dense)), several times faster than sparse.mm's
-            # dense one; a computed rhs gets a dense gradient, which the operators that made
-            # it can take
-            return _DotCsrRows.apply(lhs, rhs)
+            # dense one; a computed rhs gets those rows in a dense gradient, which the
+            # operators that made it can take (torch.mm's would transpose the csr: a sort of
+            # its entries, hundreds of milliseconds for a batch of 64,000)
+            return _DotCsrRows.apply(lhs, rhs, rhs.grad_fn is None)
         try:
             # torch.mm (sparse.mm's kernel, without its Python wrapper) checks the shapes and
             # dtypes itself: MXNet's messages are made only when it refuses (a batch of a
@@ -475,16 +494,17 @@ def _dot_sparse(lhs, rhs, transpose_a, transpose_b, forward_stype):
 
 
 class _DotCsrRows(torch.autograd.Function):
-    """``dot(csr, dense)`` whose ``dense`` gradient is a coalesced sparse tensor of the rows
-    the csr's columns name: their distinct ids are found once, in the forward pass."""
+    """``dot(csr, dense)`` whose ``dense`` gradient holds the rows the csr's columns name
+    (their distinct ids found once, in the forward pass): a coalesced sparse tensor of them
+    where ``sparse_grad``, else a dense tensor, zeros elsewhere."""
 
     @staticmethod
-    def forward(ctx, lhs, rhs):  # pylint: disable=arguments-differ
+    def forward(ctx, lhs, rhs, sparse_grad):  # pylint: disable=arguments-differ
         indptr, cols, vals = csr_parts(lhs)
         rows = csr_rows(indptr)
         held, slot = distinct_ids(cols)
         ctx.save_for_backward(rows, vals, held, slot)
-        ctx.rhs_shape = tuple(rhs.shape)
+        ctx.rhs_shape, ctx.sparse_grad = tuple(rhs.shape), sparse_grad
         picked = rhs[cols] * vals.reshape((-1,) + (1,) * (rhs.dim() - 1))
         return rhs.new_zeros((lhs.shape[0],) + tuple(rhs.shape[1:])).index_add_(0, rows, picked)
 
@@ -493,9 +513,11 @@ class _DotCsrRows(torch.autograd.Function):
         rows, vals, held, slot = ctx.saved_tensors
         scaled = grad[rows] * vals.reshape((-1,) + (1,) * (grad.dim() - 1))
         block = grad.new_zeros((len(held),) + tuple(grad.shape[1:])).index_add_(0, slot, scaled)
+        if not ctx.sparse_grad:
+            return None, grad.new_zeros(ctx.rhs_shape).index_copy_(0, held, block), None
         SPARSE_MADE[0] = True   # a sparse gradient (the csr input made it true already)
         return None, torch.sparse_coo_tensor(held.reshape(1, -1), block, ctx.rhs_shape, is_coalesced=True,
-                                             check_invariants=False)
+                                             check_invariants=False), None
 
 
 registry.get('dot').storage = (_dot_rule, _dot_sparse)

@@ -11,7 +11,7 @@ import torch
 from .. import autograd
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray, wrap_tensor, zeros
-from ..ndarray.sparse_arrays import SPARSE_MADE, storage_tensor, with_stype
+from ..ndarray.sparse_arrays import SPARSE_MADE, hold_value, storage_tensor, with_stype
 from ..operator.storage import to_dense
 from ..operator.custom import bound_operators
 from .. import _int_grad
@@ -22,7 +22,7 @@ from .integer_grads import carry_integer_gradients, needs_integer_gradients
 from .memory_estimate import allocated_bytes
 from .passes import INFERENCE_PASSES
 from .placement import DevicePass, argument_contexts, placement
-from .sparse_storage import check_bound_storage, keep_sparse_storage
+from .sparse_storage import check_bound_storage, keep_sparse_storage, output_stypes
 
 __all__ = ['Executor', 'simple_bind']
 
@@ -149,8 +149,13 @@ class Executor:
         sparse_args = {n for n, a, req in zip(arg_names, self.arg_arrays, self._grad_req)
                        if a.stype != 'default' and req == 'null'}
         sparse_pass = (keep_sparse_storage,) if sparse_args else ()
+        # the outputs' storage types, as MXNet infers them at bind (whether or not the sparse
+        # arguments are differentiated, which makes them enter the graph dense)
+        self._output_stypes = ['default'] * len(symbol._heads)
         if any(a is not None and a.stype != 'default' for a in self.arg_arrays):
-            check_bound_storage(self._optimized, {n: a.stype for n, a in self.arg_dict.items() if a is not None})
+            arg_stypes = {n: a.stype for n, a in self.arg_dict.items() if a is not None}
+            check_bound_storage(self._optimized, arg_stypes)
+            self._output_stypes = output_stypes(symbol, arg_stypes)
         # model parallelism: each operator on its ctx_group's context (the inference
         # rewrites, which make new nodes, are left out then)
         self._devices = placement(self._optimized, ctx, self._group2ctx)
@@ -177,7 +182,8 @@ class Executor:
     def _allocate_outputs(self):
         shapes, dtypes = infer(self._symbol, {n: a.shape for n, a in self.arg_dict.items()},
                                {n: a.dtype for n, a in self.arg_dict.items()})
-        return [zeros(shapes.get(h, ()), ctx=self._output_context(h), dtype=dtypes.get(h)) for h in self._symbol._heads]
+        return [zeros(shapes.get(h, ()), ctx=self._output_context(h), dtype=dtypes.get(h), stype=stype)
+                for h, stype in zip(self._symbol._heads, self._output_stypes)]
 
     def _output_context(self, head):
         """Where output ``head`` lives: on its operator's context (see :mod:`.placement`)."""
@@ -217,6 +223,9 @@ class Executor:
             else:
                 results = (self._graph if is_train else self._inference)(tensors)
         for i, (out, tensor) in enumerate(zip(self.outputs, results)):
+            if out.stype != 'default':
+                hold_value(out, tensor)     # its storage type inferred at bind
+                continue
             tensor = tensor if tensor.layout is torch.strided else to_dense(tensor)
             if i in self._written_outputs and tensor.shape == out._t.shape:
                 with torch.no_grad():

@@ -12,16 +12,22 @@ million features stays the size of its non-zeros). Each call of a graph compiled
   ``dot(csr, weight)``, whose weight gradient is the rows the batch uses, row_sparse);
 * otherwise MXNet's fallback: the sparse inputs densified, the dense implementation, with
   MXNet's storage-fallback log (once per operator and storage types).
+
+Whatever ran, an executor's outputs have the storage types MXNet's storage inference gives
+them at bind (:func:`output_stypes`): a sparse argument that is differentiated enters the
+graph dense (torch differentiates few sparse kernels), yet ``relu`` of a row_sparse argument
+is still a row_sparse output, as in MXNet.
 """
 import functools
 
 import torch
 
+from ..base import MXNetError
 from ..ndarray.sparse_arrays import storage_fallback_log
 from ..operator import storage
 from .plan import Call, Plan
 
-__all__ = ['keep_sparse_storage', 'check_bound_storage']
+__all__ = ['keep_sparse_storage', 'check_bound_storage', 'output_stypes']
 
 
 def keep_sparse_storage(plan):
@@ -67,3 +73,24 @@ def check_bound_storage(symbol, arg_stypes):
                        for e in node.inputs)
         if any(s != 'default' for s in stypes):
             check(stypes, node.params)
+
+
+def output_stypes(symbol, arg_stypes):
+    """The storage type of each output of ``symbol`` for arguments of the storage types
+    ``arg_stypes`` (name -> stype; absent names are dense): each operator's storage rule
+    (:func:`neomx.operator.storage.infer_storage`) applied in graph order, as MXNet infers
+    storage types at bind. An operator with several outputs gives dense ones."""
+    found = {}
+    for node in symbol._nodes():
+        if node.is_variable:
+            found[(node, 0)] = arg_stypes.get(node.name, storage.DEFAULT)
+            continue
+        stype = storage.DEFAULT
+        if node.num_outputs() == 1:
+            try:
+                stype = storage.infer_storage(node.spec, [found.get(e, storage.DEFAULT) for e in node.inputs],
+                                              node.params)
+            except MXNetError:      # refused: reported by the call itself when it runs
+                stype = storage.DEFAULT
+        found[(node, 0)] = stype
+    return [found.get(tuple(head), storage.DEFAULT) for head in symbol._heads]

@@ -209,15 +209,17 @@ def np_reduce(dat, axis, keepdims, numpy_reduce_func):
 
 
 def assign_each(the_input, function):
-    """``function`` applied to each element of an array (numpy's vectorize)."""
+    """``function`` applied to each element of an array, as a float64 array of its shape (as
+    MXNet's; an empty array gives an empty result)."""
     if function is None:
         return np.array(the_input)
-    return np.vectorize(function)(the_input)
+    return np.vectorize(function, otypes=[np.float64])(the_input)
 
 
 def assign_each2(input1, input2, function):
-    """``function`` applied to each pair of elements of two arrays of one shape."""
+    """``function`` applied to each pair of elements of two arrays of one shape (float64, as
+    :func:`assign_each`)."""
     if function is None:
         return np.array(input1)
-    return np.vectorize(function)(input1, input2)
+    return np.vectorize(function, otypes=[np.float64])(input1, input2)
 

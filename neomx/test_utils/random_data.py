@@ -4,6 +4,7 @@ import random
 import numpy as np
 
 from ..ndarray.ndarray import array
+from .assertions import assign_each
 from .env import default_context
 from .tolerances import default_dtype
 
@@ -142,7 +143,7 @@ def rand_sparse_ndarray(shape, stype, density=None, dtype=None, distribution=Non
         if data_init is not None:
             values.fill(data_init)
         if modifier_func is not None:
-            values = np.vectorize(modifier_func)(values).astype(dtype)
+            values = assign_each(values, modifier_func).astype(dtype)
         return row_sparse_array((values, indices), shape=shape, dtype=dtype, ctx=ctx), (values, indices)
     if stype != 'csr':
         raise ValueError('unknown storage type %r' % (stype,))
@@ -161,7 +162,7 @@ def rand_sparse_ndarray(shape, stype, density=None, dtype=None, distribution=Non
     else:
         raise ValueError('distribution not supported: %s' % distribution)
     if modifier_func is not None:
-        values = np.vectorize(modifier_func)(values).astype(dtype)
+        values = assign_each(values, modifier_func).astype(dtype)
     csr = csr_matrix((values, cols, indptr), shape=shape, dtype=dtype, ctx=ctx)
     return csr, (csr.indptr, csr.indices, csr.data)
 
