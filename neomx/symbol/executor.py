@@ -223,7 +223,7 @@ class Executor:
             else:
                 results = (self._graph if is_train else self._inference)(tensors)
         for i, (out, tensor) in enumerate(zip(self.outputs, results)):
-            if out.stype != 'default':
+            if type(out) is not NDArray and out.stype != 'default':
                 hold_value(out, tensor)     # its storage type inferred at bind
                 continue
             tensor = tensor if tensor.layout is torch.strided else to_dense(tensor)
