@@ -114,6 +114,15 @@ def test_lost_worker_is_named(tmp_path):
         assert 'lost rank 2' in out and 'RESULT die ok' in out, out
 
 
+def test_exit_waits_for_a_heartbeat_inside_a_store_call(tmp_path):
+    """A heartbeat thread left inside a torch call when the interpreter finalizes aborts the
+    process ("terminate called without an active exception"): the exit waits for it, however
+    slow the machine (see the worker)."""
+    [(code, out, err)] = _workers(tmp_path, 'slow_heartbeat.py', 1)
+    assert code == 0 and 'terminate called' not in err, (code, err[-3000:])
+    assert 'RESULT heartbeat ok rank 0' in out, out
+
+
 def test_missing_worker_times_out_naming_address_and_count(tmp_path):
     port = _free_port()
     jobs = [([sys.executable, os.path.join(WORKERS, 'env_place.py')],

@@ -151,5 +151,7 @@ class Outbox:
         self._stop = True
         self._wake.set()
         if self._thread is not None:
-            self._thread.join(timeout=2 * FLUSH_AFTER + 1)
+            # until it ends (within FLUSH_AFTER): a thread left inside an RPC call when the
+            # interpreter finalizes would abort the process
+            self._thread.join()
         self.flush()

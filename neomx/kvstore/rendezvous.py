@@ -25,6 +25,9 @@ __all__ = ['Group', 'init_process_group', 'join', 'connect_store']
 
 _BEAT = 0.5          # seconds between heartbeats
 _STALE = 3.0         # a heartbeat unchanged for this long means its process is gone
+# seconds a heartbeat waits for the store's host before giving up; it bounds the wait for
+# the heartbeat thread at exit (a host that vanished without closing its connections)
+_BEAT_TIMEOUT = 30.0
 
 
 def connect_store(place, is_master, timeout):
@@ -83,7 +86,10 @@ class Group:
     def _goodbye(self):
         """At exit: say this worker finished; the store's host waits for the others to finish."""
         self._stop.set()
-        self._thread.join(2 * _BEAT)
+        # Wait for the heartbeat, however long its store call takes (at most _BEAT_TIMEOUT):
+        # a thread still inside a torch call when the interpreter finalizes aborts the
+        # process as the call returns ("terminate called without an active exception").
+        self._thread.join()
         try:
             self.store.set('done/%d' % self.rank, '1')
             self.store.add('finished', 1)
@@ -189,7 +195,9 @@ def join(place, timeout):
     group = Group(place, rank, store, hosts, timeout)
     backend = collective_backend(store, rank, place.num_workers)
     _init_torch_group(dist.PrefixStore('pg/', store), rank, place.num_workers, timeout, backend)
-    group.start_heartbeat(dist.PrefixStore(_prefix(place), connect_store(place, False, wait)))
+    beats = connect_store(place, False, wait)
+    beats.set_timeout(timedelta(seconds=min(wait, _BEAT_TIMEOUT)))
+    group.start_heartbeat(dist.PrefixStore(_prefix(place), beats))
     return group
 
 
