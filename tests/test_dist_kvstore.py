@@ -123,6 +123,15 @@ def test_exit_waits_for_a_heartbeat_inside_a_store_call(tmp_path):
     assert 'RESULT heartbeat ok rank 0' in out, out
 
 
+@pytest.mark.skipif(not os.path.isdir('/proc/self/task'), reason="reads the process's threads in /proc")
+def test_exit_ends_the_threads_of_gloo(tmp_path):
+    """The process group goes before the interpreter does, even when torch code imported
+    later could hold it (see the worker)."""
+    [(code, out, err)] = _workers(tmp_path, 'exit_threads.py', 1)
+    assert code == 0, err[-3000:]
+    assert 'RESULT exit threads none rank 0' in out, out
+
+
 def test_missing_worker_times_out_naming_address_and_count(tmp_path):
     port = _free_port()
     jobs = [([sys.executable, os.path.join(WORKERS, 'env_place.py')],

@@ -234,6 +234,12 @@ def _init_torch_group(store, rank, world_size, timeout, backend=None):
         return
     if backend is None:
         backend = 'cpu:gloo,cuda:nccl' if torch.cuda.is_available() else 'gloo'
+    # torch.distributed.nn.functional's functions take ``group=group.WORLD`` as a default,
+    # evaluated when it is imported: imported after the group exists (torch._dynamo imports
+    # it, which neomx's Module.bind loads), they would hold the group, and gloo's threads,
+    # past destroy_process_group until the interpreter tears down. Imported now, their
+    # default is None (the default group at call time, the same).
+    import torch.distributed.nn.functional  # noqa: F401  pylint: disable=unused-import,import-outside-toplevel
     dist.init_process_group(backend, store=store, rank=rank, world_size=world_size,
                             timeout=timedelta(seconds=timeout))
 
