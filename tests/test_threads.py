@@ -316,3 +316,45 @@ def test_deferred_init_from_several_threads_at_once(hybridize):
     expected = np.maximum(x.asnumpy() @ np.full((5, 7), 0.5), 0) @ np.full((7, 3), 0.5)
     for out in outputs:
         np.testing.assert_allclose(out, expected, rtol=1e-6)
+
+
+class _InitializedWhileLooking(gluon.Parameter):
+    """A parameter whose first read of its arrays, from the thread named ``reader``, sees
+    them missing and then lets another thread finish the deferred initialization before
+    the reader goes on (the interleaving of a first forward pass in several threads)."""
+
+    def __init__(self, *args, **kwargs):
+        self.reader = None
+        super().__init__(*args, **kwargs)
+
+    @property
+    def _data(self):
+        arrays = self.__dict__['_arrays']
+        if arrays is None and threading.current_thread().name == self.reader:
+            self.reader = None
+            other = threading.Thread(target=self._finish_deferred_init)
+            other.start()
+            other.join()
+        return arrays
+
+    @_data.setter
+    def _data(self, arrays):
+        self.__dict__['_arrays'] = arrays
+
+
+@pytest.mark.parametrize('read', ['data', 'list_data', 'list_ctx'])
+def test_parameter_read_while_another_thread_initializes_it(read):
+    """Between this thread's reads of a parameter's state another thread completes its
+    deferred initialization: the read gives the new arrays (it was 'has not been
+    initialized' now and then with six threads running a net's first forward at once)."""
+    param = _InitializedWhileLooking('w', shape=(2, 0), allow_deferred_init=True)
+    param.initialize(mx.init.One())
+    param.shape = (2, 3)
+    param.reader = threading.current_thread().name
+    got = getattr(param, read)()
+    assert param.reader is None            # the other thread did initialize it meanwhile
+    if read == 'list_ctx':
+        assert got == [mx.cpu()]
+    else:
+        arrays = got if read == 'list_data' else [got]
+        assert len(arrays) == 1 and arrays[0].shape == (2, 3) and (arrays[0].asnumpy() == 1).all()

@@ -361,8 +361,30 @@ class Parameter:
         self._deferred_init = ()
 
     # ---------------------------------------------------------------- access
-    def _not_ready_error(self):
-        if self._deferred_init:
+    def _state(self):
+        """``(arrays, pending)``: the per-context arrays (None before initialization) and the
+        pending deferred initialization (``()`` when none), consistent while another thread
+        may be initializing the parameter (its first forward pass in several threads).
+
+        Initialization publishes ``_data`` before it clears ``_deferred_init``, so they are
+        read in the other order: read first, ``_data`` could be None and ``_deferred_init``
+        cleared by the time it is read, a parameter that looks never initialized.
+        """
+        arrays = self._data
+        if arrays is not None:
+            return arrays, ()
+        pending = self._deferred_init
+        return self._data, pending
+
+    def _ready_arrays(self):
+        """The per-context arrays; the error saying why there are none otherwise."""
+        arrays, pending = self._state()
+        if arrays is None:
+            raise self._not_ready_error(pending)
+        return arrays
+
+    def _not_ready_error(self, pending):
+        if pending:
             return DeferredInitializationError(
                 "Parameter '%s' has not been initialized yet because initialization was deferred. "
                 "Actual initialization happens during the first forward pass. Please pass one "
@@ -399,7 +421,7 @@ class Parameter:
         """The array on ``ctx`` whatever the storage type (what Trainer and saving use)."""
         arrays = self._data
         if arrays is None:
-            raise self._not_ready_error()
+            arrays = self._ready_arrays()
         if ctx is None:
             if len(arrays) == 1:
                 return arrays[0]
@@ -419,9 +441,7 @@ class Parameter:
 
     def _list_arrays(self):
         """The arrays on every context whatever the storage type."""
-        if self._data is None:
-            raise self._not_ready_error()
-        return list(self._data)
+        return list(self._ready_arrays())
 
     def _check_row_sparse_access(self, method):
         if self._stype != 'row_sparse':
@@ -487,11 +507,12 @@ class Parameter:
 
     def list_ctx(self):
         """The contexts the parameter is (or, deferred, will be) initialized on."""
-        if self._data is None:
-            if self._deferred_init:
-                return list(self._deferred_init[1])
+        arrays, pending = self._state()
+        if arrays is None:
+            if pending:
+                return list(pending[1])
             raise RuntimeError("Parameter '%s' has not been initialized" % self.name)
-        return [arr.context for arr in self._data]
+        return [arr.context for arr in arrays]
 
     def set_data(self, data):
         """Write ``data`` (NDArray or numpy) into the arrays on every context."""
