@@ -8,6 +8,7 @@ that when a collective fails the survivors can tell which rank stopped beating (
 which said goodbye (it finished).
 """
 import atexit
+import importlib
 import os
 import socket
 import threading
@@ -239,7 +240,7 @@ def _init_torch_group(store, rank, world_size, timeout, backend=None):
     # it, which neomx's Module.bind loads), they would hold the group, and gloo's threads,
     # past destroy_process_group until the interpreter tears down. Imported now, their
     # default is None (the default group at call time, the same).
-    import torch.distributed.nn.functional  # noqa: F401  pylint: disable=unused-import,import-outside-toplevel
+    importlib.import_module('torch.distributed.nn.functional')
     dist.init_process_group(backend, store=store, rank=rank, world_size=world_size,
                             timeout=timedelta(seconds=timeout))
 

@@ -22,12 +22,14 @@ BEAT_DELAY = 2.5
 
 class SlowBeats:
     """The heartbeat's store, each ``add`` first waiting BEAT_DELAY s in a torch call (the
-    GIL released); ``entered`` is set once a heartbeat is inside it."""
+    GIL released); ``entered`` is set once a heartbeat is inside it, ``returned`` once
+    one came back from it."""
 
     def __init__(self, store):
         self.store = store
         self.local = dist.HashStore()
         self.entered = threading.Event()
+        self.returned = threading.Event()
 
     def add(self, key, amount):
         self.entered.set()
@@ -35,16 +37,23 @@ class SlowBeats:
             self.local.wait(['never-set'], timedelta(seconds=BEAT_DELAY))
         except RuntimeError:        # DistStoreError: the wait timed out, as meant
             pass
+        self.returned.set()
         return self.store.add(key, amount)
 
 
 class SlowTeardown:
-    """Sleeps when collected: held by a module of its own, it is collected as the interpreter
+    """Sleeps when collected, until the heartbeat came back from its call (at most
+    BEAT_DELAY + 1.5 s): held by a module of its own, it is collected as the interpreter
     removes the modules, after it started finalizing (``__main__``'s namespace may outlive
     that: a running heartbeat's frame holds it)."""
 
+    def __init__(self, beats):
+        self.beats = beats
+
     def __del__(self):
-        time.sleep(BEAT_DELAY + 1.5)
+        deadline = time.monotonic() + BEAT_DELAY + 1.5
+        while not self.beats.returned.is_set() and time.monotonic() < deadline:
+            time.sleep(0.05)
 
 
 kv = mx.kv.create('dist_sync')
@@ -55,7 +64,7 @@ beats = SlowBeats(group._beats)
 group._beats = beats
 assert beats.entered.wait(30), 'the heartbeat did not beat within 30 s'
 holder = types.ModuleType('slow_teardown')
-holder.teardown = SlowTeardown()
+holder.teardown = SlowTeardown(beats)
 sys.modules[holder.__name__] = holder
 del holder
 print('RESULT heartbeat ok rank %d' % kv.rank, flush=True)
