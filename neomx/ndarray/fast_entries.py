@@ -11,10 +11,12 @@ entry doing exactly that shape's work:
 the keywords are compared, as a dict, with the last call's (no key to build), the
 implementation is called as a copy whose parameters default to the attributes of that
 keyword set (:func:`with_defaults`: no arguments to spread per call) and the result is
-wrapped inline; ``out`` and ``name`` come in ``**kwargs`` (:func:`attr_keywords`). Every other call (``out=``, inputs by name,
-arrays that record or carry integer gradients) goes on to the general function before
-anything ran, so each call runs the operator once, by one path or the other, with the
-same results.
+wrapped inline; ``out`` and ``name`` come in ``**kwargs`` (:func:`attr_keywords`). Inside
+``record()``, arrays requiring gradients are recorded and noted for ``get_symbol`` by the
+entry too (:func:`_recorded_call`). Every other call (``out=``, inputs by name, arrays that
+carry integer gradients, arrays requiring gradients outside ``record()``) goes on to the
+general function before anything ran, so each call runs the operator once, by one path or
+the other, with the same results.
 """
 import inspect
 import types
@@ -257,9 +259,8 @@ def one_input_entry(spec, general, array_class=NDArray):
                 if shares:
                     res = owned_results(res, (t,))
                 return results(res, None, first._ctx, call[1], new)
-            elif records:
-                if _AUTOGRAD.recording:     # a layer's operator in training: recorded and noted
-                    return recorded_call(call, (first,), (t,))
+            elif records and _AUTOGRAD.recording:     # a layer's operator in training: recorded and noted
+                return recorded_call(call, (first,), (t,))
         if first is _ABSENT:
             return general(*rest, **kwargs)
         return general(first, *rest, **kwargs)
@@ -520,10 +521,9 @@ def inputs_entry(spec, general, array_class=NDArray):
                     call = None
             if call is None or n != call[1]:
                 pass
-            elif tracked or (casts and _AUTOGRAD.recording):
-                if tracked and records and _AUTOGRAD.recording:     # a layer's operator in training
-                    return recorded_call(call, args, tensors)
-            else:
+            elif tracked and records and _AUTOGRAD.recording:     # a layer's operator in training
+                return recorded_call(call, args, tensors)
+            elif not (tracked or (casts and _AUTOGRAD.recording)):
                 try:
                     res = call[0](*tensors)
                 except MXNetError:
